@@ -95,7 +95,7 @@ class _Checker:
                     raise self.err((*path, key), f"unknown key `{key}`")
         for key in required:
             if key not in value:
-                raise self.err(path, f"missing required key `{key}`")
+                raise self.err((*path, key), "required key is missing")
         return value
 
     def list(self, value, path) -> list:
@@ -165,7 +165,7 @@ def parse(src: Source) -> Scenario:
     if version != 1:
         raise c.err(("version",), f"unknown format version {version} (this runner reads version 1)")
     if "model" not in top:
-        raise c.err((), "missing required key `model`")
+        raise c.err(("model",), "required key is missing")
     name = c.str(top.get("name"), ("name",), nullable=True) or Path(src.file).stem
     c.str(top.get("description"), ("description",), nullable=True)
 

@@ -33,7 +33,12 @@ class Source:
     def error(self, path: Path_, message: str) -> FileError:
         where = format_path(path) or "(top level)"
         text = f"{self.file}: {where}: {message}"
-        mark = self.marks.get(tuple(path))
+        # A missing key has no position of its own: point at the nearest enclosing value.
+        mark = None
+        for end in range(len(path), -1, -1):
+            mark = self.marks.get(tuple(path[:end]))
+            if mark is not None:
+                break
         if mark is not None:
             text += f" (line {mark[0]}, column {mark[1]})"
         return FileError(text)
