@@ -59,8 +59,11 @@ def main(argv: list[str] | None = None) -> int:
     for file in collect(args.paths):
         outcome = run_file(file)
         all_pass = all_pass and outcome["status"] == "pass"
-        out.write(json.dumps(outcome, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n")
-        out.flush()
+        try:
+            out.write(json.dumps(outcome, sort_keys=True, ensure_ascii=False, separators=(",", ":")) + "\n")
+            out.flush()
+        except BrokenPipeError:  # the reader went away (e.g. `| head`)
+            return 0 if all_pass else 1
     return 0 if all_pass else 1
 
 

@@ -37,7 +37,10 @@ def jsonify(value: Any) -> Any:
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     if hasattr(value, "to_dict"):
-        return jsonify(value.to_dict())
+        try:
+            return jsonify(value.to_dict())
+        except Exception:  # e.g. a Tool whose function cannot be serialized
+            pass
     # Anything else has no JSON form; show its type rather than a repr with a memory address.
     return f"<{type(value).__name__}>"
 
