@@ -1,0 +1,122 @@
+//! Why an Agent failed to build or a run failed.
+
+use crate::hook::{HookNotAllowed, HookPoint, InvalidHookPoint};
+use crate::state::StateError;
+
+/// An Agent construction error or a run failure.
+///
+/// Construction errors use Haystack's wording; run failures name the hook,
+/// point and step, the LLM call, or the tool.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AgentError {
+    /// `build` without a chat generator.
+    #[error("an Agent needs a chat generator: call `.chat_generator(...)` on the builder")]
+    MissingChatGenerator,
+    /// Tools given to a generator that cannot take them.
+    #[error(
+        "{generator} does not accept tools parameter in its run method. The Agent component requires a chat generator that supports tools when tools are provided."
+    )]
+    ToolsNotSupported {
+        /// The generator's type name.
+        generator: String,
+    },
+    /// Two tools share a name.
+    #[error("Duplicate tool names found: {names}. Tool names must be unique.")]
+    DuplicateToolNames {
+        /// The repeated names, comma-separated.
+        names: String,
+    },
+    /// A `state_schema` that redefines reserved keys.
+    #[error(
+        "state_schema keys [{keys}] are reserved for Agent internal state and cannot be redefined. Reserved keys: ['context_tokens', 'continue_run', 'exit_reason', 'hook_context', 'step_count', 'stop_run', 'token_usage', 'tool_call_counts', 'tools']."
+    )]
+    ReservedStateKeys {
+        /// The colliding keys, quoted, sorted and comma-separated.
+        keys: String,
+    },
+    /// An invalid `state_schema` entry.
+    #[error("{0}")]
+    InvalidSchema(String),
+    /// `tool_concurrency_limit` below 1.
+    #[error("tool_concurrency_limit must be greater than or equal to 1.")]
+    ToolConcurrencyLimit,
+    /// A hook registered under an unknown point.
+    #[error(transparent)]
+    InvalidHookPoint(#[from] InvalidHookPoint),
+    /// A hook registered outside its `allowed_hook_points`.
+    #[error(transparent)]
+    HookNotAllowed(#[from] HookNotAllowed),
+    /// A run input that is not a `state_schema` key.
+    #[error(
+        "run state key `{key}` is not in the Agent's state_schema; declare it in `state_schema` or remove it from the run's state"
+    )]
+    UnknownRunStateKey {
+        /// The key.
+        key: String,
+    },
+    /// A hook, tool or generator failed to warm up.
+    #[error("warm-up of {what} failed: {message}")]
+    WarmUp {
+        /// What was being warmed up.
+        what: String,
+        /// The failure.
+        message: String,
+    },
+    /// A hook returned an error or panicked.
+    #[error("hook `{hook}` failed at {point} (step {step}): {message}")]
+    Hook {
+        /// The hook's name.
+        hook: String,
+        /// Where it ran.
+        point: HookPoint,
+        /// `step_count` when it ran.
+        step: i64,
+        /// The hook's error, or the panic message.
+        message: String,
+        /// `true` when the hook panicked.
+        panicked: bool,
+    },
+    /// The chat generator failed.
+    #[error("the chat generator failed at LLM call {call} (step {step}): {message}")]
+    Generator {
+        /// The 0-based LLM call index in the run.
+        call: usize,
+        /// `step_count` at the call.
+        step: i64,
+        /// The generator's error.
+        message: String,
+    },
+    /// A call to an unknown tool with `raise_on_tool_invocation_failure`.
+    #[error("{message}")]
+    ToolNotFound {
+        /// Haystack's text: `Tool 'x' not found. Available tools: a, b`.
+        message: String,
+    },
+    /// A failed tool call with `raise_on_tool_invocation_failure`.
+    #[error("{message}")]
+    ToolInvocation {
+        /// Haystack's text: ``Failed to invoke Tool `x` with parameters {...}. Error: ...``.
+        message: String,
+    },
+    /// A tool failure that stops the run whatever the settings.
+    #[error("tool `{tool}` stopped the run: {message}")]
+    ToolFatal {
+        /// The tool.
+        tool: String,
+        /// Why.
+        message: String,
+    },
+    /// A tool's outputs could not be merged into State.
+    #[error("{message}")]
+    StateMerge {
+        /// Haystack's text: `Tool 'x': failed to merge outputs into state. ...`.
+        message: String,
+    },
+    /// A state operation of the loop failed.
+    #[error(transparent)]
+    State(#[from] StateError),
+    /// A hook left a control key in a shape the loop cannot read.
+    #[error("{0}")]
+    InvalidControlKey(String),
+}

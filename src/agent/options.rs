@@ -1,0 +1,51 @@
+//! The inputs of one run besides the messages.
+
+use crate::state::HookContext;
+use serde_json::{Map, Value};
+
+/// What `Agent::run` takes besides the messages: the `hook_context` and
+/// initial values for `state_schema` keys (Haystack's `**kwargs`).
+///
+/// ```
+/// use hookharness::RunOptions;
+/// use serde_json::json;
+///
+/// let options = RunOptions::new()
+///     .state("notes", json!([]))
+///     .context("user_id", json!("u1"));
+/// # let _ = options;
+/// ```
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct RunOptions {
+    /// Request-scoped values for hooks.
+    pub hook_context: HookContext,
+    /// Initial state values, by key. Reserved keys are accepted as in
+    /// Haystack (a `stop_run` here stops the run at the first stop check).
+    pub state: Map<String, Value>,
+}
+
+impl RunOptions {
+    /// No context, no initial state.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the whole `hook_context`.
+    pub fn hook_context(mut self, context: HookContext) -> Self {
+        self.hook_context = context;
+        self
+    }
+
+    /// Adds a JSON `hook_context` entry.
+    pub fn context(mut self, key: impl Into<String>, value: Value) -> Self {
+        self.hook_context.insert(key, value);
+        self
+    }
+
+    /// Sets an initial state value.
+    pub fn state(mut self, key: impl Into<String>, value: Value) -> Self {
+        self.state.insert(key.into(), value);
+        self
+    }
+}

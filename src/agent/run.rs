@@ -1,0 +1,468 @@
+//! The step loop, written once for both paths.
+//!
+//! `run` is an async function; a sync run drives it with `block_on`, where
+//! every call is a plain function call and the future is ready at once.
+//! One body for both paths means the sync and async loops cannot drift.
+
+use super::exit::{model_exit_reason, tool_exit};
+use super::usage::{record_context_tokens, record_llm_usage};
+use super::{Agent, AgentError, AgentOutput, RunOptions};
+use crate::generator::ChatRequest;
+use crate::hook::{HookError, HookPoint};
+use crate::message::{ChatMessage, ToolCall};
+use crate::observe::{Event, Observer};
+use crate::state::{State, keys};
+use crate::tool::{ExecOptions, ExecutedCall, execute_tool_calls};
+use crate::value::truthy;
+use futures_util::FutureExt;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::panic::AssertUnwindSafe;
+use tracing::Instrument;
+
+struct Run<'a, 'o> {
+    agent: &'a Agent,
+    state: State,
+    counter: i64,
+    llm_calls: usize,
+    ordinals: HashMap<String, usize>,
+    observer: Option<&'o mut dyn Observer>,
+    is_async: bool,
+}
+
+pub(super) async fn run(
+    agent: &Agent,
+    messages: Vec<ChatMessage>,
+    options: RunOptions,
+    observer: Option<&mut dyn Observer>,
+    is_async: bool,
+) -> Result<AgentOutput, AgentError> {
+    warm_up(agent, is_async).await?;
+    let state = initial_state(agent, messages, options)?;
+    let mut run = Run {
+        agent,
+        state,
+        counter: 0,
+        llm_calls: 0,
+        ordinals: HashMap::new(),
+        observer,
+        is_async,
+    };
+    let span = tracing::info_span!(
+        "haystack.agent.run",
+        haystack.agent.steps_taken = tracing::field::Empty
+    );
+    let result = run.drive().instrument(span.clone()).await;
+    span.record("haystack.agent.steps_taken", run.counter);
+    result?;
+    Ok(run.into_output())
+}
+
+async fn warm_up(agent: &Agent, is_async: bool) -> Result<(), AgentError> {
+    for tool in agent.tools.iter() {
+        tool.warm_up().map_err(|e| {
+            super::warm_up_error(&format!("tool `{}`", tool.spec().name), e.message())
+        })?;
+    }
+    for hook in agent.hooks.distinct() {
+        let outcome = if is_async {
+            hook.warm_up_async().await
+        } else {
+            hook.warm_up()
+        };
+        outcome
+            .map_err(|e| super::warm_up_error(&format!("hook `{}`", hook.name()), e.message()))?;
+    }
+    agent
+        .generator
+        .warm_up()
+        .map_err(|e| super::warm_up_error("the chat generator", e.message()))
+}
+
+/// Haystack's run initialisation, in its order of keys.
+fn initial_state(
+    agent: &Agent,
+    messages: Vec<ChatMessage>,
+    options: RunOptions,
+) -> Result<State, AgentError> {
+    let mut state = State::from_schema(agent.schema.clone());
+    for (key, value) in options.state {
+        if key == "messages" || !agent.schema.contains(&key) {
+            return Err(AgentError::UnknownRunStateKey { key });
+        }
+        state.data_mut().insert(key, value);
+    }
+    let mut prepared = Vec::with_capacity(messages.len() + 1);
+    if let Some(prompt) = &agent.system_prompt {
+        prepared.push(ChatMessage::from_system(prompt.clone()));
+    }
+    prepared.extend(messages);
+    state.append_messages(prepared);
+    let data = state.data_mut();
+    data.insert("step_count".into(), Value::from(0));
+    data.insert("token_usage".into(), Value::Object(Map::new()));
+    data.insert("context_tokens".into(), Value::from(0));
+    data.insert(
+        "tool_call_counts".into(),
+        Value::Object(
+            agent
+                .tools
+                .iter()
+                .map(|t| (t.spec().name.clone(), Value::from(0)))
+                .collect(),
+        ),
+    );
+    data.insert("exit_reason".into(), Value::Null);
+    data.insert("continue_run".into(), Value::Bool(false));
+    state.set_tools(agent.tools.clone());
+    state.set_hook_context(options.hook_context);
+    Ok(state)
+}
+
+impl Run<'_, '_> {
+    async fn drive(&mut self) -> Result<(), AgentError> {
+        if let Some(observer) = self.observer.as_deref_mut() {
+            observer.on_event(&Event::RunStarted { state: &self.state });
+        }
+        self.run_hooks(HookPoint::BeforeRun).await?;
+        // A before_run hook may restore a saved State: resume from its count.
+        self.counter = match self.state.data().get("step_count") {
+            None => 0,
+            Some(value) => value.as_i64().ok_or_else(|| {
+                AgentError::InvalidControlKey(format!(
+                    "`step_count` must be an integer after before_run hooks, got {value}"
+                ))
+            })?,
+        };
+        let mut stopped_by_step = false;
+        while self.counter < self.agent.max_agent_steps {
+            let step_span =
+                tracing::info_span!("haystack.agent.step", haystack.agent.step = self.counter);
+            if !self.step().instrument(step_span).await? {
+                stopped_by_step = true;
+                break;
+            }
+        }
+        if !stopped_by_step {
+            tracing::warn!(
+                "Agent reached maximum agent steps of {}, stopping.",
+                self.agent.max_agent_steps
+            );
+            self.state
+                .data_mut()
+                .insert("exit_reason".into(), Value::from("max_agent_steps"));
+            if let Some(observer) = self.observer.as_deref_mut() {
+                observer.on_event(&Event::MaxStepsReached { state: &self.state });
+            }
+        }
+        self.run_hooks(HookPoint::AfterRun).await?;
+        if let Some(observer) = self.observer.as_deref_mut() {
+            observer.on_event(&Event::RunFinished { state: &self.state });
+        }
+        Ok(())
+    }
+
+    /// One step; `Ok(false)` ends the loop.
+    async fn step(&mut self) -> Result<bool, AgentError> {
+        let tools = self.agent.tools.clone();
+        self.state.set_tools(tools.clone());
+        self.run_hooks(HookPoint::BeforeLlm).await?;
+        if let Some(reason) = self
+            .state
+            .data()
+            .get("stop_run")
+            .filter(|v| !v.is_null())
+            .cloned()
+        {
+            self.state
+                .data_mut()
+                .insert("exit_reason".into(), reason.clone());
+            self.emit_stopped(&reason);
+            return Ok(false);
+        }
+
+        let replies = self.call_llm(&tools).await?;
+        record_llm_usage(&mut self.state, &replies);
+        record_context_tokens(&mut self.state, &replies);
+        let model_exit = model_exit_reason(&replies);
+        self.state.append_messages(replies);
+
+        if tools.is_empty() || model_exit.is_some() {
+            self.advance();
+            self.state.data_mut().insert(
+                "exit_reason".into(),
+                Value::from(model_exit.unwrap_or("text")),
+            );
+            return self.continue_after_exit().await;
+        }
+
+        self.run_hooks(HookPoint::BeforeTool).await?;
+        // Only the current last message is re-read: a before_tool hook may
+        // have rewritten or removed the pending calls.
+        let pending: Vec<ToolCall> = self
+            .state
+            .messages()
+            .last()
+            .map(|m| m.tool_calls().cloned().collect())
+            .unwrap_or_default();
+        let mut executed = Vec::new();
+        let options = ExecOptions {
+            raise_on_failure: self.agent.raise_on_tool_invocation_failure,
+            concurrency_limit: self.agent.tool_concurrency_limit,
+            is_async: self.is_async,
+        };
+        let outcome = execute_tool_calls(
+            &pending,
+            &mut self.state,
+            &tools,
+            &mut self.ordinals,
+            &mut executed,
+            &options,
+        )
+        .await;
+        self.emit_tools(&executed);
+        let tool_messages = outcome?.messages;
+        record_tool_calls(&mut self.state, &tool_messages);
+        let exit =
+            if self.agent.exit_conditions.len() == 1 && self.agent.exit_conditions[0] == "text" {
+                None
+            } else {
+                tool_exit(&self.agent.exit_conditions, &pending, &tool_messages).map(str::to_owned)
+            };
+        self.state.append_messages(tool_messages);
+        self.run_hooks(HookPoint::AfterTool).await?;
+        self.advance();
+        match exit {
+            Some(tool) => {
+                self.state
+                    .data_mut()
+                    .insert("exit_reason".into(), Value::from(tool));
+                self.continue_after_exit().await
+            }
+            None => Ok(true),
+        }
+    }
+
+    fn advance(&mut self) {
+        self.counter += 1;
+        self.state
+            .data_mut()
+            .insert("step_count".into(), Value::from(self.counter));
+    }
+
+    async fn call_llm(
+        &mut self,
+        tools: &[std::sync::Arc<dyn crate::tool::Tool>],
+    ) -> Result<Vec<ChatMessage>, AgentError> {
+        let call = self.llm_calls;
+        self.llm_calls += 1;
+        if let Some(observer) = self.observer.as_deref_mut() {
+            observer.on_event(&Event::LlmStarted {
+                state: &self.state,
+                messages: self.state.messages(),
+            });
+        }
+        let request = ChatRequest::new(self.state.messages(), tools);
+        let generator = &self.agent.generator;
+        let span = tracing::info_span!("haystack.agent.step.llm");
+        let outcome = if self.is_async {
+            generator.run_async(request).instrument(span).await
+        } else {
+            span.in_scope(|| generator.run(request))
+        };
+        match outcome {
+            Ok(replies) => {
+                if let Some(observer) = self.observer.as_deref_mut() {
+                    observer.on_event(&Event::LlmFinished {
+                        state: &self.state,
+                        replies: &replies,
+                    });
+                }
+                Ok(replies)
+            }
+            Err(error) => {
+                if let Some(observer) = self.observer.as_deref_mut() {
+                    observer.on_event(&Event::LlmFailed {
+                        state: &self.state,
+                        error: error.message(),
+                    });
+                }
+                Err(AgentError::Generator {
+                    call,
+                    step: self.counter,
+                    message: error.message().to_owned(),
+                })
+            }
+        }
+    }
+
+    /// Exit handling: on_exit hooks (only when registered), then the
+    /// `continue_run` flag is consumed.
+    async fn continue_after_exit(&mut self) -> Result<bool, AgentError> {
+        let continues = if self.agent.hooks.at(HookPoint::OnExit).is_empty() {
+            false
+        } else {
+            self.state.set_continue_run(false);
+            self.run_hooks(HookPoint::OnExit).await?;
+            let flag = match self.state.data().get("continue_run") {
+                Some(value) => truthy(value),
+                None => {
+                    return Err(AgentError::InvalidControlKey(
+                        "an on_exit hook removed `continue_run` from the state data; set it to true or false instead"
+                            .into(),
+                    ));
+                }
+            };
+            self.state.set_continue_run(false);
+            flag
+        };
+        if let Some(observer) = self.observer.as_deref_mut() {
+            let reason = self.state.data().get("exit_reason").unwrap_or(&Value::Null);
+            observer.on_event(&Event::Exit {
+                state: &self.state,
+                reason,
+                continues,
+            });
+        }
+        Ok(continues)
+    }
+
+    async fn run_hooks(&mut self, point: HookPoint) -> Result<(), AgentError> {
+        let agent = self.agent;
+        let hooks = agent.hooks.at(point);
+        for (index, hook) in hooks.iter().enumerate() {
+            let hook = &**hook;
+            emit(
+                &mut self.observer,
+                Event::HookStarted {
+                    point,
+                    index,
+                    hook,
+                    state: &self.state,
+                },
+            );
+            let name = hook.name();
+            let span = tracing::info_span!(
+                "haystack.agent.hook",
+                haystack.agent.hook.point = point.as_str(),
+                haystack.agent.hook.name = &*name,
+                haystack.agent.hook.type = hook.type_name(),
+            );
+            let state = &mut self.state;
+            let outcome = if self.is_async {
+                AssertUnwindSafe(hook.run_async(state))
+                    .catch_unwind()
+                    .instrument(span)
+                    .await
+            } else {
+                span.in_scope(|| std::panic::catch_unwind(AssertUnwindSafe(|| hook.run(state))))
+            };
+            let (error, panicked) = match outcome {
+                Ok(Ok(())) => (None, false),
+                Ok(Err(HookError { .. })) => (outcome_message(&outcome), false),
+                Err(payload) => (Some(panic_message(payload.as_ref())), true),
+            };
+            emit(
+                &mut self.observer,
+                Event::HookFinished {
+                    point,
+                    index,
+                    hook,
+                    state: &self.state,
+                    error: error.as_deref(),
+                },
+            );
+            if let Some(message) = error {
+                return Err(AgentError::Hook {
+                    hook: name.into_owned(),
+                    point,
+                    step: self.state.step_count().unwrap_or(self.counter),
+                    message,
+                    panicked,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn emit_stopped(&mut self, reason: &Value) {
+        if let Some(observer) = self.observer.as_deref_mut() {
+            observer.on_event(&Event::Stopped {
+                state: &self.state,
+                reason,
+            });
+        }
+    }
+
+    fn emit_tools(&mut self, executed: &[ExecutedCall]) {
+        if let Some(observer) = self.observer.as_deref_mut() {
+            for ran in executed {
+                observer.on_event(&Event::ToolFinished {
+                    state: &self.state,
+                    call: &ran.call,
+                    error: ran.error,
+                });
+            }
+        }
+    }
+
+    fn into_output(mut self) -> AgentOutput {
+        let messages = self.state.take_messages().unwrap_or_default();
+        let hook_context = self.state.take_hook_context();
+        let mut data = std::mem::take(self.state.data_mut());
+        data.retain(|key, _| !keys::is_internal(key));
+        AgentOutput {
+            last_message: messages.last().cloned(),
+            messages,
+            data,
+            hook_context,
+        }
+    }
+}
+
+fn emit(observer: &mut Option<&mut dyn Observer>, event: Event<'_>) {
+    if let Some(observer) = observer.as_deref_mut() {
+        observer.on_event(&event);
+    }
+}
+
+fn outcome_message(
+    outcome: &Result<Result<(), HookError>, Box<dyn std::any::Any + Send>>,
+) -> Option<String> {
+    match outcome {
+        Ok(Err(error)) => Some(error.message().to_owned()),
+        _ => None,
+    }
+}
+
+fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    let text = payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a non-string panic payload".into());
+    format!("the hook panicked: {text}")
+}
+
+/// Counts every returned tool message with a result, errored and unknown
+/// calls included; results written by hooks are not counted.
+fn record_tool_calls(state: &mut State, tool_messages: &[ChatMessage]) {
+    if !tool_messages.iter().any(|m| m.tool_call_result().is_some()) {
+        return;
+    }
+    let data = state.data_mut();
+    if !matches!(data.get("tool_call_counts"), Some(Value::Object(_))) {
+        data.insert("tool_call_counts".into(), Value::Object(Map::new()));
+    }
+    let Some(Value::Object(counts)) = data.get_mut("tool_call_counts") else {
+        return;
+    };
+    for message in tool_messages {
+        if let Some(result) = message.tool_call_result() {
+            let entry = counts
+                .entry(result.origin.tool_name.clone())
+                .or_insert(Value::from(0));
+            *entry = Value::from(entry.as_i64().unwrap_or(0) + 1);
+        }
+    }
+}

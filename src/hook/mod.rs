@@ -1,0 +1,147 @@
+//! Hooks: your code at fixed points of the run loop.
+//!
+//! A hook receives the live [`State`] and influences the run by mutating it,
+//! as Haystack's hooks do. Implement [`Hook`] for a type, or wrap a closure
+//! with [`hook_fn`] / [`async_hook_fn`].
+//!
+//! ```
+//! use hookharness::{hook_fn, Hook, HookError, HookPoint, State, ChatMessage};
+//!
+//! // A closure: append a nudge and keep the run going.
+//! let nudge = hook_fn(|state: &mut State| {
+//!     state.append_messages(vec![ChatMessage::from_system("Search before answering.")]);
+//!     state.set_continue_run(true);
+//! });
+//!
+//! // A type of your own, limited to one hook point.
+//! struct Audit;
+//! impl Hook for Audit {
+//!     fn run(&self, state: &mut State) -> Result<(), HookError> {
+//!         let pending = state.messages().last().map_or(0, |m| m.tool_calls().count());
+//!         if pending > 3 {
+//!             return Err(HookError::new("too many tool calls"));
+//!         }
+//!         Ok(())
+//!     }
+//!     fn allowed_hook_points(&self) -> Option<&[HookPoint]> {
+//!         Some(&[HookPoint::BeforeTool])
+//!     }
+//! }
+//! # let _ = (nudge, Audit);
+//! ```
+
+mod function;
+mod point;
+mod registry;
+
+pub use function::{FunctionHook, IntoHookResult, async_hook_fn, hook_fn};
+pub use point::{HookPoint, InvalidHookPoint};
+pub use registry::{HookNotAllowed, HookRegistration, Hooks};
+
+use crate::state::State;
+use std::borrow::Cow;
+use std::future::Future;
+use std::pin::Pin;
+
+/// A boxed, sendable future: what the async methods of the extension traits return.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// The error a hook returns. The run fails with it, and names the hook,
+/// the point and the step.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct HookError {
+    message: String,
+}
+
+impl HookError {
+    /// An error with this message.
+    pub fn new(message: impl Into<String>) -> Self {
+        HookError {
+            message: message.into(),
+        }
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl From<crate::state::StateError> for HookError {
+    fn from(error: crate::state::StateError) -> Self {
+        HookError::new(error.to_string())
+    }
+}
+
+impl From<String> for HookError {
+    fn from(message: String) -> Self {
+        HookError::new(message)
+    }
+}
+
+impl From<&str> for HookError {
+    fn from(message: &str) -> Self {
+        HookError::new(message)
+    }
+}
+
+/// Code that runs at a hook point with the live [`State`].
+///
+/// Only [`run`](Hook::run) is required. A run on the async path calls
+/// [`run_async`](Hook::run_async), which by default calls `run`.
+/// The lifecycle methods are called once per distinct hook object, at the
+/// start of every run, like Haystack's `warm_up`.
+pub trait Hook: Send + Sync + 'static {
+    /// Runs the hook on the live state.
+    fn run(&self, state: &mut State) -> Result<(), HookError>;
+
+    /// Runs the hook on the async path (defaults to [`run`](Hook::run)).
+    fn run_async<'a>(&'a self, state: &'a mut State) -> BoxFuture<'a, Result<(), HookError>> {
+        Box::pin(std::future::ready(self.run(state)))
+    }
+
+    /// The name shown in traces, spans and errors (defaults to the type's name).
+    fn name(&self) -> Cow<'_, str> {
+        Cow::Borrowed(short_type_name(std::any::type_name::<Self>()))
+    }
+
+    /// The qualified type name, for the `haystack.agent.hook.type` span tag.
+    fn type_name(&self) -> &'static str {
+        std::any::type_name::<Self>()
+    }
+
+    /// The points this hook may be registered at (`None`: anywhere).
+    fn allowed_hook_points(&self) -> Option<&[HookPoint]> {
+        None
+    }
+
+    /// Prepares the hook; called at the start of every sync run.
+    fn warm_up(&self) -> Result<(), HookError> {
+        Ok(())
+    }
+
+    /// Prepares the hook on the async path (defaults to [`warm_up`](Hook::warm_up)).
+    fn warm_up_async(&self) -> BoxFuture<'_, Result<(), HookError>> {
+        Box::pin(std::future::ready(self.warm_up()))
+    }
+
+    /// Releases resources; called by [`Agent::close`](crate::Agent::close).
+    fn close(&self) -> Result<(), HookError> {
+        Ok(())
+    }
+
+    /// Releases resources on the async path (defaults to [`close`](Hook::close)).
+    fn close_async(&self) -> BoxFuture<'_, Result<(), HookError>> {
+        Box::pin(std::future::ready(self.close()))
+    }
+}
+
+/// The last path segment of a type name, generics kept.
+pub(crate) fn short_type_name(full: &'static str) -> &'static str {
+    let end = full.find('<').unwrap_or(full.len());
+    match full[..end].rfind("::") {
+        Some(i) => &full[i + 2..],
+        None => full,
+    }
+}

@@ -1,0 +1,77 @@
+//! Hooks registered per point, validated as Haystack validates them.
+
+use super::{Hook, HookPoint, short_type_name};
+use std::sync::Arc;
+
+/// One hook at one point.
+#[derive(Clone)]
+pub struct HookRegistration {
+    /// The point.
+    pub point: HookPoint,
+    /// The hook (one object may be registered at several points).
+    pub hook: Arc<dyn Hook>,
+}
+
+/// A hook that is registered where it does not belong.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "Hook of type '{hook_type}' is registered under hook point '{point}' but only supports: {allowed}."
+)]
+pub struct HookNotAllowed {
+    /// The hook's type name.
+    pub hook_type: String,
+    /// Where it was registered.
+    pub point: HookPoint,
+    /// The points it supports, comma-separated.
+    pub allowed: String,
+}
+
+/// The validated hooks of an Agent, by point, in registration order.
+#[derive(Clone, Default)]
+pub struct Hooks {
+    by_point: [Vec<Arc<dyn Hook>>; 6],
+    distinct: Vec<Arc<dyn Hook>>,
+}
+
+impl Hooks {
+    /// Validates registrations: each hook must allow its point.
+    pub fn new(registrations: Vec<HookRegistration>) -> Result<Self, HookNotAllowed> {
+        let mut hooks = Hooks::default();
+        for HookRegistration { point, hook } in registrations {
+            if let Some(allowed) = hook.allowed_hook_points() {
+                if !allowed.contains(&point) {
+                    return Err(HookNotAllowed {
+                        hook_type: short_type_name(hook.type_name()).to_owned(),
+                        point,
+                        allowed: allowed
+                            .iter()
+                            .map(|p| p.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                    });
+                }
+            }
+            // Lifecycle methods run once per object, in first-seen order.
+            if !hooks.distinct.iter().any(|seen| Arc::ptr_eq(seen, &hook)) {
+                hooks.distinct.push(Arc::clone(&hook));
+            }
+            hooks.by_point[point.index()].push(hook);
+        }
+        Ok(hooks)
+    }
+
+    /// The hooks at a point, in order.
+    pub fn at(&self, point: HookPoint) -> &[Arc<dyn Hook>] {
+        &self.by_point[point.index()]
+    }
+
+    /// Each distinct hook object once, in first-seen order.
+    pub fn distinct(&self) -> &[Arc<dyn Hook>] {
+        &self.distinct
+    }
+
+    /// `true` when no hook is registered.
+    pub fn is_empty(&self) -> bool {
+        self.distinct.is_empty()
+    }
+}

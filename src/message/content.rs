@@ -1,0 +1,97 @@
+//! The content parts a message is made of.
+
+use serde_json::{Map, Value};
+
+/// A tool call requested by the model.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    /// The call id; Haystack allows none.
+    pub id: Option<String>,
+    /// The name of the tool to call.
+    pub tool_name: String,
+    /// The arguments, in the order the model wrote them.
+    pub arguments: Map<String, Value>,
+    /// Provider-specific data, kept as is.
+    pub extra: Option<Map<String, Value>>,
+}
+
+impl ToolCall {
+    /// A call to `tool_name` with these arguments and no id.
+    pub fn new(tool_name: impl Into<String>, arguments: Map<String, Value>) -> Self {
+        ToolCall {
+            id: None,
+            tool_name: tool_name.into(),
+            arguments,
+            extra: None,
+        }
+    }
+
+    /// Sets the id (builder style).
+    pub fn with_id(mut self, id: impl Into<String>) -> Self {
+        self.id = Some(id.into());
+        self
+    }
+}
+
+/// What a tool returned: a string, or a list of content parts
+/// (text, image or file parts).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolResult {
+    /// A plain string result.
+    Text(String),
+    /// A list of content parts.
+    Parts(Vec<ContentPart>),
+}
+
+impl ToolResult {
+    /// The string result, when the result is a string.
+    pub fn as_text(&self) -> Option<&str> {
+        match self {
+            ToolResult::Text(text) => Some(text),
+            ToolResult::Parts(_) => None,
+        }
+    }
+}
+
+impl From<String> for ToolResult {
+    fn from(text: String) -> Self {
+        ToolResult::Text(text)
+    }
+}
+
+impl From<&str> for ToolResult {
+    fn from(text: &str) -> Self {
+        ToolResult::Text(text.to_owned())
+    }
+}
+
+/// The result of one tool invocation, as stored in a tool message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCallResult {
+    /// The result.
+    pub result: ToolResult,
+    /// The call that produced it.
+    pub origin: ToolCall,
+    /// `true` when the invocation failed.
+    pub error: bool,
+}
+
+/// One part of a message's content.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ContentPart {
+    /// A text part.
+    Text(String),
+    /// A tool call.
+    ToolCall(ToolCall),
+    /// A tool result.
+    ToolCallResult(ToolCallResult),
+    /// An image, file or reasoning part, kept in its serialized form
+    /// (`kind` is `image`, `file` or `reasoning`).
+    Other {
+        /// The part's key in the serialized form.
+        kind: String,
+        /// The part's serialized value.
+        value: Value,
+    },
+}

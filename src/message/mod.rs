@@ -1,0 +1,216 @@
+//! Chat messages, in the shape of Haystack's `ChatMessage`.
+//!
+//! A message is a role, an ordered list of content parts, an optional `name`
+//! and a `meta` map. The serialized form is Haystack's `ChatMessage.to_dict()`
+//! (`{"role", "meta", "name", "content": [...]}`), so conversations dumped by
+//! Python load here and serialize back to the same JSON value.
+
+mod content;
+mod serde_form;
+
+pub use content::{ContentPart, ToolCall, ToolCallResult, ToolResult};
+pub use serde_form::MessageFormatError;
+
+use serde_json::{Map, Value};
+use std::fmt;
+
+/// Who wrote a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ChatRole {
+    /// The person talking to the agent.
+    User,
+    /// Instructions for the model.
+    System,
+    /// The model.
+    Assistant,
+    /// A tool's result.
+    Tool,
+}
+
+impl ChatRole {
+    /// The role as Haystack spells it (`user`, `system`, `assistant`, `tool`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChatRole::User => "user",
+            ChatRole::System => "system",
+            ChatRole::Assistant => "assistant",
+            ChatRole::Tool => "tool",
+        }
+    }
+
+    /// Parses a role, with Haystack's error text for an unknown one.
+    pub fn parse(text: &str) -> Result<Self, MessageFormatError> {
+        match text {
+            "user" => Ok(ChatRole::User),
+            "system" => Ok(ChatRole::System),
+            "assistant" => Ok(ChatRole::Assistant),
+            "tool" => Ok(ChatRole::Tool),
+            other => Err(MessageFormatError::new(format!(
+                "Unknown chat role '{other}'. Supported roles are: ['user', 'system', 'assistant', 'tool']"
+            ))),
+        }
+    }
+}
+
+impl fmt::Display for ChatRole {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One message of a conversation.
+///
+/// ```
+/// use hookharness::{ChatMessage, ChatRole};
+///
+/// let msg = ChatMessage::from_user("What is fusion?");
+/// assert_eq!(msg.role(), ChatRole::User);
+/// assert_eq!(msg.text(), Some("What is fusion?"));
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChatMessage {
+    role: ChatRole,
+    content: Vec<ContentPart>,
+    name: Option<String>,
+    meta: Map<String, Value>,
+}
+
+impl ChatMessage {
+    /// Builds a message from its parts.
+    pub fn new(role: ChatRole, content: Vec<ContentPart>) -> Self {
+        ChatMessage {
+            role,
+            content,
+            name: None,
+            meta: Map::new(),
+        }
+    }
+
+    /// A user message with one text part.
+    pub fn from_user(text: impl Into<String>) -> Self {
+        Self::new(ChatRole::User, vec![ContentPart::Text(text.into())])
+    }
+
+    /// A system message with one text part.
+    pub fn from_system(text: impl Into<String>) -> Self {
+        Self::new(ChatRole::System, vec![ContentPart::Text(text.into())])
+    }
+
+    /// An assistant message with one text part (`""` gives an empty text part,
+    /// as Haystack's `from_assistant(text="")` does).
+    pub fn from_assistant(text: impl Into<String>) -> Self {
+        Self::new(ChatRole::Assistant, vec![ContentPart::Text(text.into())])
+    }
+
+    /// An assistant message: optional text first, then the tool calls.
+    /// `None` adds no text part.
+    pub fn from_assistant_parts(text: Option<String>, tool_calls: Vec<ToolCall>) -> Self {
+        let mut content = Vec::with_capacity(tool_calls.len() + 1);
+        content.extend(text.map(ContentPart::Text));
+        content.extend(tool_calls.into_iter().map(ContentPart::ToolCall));
+        Self::new(ChatRole::Assistant, content)
+    }
+
+    /// A tool message holding one tool result.
+    pub fn from_tool(result: impl Into<ToolResult>, origin: ToolCall, error: bool) -> Self {
+        Self::new(
+            ChatRole::Tool,
+            vec![ContentPart::ToolCallResult(ToolCallResult {
+                result: result.into(),
+                origin,
+                error,
+            })],
+        )
+    }
+
+    /// Sets `meta` (builder style).
+    pub fn with_meta(mut self, meta: Map<String, Value>) -> Self {
+        self.meta = meta;
+        self
+    }
+
+    /// Sets `name` (builder style).
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// The role.
+    pub fn role(&self) -> ChatRole {
+        self.role
+    }
+
+    /// `true` when the message has this role.
+    pub fn is_from(&self, role: ChatRole) -> bool {
+        self.role == role
+    }
+
+    /// The content parts, in order.
+    pub fn content(&self) -> &[ContentPart] {
+        &self.content
+    }
+
+    /// The content parts, mutable.
+    pub fn content_mut(&mut self) -> &mut Vec<ContentPart> {
+        &mut self.content
+    }
+
+    /// The optional author name.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
+    /// The metadata map (`finish_reason`, `usage`, anything else).
+    pub fn meta(&self) -> &Map<String, Value> {
+        &self.meta
+    }
+
+    /// The metadata map, mutable.
+    pub fn meta_mut(&mut self) -> &mut Map<String, Value> {
+        &mut self.meta
+    }
+
+    /// All text parts.
+    pub fn texts(&self) -> impl Iterator<Item = &str> {
+        self.content.iter().filter_map(|part| match part {
+            ContentPart::Text(text) => Some(text.as_str()),
+            _ => None,
+        })
+    }
+
+    /// The first text part, if any (it may be empty).
+    pub fn text(&self) -> Option<&str> {
+        self.texts().next()
+    }
+
+    /// All tool calls.
+    pub fn tool_calls(&self) -> impl Iterator<Item = &ToolCall> {
+        self.content.iter().filter_map(|part| match part {
+            ContentPart::ToolCall(call) => Some(call),
+            _ => None,
+        })
+    }
+
+    /// `true` when the message holds at least one tool call.
+    pub fn has_tool_calls(&self) -> bool {
+        self.tool_calls().next().is_some()
+    }
+
+    /// All tool results.
+    pub fn tool_call_results(&self) -> impl Iterator<Item = &ToolCallResult> {
+        self.content.iter().filter_map(|part| match part {
+            ContentPart::ToolCallResult(result) => Some(result),
+            _ => None,
+        })
+    }
+
+    /// The first tool result, if any.
+    pub fn tool_call_result(&self) -> Option<&ToolCallResult> {
+        self.tool_call_results().next()
+    }
+
+    /// `meta["finish_reason"]` when it is a string.
+    pub fn finish_reason(&self) -> Option<&str> {
+        self.meta.get("finish_reason").and_then(Value::as_str)
+    }
+}

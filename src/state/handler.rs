@@ -1,0 +1,117 @@
+//! How `State::set` combines the current value with a new one.
+
+use serde_json::Value;
+use std::fmt;
+use std::sync::Arc;
+
+type HandlerFn = dyn Fn(Option<Value>, Value) -> Result<Value, String> + Send + Sync;
+
+/// A merge handler: Haystack's `merge_lists`, `replace_values`, or your own.
+///
+/// ```
+/// use hookharness::state::Handler;
+/// use serde_json::json;
+///
+/// assert_eq!(Handler::MergeLists.apply(Some(json!([1])), json!(2)).unwrap(), json!([1, 2]));
+/// assert_eq!(Handler::ReplaceValues.apply(Some(json!(1)), json!(2)).unwrap(), json!(2));
+///
+/// let max = Handler::custom("max", |current, new| {
+///     let current = current.and_then(|v| v.as_i64()).unwrap_or(i64::MIN);
+///     Ok(json!(current.max(new.as_i64().ok_or("expected an integer")?)))
+/// });
+/// assert_eq!(max.apply(Some(json!(7)), json!(3)).unwrap(), json!(7));
+/// ```
+#[derive(Clone)]
+#[non_exhaustive]
+pub enum Handler {
+    /// Concatenates lists; a non-list current value becomes `[current]`,
+    /// a non-list new value is appended as one item, `None` becomes `[]`.
+    MergeLists,
+    /// The new value replaces the current one.
+    ReplaceValues,
+    /// A named function of `(current, new)`.
+    Custom {
+        /// The name shown in errors and debug output.
+        name: String,
+        /// The function.
+        function: Arc<HandlerFn>,
+    },
+}
+
+impl Handler {
+    /// A custom handler.
+    pub fn custom<F>(name: impl Into<String>, function: F) -> Self
+    where
+        F: Fn(Option<Value>, Value) -> Result<Value, String> + Send + Sync + 'static,
+    {
+        Handler::Custom {
+            name: name.into(),
+            function: Arc::new(function),
+        }
+    }
+
+    /// The handler's name (`merge_lists`, `replace_values`, or the custom name).
+    pub fn name(&self) -> &str {
+        match self {
+            Handler::MergeLists => "merge_lists",
+            Handler::ReplaceValues => "replace_values",
+            Handler::Custom { name, .. } => name,
+        }
+    }
+
+    /// Combines `current` (absent or `None` as `None`) with `new`.
+    pub fn apply(&self, current: Option<Value>, new: Value) -> Result<Value, String> {
+        match self {
+            Handler::MergeLists => Ok(merge_lists(current, new)),
+            Handler::ReplaceValues => Ok(new),
+            Handler::Custom { function, .. } => function(current, new),
+        }
+    }
+}
+
+impl fmt::Debug for Handler {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Haystack's `merge_lists`: always a new list.
+pub fn merge_lists(current: Option<Value>, new: Value) -> Value {
+    let mut merged = match current {
+        None | Some(Value::Null) => Vec::new(),
+        Some(Value::Array(items)) => items,
+        Some(other) => vec![other],
+    };
+    match new {
+        Value::Array(items) => merged.extend(items),
+        other => merged.push(other),
+    }
+    Value::Array(merged)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn merge_lists_wraps_a_scalar_current_value() {
+        assert_eq!(
+            merge_lists(Some(json!("a")), json!(["b"])),
+            json!(["a", "b"])
+        );
+    }
+
+    #[test]
+    fn merge_lists_appends_a_scalar_new_value_as_one_item() {
+        assert_eq!(
+            merge_lists(Some(json!(["a"])), json!("x")),
+            json!(["a", "x"])
+        );
+    }
+
+    #[test]
+    fn merge_lists_of_none_and_none_is_a_list_holding_none() {
+        assert_eq!(merge_lists(None, Value::Null), json!([null]));
+    }
+}

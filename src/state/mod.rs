@@ -1,0 +1,436 @@
+//! The live key/value container shared by the loop, the tools and the hooks.
+//!
+//! [`State`] follows Haystack's `State`: a schema of typed keys with merge
+//! handlers, `set` that goes through the handler, `get` that returns a copy,
+//! and live data that hooks mutate in place. Three keys have Rust types of
+//! their own: `messages` (a `Vec<ChatMessage>`), `tools` (the tools of the
+//! current step) and `hook_context` (see [`HookContext`]); every other key
+//! holds a JSON value.
+
+mod handler;
+mod hook_context;
+pub mod keys;
+mod schema;
+
+pub use handler::{Handler, merge_lists};
+pub use hook_context::{ContextValue, HookContext};
+pub use schema::{SchemaEntry, StateSchema, ValueType};
+
+use crate::message::ChatMessage;
+use crate::tool::Tool;
+use serde_json::{Map, Value};
+use std::sync::Arc;
+
+/// A `State` operation that failed.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum StateError {
+    /// `set` on a key the schema does not declare.
+    #[error("State: Key '{key}' not found in schema. Schema: [{schema}]")]
+    UnknownKey {
+        /// The key.
+        key: String,
+        /// The declared keys, quoted and comma-separated.
+        schema: String,
+    },
+    /// A handler failed, or a value of the wrong shape for a typed key.
+    #[error("State: cannot set '{key}': {message}")]
+    InvalidValue {
+        /// The key.
+        key: String,
+        /// What went wrong.
+        message: String,
+    },
+}
+
+/// The live state of one run.
+///
+/// ```
+/// use hookharness::state::{State, StateSchema, ValueType};
+/// use hookharness::ChatMessage;
+/// use serde_json::json;
+///
+/// let mut state = State::new(StateSchema::new().key("notes", ValueType::List));
+/// state.set("notes", json!("first")).unwrap();          // merge_lists appends
+/// state.set("notes", json!(["second"])).unwrap();
+/// assert_eq!(state.get("notes"), Some(json!(["first", "second"])));
+///
+/// state.append_messages(vec![ChatMessage::from_user("hi")]);
+/// assert_eq!(state.messages().len(), 1);
+///
+/// assert!(state.set("nope", json!(1)).is_err());        // unknown keys fail
+/// ```
+#[derive(Clone)]
+pub struct State {
+    schema: Arc<StateSchema>,
+    messages: Option<Vec<ChatMessage>>,
+    tools: Option<Arc<[Arc<dyn Tool>]>>,
+    hook_context: Option<HookContext>,
+    data: Map<String, Value>,
+}
+
+impl std::fmt::Debug for State {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("State")
+            .field("messages", &self.messages)
+            .field("data", &self.data)
+            .field("hook_context", &self.hook_context)
+            .finish_non_exhaustive()
+    }
+}
+
+impl State {
+    /// A state over `schema`; `messages` is added as `list[ChatMessage]`
+    /// with `merge_lists` when the schema does not declare it.
+    pub fn new(schema: StateSchema) -> Self {
+        Self::from_schema(Arc::new(with_messages_key(schema)))
+    }
+
+    pub(crate) fn from_schema(schema: Arc<StateSchema>) -> Self {
+        State {
+            schema,
+            messages: None,
+            tools: None,
+            hook_context: None,
+            data: Map::new(),
+        }
+    }
+
+    /// The schema.
+    pub fn schema(&self) -> &StateSchema {
+        &self.schema
+    }
+
+    /// `true` when the key holds a value (a key holding `null` counts).
+    pub fn has(&self, key: &str) -> bool {
+        match key {
+            "messages" => self.messages.is_some(),
+            "tools" => self.tools.is_some(),
+            "hook_context" => self.hook_context.is_some(),
+            _ => self.data.contains_key(key),
+        }
+    }
+
+    /// A copy of a key's value (`messages` in `to_dict()` form, `tools` as
+    /// their specs, `hook_context` without its shared objects).
+    pub fn get(&self, key: &str) -> Option<Value> {
+        match key {
+            "messages" => self
+                .messages
+                .as_ref()
+                .map(|m| Value::Array(m.iter().map(ChatMessage::to_value).collect())),
+            "tools" => self
+                .tools
+                .as_ref()
+                .map(|t| Value::Array(t.iter().map(|tool| tool.spec().to_value()).collect())),
+            "hook_context" => self
+                .hook_context
+                .as_ref()
+                .map(|c| Value::Object(c.to_json())),
+            _ => self.data.get(key).cloned(),
+        }
+    }
+
+    /// Sets a key through its schema handler.
+    pub fn set(&mut self, key: &str, value: Value) -> Result<(), StateError> {
+        let handler = self.entry(key)?.effective_handler();
+        self.set_with(key, value, &handler)
+    }
+
+    /// Sets a key through `handler` instead of the schema's
+    /// (Haystack's `handler_override`).
+    pub fn set_with(
+        &mut self,
+        key: &str,
+        value: Value,
+        handler: &Handler,
+    ) -> Result<(), StateError> {
+        self.entry(key)?;
+        match key {
+            "messages" => {
+                let messages = parse_messages(value).map_err(|message| invalid(key, message))?;
+                self.set_messages_with(messages, handler)
+            }
+            "tools" => Err(invalid(
+                key,
+                "the loop owns `tools` and re-reads its own list each step, so a write \
+                 would have no effect; read `state.tools()` instead"
+                    .into(),
+            )),
+            "hook_context" => match handler.apply(self.get(key), value) {
+                Ok(Value::Object(map)) => {
+                    self.hook_context = Some(HookContext::from(map));
+                    Ok(())
+                }
+                Ok(other) => Err(invalid(key, format!("expected a map, got {other}"))),
+                Err(message) => Err(invalid(key, message)),
+            },
+            _ => {
+                let current = self.data.get(key).cloned();
+                let merged = handler
+                    .apply(current, value)
+                    .map_err(|message| invalid(key, message))?;
+                self.data.insert(key.to_owned(), merged);
+                Ok(())
+            }
+        }
+    }
+
+    /// The live data of every JSON-valued key: reading and writing it
+    /// bypasses handlers, as Haystack's `state.data` does.
+    pub fn data(&self) -> &Map<String, Value> {
+        &self.data
+    }
+
+    /// The live data, mutable.
+    pub fn data_mut(&mut self) -> &mut Map<String, Value> {
+        &mut self.data
+    }
+
+    /// The conversation (empty when `messages` was never set).
+    pub fn messages(&self) -> &[ChatMessage] {
+        self.messages.as_deref().unwrap_or_default()
+    }
+
+    /// The live conversation, for in-place edits.
+    pub fn messages_mut(&mut self) -> &mut Vec<ChatMessage> {
+        self.messages.get_or_insert_with(Vec::new)
+    }
+
+    /// `state.set("messages", new)`: through the `messages` handler, which
+    /// appends unless the schema redefined it.
+    pub fn append_messages(&mut self, new: Vec<ChatMessage>) {
+        let handler = self
+            .schema
+            .get("messages")
+            .map_or(Handler::MergeLists, SchemaEntry::effective_handler);
+        // The typed path cannot fail for the built-in handlers; a custom
+        // handler's error is reported by `set_messages_with`.
+        let _ = self.set_messages_with(new, &handler);
+    }
+
+    /// Replaces the conversation (`handler_override=replace_values`).
+    pub fn replace_messages(&mut self, new: Vec<ChatMessage>) {
+        self.messages = Some(new);
+    }
+
+    /// Sets `messages` through `handler`.
+    pub fn set_messages_with(
+        &mut self,
+        new: Vec<ChatMessage>,
+        handler: &Handler,
+    ) -> Result<(), StateError> {
+        match handler {
+            Handler::MergeLists => {
+                let current = self.messages.get_or_insert_with(Vec::new);
+                current.extend(new);
+            }
+            Handler::ReplaceValues => self.messages = Some(new),
+            Handler::Custom { .. } => {
+                let new = Value::Array(new.iter().map(ChatMessage::to_value).collect());
+                let merged = handler
+                    .apply(self.get("messages"), new)
+                    .map_err(|message| invalid("messages", message))?;
+                let merged =
+                    parse_messages(merged).map_err(|message| invalid("messages", message))?;
+                self.messages = Some(merged);
+            }
+        }
+        Ok(())
+    }
+
+    /// The tools of the current step (empty before the first step).
+    pub fn tools(&self) -> &[Arc<dyn Tool>] {
+        self.tools.as_deref().unwrap_or(&[])
+    }
+
+    pub(crate) fn set_tools(&mut self, tools: Arc<[Arc<dyn Tool>]>) {
+        self.tools = Some(tools);
+    }
+
+    /// The run's `hook_context`.
+    pub fn hook_context(&self) -> Option<&HookContext> {
+        self.hook_context.as_ref()
+    }
+
+    /// The run's `hook_context`, mutable.
+    pub fn hook_context_mut(&mut self) -> &mut HookContext {
+        self.hook_context.get_or_insert_with(HookContext::new)
+    }
+
+    pub(crate) fn set_hook_context(&mut self, context: HookContext) {
+        self.hook_context = Some(context);
+    }
+
+    pub(crate) fn take_hook_context(&mut self) -> HookContext {
+        self.hook_context.take().unwrap_or_default()
+    }
+
+    /// `step_count` when it holds an integer.
+    pub fn step_count(&self) -> Option<i64> {
+        self.data.get("step_count").and_then(Value::as_i64)
+    }
+
+    /// `exit_reason` (`None` before any exit).
+    pub fn exit_reason(&self) -> Option<&Value> {
+        self.data.get("exit_reason").filter(|v| !v.is_null())
+    }
+
+    /// `tool_call_counts[tool]`, 0 when absent.
+    pub fn tool_call_count(&self, tool: &str) -> i64 {
+        self.data
+            .get("tool_call_counts")
+            .and_then(|counts| counts.get(tool))
+            .and_then(Value::as_i64)
+            .unwrap_or(0)
+    }
+
+    /// Sets `continue_run`.
+    pub fn set_continue_run(&mut self, value: bool) {
+        self.data.insert("continue_run".into(), Value::Bool(value));
+    }
+
+    /// Sets `stop_run`: the run stops at the next stop check, after the
+    /// next step's `before_llm` hooks.
+    pub fn set_stop_run(&mut self, reason: impl Into<String>) {
+        self.data
+            .insert("stop_run".into(), Value::String(reason.into()));
+    }
+
+    pub(crate) fn take_messages(&mut self) -> Option<Vec<ChatMessage>> {
+        self.messages.take()
+    }
+
+    fn entry(&self, key: &str) -> Result<&SchemaEntry, StateError> {
+        self.schema.get(key).ok_or_else(|| StateError::UnknownKey {
+            key: key.to_owned(),
+            schema: self
+                .schema
+                .keys()
+                .map(|k| format!("'{k}'"))
+                .collect::<Vec<_>>()
+                .join(", "),
+        })
+    }
+}
+
+fn invalid(key: &str, message: String) -> StateError {
+    StateError::InvalidValue {
+        key: key.to_owned(),
+        message,
+    }
+}
+
+/// A list of messages, or one message (which `merge_lists` would wrap).
+fn parse_messages(value: Value) -> Result<Vec<ChatMessage>, String> {
+    match value {
+        Value::Array(items) => items
+            .iter()
+            .map(|item| ChatMessage::from_value(item).map_err(|e| e.to_string()))
+            .collect(),
+        other => ChatMessage::from_value(&other)
+            .map(|m| vec![m])
+            .map_err(|e| e.to_string()),
+    }
+}
+
+pub(crate) fn with_messages_key(mut schema: StateSchema) -> StateSchema {
+    if !schema.contains("messages") {
+        schema.insert(
+            "messages",
+            SchemaEntry {
+                ty: ValueType::ChatMessages,
+                handler: Some(Handler::MergeLists),
+            },
+        );
+    }
+    schema
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn state() -> State {
+        State::new(
+            StateSchema::new()
+                .key("notes", ValueType::List)
+                .key("best", ValueType::Int),
+        )
+    }
+
+    #[test]
+    fn set_on_an_unknown_key_names_the_key() {
+        let err = state().set("nope", json!(1)).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "State: Key 'nope' not found in schema. Schema: ['notes', 'best', 'messages']"
+        );
+    }
+
+    #[test]
+    fn a_list_key_defaults_to_merge_and_a_scalar_key_to_replace() {
+        let mut s = state();
+        s.set("notes", json!(["a"])).unwrap();
+        s.set("notes", json!(null)).unwrap();
+        s.set("best", json!(1)).unwrap();
+        s.set("best", json!(2)).unwrap();
+        assert_eq!(s.get("notes"), Some(json!(["a", null])));
+        assert_eq!(s.get("best"), Some(json!(2)));
+    }
+
+    #[test]
+    fn handler_override_replaces_a_list() {
+        let mut s = state();
+        s.set("notes", json!(["a"])).unwrap();
+        s.set_with("notes", json!(["b"]), &Handler::ReplaceValues)
+            .unwrap();
+        assert_eq!(s.get("notes"), Some(json!(["b"])));
+    }
+
+    #[test]
+    fn get_returns_a_copy_and_data_mut_is_live() {
+        let mut s = state();
+        s.set("notes", json!(["a"])).unwrap();
+        let mut copy = s.get("notes").unwrap();
+        copy.as_array_mut().unwrap().push(json!("x"));
+        assert_eq!(s.get("notes"), Some(json!(["a"])));
+        s.data_mut()["notes"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!("y"));
+        assert_eq!(s.get("notes"), Some(json!(["a", "y"])));
+    }
+
+    #[test]
+    fn setting_messages_with_a_single_message_appends_it() {
+        let mut s = state();
+        s.append_messages(vec![ChatMessage::from_user("a")]);
+        s.set("messages", ChatMessage::from_system("b").to_value())
+            .unwrap();
+        assert_eq!(s.messages().len(), 2);
+        assert_eq!(s.messages()[1].text(), Some("b"));
+    }
+
+    #[test]
+    fn a_messages_key_redefined_with_replace_values_replaces_on_every_append() {
+        let schema = StateSchema::new().key_with_handler(
+            "messages",
+            ValueType::ChatMessages,
+            Handler::ReplaceValues,
+        );
+        let mut s = State::new(schema);
+        s.append_messages(vec![ChatMessage::from_user("a")]);
+        s.append_messages(vec![ChatMessage::from_user("b")]);
+        assert_eq!(s.messages().len(), 1);
+    }
+
+    #[test]
+    fn has_counts_a_key_holding_null() {
+        let mut s = state();
+        assert!(!s.has("best"));
+        s.set("best", Value::Null).unwrap();
+        assert!(s.has("best"));
+    }
+}

@@ -1,0 +1,297 @@
+//! Running one step's pending tool calls, by Haystack's rules.
+
+use super::schedule::{schedule, state_io};
+use super::{Tool, ToolError, ToolErrorKind, ToolInvocation};
+use crate::agent::AgentError;
+use crate::message::{ChatMessage, ToolCall};
+use crate::pyfmt;
+use crate::state::State;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// A call that reached its tool (for the trace), in call order.
+#[derive(Debug, Clone)]
+pub(crate) struct ExecutedCall {
+    pub call: ToolCall,
+    pub error: bool,
+}
+
+/// What one step's tool execution produced.
+#[derive(Debug, Default)]
+pub(crate) struct ToolBatchReport {
+    /// Not-found messages first, then executed results in call order.
+    pub messages: Vec<ChatMessage>,
+}
+
+pub(crate) struct ExecOptions {
+    pub raise_on_failure: bool,
+    pub concurrency_limit: usize,
+    pub is_async: bool,
+}
+
+/// Executes the tool calls of `pending` (the last message, when it has
+/// calls). `ordinals` counts each tool's earlier executions in the run;
+/// `executed` receives every call that ran, even when the step then fails.
+pub(crate) async fn execute_tool_calls(
+    pending: &[ToolCall],
+    state: &mut State,
+    tools: &[Arc<dyn Tool>],
+    ordinals: &mut HashMap<String, usize>,
+    executed: &mut Vec<ExecutedCall>,
+    options: &ExecOptions,
+) -> Result<ToolBatchReport, AgentError> {
+    let mut report = ToolBatchReport::default();
+    if pending.is_empty() {
+        return Ok(report);
+    }
+    let mut calls: Vec<(&ToolCall, &Arc<dyn Tool>)> = Vec::with_capacity(pending.len());
+    for call in pending {
+        match tools.iter().find(|t| t.spec().name == call.tool_name) {
+            Some(tool) => calls.push((call, tool)),
+            None => {
+                let message = format!(
+                    "Tool '{}' not found. Available tools: {}",
+                    call.tool_name,
+                    tools
+                        .iter()
+                        .map(|t| t.spec().name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+                if options.raise_on_failure {
+                    return Err(AgentError::ToolNotFound { message });
+                }
+                report
+                    .messages
+                    .push(ChatMessage::from_tool(message, call.clone(), true));
+            }
+        }
+    }
+    if calls.is_empty() {
+        return Ok(report);
+    }
+
+    // Ordinals are fixed at dispatch, so scripted results follow call order
+    // whatever the thread timing, and a short script fails before any call runs.
+    let mut call_ordinals = Vec::with_capacity(calls.len());
+    let mut per_tool: Vec<(&Arc<dyn Tool>, usize, usize)> = Vec::new();
+    for (_, tool) in &calls {
+        let next = ordinals.entry(tool.spec().name.clone()).or_insert(0);
+        call_ordinals.push(*next);
+        *next += 1;
+        match per_tool.iter_mut().find(|(t, _, _)| Arc::ptr_eq(t, tool)) {
+            Some(entry) => entry.2 += 1,
+            None => per_tool.push((tool, call_ordinals[call_ordinals.len() - 1], 1)),
+        }
+    }
+    for (tool, first, count) in per_tool {
+        tool.admit(first..first + count)
+            .map_err(|error| fatal(&tool.spec().name, error))?;
+    }
+
+    let io: Vec<_> = calls
+        .iter()
+        .map(|(call, tool)| state_io(tool.spec(), &call.arguments))
+        .collect();
+    let mut results: Vec<Option<ChatMessage>> = vec![None; calls.len()];
+    for batch in schedule(&io) {
+        // Arguments are prepared per batch, so readers see earlier batches' writes.
+        let jobs: Vec<Job<'_>> = batch
+            .iter()
+            .map(|&i| Job {
+                call: calls[i].0,
+                tool: calls[i].1,
+                arguments: prepare_arguments(calls[i].1, calls[i].0, state),
+                ordinal: call_ordinals[i],
+            })
+            .collect();
+        let outcomes = run_batch(&jobs, state, options).await;
+        for (job, outcome) in jobs.iter().zip(&outcomes) {
+            executed.push(ExecutedCall {
+                call: job.call.clone(),
+                error: outcome.is_err(),
+            });
+        }
+        // Merged in call order within the batch, as Haystack does.
+        for ((&index, job), outcome) in batch.iter().zip(&jobs).zip(outcomes) {
+            results[index] = Some(finalize(job, outcome, state, options)?);
+        }
+    }
+    report.messages.extend(results.into_iter().flatten());
+    Ok(report)
+}
+
+struct Job<'a> {
+    call: &'a ToolCall,
+    tool: &'a Arc<dyn Tool>,
+    arguments: Map<String, Value>,
+    ordinal: usize,
+}
+
+fn prepare_arguments(tool: &Arc<dyn Tool>, call: &ToolCall, state: &State) -> Map<String, Value> {
+    let mut arguments = call.arguments.clone();
+    for (state_key, param) in &tool.spec().inputs_from_state {
+        if !arguments.contains_key(param) {
+            if let Some(value) = state.get(state_key) {
+                arguments.insert(param.clone(), value);
+            }
+        }
+    }
+    arguments
+}
+
+async fn run_batch(
+    jobs: &[Job<'_>],
+    state: &mut State,
+    options: &ExecOptions,
+) -> Vec<Result<Value, ToolError>> {
+    if options.is_async {
+        run_batch_async(jobs, state, options.concurrency_limit).await
+    } else if jobs.len() == 1 || options.concurrency_limit <= 1 {
+        jobs.iter()
+            .map(|job| invoke_sync(job, Some(&mut *state)))
+            .collect()
+    } else {
+        run_batch_threads(jobs, state, options.concurrency_limit)
+    }
+}
+
+fn invocation<'a>(job: &'a Job<'a>, state: Option<&'a mut State>) -> ToolInvocation<'a> {
+    ToolInvocation {
+        arguments: job.arguments.clone(),
+        call: job.call,
+        ordinal: job.ordinal,
+        state: if job.tool.spec().takes_state {
+            state
+        } else {
+            None
+        },
+    }
+}
+
+fn invoke_sync(job: &Job<'_>, state: Option<&mut State>) -> Result<Value, ToolError> {
+    job.tool.invoke(invocation(job, state))
+}
+
+/// The sync path: a pool of at most `limit` scoped threads. The one
+/// State-taking call a batch can hold runs on this thread (scheduling puts
+/// it only beside calls that touch no State).
+fn run_batch_threads(
+    jobs: &[Job<'_>],
+    state: &mut State,
+    limit: usize,
+) -> Vec<Result<Value, ToolError>> {
+    let slots: Vec<Mutex<Option<Result<Value, ToolError>>>> =
+        jobs.iter().map(|_| Mutex::new(None)).collect();
+    let plain: Vec<usize> = (0..jobs.len())
+        .filter(|&i| !jobs[i].tool.spec().takes_state)
+        .collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|scope| {
+        for _ in 0..limit.min(plain.len()) {
+            scope.spawn(|| {
+                loop {
+                    let k = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    let Some(&i) = plain.get(k) else { break };
+                    let outcome = invoke_sync(&jobs[i], None);
+                    *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(outcome);
+                }
+            });
+        }
+        for (i, job) in jobs.iter().enumerate() {
+            if job.tool.spec().takes_state {
+                let outcome = invoke_sync(job, Some(&mut *state));
+                *slots[i].lock().unwrap_or_else(|e| e.into_inner()) = Some(outcome);
+            }
+        }
+    });
+    slots
+        .into_iter()
+        .map(|slot| {
+            slot.into_inner()
+                .unwrap_or_else(|e| e.into_inner())
+                .unwrap_or_else(|| Err(ToolError::fatal("the tool's thread panicked")))
+        })
+        .collect()
+}
+
+/// The async path: every call awaited concurrently under a semaphore.
+async fn run_batch_async(
+    jobs: &[Job<'_>],
+    state: &mut State,
+    limit: usize,
+) -> Vec<Result<Value, ToolError>> {
+    let semaphore = tokio::sync::Semaphore::new(limit.max(1));
+    let mut state_slot = Some(state);
+    let futures = jobs.iter().map(|job| {
+        let state = if job.tool.spec().takes_state {
+            state_slot.take()
+        } else {
+            None
+        };
+        let semaphore = &semaphore;
+        async move {
+            let _permit = semaphore.acquire().await;
+            job.tool.invoke_async(invocation(job, state)).await
+        }
+    });
+    futures_util::future::join_all(futures).await
+}
+
+fn finalize(
+    job: &Job<'_>,
+    outcome: Result<Value, ToolError>,
+    state: &mut State,
+    options: &ExecOptions,
+) -> Result<ChatMessage, AgentError> {
+    let name = &job.tool.spec().name;
+    let value = match outcome {
+        Ok(value) => value,
+        Err(error) => {
+            let message = match error.kind() {
+                ToolErrorKind::Fatal => return Err(fatal(name, error)),
+                ToolErrorKind::Invocation => error.message().to_owned(),
+                ToolErrorKind::Raised => format!(
+                    "Failed to invoke Tool `{name}` with parameters {}. Error: {}",
+                    pyfmt::repr(&Value::Object(job.arguments.clone())),
+                    error.message()
+                ),
+            };
+            if options.raise_on_failure {
+                return Err(AgentError::ToolInvocation { message });
+            }
+            return Ok(ChatMessage::from_tool(message, job.call.clone(), true));
+        }
+    };
+    if let Value::Object(result) = &value {
+        for (state_key, output) in &job.tool.spec().outputs_to_state {
+            let merged = match &output.source {
+                Some(source) => match result.get(source) {
+                    Some(v) => v.clone(),
+                    None => continue,
+                },
+                None => value.clone(),
+            };
+            let outcome = match &output.handler {
+                Some(handler) => state.set_with(state_key, merged, handler),
+                None => state.set(state_key, merged),
+            };
+            outcome.map_err(|e| AgentError::StateMerge {
+                message: format!("Tool '{name}': failed to merge outputs into state. {e}"),
+            })?;
+        }
+    }
+    let text = match value {
+        Value::String(text) => text,
+        other => pyfmt::json_dumps(&other),
+    };
+    Ok(ChatMessage::from_tool(text, job.call.clone(), false))
+}
+
+fn fatal(tool: &str, error: ToolError) -> AgentError {
+    AgentError::ToolFatal {
+        tool: tool.to_owned(),
+        message: error.message().to_owned(),
+    }
+}

@@ -1,0 +1,94 @@
+//! What the model and the loop know about a tool.
+
+use crate::state::Handler;
+use indexmap::IndexMap;
+use serde_json::{Map, Value, json};
+
+/// Where a tool's dict result goes in State.
+#[derive(Debug, Clone, Default)]
+pub struct StateOutput {
+    /// The result key to take (`None`: the whole result).
+    pub source: Option<String>,
+    /// The handler to merge with (`None`: the key's schema handler).
+    pub handler: Option<Handler>,
+}
+
+/// A tool's description: name, description, JSON-Schema parameters, and how
+/// it reads from and writes to State.
+#[derive(Debug, Clone)]
+pub struct ToolSpec {
+    /// The name the model calls.
+    pub name: String,
+    /// What the tool does.
+    pub description: String,
+    /// The JSON Schema of the arguments.
+    pub parameters: Value,
+    /// `state key -> parameter`: filled from State when the model left it out.
+    pub inputs_from_state: IndexMap<String, String>,
+    /// `state key -> output`: merged into State when the result is a map.
+    pub outputs_to_state: IndexMap<String, StateOutput>,
+    /// `true` when the tool receives the live State (it then reads and
+    /// writes every key, so it runs apart from calls that touch State).
+    pub takes_state: bool,
+}
+
+impl ToolSpec {
+    /// A tool with this name, no description and no parameters.
+    pub fn new(name: impl Into<String>) -> Self {
+        ToolSpec {
+            name: name.into(),
+            description: String::new(),
+            parameters: json!({"type": "object", "properties": {}}),
+            inputs_from_state: IndexMap::new(),
+            outputs_to_state: IndexMap::new(),
+            takes_state: false,
+        }
+    }
+
+    /// Sets the description.
+    pub fn description(mut self, description: impl Into<String>) -> Self {
+        self.description = description.into();
+        self
+    }
+
+    /// Sets the parameters' JSON Schema.
+    pub fn parameters(mut self, parameters: Value) -> Self {
+        self.parameters = parameters;
+        self
+    }
+
+    /// Fills `param` from `state_key` when the model did not supply it.
+    pub fn input_from_state(
+        mut self,
+        state_key: impl Into<String>,
+        param: impl Into<String>,
+    ) -> Self {
+        self.inputs_from_state
+            .insert(state_key.into(), param.into());
+        self
+    }
+
+    /// Merges the result (or its `source` key) into `state_key`.
+    pub fn output_to_state(mut self, state_key: impl Into<String>, output: StateOutput) -> Self {
+        self.outputs_to_state.insert(state_key.into(), output);
+        self
+    }
+
+    /// The tool receives the live State.
+    pub fn takes_state(mut self) -> Self {
+        self.takes_state = true;
+        self
+    }
+
+    /// The spec as the model sees it: `{name, description, parameters}`.
+    pub fn to_value(&self) -> Value {
+        let mut map = Map::new();
+        map.insert("name".into(), Value::String(self.name.clone()));
+        map.insert(
+            "description".into(),
+            Value::String(self.description.clone()),
+        );
+        map.insert("parameters".into(), self.parameters.clone());
+        Value::Object(map)
+    }
+}
