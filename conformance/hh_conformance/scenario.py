@@ -240,6 +240,8 @@ def _tools(c: _Checker, raw) -> list:
             if isinstance(r, str):
                 results.append(("text", r))
                 continue
+            if not isinstance(r, dict):
+                raise c.err(rp, "a result is a string, `{error: MESSAGE}` or `{json: VALUE}`")
             r = c.map(r, rp, allowed=("error", "json"))
             if len(r) != 1:
                 raise c.err(rp, "a result is a string, `{error: MESSAGE}` or `{json: VALUE}`")
@@ -472,10 +474,11 @@ def _do(c: _Checker, raw, path) -> list:
             elif action == "stop_run":
                 arg = c.str(arg, ap, nullable=True)
             elif action == "drop_tool_calls":
-                if arg != "all":
-                    arg = c.str_list(arg, ap) if not isinstance(arg, str) else None
-                    if arg is None:
+                if isinstance(arg, str):
+                    if arg != "all":
                         raise c.err(ap, "expected `all` or a list of tool names")
+                else:
+                    arg = c.str_list(arg, ap)
             elif action == "set_tool_arguments":
                 c.map(arg, ap, allowed=("tool", "arguments"), required=("tool", "arguments"))
                 arg = {"tool": c.str(arg["tool"], (*ap, "tool")), "arguments": c.map(arg["arguments"], (*ap, "arguments"))}

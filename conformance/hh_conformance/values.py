@@ -1,6 +1,7 @@
 """Value helpers shared by the hooks, the expectations and the outcome."""
 
 import copy
+import json
 from typing import Any
 
 from haystack.dataclasses import ChatMessage, ChatRole, TextContent, ToolCall
@@ -47,8 +48,6 @@ def jsonify(value: Any) -> Any:
 
 def render(value: Any) -> str:
     """One-line rendering of a JSON value for failure messages."""
-    import json
-
     return json.dumps(jsonify(value), ensure_ascii=False, sort_keys=True)
 
 
