@@ -1,1 +1,2 @@
 //! hookharness
+pub mod scenario;
