@@ -60,6 +60,7 @@ pub mod hook;
 pub mod message;
 pub mod observe;
 mod pyfmt;
+pub mod scenario;
 pub mod scripted;
 pub mod state;
 pub mod tool;

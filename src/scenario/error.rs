@@ -1,0 +1,494 @@
+//! The one error type of scenario loading: a kind, the file, the key path and
+//! the position, rendered as one lowercase line that says what to do.
+
+use std::fmt;
+
+use super::Format;
+
+/// Why a scenario file could not be loaded.
+///
+/// Displays as `FILE:LINE:COLUMN: MESSAGE` (or `FILE: MESSAGE` when the
+/// position is unknown), for example
+/// ``scenarios/x.yaml:4:3: unknown key `exit_condition` in `agent`; did you mean `exit_conditions`?``.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub struct ScenarioError(Box<Details>);
+
+/// Boxed so that `Result<T, ScenarioError>` stays small.
+#[derive(Debug, Clone, PartialEq)]
+struct Details {
+    kind: ScenarioErrorKind,
+    file: String,
+    path: String,
+    line: Option<usize>,
+    column: Option<usize>,
+}
+
+/// What went wrong, with the details each message needs.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ScenarioErrorKind {
+    /// The file could not be read.
+    Io {
+        /// The I/O error's category.
+        kind: std::io::ErrorKind,
+        /// The I/O error's text.
+        message: String,
+    },
+    /// The file name ends neither in `.yaml`/`.yml` nor in `.json`.
+    UnsupportedExtension {
+        /// The extension found, if any.
+        extension: Option<String>,
+    },
+    /// The file is not UTF-8.
+    InvalidUtf8,
+    /// The YAML or JSON text does not parse.
+    Syntax {
+        /// The format the file was read as.
+        format: Format,
+        /// The parser's message.
+        message: String,
+    },
+    /// A YAML file holds more than one document.
+    MultipleDocuments,
+    /// The file holds no value at all.
+    Empty,
+    /// Collections are nested deeper than the loader accepts.
+    TooDeep {
+        /// The deepest nesting accepted.
+        limit: usize,
+    },
+    /// YAML aliases expand to more nodes than the loader accepts.
+    AliasBudget {
+        /// The number of nodes accepted.
+        limit: usize,
+    },
+    /// A YAML tag the loader does not know (only the core schema's are read).
+    UnsupportedTag {
+        /// The tag as written.
+        tag: String,
+    },
+    /// `.nan`, `.inf` or a number too large for a double: not a JSON value.
+    NonFiniteNumber {
+        /// The number as written.
+        text: String,
+    },
+    /// A map key that is not a string (a number, a boolean, null or a collection).
+    NonStringKey {
+        /// What the key is, e.g. `an integer`.
+        found: &'static str,
+        /// The key as written, when it is a scalar.
+        text: Option<String>,
+    },
+    /// The same key twice in one map.
+    DuplicateKey {
+        /// The repeated key.
+        key: String,
+        /// Line of the first occurrence.
+        first_line: usize,
+        /// Column of the first occurrence.
+        first_column: usize,
+    },
+    /// A key the format does not define at this place.
+    UnknownKey {
+        /// The key as written.
+        key: String,
+        /// A valid key close to it.
+        suggestion: Option<String>,
+        /// Every key valid at this place.
+        valid: Vec<String>,
+    },
+    /// A value of the wrong type.
+    WrongType {
+        /// What the format wants, e.g. `an integer`.
+        expected: &'static str,
+        /// What the file holds, e.g. `a string`.
+        found: &'static str,
+    },
+    /// A required key is absent.
+    MissingKey {
+        /// The missing key.
+        key: String,
+    },
+    /// The `version` is not one this loader reads.
+    UnsupportedVersion {
+        /// The version found.
+        found: i64,
+        /// The versions this loader reads.
+        supported: Vec<i64>,
+    },
+    /// A string that is not one of a fixed set of values.
+    UnknownVariant {
+        /// The value as written.
+        value: String,
+        /// A valid value close to it.
+        suggestion: Option<String>,
+        /// Every valid value.
+        valid: Vec<String>,
+    },
+    /// A `model` entry holds `error` and other keys.
+    ErrorWithOtherKeys {
+        /// The other keys, in file order.
+        keys: Vec<String>,
+    },
+    /// A hook entry that is none of the hook kinds.
+    UnknownHookKind {
+        /// The entry's keys, in file order.
+        keys: Vec<String>,
+        /// A hook kind's key close to one of them.
+        suggestion: Option<String>,
+    },
+    /// A hook entry that mixes the keys of two hook kinds.
+    ConflictingHookKinds {
+        /// The conflicting keys, in file order.
+        keys: Vec<String>,
+    },
+    /// A `do` entry that is not a map with exactly one key.
+    ActionShape {
+        /// The entry's keys, in file order.
+        keys: Vec<String>,
+    },
+    /// A `do` action the format does not define.
+    UnknownAction {
+        /// The action as written.
+        action: String,
+        /// A valid action close to it.
+        suggestion: Option<String>,
+    },
+    /// A map that must hold one (or at least one) of some keys does not.
+    NeedsOneOf {
+        /// The keys of which one is wanted.
+        keys: Vec<String>,
+        /// `true`: exactly one; `false`: at least one.
+        exactly: bool,
+    },
+    /// `shared: NAME` names no entry of `shared_hooks`.
+    UnknownSharedHook {
+        /// The name as written.
+        name: String,
+        /// A defined name close to it.
+        suggestion: Option<String>,
+        /// Every defined name.
+        defined: Vec<String>,
+    },
+    /// A `shared_hooks` definition that is itself `shared: NAME`.
+    NestedSharedHook,
+    /// A `run.state` key that `agent.state_schema` does not declare.
+    UnknownStateKey {
+        /// The key as written.
+        key: String,
+        /// A schema key close to it.
+        suggestion: Option<String>,
+        /// Every schema key.
+        schema_keys: Vec<String>,
+    },
+}
+
+impl ScenarioError {
+    pub(crate) fn new(kind: ScenarioErrorKind, file: &str) -> ScenarioError {
+        ScenarioError(Box::new(Details {
+            kind,
+            file: file.to_owned(),
+            path: String::new(),
+            line: None,
+            column: None,
+        }))
+    }
+
+    pub(crate) fn at(mut self, line: usize, column: usize) -> ScenarioError {
+        self.0.line = Some(line);
+        self.0.column = Some(column);
+        self
+    }
+
+    pub(crate) fn with_path(mut self, path: String) -> ScenarioError {
+        self.0.path = path;
+        self
+    }
+
+    /// What went wrong.
+    pub fn kind(&self) -> &ScenarioErrorKind {
+        &self.0.kind
+    }
+
+    /// The file, as given to the loader.
+    pub fn file(&self) -> &str {
+        &self.0.file
+    }
+
+    /// The key path of the offending value, like `hooks.on_exit[0].do[1]`;
+    /// empty for the top level and for errors before decoding.
+    pub fn path(&self) -> &str {
+        &self.0.path
+    }
+
+    /// The 1-based line, when known.
+    pub fn line(&self) -> Option<usize> {
+        self.0.line
+    }
+
+    /// The 1-based column (in characters), when known.
+    pub fn column(&self) -> Option<usize> {
+        self.0.column
+    }
+
+    /// `in `agent`` or `at the top level`: the map holding the offending key.
+    fn in_parent(&self) -> String {
+        match self.0.path.rfind(['.', '[']) {
+            Some(end) => format!("in `{}`", &self.0.path[..end]),
+            None => "at the top level".to_owned(),
+        }
+    }
+
+    /// `for `agent.max_agent_steps`` or `for the scenario`.
+    fn for_path(&self) -> String {
+        if self.0.path.is_empty() {
+            "for the scenario".to_owned()
+        } else {
+            format!("for `{}`", self.0.path)
+        }
+    }
+
+    /// `in `model[0]`` or `at the top level`: the offending map itself.
+    fn in_path(&self) -> String {
+        if self.0.path.is_empty() {
+            "at the top level".to_owned()
+        } else {
+            format!("in `{}`", self.0.path)
+        }
+    }
+}
+
+/// `` `a`, `b`, `c` ``
+fn tick_list<S: AsRef<str>>(items: &[S]) -> String {
+    items
+        .iter()
+        .map(|item| format!("`{}`", item.as_ref()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn did_you_mean(suggestion: &Option<String>, valid: &[String], what: &str) -> String {
+    match suggestion {
+        Some(s) => format!("did you mean `{s}`?"),
+        None if valid.is_empty() => format!("no {what} are defined"),
+        None => format!("valid {what} are {}", tick_list(valid)),
+    }
+}
+
+fn lowercase_first(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0.file)?;
+        if let (Some(line), Some(column)) = (self.0.line, self.0.column) {
+            write!(f, ":{line}:{column}")?;
+        }
+        f.write_str(": ")?;
+        self.describe(f)
+    }
+}
+
+impl ScenarioError {
+    fn describe(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use ScenarioErrorKind as K;
+        match &self.0.kind {
+            K::Io { message, .. } => write!(
+                f,
+                "cannot read the scenario file: {}",
+                lowercase_first(message)
+            ),
+            K::UnsupportedExtension { extension } => {
+                let found = match extension {
+                    Some(ext) => format!("`.{ext}`"),
+                    None => "no extension".to_owned(),
+                };
+                write!(
+                    f,
+                    "unsupported file extension ({found}); name scenario files `*.yaml`, `*.yml` or `*.json`"
+                )
+            }
+            K::InvalidUtf8 => f.write_str("the file is not valid utf-8; save it as utf-8"),
+            K::Syntax { format, message } => {
+                write!(f, "invalid {format}: {}", lowercase_first(message))
+            }
+            K::MultipleDocuments => f.write_str(
+                "a second yaml document starts here; a scenario file holds exactly one document (one scenario per file)",
+            ),
+            K::Empty => f.write_str(
+                "the file holds no scenario; write a map with at least a `model` list",
+            ),
+            K::TooDeep { limit } => write!(
+                f,
+                "values are nested more than {limit} levels deep {}; flatten them",
+                self.in_path()
+            ),
+            K::AliasBudget { limit } => write!(
+                f,
+                "yaml aliases expand to more than {limit} values; expand fewer aliases (or write the values out)"
+            ),
+            K::UnsupportedTag { tag } => write!(
+                f,
+                "unsupported yaml tag `{tag}` {}; only the core tags (`!!str`, `!!int`, `!!float`, `!!bool`, `!!null`, `!!seq`, `!!map`) are read",
+                self.in_path()
+            ),
+            K::NonFiniteNumber { text } => write!(
+                f,
+                "`{text}` {} is not a finite number, which json cannot hold; write a finite number or quote it as a string",
+                self.in_path()
+            ),
+            K::NonStringKey { found, text } => {
+                let shown = match text {
+                    Some(t) => format!(" `{t}`"),
+                    None => String::new(),
+                };
+                write!(
+                    f,
+                    "map keys must be strings, found {found}{shown} {}; quote the key",
+                    self.in_path()
+                )
+            }
+            K::DuplicateKey {
+                key,
+                first_line,
+                first_column,
+            } => write!(
+                f,
+                "duplicate key `{key}` {} (first defined at {first_line}:{first_column}); keep only one",
+                self.in_parent()
+            ),
+            K::UnknownKey {
+                key,
+                suggestion,
+                valid,
+            } => write!(
+                f,
+                "unknown key `{key}` {}; {}",
+                self.in_parent(),
+                did_you_mean(suggestion, valid, "keys")
+            ),
+            K::WrongType { expected, found } => {
+                write!(f, "expected {expected} {}, found {found}", self.for_path())
+            }
+            K::MissingKey { key } => {
+                write!(f, "missing required key `{key}` {}", self.in_path())?;
+                if key == "model" && self.0.path.is_empty() {
+                    f.write_str(
+                        "; add `model:` with the chat generator's scripted replies, one per llm call",
+                    )?;
+                }
+                Ok(())
+            }
+            K::UnsupportedVersion { found, supported } => {
+                let list = supported
+                    .iter()
+                    .map(i64::to_string)
+                    .collect::<Vec<_>>();
+                write!(
+                    f,
+                    "unsupported scenario format `version: {found}`; this harness reads version {}",
+                    list.join(", ")
+                )
+            }
+            K::UnknownVariant {
+                value,
+                suggestion,
+                valid,
+            } => {
+                write!(f, "invalid value `{value}` {}; ", self.for_path())?;
+                match suggestion {
+                    Some(s) => write!(f, "did you mean `{s}`? (valid: {})", tick_list(valid)),
+                    None => write!(f, "use one of {}", tick_list(valid)),
+                }
+            }
+            K::ErrorWithOtherKeys { keys } => write!(
+                f,
+                "an `error` reply takes no other key, found {} {}; move them to a separate reply or drop them",
+                tick_list(keys),
+                self.in_path()
+            ),
+            K::UnknownHookKind { keys, suggestion } => {
+                let found = if keys.is_empty() {
+                    "an empty map".to_owned()
+                } else {
+                    format!("keys {}", tick_list(keys))
+                };
+                write!(f, "{} is none of the hook kinds ({found})", self.path_or_entry())?;
+                if let Some(s) = suggestion {
+                    write!(f, "; did you mean `{s}`?")?;
+                }
+                f.write_str(
+                    "; write a declarative hook (`name`, `when`, `do`, `allowed_hook_points`), a ready-made hook (`token_budget`, `tool_result_offload`, `compaction` or `confirmation`, with an optional `name`), `shared: NAME` or `custom: NAME`",
+                )
+            }
+            K::ConflictingHookKinds { keys } => write!(
+                f,
+                "{} mixes the keys of several hook kinds ({}); keep one kind per entry",
+                self.path_or_entry(),
+                tick_list(keys)
+            ),
+            K::ActionShape { keys } => write!(
+                f,
+                "each `do` action is a map with exactly one key, found {} {}; write one action per list item",
+                if keys.is_empty() {
+                    "none".to_owned()
+                } else {
+                    tick_list(keys)
+                },
+                self.in_path()
+            ),
+            K::UnknownAction { action, suggestion } => {
+                write!(f, "unknown action `{action}` {}; ", self.in_parent())?;
+                match suggestion {
+                    Some(s) => write!(f, "did you mean `{s}`?"),
+                    None => write!(f, "valid actions are {}", tick_list(super::action::ACTIONS)),
+                }
+            }
+            K::NeedsOneOf { keys, exactly } => write!(
+                f,
+                "{} takes {} of {}",
+                self.path_or_entry(),
+                if *exactly { "exactly one" } else { "at least one" },
+                tick_list(keys)
+            ),
+            K::UnknownSharedHook {
+                name,
+                suggestion,
+                defined,
+            } => write!(
+                f,
+                "unknown shared hook `{name}` {}; define it under `shared_hooks` or fix the name ({})",
+                self.in_path(),
+                did_you_mean(suggestion, defined, "shared hooks")
+            ),
+            K::NestedSharedHook => write!(
+                f,
+                "a `shared_hooks` definition cannot itself be `shared: NAME` {}; define the hook here",
+                self.in_path()
+            ),
+            K::UnknownStateKey {
+                key,
+                suggestion,
+                schema_keys,
+            } => write!(
+                f,
+                "`run.state` key `{key}` is not declared in `agent.state_schema`; declare it there or remove it ({})",
+                did_you_mean(suggestion, schema_keys, "schema keys")
+            ),
+        }
+    }
+
+    /// `` `hooks.before_llm[0]` `` or `the entry`.
+    fn path_or_entry(&self) -> String {
+        if self.0.path.is_empty() {
+            "the entry".to_owned()
+        } else {
+            format!("`{}`", self.0.path)
+        }
+    }
+}

@@ -1,0 +1,163 @@
+//! `expect`: what the outcome must show. Every key is optional; each one given
+//! must hold.
+
+use indexmap::IndexMap;
+use serde_json::{Map, Value};
+
+use super::message::{ROLES, Role};
+use super::reader::{Field, Read};
+
+/// The expectations of a scenario (`expect:`).
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct Expect {
+    /// `exit_reason`: equals the outcome's.
+    pub exit_reason: Option<String>,
+    /// `step_count`: equals.
+    pub step_count: Option<i64>,
+    /// `token_usage`: equals.
+    pub token_usage: Option<Map<String, Value>>,
+    /// `tool_call_counts`: equals.
+    pub tool_call_counts: Option<IndexMap<String, i64>>,
+    /// `state`: each listed public state key equals.
+    pub state: Option<Map<String, Value>>,
+    /// `last_message`: matches every given field.
+    pub last_message: Option<LastMessageExpect>,
+    /// `message_count`: `len(messages)` equals.
+    pub message_count: Option<i64>,
+    /// `hooks`: the ordered hooks that ran, each `POINT` or `POINT:NAME`.
+    pub hooks: Option<Vec<String>>,
+    /// `llm_calls`: the number of chat-generator calls equals.
+    pub llm_calls: Option<i64>,
+    /// `tools_run`: the ordered executed tool names equal.
+    pub tools_run: Option<Vec<String>>,
+    /// `error`: the run fails with an error whose text contains this.
+    pub error: Option<String>,
+    /// `unused_replies` (default `fail`).
+    pub unused_replies: UnusedReplies,
+}
+
+/// `expect.last_message: {role, text, text_contains, tool_calls}`.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct LastMessageExpect {
+    /// `role`.
+    pub role: Option<Role>,
+    /// `text`; absent: not checked.
+    pub text: Option<ExpectedText>,
+    /// `text_contains`.
+    pub text_contains: Option<String>,
+    /// `tool_calls`: same length, each matching.
+    pub tool_calls: Option<Vec<ToolCallExpect>>,
+}
+
+/// `expect.last_message.text`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ExpectedText {
+    /// `text: null`: the message has no text.
+    NoText,
+    /// `text: S`: the message's text equals S.
+    Equals(String),
+}
+
+/// One expected tool call: a name, or `{tool, arguments?, id?}`.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct ToolCallExpect {
+    /// `tool`.
+    pub tool: String,
+    /// `arguments`; `None`: not checked.
+    pub arguments: Option<Map<String, Value>>,
+    /// `id`; `None`: not checked.
+    pub id: Option<String>,
+}
+
+/// What to do when scripted `model` replies are left unused.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum UnusedReplies {
+    /// `fail` (default): a successful run that leaves replies fails the scenario.
+    #[default]
+    Fail,
+    /// `allow`.
+    Allow,
+}
+
+const UNUSED_REPLIES: &[(&str, UnusedReplies)] = &[
+    ("fail", UnusedReplies::Fail),
+    ("allow", UnusedReplies::Allow),
+];
+
+pub(crate) fn read_expect(field: &Field<'_>) -> Read<Expect> {
+    let mut map = field.map()?;
+    let mut expect = Expect {
+        exit_reason: map.get("exit_reason").map(|f| f.string()).transpose()?,
+        step_count: map.get("step_count").map(|f| f.i64()).transpose()?,
+        token_usage: map.get("token_usage").map(|f| f.json_map()).transpose()?,
+        ..Expect::default()
+    };
+    if let Some(f) = map.get("tool_call_counts") {
+        let counts = f
+            .entries()?
+            .into_iter()
+            .map(|(tool, count)| Ok((tool.to_owned(), count.i64()?)));
+        expect.tool_call_counts = Some(counts.collect::<Read<_>>()?);
+    }
+    expect.state = map.get("state").map(|f| f.json_map()).transpose()?;
+    expect.last_message = map
+        .get("last_message")
+        .map(|f| read_last_message(&f))
+        .transpose()?;
+    expect.message_count = map.get("message_count").map(|f| f.i64()).transpose()?;
+    expect.hooks = map.get("hooks").map(|f| f.strings()).transpose()?;
+    expect.llm_calls = map.get("llm_calls").map(|f| f.i64()).transpose()?;
+    expect.tools_run = map.get("tools_run").map(|f| f.strings()).transpose()?;
+    expect.error = map.get("error").map(|f| f.string()).transpose()?;
+    if let Some(f) = map.get("unused_replies") {
+        expect.unused_replies = f.variant(UNUSED_REPLIES)?;
+    }
+    map.finish()?;
+    Ok(expect)
+}
+
+fn read_last_message(field: &Field<'_>) -> Read<LastMessageExpect> {
+    let mut map = field.map()?;
+    let expect = LastMessageExpect {
+        role: map.get("role").map(|f| f.variant(ROLES)).transpose()?,
+        text: map
+            .get("text")
+            .map(|f| {
+                f.opt_string()
+                    .map(|t| t.map_or(ExpectedText::NoText, ExpectedText::Equals))
+            })
+            .transpose()?,
+        text_contains: map.get("text_contains").map(|f| f.string()).transpose()?,
+        tool_calls: map
+            .get("tool_calls")
+            .map(|f| f.seq()?.iter().map(read_tool_call).collect::<Read<_>>())
+            .transpose()?,
+    };
+    map.finish()?;
+    Ok(expect)
+}
+
+fn read_tool_call(field: &Field<'_>) -> Read<ToolCallExpect> {
+    if let Some(tool) = field.as_str() {
+        return Ok(ToolCallExpect {
+            tool: tool.to_owned(),
+            arguments: None,
+            id: None,
+        });
+    }
+    let mut map = field
+        .map()
+        .map_err(|_| field.wrong_type("a tool name or `{tool, arguments, id}`"))?;
+    let call = ToolCallExpect {
+        tool: map.required("tool")?.string()?,
+        arguments: map.get("arguments").map(|f| f.json_map()).transpose()?,
+        id: map.get("id").map(|f| f.string()).transpose()?,
+    };
+    map.finish()?;
+    Ok(call)
+}

@@ -1,0 +1,243 @@
+//! JSON text to the spanned tree.
+//!
+//! serde_json checks the text first (so syntax errors read as serde_json
+//! words them, with their position); a small scanner then walks the valid
+//! text to record positions, decoding each string and number with serde_json.
+//! The YAML parser is not used for JSON: it rejects valid JSON such as
+//! surrogate-pair escapes (`"\ud83d\ude00"`).
+
+use std::collections::HashMap;
+
+use serde::de::IgnoredAny;
+
+use super::error::{ScenarioError, ScenarioErrorKind};
+use super::node::{Entry, KeyPath, Node, NodeValue, Pos};
+use super::{Format, MAX_DEPTH};
+
+/// Parses one JSON value into the tree.
+pub(crate) fn parse(text: &str, origin: &str) -> Result<Node, ScenarioError> {
+    if text.trim().is_empty() {
+        return Err(ScenarioError::new(ScenarioErrorKind::Empty, origin));
+    }
+    if let Err(e) = serde_json::from_str::<IgnoredAny>(text) {
+        let message = strip_position(&e.to_string());
+        let kind = ScenarioErrorKind::Syntax {
+            format: Format::Json,
+            message,
+        };
+        return Err(ScenarioError::new(kind, origin).at(e.line(), e.column().max(1)));
+    }
+    let mut scanner = Scanner {
+        text,
+        at: 0,
+        line: 1,
+        column: 1,
+        origin,
+    };
+    scanner.value(&KeyPath::default(), 0)
+}
+
+/// serde_json appends " at line L column C"; the loader prints it in front.
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(at) => message[..at].to_owned(),
+        None => message.to_owned(),
+    }
+}
+
+struct Scanner<'t> {
+    text: &'t str,
+    /// Byte offset.
+    at: usize,
+    line: usize,
+    column: usize,
+    origin: &'t str,
+}
+
+impl Scanner<'_> {
+    fn pos(&self) -> Pos {
+        Pos {
+            line: self.line,
+            column: self.column,
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.text.as_bytes().get(self.at).copied()
+    }
+
+    /// Moves one byte on; columns count characters, not bytes.
+    fn bump(&mut self) {
+        if let Some(byte) = self.peek() {
+            self.at += 1;
+            if byte == b'\n' {
+                self.line += 1;
+                self.column = 1;
+            } else if byte & 0xC0 != 0x80 {
+                self.column += 1;
+            }
+        }
+    }
+
+    fn skip_whitespace(&mut self) {
+        while matches!(self.peek(), Some(b' ' | b'\t' | b'\n' | b'\r')) {
+            self.bump();
+        }
+    }
+
+    /// An error for text serde_json accepted and this scanner did not; kept
+    /// as an error (not a panic) in case the two ever disagree.
+    fn unexpected(&self, path: &KeyPath) -> ScenarioError {
+        let kind = ScenarioErrorKind::Syntax {
+            format: Format::Json,
+            message: "unexpected character".to_owned(),
+        };
+        let pos = self.pos();
+        ScenarioError::new(kind, self.origin)
+            .with_path(path.to_string())
+            .at(pos.line, pos.column)
+    }
+
+    fn value(&mut self, path: &KeyPath, depth: usize) -> Result<Node, ScenarioError> {
+        self.skip_whitespace();
+        let pos = self.pos();
+        let value = match self.peek() {
+            Some(b'{' | b'[') if depth >= MAX_DEPTH => {
+                let kind = ScenarioErrorKind::TooDeep { limit: MAX_DEPTH };
+                return Err(ScenarioError::new(kind, self.origin)
+                    .with_path(path.to_string())
+                    .at(pos.line, pos.column));
+            }
+            Some(b'{') => self.object(path, depth)?,
+            Some(b'[') => self.array(path, depth)?,
+            Some(b'"') => NodeValue::String(self.string(path)?),
+            Some(b't') => self.word("true", NodeValue::Bool(true), path)?,
+            Some(b'f') => self.word("false", NodeValue::Bool(false), path)?,
+            Some(b'n') => self.word("null", NodeValue::Null, path)?,
+            Some(b'-' | b'0'..=b'9') => self.number(path)?,
+            _ => return Err(self.unexpected(path)),
+        };
+        Ok(Node { value, pos })
+    }
+
+    fn word(
+        &mut self,
+        word: &str,
+        value: NodeValue,
+        path: &KeyPath,
+    ) -> Result<NodeValue, ScenarioError> {
+        if !self.text[self.at..].starts_with(word) {
+            return Err(self.unexpected(path));
+        }
+        for _ in 0..word.len() {
+            self.bump();
+        }
+        Ok(value)
+    }
+
+    fn number(&mut self, path: &KeyPath) -> Result<NodeValue, ScenarioError> {
+        let start = self.at;
+        while matches!(
+            self.peek(),
+            Some(b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+        ) {
+            self.bump();
+        }
+        serde_json::from_str(&self.text[start..self.at])
+            .map(NodeValue::Number)
+            .map_err(|_| self.unexpected(path))
+    }
+
+    fn string(&mut self, path: &KeyPath) -> Result<String, ScenarioError> {
+        let start = self.at;
+        self.bump();
+        loop {
+            match self.peek() {
+                Some(b'"') => break,
+                Some(b'\\') => {
+                    self.bump();
+                    self.bump();
+                }
+                Some(_) => self.bump(),
+                None => return Err(self.unexpected(path)),
+            }
+        }
+        self.bump();
+        serde_json::from_str(&self.text[start..self.at]).map_err(|_| self.unexpected(path))
+    }
+
+    fn expect(&mut self, byte: u8, path: &KeyPath) -> Result<(), ScenarioError> {
+        self.skip_whitespace();
+        if self.peek() != Some(byte) {
+            return Err(self.unexpected(path));
+        }
+        self.bump();
+        Ok(())
+    }
+
+    fn array(&mut self, path: &KeyPath, depth: usize) -> Result<NodeValue, ScenarioError> {
+        self.bump();
+        let mut items = Vec::new();
+        self.skip_whitespace();
+        if self.peek() == Some(b']') {
+            self.bump();
+            return Ok(NodeValue::Seq(items));
+        }
+        loop {
+            items.push(self.value(&path.index(items.len()), depth + 1)?);
+            self.skip_whitespace();
+            match self.peek() {
+                Some(b',') => self.bump(),
+                Some(b']') => {
+                    self.bump();
+                    return Ok(NodeValue::Seq(items));
+                }
+                _ => return Err(self.unexpected(path)),
+            }
+        }
+    }
+
+    fn object(&mut self, path: &KeyPath, depth: usize) -> Result<NodeValue, ScenarioError> {
+        self.bump();
+        let mut entries = Vec::new();
+        let mut seen: HashMap<String, Pos> = HashMap::new();
+        self.skip_whitespace();
+        if self.peek() == Some(b'}') {
+            self.bump();
+            return Ok(NodeValue::Map(entries));
+        }
+        loop {
+            self.skip_whitespace();
+            let key_pos = self.pos();
+            let key = self.string(path)?;
+            let key_path = path.key(&key);
+            if let Some(first) = seen.get(&key) {
+                let kind = ScenarioErrorKind::DuplicateKey {
+                    key,
+                    first_line: first.line,
+                    first_column: first.column,
+                };
+                return Err(ScenarioError::new(kind, self.origin)
+                    .with_path(key_path.to_string())
+                    .at(key_pos.line, key_pos.column));
+            }
+            seen.insert(key.clone(), key_pos);
+            self.expect(b':', path)?;
+            let value = self.value(&key_path, depth + 1)?;
+            entries.push(Entry {
+                key,
+                key_pos,
+                value,
+            });
+            self.skip_whitespace();
+            match self.peek() {
+                Some(b',') => self.bump(),
+                Some(b'}') => {
+                    self.bump();
+                    return Ok(NodeValue::Map(entries));
+                }
+                _ => return Err(self.unexpected(path)),
+            }
+        }
+    }
+}

@@ -1,0 +1,91 @@
+//! Loading: from a path (format by extension) or from text.
+
+use std::fmt;
+use std::path::Path;
+
+use super::error::{ScenarioError, ScenarioErrorKind};
+use super::reader::Field;
+use super::spec::{Scenario, read_scenario};
+use super::{json, yaml};
+
+/// The syntax of a scenario file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Format {
+    /// YAML 1.2 (`.yaml`, `.yml`).
+    Yaml,
+    /// JSON (`.json`).
+    Json,
+}
+
+impl Format {
+    /// The format a file name's extension stands for (case-insensitive), if any.
+    pub fn from_path(path: &Path) -> Option<Format> {
+        let extension = path.extension()?.to_str()?.to_ascii_lowercase();
+        match extension.as_str() {
+            "yaml" | "yml" => Some(Format::Yaml),
+            "json" => Some(Format::Json),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Format::Yaml => "yaml",
+            Format::Json => "json",
+        })
+    }
+}
+
+impl Scenario {
+    /// Reads and checks a scenario file; `.yaml`/`.yml` files are read as
+    /// YAML, `.json` files as JSON.
+    ///
+    /// # Errors
+    /// A [`ScenarioError`] naming the file, the key path and, where known,
+    /// the line and column: unreadable file, unsupported extension, syntax
+    /// error, or a value the format does not allow.
+    pub fn from_path(path: &Path) -> Result<Scenario, ScenarioError> {
+        let origin = path.display().to_string();
+        let Some(format) = Format::from_path(path) else {
+            let extension = path.extension().map(|e| e.to_string_lossy().into_owned());
+            let kind = ScenarioErrorKind::UnsupportedExtension { extension };
+            return Err(ScenarioError::new(kind, &origin));
+        };
+        let bytes = std::fs::read(path).map_err(|e| {
+            let kind = ScenarioErrorKind::Io {
+                kind: e.kind(),
+                message: e.to_string(),
+            };
+            ScenarioError::new(kind, &origin)
+        })?;
+        let text = std::str::from_utf8(&bytes).map_err(|e| {
+            let valid = &bytes[..e.valid_up_to()];
+            let line = 1 + valid.iter().filter(|&&b| b == b'\n').count();
+            let line_start = valid.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            let column = 1 + String::from_utf8_lossy(&valid[line_start..])
+                .chars()
+                .count();
+            ScenarioError::new(ScenarioErrorKind::InvalidUtf8, &origin).at(line, column)
+        })?;
+        let mut scenario = Scenario::from_str(text, &origin, format)?;
+        scenario.file = Some(path.to_owned());
+        Ok(scenario)
+    }
+
+    /// Reads and checks a scenario from text; `origin` names it in errors
+    /// (usually the file name) and gives the default `name` (its stem).
+    ///
+    /// # Errors
+    /// A [`ScenarioError`], as for [`Scenario::from_path`].
+    pub fn from_str(text: &str, origin: &str, format: Format) -> Result<Scenario, ScenarioError> {
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let root = match format {
+            Format::Yaml => yaml::parse(text, origin)?,
+            Format::Json => json::parse(text, origin)?,
+        };
+        read_scenario(&Field::root(&root, origin), origin)
+    }
+}

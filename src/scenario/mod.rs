@@ -1,0 +1,77 @@
+//! Scenario files: parsing and checking, into typed, immutable values.
+//!
+//! A scenario is one scripted agent run: the Agent's settings, scripted
+//! tools, hooks, the mock chat generator's replies, the run's inputs and
+//! the expectations. The format is fixed by `scenario-format.md`; this
+//! module reads it and rejects anything else with an error that names the
+//! file, the key path, and the line and column.
+//!
+//! ```text
+//!  text ──yaml.rs / json.rs──▶ spanned tree (node.rs)
+//!                                   │ reader.rs: typed access, known keys
+//!                                   ▼
+//!        spec.rs, agent.rs, tool.rs, model.rs, hook.rs, when.rs,
+//!        action.rs, message.rs, run.rs, expect.rs ──▶ Scenario
+//! ```
+//!
+//! ```
+//! use hookharness::scenario::{Format, Scenario};
+//!
+//! let scenario = Scenario::from_str(
+//!     "model:\n  - text: hello\n",
+//!     "scenarios/hello.yaml",
+//!     Format::Yaml,
+//! )
+//! .unwrap();
+//! assert_eq!(scenario.name, "hello");
+//! assert_eq!(scenario.agent.max_agent_steps, 100);
+//!
+//! let error = Scenario::from_str(
+//!     "agent: {exit_condition: [text]}\nmodel: []\n",
+//!     "x.yaml",
+//!     Format::Yaml,
+//! )
+//! .unwrap_err();
+//! assert_eq!(
+//!     error.to_string(),
+//!     "x.yaml:1:9: unknown key `exit_condition` in `agent`; did you mean `exit_conditions`?"
+//! );
+//! ```
+
+mod action;
+mod agent;
+mod error;
+mod expect;
+mod hook;
+mod json;
+mod load;
+mod message;
+mod model;
+mod node;
+mod reader;
+mod run;
+mod scalar;
+mod spec;
+mod suggest;
+mod tool;
+mod when;
+mod yaml;
+
+pub use action::{Action, ResultRewrite, StateValue, ToolSelection};
+pub use agent::{AgentSpec, HandlerKind, SchemaEntrySpec, ValueKind};
+pub use error::{ScenarioError, ScenarioErrorKind};
+pub use expect::{Expect, ExpectedText, LastMessageExpect, ToolCallExpect, UnusedReplies};
+pub use hook::{HookEntry, ReadyMadeKind};
+pub use load::Format;
+pub use message::{MessageSpec, Role};
+pub use model::{FinishReason, ModelReply, ScriptedToolCall};
+pub use run::RunSpec;
+pub use spec::{SUPPORTED_VERSIONS, Scenario};
+pub use tool::{ScriptedResult, ToolScript};
+pub use when::{LastMessageCondition, StepCountCondition, When};
+
+/// The deepest nesting of lists and maps a scenario file may use.
+pub(crate) const MAX_DEPTH: usize = 128;
+
+/// How many values YAML aliases may add in total (against alias bombs).
+pub(crate) const ALIAS_BUDGET: usize = 10_000;

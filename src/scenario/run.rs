@@ -1,0 +1,57 @@
+//! `run`: the inputs of `Agent.run`.
+
+use indexmap::IndexMap;
+use serde_json::{Map, Value};
+
+use super::agent::SchemaEntrySpec;
+use super::error::ScenarioErrorKind;
+use super::message::{MessageSpec, read_messages};
+use super::reader::{Field, Read};
+use super::suggest;
+
+/// The inputs of the run (`run:`).
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct RunSpec {
+    /// `messages` (default `[]`).
+    pub messages: Vec<MessageSpec>,
+    /// `hook_context` (default `{}`).
+    pub hook_context: Map<String, Value>,
+    /// `state`: initial values of `state_schema` keys (Haystack's `**kwargs`).
+    pub state: Map<String, Value>,
+    /// `async`: run the async path.
+    pub is_async: bool,
+}
+
+pub(crate) fn read_run(
+    field: &Field<'_>,
+    schema: &IndexMap<String, SchemaEntrySpec>,
+) -> Read<RunSpec> {
+    let mut map = field.map()?;
+    let mut run = RunSpec::default();
+    if let Some(f) = map.get("messages") {
+        run.messages = read_messages(&f)?;
+    }
+    if let Some(f) = map.get("hook_context") {
+        run.hook_context = f.json_map()?;
+    }
+    if let Some(f) = map.get("state") {
+        for (key, _) in f.entries()? {
+            if !schema.contains_key(key) {
+                let schema_keys: Vec<String> = schema.keys().cloned().collect();
+                let kind = ScenarioErrorKind::UnknownStateKey {
+                    key: key.to_owned(),
+                    suggestion: suggest::closest(key, &schema_keys),
+                    schema_keys,
+                };
+                return Err(f.key_error(key, kind));
+            }
+        }
+        run.state = f.json_map()?;
+    }
+    if let Some(f) = map.get("async") {
+        run.is_async = f.bool()?;
+    }
+    map.finish_hinting(&[("is_async", "async")])?;
+    Ok(run)
+}

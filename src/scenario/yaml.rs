@@ -1,0 +1,359 @@
+//! YAML text to the spanned tree, from saphyr-parser's event stream.
+//!
+//! The builder keeps its own stack (no recursion, so deep nesting cannot
+//! overflow it), rejects duplicate and non-string keys, expands aliases
+//! within a budget (so an alias bomb fails fast) and reads only the core tags.
+
+use std::borrow::Cow;
+use std::collections::HashMap;
+
+use saphyr_parser::{Event, Marker, Parser, ScalarStyle, Tag};
+
+use super::error::{ScenarioError, ScenarioErrorKind};
+use super::node::{Entry, KeyPath, Node, NodeValue, Pos};
+use super::scalar::{self, ScalarError};
+use super::{ALIAS_BUDGET, Format, MAX_DEPTH};
+
+/// Parses one YAML document into the tree.
+pub(crate) fn parse(text: &str, origin: &str) -> Result<Node, ScenarioError> {
+    let mut builder = Builder {
+        origin,
+        stack: Vec::new(),
+        anchors: HashMap::new(),
+        expanded: 0,
+        root: None,
+        documents: 0,
+    };
+    for event in Parser::new_from_str(text) {
+        let (event, span) = event.map_err(|e| {
+            let pos = pos(*e.marker());
+            builder.error(
+                ScenarioErrorKind::Syntax {
+                    format: Format::Yaml,
+                    message: e.info().to_owned(),
+                },
+                &KeyPath::default(),
+                pos,
+            )
+        })?;
+        builder.on_event(event, pos(span.start))?;
+    }
+    builder
+        .root
+        .ok_or_else(|| ScenarioError::new(ScenarioErrorKind::Empty, origin))
+}
+
+fn pos(marker: Marker) -> Pos {
+    Pos {
+        line: marker.line(),
+        column: marker.col() + 1,
+    }
+}
+
+struct Frame {
+    pos: Pos,
+    anchor: usize,
+    path: KeyPath,
+    collection: Collection,
+}
+
+enum Collection {
+    Seq(Vec<Node>),
+    Map {
+        entries: Vec<Entry>,
+        seen: HashMap<String, Pos>,
+        key: Option<(String, Pos)>,
+    },
+}
+
+struct Builder<'o> {
+    origin: &'o str,
+    stack: Vec<Frame>,
+    /// Anchor id -> the anchored node and how many nodes it holds.
+    anchors: HashMap<usize, (Node, usize)>,
+    /// Nodes added by alias expansion so far.
+    expanded: usize,
+    root: Option<Node>,
+    documents: usize,
+}
+
+impl Builder<'_> {
+    fn error(&self, kind: ScenarioErrorKind, path: &KeyPath, pos: Pos) -> ScenarioError {
+        ScenarioError::new(kind, self.origin)
+            .with_path(path.to_string())
+            .at(pos.line, pos.column)
+    }
+
+    /// The path of the node about to be added.
+    fn child_path(&self) -> KeyPath {
+        match self.stack.last() {
+            None => KeyPath::default(),
+            Some(frame) => match &frame.collection {
+                Collection::Seq(items) => frame.path.index(items.len()),
+                Collection::Map { key: Some(k), .. } => frame.path.key(&k.0),
+                Collection::Map { key: None, .. } => frame.path.clone(),
+            },
+        }
+    }
+
+    /// Whether the next node is a map key.
+    fn expects_key(&self) -> bool {
+        matches!(
+            self.stack.last(),
+            Some(Frame {
+                collection: Collection::Map { key: None, .. },
+                ..
+            })
+        )
+    }
+
+    fn on_event(&mut self, event: Event<'_>, at: Pos) -> Result<(), ScenarioError> {
+        match event {
+            Event::DocumentStart(_) => {
+                self.documents += 1;
+                if self.documents > 1 {
+                    return Err(self.error(
+                        ScenarioErrorKind::MultipleDocuments,
+                        &KeyPath::default(),
+                        at,
+                    ));
+                }
+                Ok(())
+            }
+            Event::Scalar(text, style, anchor, tag) => {
+                self.on_scalar(&text, style, anchor, tag, at)
+            }
+            Event::SequenceStart(anchor, tag) => self.open(
+                anchor,
+                tag.as_deref(),
+                "seq",
+                at,
+                Collection::Seq(Vec::new()),
+            ),
+            Event::MappingStart(anchor, tag) => {
+                let map = Collection::Map {
+                    entries: Vec::new(),
+                    seen: HashMap::new(),
+                    key: None,
+                };
+                self.open(anchor, tag.as_deref(), "map", at, map)
+            }
+            Event::SequenceEnd | Event::MappingEnd => self.close(),
+            Event::Alias(id) => self.on_alias(id, at),
+            Event::Nothing | Event::StreamStart | Event::StreamEnd | Event::DocumentEnd => Ok(()),
+        }
+    }
+
+    fn on_scalar(
+        &mut self,
+        text: &str,
+        style: ScalarStyle,
+        anchor: usize,
+        tag: Option<Cow<'_, Tag>>,
+        at: Pos,
+    ) -> Result<(), ScenarioError> {
+        let path = self.child_path();
+        let resolved = match tag.as_deref() {
+            Some(tag) if is_non_specific(tag) => Ok(NodeValue::String(text.to_owned())),
+            Some(tag) => scalar::resolve_tagged(core_suffix(tag), text),
+            None if style == ScalarStyle::Plain => scalar::resolve_plain(text),
+            None => Ok(NodeValue::String(text.to_owned())),
+        };
+        let value = resolved.map_err(|e| {
+            let kind = match e {
+                ScalarError::NonFinite => ScenarioErrorKind::NonFiniteNumber {
+                    text: text.to_owned(),
+                },
+                ScalarError::TagMismatch { expected } => ScenarioErrorKind::WrongType {
+                    expected,
+                    found: "text that does not match its tag",
+                },
+                ScalarError::UnsupportedTag => ScenarioErrorKind::UnsupportedTag {
+                    tag: tag.as_deref().map(show_tag).unwrap_or_default(),
+                },
+            };
+            self.error(kind, &path, at)
+        })?;
+        self.add(Node { value, pos: at }, anchor, 1)
+    }
+
+    fn open(
+        &mut self,
+        anchor: usize,
+        tag: Option<&Tag>,
+        core: &str,
+        at: Pos,
+        collection: Collection,
+    ) -> Result<(), ScenarioError> {
+        let path = self.child_path();
+        if let Some(tag) = tag
+            && !is_non_specific(tag)
+            && core_suffix(tag) != Some(core)
+        {
+            let kind = ScenarioErrorKind::UnsupportedTag { tag: show_tag(tag) };
+            return Err(self.error(kind, &path, at));
+        }
+        if self.expects_key() {
+            let found = match collection {
+                Collection::Seq(_) => "a list",
+                Collection::Map { .. } => "a map",
+            };
+            let kind = ScenarioErrorKind::NonStringKey { found, text: None };
+            return Err(self.error(kind, &path, at));
+        }
+        if self.stack.len() >= MAX_DEPTH {
+            let kind = ScenarioErrorKind::TooDeep { limit: MAX_DEPTH };
+            return Err(self.error(kind, &path, at));
+        }
+        self.stack.push(Frame {
+            pos: at,
+            anchor,
+            path,
+            collection,
+        });
+        Ok(())
+    }
+
+    fn close(&mut self) -> Result<(), ScenarioError> {
+        let Some(frame) = self.stack.pop() else {
+            return Ok(());
+        };
+        let value = match frame.collection {
+            Collection::Seq(items) => NodeValue::Seq(items),
+            Collection::Map { entries, .. } => NodeValue::Map(entries),
+        };
+        let node = Node {
+            value,
+            pos: frame.pos,
+        };
+        let size = if frame.anchor > 0 {
+            node_count(&node)
+        } else {
+            1
+        };
+        self.add(node, frame.anchor, size)
+    }
+
+    fn on_alias(&mut self, id: usize, at: Pos) -> Result<(), ScenarioError> {
+        let path = self.child_path();
+        let Some((node, size)) = self.anchors.get(&id).cloned() else {
+            let kind = ScenarioErrorKind::Syntax {
+                format: Format::Yaml,
+                message: "an alias refers to an anchor that is not defined before it".to_owned(),
+            };
+            return Err(self.error(kind, &path, at));
+        };
+        self.expanded = self.expanded.saturating_add(size);
+        if self.expanded > ALIAS_BUDGET {
+            let kind = ScenarioErrorKind::AliasBudget {
+                limit: ALIAS_BUDGET,
+            };
+            return Err(self.error(kind, &path, at));
+        }
+        if depth(&node) + self.stack.len() > MAX_DEPTH {
+            let kind = ScenarioErrorKind::TooDeep { limit: MAX_DEPTH };
+            return Err(self.error(kind, &path, at));
+        }
+        self.add(node, 0, size)
+    }
+
+    /// Adds a finished node to its parent (as a key or a value), or as the root.
+    fn add(&mut self, node: Node, anchor: usize, size: usize) -> Result<(), ScenarioError> {
+        if anchor > 0 {
+            self.anchors.insert(anchor, (node.clone(), size));
+        }
+        let path = self.child_path();
+        let origin = self.origin;
+        let Some(frame) = self.stack.last_mut() else {
+            self.root = Some(node);
+            return Ok(());
+        };
+        match &mut frame.collection {
+            Collection::Seq(items) => items.push(node),
+            Collection::Map {
+                entries,
+                seen,
+                key: pending,
+            } => match pending.take() {
+                Some((key, key_pos)) => entries.push(Entry {
+                    key,
+                    key_pos,
+                    value: node,
+                }),
+                None => {
+                    let key = match node.value {
+                        NodeValue::String(key) => key,
+                        other => {
+                            let kind = ScenarioErrorKind::NonStringKey {
+                                found: other.describe(),
+                                text: scalar_text(&other),
+                            };
+                            return Err(located(kind, origin, &path, node.pos));
+                        }
+                    };
+                    if let Some(first) = seen.get(&key) {
+                        let kind = ScenarioErrorKind::DuplicateKey {
+                            key: key.clone(),
+                            first_line: first.line,
+                            first_column: first.column,
+                        };
+                        return Err(located(kind, origin, &path.key(&key), node.pos));
+                    }
+                    seen.insert(key.clone(), node.pos);
+                    *pending = Some((key, node.pos));
+                }
+            },
+        }
+        Ok(())
+    }
+}
+
+fn located(kind: ScenarioErrorKind, origin: &str, path: &KeyPath, pos: Pos) -> ScenarioError {
+    ScenarioError::new(kind, origin)
+        .with_path(path.to_string())
+        .at(pos.line, pos.column)
+}
+
+/// The text of a non-string scalar key, for the message.
+fn scalar_text(value: &NodeValue) -> Option<String> {
+    match value {
+        NodeValue::Null => Some("null".to_owned()),
+        NodeValue::Bool(b) => Some(b.to_string()),
+        NodeValue::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// `!` alone: a non-specific tag, which makes a scalar a string.
+fn is_non_specific(tag: &Tag) -> bool {
+    tag.handle.is_empty() && tag.suffix == "!"
+}
+
+/// `str` for `!!str`; `None` for tags outside the core schema.
+fn core_suffix(tag: &Tag) -> Option<&str> {
+    tag.is_yaml_core_schema().then_some(tag.suffix.as_str())
+}
+
+fn show_tag(tag: &Tag) -> String {
+    match core_suffix(tag) {
+        Some(suffix) => format!("!!{suffix}"),
+        None if tag.handle.is_empty() => tag.suffix.clone(),
+        None => tag.to_string(),
+    }
+}
+
+fn node_count(node: &Node) -> usize {
+    1 + match &node.value {
+        NodeValue::Seq(items) => items.iter().map(node_count).sum(),
+        NodeValue::Map(entries) => entries.iter().map(|e| node_count(&e.value)).sum(),
+        _ => 0,
+    }
+}
+
+fn depth(node: &Node) -> usize {
+    match &node.value {
+        NodeValue::Seq(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
+        NodeValue::Map(entries) => 1 + entries.iter().map(|e| depth(&e.value)).max().unwrap_or(0),
+        _ => 0,
+    }
+}
