@@ -55,11 +55,15 @@
 
 pub mod agent;
 mod block_on;
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod generator;
 pub mod hook;
 pub mod message;
 pub mod observe;
 mod pyfmt;
+pub mod replay;
+pub mod report;
 pub mod scenario;
 pub mod scripted;
 pub mod state;

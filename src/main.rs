@@ -1,5 +1,5 @@
-//! The `hookharness` command-line tool.
+//! The `hookharness` command-line tool; see `hookharness --help`.
 
-fn main() {
-    println!("hookharness {}", env!("CARGO_PKG_VERSION"));
+fn main() -> std::process::ExitCode {
+    hookharness::cli::main()
 }

@@ -94,7 +94,17 @@ fn initial_state(
     }
     let mut prepared = Vec::with_capacity(messages.len() + 1);
     if let Some(prompt) = &agent.system_prompt {
-        prepared.push(ChatMessage::from_system(prompt.clone()));
+        // Haystack renders the prompt through its chat template, which strips
+        // surrounding whitespace (Python's `str.strip`) and rejects a blank one.
+        let stripped =
+            prompt.trim_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c));
+        if stripped.is_empty() {
+            return Err(AgentError::InvalidControlKey(format!(
+                "Message content in template is empty or contains only whitespace characters. Content: {}",
+                crate::pyfmt::repr(&Value::String(prompt.clone()))
+            )));
+        }
+        prepared.push(ChatMessage::from_system(stripped.to_owned()));
     }
     prepared.extend(messages);
     state.append_messages(prepared);

@@ -138,9 +138,7 @@ pub(crate) fn read_hook(field: &Field<'_>, place: Place) -> Read<HookEntry> {
         .filter(|(tag, _)| has(tag))
         .map(|(_, kind)| *kind)
         .collect();
-    let declarative = ["when", "do", "allowed_hook_points"]
-        .into_iter()
-        .any(&has);
+    let declarative = ["when", "do", "allowed_hook_points"].into_iter().any(&has);
     match tags.as_slice() {
         [] if !declarative && !has("name") => {
             let suggestion = keys.iter().find_map(|k| suggest::closest(k, KIND_KEYS));

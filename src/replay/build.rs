@@ -1,0 +1,193 @@
+//! From a scenario to an Agent and its run inputs.
+
+use super::convert;
+use super::declarative::DeclarativeHook;
+use super::named::NamedHook;
+use crate::agent::{Agent, AgentError, RunOptions};
+use crate::hook::{Hook, HookPoint};
+use crate::message::ChatMessage;
+use crate::scenario::{HandlerKind, HookEntry, Scenario, ValueKind};
+use crate::scripted::{ScriptedChatGenerator, ScriptedTool};
+use crate::state::{Handler, HookContext, StateSchema, ValueType};
+use crate::tool::ToolSpec;
+use indexmap::IndexMap;
+use serde_json::Value;
+use std::sync::Arc;
+
+/// Why a scenario could not be turned into a run.
+pub(crate) enum BuildError {
+    /// The scenario itself is wrong (an undefined shared or custom hook, a
+    /// message that is not a message): the outcome is an error.
+    Scenario(String),
+    /// The Agent refused to build (Haystack's construction errors): the run
+    /// fails, and `expect.error` may expect it.
+    Agent(AgentError),
+}
+
+pub(crate) struct Prepared {
+    pub agent: Agent,
+    pub messages: Vec<ChatMessage>,
+    pub options: RunOptions,
+}
+
+pub(crate) fn prepare(
+    scenario: &Scenario,
+    custom: &IndexMap<String, Arc<dyn Hook>>,
+) -> Result<Prepared, BuildError> {
+    let spec = &scenario.agent;
+    // One wrapper per custom hook, so a hook used at several points stays one object.
+    let custom: IndexMap<String, Arc<dyn Hook>> = custom
+        .iter()
+        .map(|(name, hook)| {
+            let named: Arc<dyn Hook> = Arc::new(NamedHook::new(name.clone(), hook.clone()));
+            (name.clone(), named)
+        })
+        .collect();
+    let custom = &custom;
+    let mut builder = Agent::builder()
+        .chat_generator(ScriptedChatGenerator::new(
+            scenario.model.iter().map(convert::reply),
+        ))
+        .exit_conditions(spec.exit_conditions.iter().cloned())
+        .max_agent_steps(spec.max_agent_steps)
+        .raise_on_tool_invocation_failure(spec.raise_on_tool_invocation_failure)
+        .tool_concurrency_limit(spec.tool_concurrency_limit)
+        .state_schema(schema(scenario));
+    if let Some(prompt) = &spec.system_prompt {
+        builder = builder.system_prompt(prompt.clone());
+    }
+    for tool in &scenario.tools {
+        let tool_spec = ToolSpec::new(tool.name.clone())
+            .description(tool.description.clone())
+            .parameters(Value::Object(tool.parameters.clone()));
+        builder = builder.tool(
+            ScriptedTool::new(tool_spec, tool.results.iter().map(convert::outcome))
+                .repeat_last(tool.repeat_last),
+        );
+    }
+    let mut shared: IndexMap<&str, Arc<dyn Hook>> = IndexMap::new();
+    for (key, entry) in &scenario.shared_hooks {
+        let hook = hook_for(entry, key, None, custom).map_err(BuildError::Scenario)??;
+        shared.insert(key.as_str(), hook);
+    }
+    for (point, entries) in &scenario.hooks {
+        for (index, entry) in entries.iter().enumerate() {
+            let fallback = format!("{point}#{index}");
+            let hook = match entry {
+                HookEntry::Shared(name) => shared.get(name.as_str()).cloned().ok_or_else(|| {
+                    BuildError::Scenario(format!(
+                        "`hooks.{point}[{index}]` uses `shared: {name}`, but `shared_hooks` defines no `{name}`; \
+                         add it under `shared_hooks`"
+                    ))
+                })?,
+                other => hook_for(other, &fallback, Some(&shared), custom).map_err(BuildError::Scenario)??,
+            };
+            builder = builder.hook_arc(point, hook);
+        }
+    }
+    let agent = builder.build().map_err(BuildError::Agent)?;
+    let messages = convert::messages(&scenario.run.messages)
+        .map_err(|e| BuildError::Scenario(format!("`run.messages`: {e}")))?;
+    let options = RunOptions {
+        hook_context: HookContext::from(scenario.run.hook_context.clone()),
+        state: scenario.run.state.clone(),
+        ..RunOptions::default()
+    };
+    Ok(Prepared {
+        agent,
+        messages,
+        options,
+    })
+}
+
+/// Builds one hook entry. The outer `Result` is a scenario error; the inner
+/// one an Agent construction error (an unknown point in `allowed_hook_points`).
+#[allow(clippy::type_complexity)]
+fn hook_for(
+    entry: &HookEntry,
+    fallback: &str,
+    shared: Option<&IndexMap<&str, Arc<dyn Hook>>>,
+    custom: &IndexMap<String, Arc<dyn Hook>>,
+) -> Result<Result<Arc<dyn Hook>, BuildError>, String> {
+    Ok(match entry {
+        HookEntry::Declarative {
+            name,
+            when,
+            actions,
+            allowed_hook_points,
+        } => {
+            let allowed = match allowed_hook_points {
+                None => None,
+                Some(points) => {
+                    match points
+                        .iter()
+                        .map(|p| p.parse::<HookPoint>())
+                        .collect::<Result<Vec<_>, _>>()
+                    {
+                        Ok(points) => Some(points),
+                        Err(e) => {
+                            return Ok(Err(BuildError::Agent(AgentError::InvalidHookPoint(e))));
+                        }
+                    }
+                }
+            };
+            let name = name.clone().unwrap_or_else(|| fallback.to_owned());
+            Ok(Arc::new(DeclarativeHook::new(
+                name,
+                when.clone(),
+                actions.clone(),
+                allowed,
+            )) as Arc<dyn Hook>)
+        }
+        HookEntry::ReadyMade { kind, .. } => {
+            return Err(format!(
+                "the ready-made hook `{}` is not available in this version of hookharness; \
+                 use declarative or custom hooks",
+                kind.as_str()
+            ));
+        }
+        HookEntry::Custom(name) => match custom.get(name) {
+            Some(hook) => Ok(hook.clone()),
+            None => {
+                return Err(format!(
+                    "custom hook `{name}` is not registered; register it with \
+                     `Replay::new().custom_hook(\"{name}\", hook)` in the Rust test that runs this scenario"
+                ));
+            }
+        },
+        HookEntry::Shared(name) => match shared.and_then(|s| s.get(name.as_str())) {
+            Some(hook) => Ok(hook.clone()),
+            None => {
+                return Err(format!(
+                    "`shared: {name}` cannot be used inside `shared_hooks`"
+                ));
+            }
+        },
+    })
+}
+
+fn schema(scenario: &Scenario) -> StateSchema {
+    let mut schema = StateSchema::new();
+    for (key, entry) in &scenario.agent.state_schema {
+        let ty = match entry.ty {
+            ValueKind::List if key == "messages" => ValueType::ChatMessages,
+            ValueKind::List => ValueType::List,
+            ValueKind::Str => ValueType::Str,
+            ValueKind::Int => ValueType::Int,
+            ValueKind::Float => ValueType::Float,
+            ValueKind::Bool => ValueType::Bool,
+            ValueKind::Dict => ValueType::Dict,
+            ValueKind::Any => ValueType::Any,
+        };
+        schema = match entry.handler {
+            None => schema.key(key.clone(), ty),
+            Some(HandlerKind::MergeLists) => {
+                schema.key_with_handler(key.clone(), ty, Handler::MergeLists)
+            }
+            Some(HandlerKind::ReplaceValues) => {
+                schema.key_with_handler(key.clone(), ty, Handler::ReplaceValues)
+            }
+        };
+    }
+    schema
+}

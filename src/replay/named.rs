@@ -1,0 +1,56 @@
+//! A registered hook shown under the name the scenario gives it.
+
+use crate::hook::{BoxFuture, Hook, HookError, HookPoint};
+use crate::state::State;
+use std::borrow::Cow;
+use std::sync::Arc;
+
+/// Wraps a `custom:` hook so the trace shows its scenario name.
+pub(crate) struct NamedHook {
+    name: String,
+    inner: Arc<dyn Hook>,
+}
+
+impl NamedHook {
+    pub(crate) fn new(name: String, inner: Arc<dyn Hook>) -> Self {
+        NamedHook { name, inner }
+    }
+}
+
+impl Hook for NamedHook {
+    fn run(&self, state: &mut State) -> Result<(), HookError> {
+        self.inner.run(state)
+    }
+
+    fn run_async<'a>(&'a self, state: &'a mut State) -> BoxFuture<'a, Result<(), HookError>> {
+        self.inner.run_async(state)
+    }
+
+    fn name(&self) -> Cow<'_, str> {
+        Cow::Borrowed(&self.name)
+    }
+
+    fn type_name(&self) -> &'static str {
+        self.inner.type_name()
+    }
+
+    fn allowed_hook_points(&self) -> Option<&[HookPoint]> {
+        self.inner.allowed_hook_points()
+    }
+
+    fn warm_up(&self) -> Result<(), HookError> {
+        self.inner.warm_up()
+    }
+
+    fn warm_up_async(&self) -> BoxFuture<'_, Result<(), HookError>> {
+        self.inner.warm_up_async()
+    }
+
+    fn close(&self) -> Result<(), HookError> {
+        self.inner.close()
+    }
+
+    fn close_async(&self) -> BoxFuture<'_, Result<(), HookError>> {
+        self.inner.close_async()
+    }
+}
