@@ -325,8 +325,7 @@ impl ScenarioError {
             ),
             K::TooDeep { limit } => write!(
                 f,
-                "values are nested more than {limit} levels deep {}; flatten them",
-                self.in_path()
+                "lists and maps are nested more than {limit} levels deep; flatten them"
             ),
             K::AliasBudget { limit } => write!(
                 f,
@@ -408,9 +407,9 @@ impl ScenarioError {
             }
             K::ErrorWithOtherKeys { keys } => write!(
                 f,
-                "an `error` reply takes no other key, found {} {}; move them to a separate reply or drop them",
+                "an `error` reply takes no other key; remove {} from `{}` (or script it as a reply of its own)",
                 tick_list(keys),
-                self.in_path()
+                self.0.path
             ),
             K::UnknownHookKind { keys, suggestion } => {
                 let found = if keys.is_empty() {
@@ -418,13 +417,12 @@ impl ScenarioError {
                 } else {
                     format!("keys {}", tick_list(keys))
                 };
-                write!(f, "{} is none of the hook kinds ({found})", self.path_or_entry())?;
-                if let Some(s) = suggestion {
-                    write!(f, "; did you mean `{s}`?")?;
+                let kinds = "a declarative hook (`name`, `when`, `do`, `allowed_hook_points`), a ready-made hook (`token_budget`, `tool_result_offload`, `compaction` or `confirmation`, with an optional `name`), `shared: NAME` or `custom: NAME`";
+                write!(f, "{} is none of the hook kinds ({found}); ", self.path_or_entry())?;
+                match suggestion {
+                    Some(s) => write!(f, "did you mean `{s}`? (the kinds: {kinds})"),
+                    None => write!(f, "write {kinds}"),
                 }
-                f.write_str(
-                    "; write a declarative hook (`name`, `when`, `do`, `allowed_hook_points`), a ready-made hook (`token_budget`, `tool_result_offload`, `compaction` or `confirmation`, with an optional `name`), `shared: NAME` or `custom: NAME`",
-                )
             }
             K::ConflictingHookKinds { keys } => write!(
                 f,
@@ -468,8 +466,8 @@ impl ScenarioError {
             ),
             K::NestedSharedHook => write!(
                 f,
-                "a `shared_hooks` definition cannot itself be `shared: NAME` {}; define the hook here",
-                self.in_path()
+                "{} is itself `shared: NAME`; define a shared hook as a declarative, ready-made or custom hook",
+                self.path_or_entry()
             ),
             K::UnknownStateKey {
                 key,

@@ -110,16 +110,8 @@ pub(crate) fn read_hook(field: &Field<'_>, place: Place) -> Read<HookEntry> {
         .cloned()
         .collect();
     let has = |k: &str| keys.iter().any(|key| key == k);
-    let conflict = || {
-        field.error(ScenarioErrorKind::ConflictingHookKinds {
-            keys: kind_keys.clone(),
-        })
-    };
     for single in ["shared", "custom"] {
         if has(single) {
-            if kind_keys.len() > 1 {
-                return Err(conflict());
-            }
             if single == "shared" && place == Place::SharedDefinition {
                 return Err(field.error(ScenarioErrorKind::NestedSharedHook));
             }
@@ -146,7 +138,11 @@ pub(crate) fn read_hook(field: &Field<'_>, place: Place) -> Read<HookEntry> {
         }
         [] => read_declarative(field),
         [kind] if !declarative => read_ready_made(field, *kind),
-        _ => Err(conflict()),
+        _ => {
+            // `name` belongs to declarative and ready-made hooks alike.
+            let keys = kind_keys.into_iter().filter(|k| k != "name").collect();
+            Err(field.error(ScenarioErrorKind::ConflictingHookKinds { keys }))
+        }
     }
 }
 

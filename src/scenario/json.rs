@@ -136,6 +136,7 @@ impl Scanner<'_> {
     }
 
     fn number(&mut self, path: &KeyPath) -> Result<NodeValue, ScenarioError> {
+        let pos = self.pos();
         let start = self.at;
         while matches!(
             self.peek(),
@@ -143,9 +144,18 @@ impl Scanner<'_> {
         ) {
             self.bump();
         }
-        serde_json::from_str(&self.text[start..self.at])
+        let text = &self.text[start..self.at];
+        serde_json::from_str(text)
             .map(NodeValue::Number)
-            .map_err(|_| self.unexpected(path))
+            .map_err(|_| {
+                // serde_json accepted the syntax, so the value is out of range.
+                let kind = ScenarioErrorKind::NonFiniteNumber {
+                    text: text.to_owned(),
+                };
+                ScenarioError::new(kind, self.origin)
+                    .with_path(path.to_string())
+                    .at(pos.line, pos.column)
+            })
     }
 
     fn string(&mut self, path: &KeyPath) -> Result<String, ScenarioError> {

@@ -117,7 +117,7 @@ pub(crate) fn read_reply(field: &Field<'_>) -> Read<ModelReply> {
 /// `{tool, arguments, id}`, in `model` replies and in simple-form messages.
 pub(crate) fn read_tool_call(field: &Field<'_>) -> Read<ScriptedToolCall> {
     let mut map = field.map()?;
-    let tool = map.required("tool")?.string()?;
+    let tool = map.get("tool");
     let arguments = match map.get("arguments") {
         Some(f) => f.json_map()?,
         None => Map::new(),
@@ -127,6 +127,7 @@ pub(crate) fn read_tool_call(field: &Field<'_>) -> Read<ScriptedToolCall> {
         None => None,
     };
     map.finish_hinting(&[("tool_name", "tool"), ("args", "arguments")])?;
+    let tool = tool.ok_or_else(|| map.missing("tool"))?.string()?;
     Ok(ScriptedToolCall {
         tool,
         arguments,

@@ -209,11 +209,16 @@ impl<'n> MapReader<'n> {
             )
             .with_path(self.field.path.key(&entry.key).to_string())
             .at(entry.key_pos.line, entry.key_pos.column),
-            None => self.field.error(ScenarioErrorKind::MissingKey {
-                key: key.to_owned(),
-            }),
+            None => self.missing(key),
         };
         Err(error)
+    }
+
+    /// The error for a required `key` that is absent.
+    pub(crate) fn missing(&self, key: &str) -> ScenarioError {
+        self.field.error(ScenarioErrorKind::MissingKey {
+            key: key.to_owned(),
+        })
     }
 
     /// The keys present, in file order.
@@ -226,22 +231,22 @@ impl<'n> MapReader<'n> {
     }
 
     /// Fails on the first key (in file order) that was never asked for.
-    pub(crate) fn finish(self) -> Read<()> {
+    pub(crate) fn finish(&self) -> Read<()> {
         self.finish_suggesting(&[])
     }
 
     /// Like `finish`, also suggesting `extra` keys (valid elsewhere nearby).
-    pub(crate) fn finish_suggesting(self, extra: &[&str]) -> Read<()> {
+    pub(crate) fn finish_suggesting(&self, extra: &[&str]) -> Read<()> {
         self.finish_with(extra, &[])
     }
 
     /// Like `finish`, suggesting `to` for an unknown key `from` (a name
     /// Haystack uses where the format uses another).
-    pub(crate) fn finish_hinting(self, hints: &[(&str, &str)]) -> Read<()> {
+    pub(crate) fn finish_hinting(&self, hints: &[(&str, &str)]) -> Read<()> {
         self.finish_with(&[], hints)
     }
 
-    fn finish_with(self, extra: &[&str], hints: &[(&str, &str)]) -> Read<()> {
+    fn finish_with(&self, extra: &[&str], hints: &[(&str, &str)]) -> Read<()> {
         let Some(unknown) = self
             .entries
             .iter()

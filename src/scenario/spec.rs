@@ -51,70 +51,56 @@ pub(crate) fn read_scenario(root: &Field<'_>, origin: &str) -> Read<Scenario> {
     let mut map = root
         .map()
         .map_err(|_| root.wrong_type("a map of scenario keys (with at least `model`)"))?;
-    let version = match map.get("version") {
-        Some(f) => {
-            let version = f.i64()?;
-            if !SUPPORTED_VERSIONS.contains(&version) {
-                return Err(f.error(ScenarioErrorKind::UnsupportedVersion {
-                    found: version,
-                    supported: SUPPORTED_VERSIONS.to_vec(),
-                }));
-            }
-            version
-        }
+    // Every key first, in the format's order, so that an unknown key is
+    // reported before anything inside the known ones.
+    let version = map.get("version");
+    let name = map.get("name");
+    let description = map.get("description");
+    let agent = map.get("agent");
+    let tools = map.get("tools");
+    let hooks = map.get("hooks");
+    let model = map.required("model")?;
+    let run = map.get("run");
+    let expect = map.get("expect");
+    let shared = map.get("shared_hooks");
+    map.finish()?;
+
+    let version = match version {
+        Some(f) => read_version(&f)?,
         None => 1,
     };
-    let name = match map.get("name") {
+    let name = match name {
         Some(f) => f.string()?,
         None => file_stem(origin),
     };
-    let description = map
-        .get("description")
-        .map(|f| f.opt_string())
-        .transpose()?
-        .flatten();
-    let agent = match map.get("agent") {
+    let description = description.map(|f| f.opt_string()).transpose()?.flatten();
+    let agent = match agent {
         Some(f) => read_agent(&f)?,
         None => AgentSpec::default(),
     };
-    let tools = match map.get("tools") {
+    let tools = match tools {
         Some(f) => f.seq()?.iter().map(read_tool).collect::<Read<_>>()?,
         None => Vec::new(),
     };
     let mut shared_hooks = IndexMap::new();
-    if let Some(f) = map.get("shared_hooks") {
+    if let Some(f) = shared {
         for (key, entry) in f.entries()? {
             shared_hooks.insert(key.to_owned(), read_hook(&entry, Place::SharedDefinition)?);
         }
     }
-    let mut hooks = IndexMap::new();
-    if let Some(f) = map.get("hooks") {
-        for (point, entries) in f.entries()? {
-            let list = entries.seq()?;
-            let mut read = Vec::with_capacity(list.len());
-            for entry in &list {
-                let hook = read_hook(entry, Place::HookPoint)?;
-                check_shared(entry, &hook, &shared_hooks)?;
-                read.push(hook);
-            }
-            hooks.insert(point.to_owned(), read);
-        }
-    }
-    let run = match map.get("run") {
+    let hooks = match hooks {
+        Some(f) => read_hook_points(&f, &shared_hooks)?,
+        None => IndexMap::new(),
+    };
+    let model = model.seq()?.iter().map(read_reply).collect::<Read<_>>()?;
+    let run = match run {
         Some(f) => read_run(&f, &agent.state_schema)?,
         None => RunSpec::default(),
     };
-    let expect = match map.get("expect") {
+    let expect = match expect {
         Some(f) => read_expect(&f)?,
         None => Expect::default(),
     };
-    let model = map
-        .required("model")?
-        .seq()?
-        .iter()
-        .map(read_reply)
-        .collect::<Read<_>>()?;
-    map.finish()?;
     Ok(Scenario {
         version,
         name,
@@ -128,6 +114,37 @@ pub(crate) fn read_scenario(root: &Field<'_>, origin: &str) -> Read<Scenario> {
         run,
         expect,
     })
+}
+
+fn read_version(field: &Field<'_>) -> Read<i64> {
+    let version = field.i64()?;
+    if SUPPORTED_VERSIONS.contains(&version) {
+        Ok(version)
+    } else {
+        Err(field.error(ScenarioErrorKind::UnsupportedVersion {
+            found: version,
+            supported: SUPPORTED_VERSIONS.to_vec(),
+        }))
+    }
+}
+
+/// `hooks`: point -> entries. Points are kept as written (the Agent checks them).
+fn read_hook_points(
+    field: &Field<'_>,
+    shared: &IndexMap<String, HookEntry>,
+) -> Read<IndexMap<String, Vec<HookEntry>>> {
+    let mut hooks = IndexMap::new();
+    for (point, entries) in field.entries()? {
+        let list = entries.seq()?;
+        let mut read = Vec::with_capacity(list.len());
+        for entry in &list {
+            let hook = read_hook(entry, Place::HookPoint)?;
+            check_shared(entry, &hook, shared)?;
+            read.push(hook);
+        }
+        hooks.insert(point.to_owned(), read);
+    }
+    Ok(hooks)
 }
 
 /// `shared: NAME` must name a `shared_hooks` entry.
