@@ -360,7 +360,9 @@ impl Run<'_, '_> {
             );
             let state = &mut self.state;
             let outcome = if self.is_async {
-                AssertUnwindSafe(hook.run_async(state))
+                // The call goes inside the future: a default `run_async`
+                // runs the sync `run` eagerly, and its panic must be caught too.
+                AssertUnwindSafe(async { hook.run_async(state).await })
                     .catch_unwind()
                     .instrument(span)
                     .await
