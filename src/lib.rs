@@ -59,6 +59,7 @@ mod block_on;
 pub mod cli;
 pub mod generator;
 pub mod hook;
+pub mod hooks;
 pub mod message;
 pub mod observe;
 mod pyfmt;

@@ -422,7 +422,7 @@ expect:
     assert_eq!(calls[0].tool, "search");
     assert_eq!((&calls[0].arguments, &calls[0].id), (&None, &None));
     assert_eq!(calls[1].arguments, Some(object(json!({"a": 1}))));
-    assert_eq!(calls[1].id.as_deref(), Some("c1"));
+    assert_eq!(calls[1].id, Some(Some("c1".to_string())));
 }
 
 #[test]

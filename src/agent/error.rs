@@ -21,10 +21,10 @@ pub enum AgentError {
         /// The generator's type name.
         generator: String,
     },
-    /// Two tools share a name.
-    #[error("Duplicate tool names found: {names}. Tool names must be unique.")]
+    /// Two tools share a name (checked at each step, as Haystack does).
+    #[error("Duplicate tool names found: {names}")]
     DuplicateToolNames {
-        /// The repeated names, comma-separated.
+        /// The repeated names as a Python set: `{'search'}`.
         names: String,
     },
     /// A `state_schema` that redefines reserved keys.
@@ -38,6 +38,9 @@ pub enum AgentError {
     /// An invalid `state_schema` entry.
     #[error("{0}")]
     InvalidSchema(String),
+    /// A ready-made hook rejected its parameters (Haystack's `ValueError`).
+    #[error("{0}")]
+    HookParameters(String),
     /// `tool_concurrency_limit` below 1.
     #[error("tool_concurrency_limit must be greater than or equal to 1.")]
     ToolConcurrencyLimit,

@@ -18,7 +18,7 @@ mod exit;
 mod options;
 mod output;
 mod run;
-mod usage;
+pub(crate) mod usage;
 
 pub use error::AgentError;
 pub use options::RunOptions;
@@ -284,19 +284,6 @@ impl AgentBuilder {
                 generator: self.generator_type.to_owned(),
             });
         }
-        let mut duplicates: Vec<&str> = Vec::new();
-        for (i, tool) in self.tools.iter().enumerate() {
-            let name = tool.spec().name.as_str();
-            if self.tools[..i].iter().any(|t| t.spec().name == name) && !duplicates.contains(&name)
-            {
-                duplicates.push(name);
-            }
-        }
-        if !duplicates.is_empty() {
-            return Err(AgentError::DuplicateToolNames {
-                names: duplicates.join(", "),
-            });
-        }
         let mut reserved: Vec<&str> = self
             .state_schema
             .keys()
@@ -323,12 +310,13 @@ impl AgentBuilder {
         if self.tool_concurrency_limit < 1 {
             return Err(AgentError::ToolConcurrencyLimit);
         }
-        let mut registrations = Vec::with_capacity(self.hooks.len());
+        // Validated in registration order, as Haystack walks its hooks dict:
+        // each point's name, then each of its hooks.
+        let mut hooks = Hooks::default();
         for (point, hook) in self.hooks {
             let point: HookPoint = point.parse()?;
-            registrations.push(HookRegistration { point, hook });
+            hooks.register(HookRegistration { point, hook })?;
         }
-        let hooks = Hooks::new(registrations)?;
 
         let schema = resolve_schema(self.state_schema);
         Ok(Agent {

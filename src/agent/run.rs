@@ -175,6 +175,7 @@ impl Run<'_, '_> {
     /// One step; `Ok(false)` ends the loop.
     async fn step(&mut self) -> Result<bool, AgentError> {
         let tools = self.agent.tools.clone();
+        check_duplicate_names(&tools)?;
         self.state.set_tools(tools.clone());
         self.run_hooks(HookPoint::BeforeLlm).await?;
         if let Some(reason) = self
@@ -477,4 +478,30 @@ fn record_tool_calls(state: &mut State, tool_messages: &[ChatMessage]) {
             *entry = Value::from(entry.as_i64().unwrap_or(0) + 1);
         }
     }
+}
+
+/// Haystack checks tool names at every step, after `before_run`.
+fn check_duplicate_names(
+    tools: &[std::sync::Arc<dyn crate::tool::Tool>],
+) -> Result<(), AgentError> {
+    let mut duplicates: Vec<&str> = Vec::new();
+    for (i, tool) in tools.iter().enumerate() {
+        let name = tool.spec().name.as_str();
+        if tools[..i].iter().any(|t| t.spec().name == name) && !duplicates.contains(&name) {
+            duplicates.push(name);
+        }
+    }
+    if duplicates.is_empty() {
+        return Ok(());
+    }
+    Err(AgentError::DuplicateToolNames {
+        names: format!(
+            "{{{}}}",
+            duplicates
+                .iter()
+                .map(|n| crate::pyfmt::repr(&Value::String((*n).to_owned())))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    })
 }

@@ -37,7 +37,17 @@ impl Hooks {
     /// Validates registrations: each hook must allow its point.
     pub fn new(registrations: Vec<HookRegistration>) -> Result<Self, HookNotAllowed> {
         let mut hooks = Hooks::default();
-        for HookRegistration { point, hook } in registrations {
+        for registration in registrations {
+            hooks.register(registration)?;
+        }
+        Ok(hooks)
+    }
+
+    /// Adds one registration; the hook must allow its point.
+    pub fn register(&mut self, registration: HookRegistration) -> Result<(), HookNotAllowed> {
+        let hooks = self;
+        let HookRegistration { point, hook } = registration;
+        {
             if let Some(allowed) = hook.allowed_hook_points() {
                 if !allowed.contains(&point) {
                     return Err(HookNotAllowed {
@@ -57,7 +67,7 @@ impl Hooks {
             }
             hooks.by_point[point.index()].push(hook);
         }
-        Ok(hooks)
+        Ok(())
     }
 
     /// The hooks at a point, in order.

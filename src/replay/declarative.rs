@@ -55,7 +55,10 @@ impl DeclarativeHook {
             }
         }
         if let Some(reason) = &when.exit_reason {
-            if state.data().get("exit_reason").and_then(Value::as_str) != Some(reason.as_str()) {
+            if !json_eq(
+                state.data().get("exit_reason").unwrap_or(&Value::Null),
+                reason,
+            ) {
                 return false;
             }
         }

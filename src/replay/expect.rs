@@ -243,7 +243,7 @@ fn check_last_message(
                             &Value::Object(c.arguments.clone()),
                         )
                     })
-                    && w.id.as_ref().is_none_or(|id| c.id.as_ref() == Some(id))
+                    && w.id.as_ref().is_none_or(|id| c.id == *id)
             });
         if !ok {
             let want_value = Value::Array(
@@ -256,7 +256,7 @@ fn check_last_message(
                             map.insert("arguments".into(), Value::Object(a.clone()));
                         }
                         if let Some(id) = &w.id {
-                            map.insert("id".into(), id.clone().into());
+                            map.insert("id".into(), id.clone().map_or(Value::Null, Value::String));
                         }
                         Value::Object(map)
                     })

@@ -70,7 +70,7 @@ pub struct ToolCallExpect {
     /// `arguments`; `None`: not checked.
     pub arguments: Option<Map<String, Value>>,
     /// `id`; `None`: not checked.
-    pub id: Option<String>,
+    pub id: Option<Option<String>>,
 }
 
 /// What to do when scripted `model` replies are left unused.
@@ -156,7 +156,16 @@ fn read_tool_call(field: &Field<'_>) -> Read<ToolCallExpect> {
     let call = ToolCallExpect {
         tool: map.required("tool")?.string()?,
         arguments: map.get("arguments").map(|f| f.json_map()).transpose()?,
-        id: map.get("id").map(|f| f.string()).transpose()?,
+        id: map
+            .get("id")
+            .map(|f| {
+                if f.is_null() {
+                    Ok(None)
+                } else {
+                    f.string().map(Some)
+                }
+            })
+            .transpose()?,
     };
     map.finish()?;
     Ok(call)

@@ -132,7 +132,8 @@ pub(crate) fn read_hook(field: &Field<'_>, place: Place) -> Read<HookEntry> {
         .collect();
     let declarative = ["when", "do", "allowed_hook_points"].into_iter().any(&has);
     match tags.as_slice() {
-        [] if !declarative && !has("name") => {
+        // `{}` is a declarative hook with no name, condition or action.
+        [] if !declarative && !has("name") && !keys.is_empty() => {
             let suggestion = keys.iter().find_map(|k| suggest::closest(k, KIND_KEYS));
             Err(field.error(ScenarioErrorKind::UnknownHookKind { keys, suggestion }))
         }

@@ -14,8 +14,9 @@ use super::reader::{Field, Read};
 pub struct When {
     /// `step_count`: compares `state.data["step_count"]`.
     pub step_count: Option<StepCountCondition>,
-    /// `exit_reason`: equals `state.data["exit_reason"]`.
-    pub exit_reason: Option<String>,
+    /// `exit_reason`: equals `state.data["exit_reason"]` (a string, or
+    /// null for "no exit yet").
+    pub exit_reason: Option<Value>,
     /// `tool_call_counts`: each listed tool's count equals (missing tools count 0).
     pub tool_call_counts: IndexMap<String, i64>,
     /// `last_message`: the last message matches every listed field.
@@ -63,7 +64,11 @@ pub(crate) fn read_when(field: &Field<'_>) -> Read<When> {
         when.step_count = Some(read_step_count(&f)?);
     }
     if let Some(f) = map.get("exit_reason") {
-        when.exit_reason = Some(f.string()?);
+        when.exit_reason = Some(if f.is_null() {
+            Value::Null
+        } else {
+            Value::String(f.string()?)
+        });
     }
     if let Some(f) = map.get("tool_call_counts") {
         for (tool, count) in f.entries()? {

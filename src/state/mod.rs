@@ -65,6 +65,7 @@ pub struct State {
     schema: Arc<StateSchema>,
     messages: Option<Vec<ChatMessage>>,
     tools: Option<Arc<[Arc<dyn Tool>]>>,
+    tools_written: Option<Value>,
     hook_context: Option<HookContext>,
     data: Map<String, Value>,
 }
@@ -91,6 +92,7 @@ impl State {
             schema,
             messages: None,
             tools: None,
+            tools_written: None,
             hook_context: None,
             data: Map::new(),
         }
@@ -105,7 +107,7 @@ impl State {
     pub fn has(&self, key: &str) -> bool {
         match key {
             "messages" => self.messages.is_some(),
-            "tools" => self.tools.is_some(),
+            "tools" => self.tools.is_some() || self.tools_written.is_some(),
             "hook_context" => self.hook_context.is_some(),
             _ => self.data.contains_key(key),
         }
@@ -119,10 +121,11 @@ impl State {
                 .messages
                 .as_ref()
                 .map(|m| Value::Array(m.iter().map(ChatMessage::to_value).collect())),
-            "tools" => self
-                .tools
-                .as_ref()
-                .map(|t| Value::Array(t.iter().map(|tool| tool.spec().to_value()).collect())),
+            "tools" => self.tools_written.clone().or_else(|| {
+                self.tools
+                    .as_ref()
+                    .map(|t| Value::Array(t.iter().map(|tool| tool.spec().to_value()).collect()))
+            }),
             "hook_context" => self
                 .hook_context
                 .as_ref()
@@ -151,12 +154,15 @@ impl State {
                 let messages = parse_messages(value).map_err(|message| invalid(key, message))?;
                 self.set_messages_with(messages, handler)
             }
-            "tools" => Err(invalid(
-                key,
-                "the loop owns `tools` and re-reads its own list each step, so a write \
-                 would have no effect; read `state.tools()` instead"
-                    .into(),
-            )),
+            // As in Haystack, a write is kept until the next step refreshes
+            // the list, and never changes what the model is offered.
+            "tools" => match handler.apply(self.get(key), value) {
+                Ok(value) => {
+                    self.tools_written = Some(value);
+                    Ok(())
+                }
+                Err(message) => Err(invalid(key, message)),
+            },
             "hook_context" => match handler.apply(self.get(key), value) {
                 Ok(Value::Object(map)) => {
                     self.hook_context = Some(HookContext::from(map));
@@ -246,6 +252,7 @@ impl State {
 
     pub(crate) fn set_tools(&mut self, tools: Arc<[Arc<dyn Tool>]>) {
         self.tools = Some(tools);
+        self.tools_written = None;
     }
 
     /// The run's `hook_context`.
