@@ -72,6 +72,8 @@ pub enum ScenarioErrorKind {
         /// The number as written.
         text: String,
     },
+    /// A YAML merge key (`<<`), which YAML 1.2 does not define.
+    MergeKey,
     /// A map key that is not a string (a number, a boolean, null or a collection).
     NonStringKey {
         /// What the key is, e.g. `an integer`.
@@ -339,6 +341,11 @@ impl ScenarioError {
             K::NonFiniteNumber { text } => write!(
                 f,
                 "`{text}` {} is not a finite number, which json cannot hold; write a finite number or quote it as a string",
+                self.in_path()
+            ),
+            K::MergeKey => write!(
+                f,
+                "yaml merge keys (`<<`) are not supported {} (yaml 1.2 has none, and loaders disagree on them); write the keys out",
                 self.in_path()
             ),
             K::NonStringKey { found, text } => {

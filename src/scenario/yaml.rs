@@ -38,9 +38,15 @@ pub(crate) fn parse(text: &str, origin: &str) -> Result<Node, ScenarioError> {
         })?;
         builder.on_event(event, pos(span.start))?;
     }
-    builder
-        .root
-        .ok_or_else(|| ScenarioError::new(ScenarioErrorKind::Empty, origin))
+    match builder.root {
+        // `---` alone, `~` or `null`: nothing to read either.
+        None
+        | Some(Node {
+            value: NodeValue::Null,
+            ..
+        }) => Err(ScenarioError::new(ScenarioErrorKind::Empty, origin)),
+        Some(root) => Ok(root),
+    }
 }
 
 fn pos(marker: Marker) -> Pos {
@@ -153,6 +159,9 @@ impl Builder<'_> {
         at: Pos,
     ) -> Result<(), ScenarioError> {
         let path = self.child_path();
+        if self.expects_key() && style == ScalarStyle::Plain && text == "<<" && tag.is_none() {
+            return Err(self.error(ScenarioErrorKind::MergeKey, &path, at));
+        }
         let resolved = match tag.as_deref() {
             Some(tag) if is_non_specific(tag) => Ok(NodeValue::String(text.to_owned())),
             Some(tag) => scalar::resolve_tagged(core_suffix(tag), text),
@@ -254,6 +263,8 @@ impl Builder<'_> {
             let kind = ScenarioErrorKind::TooDeep { limit: MAX_DEPTH };
             return Err(self.error(kind, &path, at));
         }
+        // Point at the alias: that is where this copy is used.
+        let node = Node { pos: at, ..node };
         self.add(node, 0, size)
     }
 
