@@ -1,8 +1,8 @@
 //! JSON text to the spanned tree.
 //!
-//! serde_json checks the text first (so syntax errors read as serde_json
+//! `serde_json` checks the text first (so syntax errors read as `serde_json`
 //! words them, with their position); a small scanner then walks the valid
-//! text to record positions, decoding each string and number with serde_json.
+//! text to record positions, decoding each string and number with `serde_json`.
 //! The YAML parser is not used for JSON: it rejects valid JSON such as
 //! surrogate-pair escapes (`"\ud83d\ude00"`).
 
@@ -37,7 +37,7 @@ pub(crate) fn parse(text: &str, origin: &str) -> Result<Node, ScenarioError> {
     scanner.value(&KeyPath::default(), 0)
 }
 
-/// serde_json appends " at line L column C"; the loader prints it in front.
+/// `serde_json` appends " at line L column C"; the loader prints it in front.
 fn strip_position(message: &str) -> String {
     match message.rfind(" at line ") {
         Some(at) => message[..at].to_owned(),
