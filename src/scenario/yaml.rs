@@ -368,3 +368,33 @@ fn depth(node: &Node) -> usize {
         _ => 0,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_alias_can_be_a_key_and_points_at_its_use() {
+        let root = parse("&k a: 1\n*k : 2\n", "x.yaml").unwrap_err();
+        assert_eq!(
+            root.to_string(),
+            "x.yaml:2:1: duplicate key `a` at the top level (first defined at 1:1); keep only one"
+        );
+    }
+
+    #[test]
+    fn quoted_scalars_stay_strings() {
+        let root = parse("a: '12'\nb: 12\n", "x.yaml").unwrap();
+        assert_eq!(root.to_json(), serde_json::json!({"a": "12", "b": 12}));
+    }
+
+    #[test]
+    fn positions_are_one_based() {
+        let root = parse("\n  key: value\n", "x.yaml").unwrap();
+        let NodeValue::Map(entries) = &root.value else {
+            panic!("map expected");
+        };
+        assert_eq!(entries[0].key_pos, Pos { line: 2, column: 3 });
+        assert_eq!(entries[0].value.pos, Pos { line: 2, column: 8 });
+    }
+}
