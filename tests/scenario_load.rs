@@ -560,6 +560,8 @@ invalid_files! {
     a_haystack_field_name_suggests_the_format_s_name => "tool_call_without_tool.yaml",
     a_json_number_beyond_a_double_is_rejected => "infinite_number.json",
     nesting_beyond_the_limit_is_rejected => "too_deep.json",
+    a_yaml_merge_key_is_rejected => "merge_key.yaml",
+    a_document_with_no_value_is_an_empty_file => "empty_document.yaml",
 }
 
 #[test]

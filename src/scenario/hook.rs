@@ -61,6 +61,7 @@ pub enum ReadyMadeKind {
 
 impl ReadyMadeKind {
     /// The tag as written in a scenario.
+    #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             ReadyMadeKind::TokenBudget => "token_budget",

@@ -1,14 +1,12 @@
 //! JSON text to the spanned tree.
 //!
-//! serde_json checks the text first (so syntax errors read as serde_json
+//! `serde_json` checks the text first (so syntax errors read as `serde_json`
 //! words them, with their position); a small scanner then walks the valid
-//! text to record positions, decoding each string and number with serde_json.
+//! text to record positions, decoding each string and number with `serde_json`.
 //! The YAML parser is not used for JSON: it rejects valid JSON such as
 //! surrogate-pair escapes (`"\ud83d\ude00"`).
 
 use std::collections::HashMap;
-
-use serde::de::IgnoredAny;
 
 use super::error::{ScenarioError, ScenarioErrorKind};
 use super::node::{Entry, KeyPath, Node, NodeValue, Pos};
@@ -19,14 +17,25 @@ pub(crate) fn parse(text: &str, origin: &str) -> Result<Node, ScenarioError> {
     if text.trim().is_empty() {
         return Err(ScenarioError::new(ScenarioErrorKind::Empty, origin));
     }
-    if let Err(e) = serde_json::from_str::<IgnoredAny>(text) {
+    if let Err(e) = serde_json::from_str::<serde_json::Value>(text) {
         let message = strip_position(&e.to_string());
+        // The text before the error is valid, so the scanner reaches the same
+        // place and words these two as the YAML loader does.
+        let scanner_words_it =
+            message == "recursion limit exceeded" || message == "number out of range";
+        if scanner_words_it {
+            return scan(text, origin);
+        }
         let kind = ScenarioErrorKind::Syntax {
             format: Format::Json,
             message,
         };
         return Err(ScenarioError::new(kind, origin).at(e.line(), e.column().max(1)));
     }
+    scan(text, origin)
+}
+
+fn scan(text: &str, origin: &str) -> Result<Node, ScenarioError> {
     let mut scanner = Scanner {
         text,
         at: 0,
@@ -34,10 +43,15 @@ pub(crate) fn parse(text: &str, origin: &str) -> Result<Node, ScenarioError> {
         column: 1,
         origin,
     };
-    scanner.value(&KeyPath::default(), 0)
+    let root = scanner.value(&KeyPath::default(), 0)?;
+    scanner.skip_whitespace();
+    if scanner.peek().is_some() {
+        return Err(scanner.unexpected(&KeyPath::default()));
+    }
+    Ok(root)
 }
 
-/// serde_json appends " at line L column C"; the loader prints it in front.
+/// `serde_json` appends " at line L column C"; the loader prints it in front.
 fn strip_position(message: &str) -> String {
     match message.rfind(" at line ") {
         Some(at) => message[..at].to_owned(),
@@ -249,5 +263,38 @@ impl Scanner<'_> {
                 _ => return Err(self.unexpected(path)),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entries(node: &Node) -> &[Entry] {
+        match &node.value {
+            NodeValue::Map(entries) => entries,
+            other => panic!("map expected, found {other:?}"),
+        }
+    }
+
+    #[test]
+    fn positions_count_characters_not_bytes() {
+        let root = parse("{\"é€\": 1,\n  \"b\": [true, null]}", "x.json").unwrap();
+        let entries = entries(&root);
+        assert_eq!(entries[0].key, "é€");
+        assert_eq!(entries[0].value.pos, Pos { line: 1, column: 8 });
+        assert_eq!(entries[1].key_pos, Pos { line: 2, column: 3 });
+        assert_eq!(entries[1].value.pos, Pos { line: 2, column: 8 });
+    }
+
+    #[test]
+    fn syntax_errors_carry_serde_json_positions() {
+        let error = parse("{\n  \"a\": 1,\n}", "x.json").unwrap_err();
+        assert_eq!((error.line(), error.column()), (Some(3), Some(1)));
+        assert_eq!(
+            error.to_string(),
+            "x.json:3:1: invalid json: trailing comma"
+        );
+        assert!(matches!(error.kind(), ScenarioErrorKind::Syntax { .. }));
     }
 }

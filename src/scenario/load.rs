@@ -20,6 +20,7 @@ pub enum Format {
 
 impl Format {
     /// The format a file name's extension stands for (case-insensitive), if any.
+    #[must_use]
     pub fn from_path(path: &Path) -> Option<Format> {
         let extension = path.extension()?.to_str()?.to_ascii_lowercase();
         match extension.as_str() {

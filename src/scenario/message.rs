@@ -47,6 +47,7 @@ pub enum Role {
 
 impl Role {
     /// The role as Haystack writes it.
+    #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             Role::User => "user",

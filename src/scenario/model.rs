@@ -52,6 +52,7 @@ pub enum FinishReason {
 
 impl FinishReason {
     /// The value as Haystack writes it in `meta.finish_reason`.
+    #[must_use]
     pub fn as_str(self) -> &'static str {
         match self {
             FinishReason::Stop => "stop",

@@ -38,9 +38,15 @@ pub(crate) fn parse(text: &str, origin: &str) -> Result<Node, ScenarioError> {
         })?;
         builder.on_event(event, pos(span.start))?;
     }
-    builder
-        .root
-        .ok_or_else(|| ScenarioError::new(ScenarioErrorKind::Empty, origin))
+    match builder.root {
+        // `---` alone, `~` or `null`: nothing to read either.
+        None
+        | Some(Node {
+            value: NodeValue::Null,
+            ..
+        }) => Err(ScenarioError::new(ScenarioErrorKind::Empty, origin)),
+        Some(root) => Ok(root),
+    }
 }
 
 fn pos(marker: Marker) -> Pos {
@@ -153,6 +159,9 @@ impl Builder<'_> {
         at: Pos,
     ) -> Result<(), ScenarioError> {
         let path = self.child_path();
+        if self.expects_key() && style == ScalarStyle::Plain && text == "<<" && tag.is_none() {
+            return Err(self.error(ScenarioErrorKind::MergeKey, &path, at));
+        }
         let resolved = match tag.as_deref() {
             Some(tag) if is_non_specific(tag) => Ok(NodeValue::String(text.to_owned())),
             Some(tag) => scalar::resolve_tagged(core_suffix(tag), text),
@@ -254,6 +263,8 @@ impl Builder<'_> {
             let kind = ScenarioErrorKind::TooDeep { limit: MAX_DEPTH };
             return Err(self.error(kind, &path, at));
         }
+        // Point at the alias: that is where this copy is used.
+        let node = Node { pos: at, ..node };
         self.add(node, 0, size)
     }
 
@@ -355,5 +366,35 @@ fn depth(node: &Node) -> usize {
         NodeValue::Seq(items) => 1 + items.iter().map(depth).max().unwrap_or(0),
         NodeValue::Map(entries) => 1 + entries.iter().map(|e| depth(&e.value)).max().unwrap_or(0),
         _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_alias_can_be_a_key_and_points_at_its_use() {
+        let root = parse("&k a: 1\n*k : 2\n", "x.yaml").unwrap_err();
+        assert_eq!(
+            root.to_string(),
+            "x.yaml:2:1: duplicate key `a` at the top level (first defined at 1:1); keep only one"
+        );
+    }
+
+    #[test]
+    fn quoted_scalars_stay_strings() {
+        let root = parse("a: '12'\nb: 12\n", "x.yaml").unwrap();
+        assert_eq!(root.to_json(), serde_json::json!({"a": "12", "b": 12}));
+    }
+
+    #[test]
+    fn positions_are_one_based() {
+        let root = parse("\n  key: value\n", "x.yaml").unwrap();
+        let NodeValue::Map(entries) = &root.value else {
+            panic!("map expected");
+        };
+        assert_eq!(entries[0].key_pos, Pos { line: 2, column: 3 });
+        assert_eq!(entries[0].value.pos, Pos { line: 2, column: 8 });
     }
 }

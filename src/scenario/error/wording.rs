@@ -1,0 +1,272 @@
+//! The wording of scenario errors: one lowercase line that names the place
+//! and says what to do.
+
+use std::fmt;
+
+use super::{ScenarioError, ScenarioErrorKind};
+
+impl ScenarioError {
+    /// ``in `agent` `` or `at the top level`: the map holding the offending key.
+    fn in_parent(&self) -> String {
+        match self.0.path.rfind(['.', '[']) {
+            Some(end) => format!("in `{}`", &self.0.path[..end]),
+            None => "at the top level".to_owned(),
+        }
+    }
+
+    /// ``for `agent.max_agent_steps` `` or `for the scenario`.
+    fn for_path(&self) -> String {
+        if self.0.path.is_empty() {
+            "for the scenario".to_owned()
+        } else {
+            format!("for `{}`", self.0.path)
+        }
+    }
+
+    /// ``in `model[0]` `` or `at the top level`: the offending map itself.
+    fn in_path(&self) -> String {
+        if self.0.path.is_empty() {
+            "at the top level".to_owned()
+        } else {
+            format!("in `{}`", self.0.path)
+        }
+    }
+}
+
+/// `` `a`, `b`, `c` ``
+fn tick_list<S: AsRef<str>>(items: &[S]) -> String {
+    items
+        .iter()
+        .map(|item| format!("`{}`", item.as_ref()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn did_you_mean(suggestion: Option<&String>, valid: &[String], what: &str) -> String {
+    match suggestion {
+        Some(s) => format!("did you mean `{s}`?"),
+        None if valid.is_empty() => format!("no {what} are defined"),
+        None => format!("valid {what} are {}", tick_list(valid)),
+    }
+}
+
+fn lowercase_first(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0.file)?;
+        if let (Some(line), Some(column)) = (self.0.line, self.0.column) {
+            write!(f, ":{line}:{column}")?;
+        }
+        f.write_str(": ")?;
+        self.describe(f)
+    }
+}
+
+impl ScenarioError {
+    fn describe(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use ScenarioErrorKind as K;
+        match &self.0.kind {
+            K::Io { message, .. } => write!(
+                f,
+                "cannot read the scenario file: {}",
+                lowercase_first(message)
+            ),
+            K::UnsupportedExtension { extension } => {
+                let found = match extension {
+                    Some(ext) => format!("`.{ext}`"),
+                    None => "no extension".to_owned(),
+                };
+                write!(
+                    f,
+                    "unsupported file extension ({found}); name scenario files `*.yaml`, `*.yml` or `*.json`"
+                )
+            }
+            K::InvalidUtf8 => f.write_str("the file is not valid utf-8; save it as utf-8"),
+            K::Syntax { format, message } => {
+                write!(f, "invalid {format}: {}", lowercase_first(message))
+            }
+            K::MultipleDocuments => f.write_str(
+                "a second yaml document starts here; a scenario file holds exactly one document (one scenario per file)",
+            ),
+            K::Empty => f.write_str(
+                "the file holds no scenario; write a map with at least a `model` list",
+            ),
+            K::TooDeep { limit } => write!(
+                f,
+                "lists and maps are nested more than {limit} levels deep; flatten them"
+            ),
+            K::AliasBudget { limit } => write!(
+                f,
+                "yaml aliases expand to more than {limit} values; expand fewer aliases (or write the values out)"
+            ),
+            K::UnsupportedTag { tag } => write!(
+                f,
+                "unsupported yaml tag `{tag}` {}; only the core tags (`!!str`, `!!int`, `!!float`, `!!bool`, `!!null`, `!!seq`, `!!map`) are read",
+                self.in_path()
+            ),
+            K::NonFiniteNumber { text } => write!(
+                f,
+                "`{text}` {} is not a finite number, which json cannot hold; write a finite number or quote it as a string",
+                self.in_path()
+            ),
+            K::MergeKey => write!(
+                f,
+                "yaml merge keys (`<<`) are not supported {} (yaml 1.2 has none, and loaders disagree on them); write the keys out",
+                self.in_path()
+            ),
+            K::NonStringKey { found, text } => {
+                let shown = match text {
+                    Some(t) => format!(" `{t}`"),
+                    None => String::new(),
+                };
+                write!(
+                    f,
+                    "map keys must be strings, found {found}{shown} {}; quote the key",
+                    self.in_path()
+                )
+            }
+            K::DuplicateKey {
+                key,
+                first_line,
+                first_column,
+            } => write!(
+                f,
+                "duplicate key `{key}` {} (first defined at {first_line}:{first_column}); keep only one",
+                self.in_parent()
+            ),
+            K::UnknownKey {
+                key,
+                suggestion,
+                valid,
+            } => write!(
+                f,
+                "unknown key `{key}` {}; {}",
+                self.in_parent(),
+                did_you_mean(suggestion.as_ref(), valid, "keys")
+            ),
+            K::WrongType { expected, found } => {
+                write!(f, "expected {expected} {}, found {found}", self.for_path())
+            }
+            K::MissingKey { key } => {
+                write!(f, "missing required key `{key}` {}", self.in_path())?;
+                if key == "model" && self.0.path.is_empty() {
+                    f.write_str(
+                        "; add `model:` with the chat generator's scripted replies, one per llm call",
+                    )?;
+                }
+                Ok(())
+            }
+            K::UnsupportedVersion { found, supported } => {
+                let list = supported
+                    .iter()
+                    .map(i64::to_string)
+                    .collect::<Vec<_>>();
+                write!(
+                    f,
+                    "unsupported scenario format `version: {found}`; this harness reads version {}",
+                    list.join(", ")
+                )
+            }
+            K::UnknownVariant {
+                value,
+                suggestion,
+                valid,
+            } => {
+                write!(f, "invalid value `{value}` {}; ", self.for_path())?;
+                match suggestion {
+                    Some(s) => write!(f, "did you mean `{s}`? (valid: {})", tick_list(valid)),
+                    None => write!(f, "use one of {}", tick_list(valid)),
+                }
+            }
+            K::ErrorWithOtherKeys { keys } => write!(
+                f,
+                "an `error` reply takes no other key; remove {} from `{}` (or script it as a reply of its own)",
+                tick_list(keys),
+                self.0.path
+            ),
+            K::UnknownHookKind { keys, suggestion } => {
+                let found = if keys.is_empty() {
+                    "an empty map".to_owned()
+                } else {
+                    format!("keys {}", tick_list(keys))
+                };
+                let kinds = "a declarative hook (`name`, `when`, `do`, `allowed_hook_points`), a ready-made hook (`token_budget`, `tool_result_offload`, `compaction` or `confirmation`, with an optional `name`), `shared: NAME` or `custom: NAME`";
+                write!(f, "{} is none of the hook kinds ({found}); ", self.path_or_entry())?;
+                match suggestion {
+                    Some(s) => write!(f, "did you mean `{s}`? (the kinds: {kinds})"),
+                    None => write!(f, "write {kinds}"),
+                }
+            }
+            K::ConflictingHookKinds { keys } => write!(
+                f,
+                "{} mixes the keys of several hook kinds ({}); keep one kind per entry",
+                self.path_or_entry(),
+                tick_list(keys)
+            ),
+            K::ActionShape { keys } => write!(
+                f,
+                "each `do` action is a map with exactly one key, found {} {}; write one action per list item",
+                if keys.is_empty() {
+                    "none".to_owned()
+                } else {
+                    tick_list(keys)
+                },
+                self.in_path()
+            ),
+            K::UnknownAction { action, suggestion } => {
+                write!(f, "unknown action `{action}` {}; ", self.in_parent())?;
+                match suggestion {
+                    Some(s) => write!(f, "did you mean `{s}`?"),
+                    None => write!(f, "valid actions are {}", tick_list(crate::scenario::action::ACTIONS)),
+                }
+            }
+            K::NeedsOneOf { keys, exactly } => write!(
+                f,
+                "{} takes {} of {}",
+                self.path_or_entry(),
+                if *exactly { "exactly one" } else { "at least one" },
+                tick_list(keys)
+            ),
+            K::UnknownSharedHook {
+                name,
+                suggestion,
+                defined,
+            } => write!(
+                f,
+                "unknown shared hook `{name}` {}; define it under `shared_hooks` or fix the name ({})",
+                self.in_path(),
+                did_you_mean(suggestion.as_ref(), defined, "shared hooks")
+            ),
+            K::NestedSharedHook => write!(
+                f,
+                "{} is itself `shared: NAME`; define a shared hook as a declarative, ready-made or custom hook",
+                self.path_or_entry()
+            ),
+            K::UnknownStateKey {
+                key,
+                suggestion,
+                schema_keys,
+            } => write!(
+                f,
+                "`run.state` key `{key}` is not declared in `agent.state_schema`; declare it there or remove it ({})",
+                did_you_mean(suggestion.as_ref(), schema_keys, "schema keys")
+            ),
+        }
+    }
+
+    /// `` `hooks.before_llm[0]` `` or `the entry`.
+    fn path_or_entry(&self) -> String {
+        if self.0.path.is_empty() {
+            "the entry".to_owned()
+        } else {
+            format!("`{}`", self.0.path)
+        }
+    }
+}
