@@ -164,20 +164,42 @@ pub fn tool_results(messages: &[ChatMessage]) -> Vec<(String, String, bool)> {
         .collect()
 }
 
+/// How many calls run at once, and the most that ever did.
+#[derive(Clone, Default)]
+pub struct InFlight(Arc<(AtomicUsize, AtomicUsize)>);
+
+impl InFlight {
+    pub fn enter(&self) {
+        let now = self.0.0.fetch_add(1, Ordering::SeqCst) + 1;
+        self.0.1.fetch_max(now, Ordering::SeqCst);
+    }
+
+    pub fn leave(&self) {
+        self.0.0.fetch_sub(1, Ordering::SeqCst);
+    }
+
+    /// The most calls that ever ran at once.
+    pub fn max(&self) -> usize {
+        self.0.1.load(Ordering::SeqCst)
+    }
+}
+
 /// A tool that sleeps, logs its name when done and returns its name.
 /// The sleep only shuffles completion order; no test asserts on time.
 pub struct SleepyTool {
     spec: ToolSpec,
     sleep: Duration,
     log: Log,
+    in_flight: InFlight,
 }
 
 impl SleepyTool {
-    pub fn new(name: &str, millis: u64, log: &Log) -> Self {
+    pub fn new(name: &str, millis: u64, log: &Log, in_flight: &InFlight) -> Self {
         SleepyTool {
             spec: ToolSpec::new(name),
             sleep: Duration::from_millis(millis),
             log: log.clone(),
+            in_flight: in_flight.clone(),
         }
     }
 }
@@ -188,7 +210,9 @@ impl Tool for SleepyTool {
     }
 
     fn invoke(&self, _invocation: ToolInvocation<'_>) -> Result<Value, ToolError> {
+        self.in_flight.enter();
         std::thread::sleep(self.sleep);
+        self.in_flight.leave();
         self.log.push(format!("done {}", self.spec.name));
         Ok(Value::String(self.spec.name.clone()))
     }
@@ -198,7 +222,9 @@ impl Tool for SleepyTool {
         _invocation: ToolInvocation<'a>,
     ) -> hookharness::hook::BoxFuture<'a, Result<Value, ToolError>> {
         Box::pin(async move {
+            self.in_flight.enter();
             tokio::time::sleep(self.sleep).await;
+            self.in_flight.leave();
             self.log.push(format!("done {}", self.spec.name));
             Ok(Value::String(self.spec.name.clone()))
         })
