@@ -21,10 +21,11 @@ pub enum AgentError {
         /// The generator's type name.
         generator: String,
     },
-    /// Two tools share a name.
-    #[error("Duplicate tool names found: {names}. Tool names must be unique.")]
+    /// Two tools share a name (Haystack's text; Haystack raises it at the
+    /// first step, this crate when the Agent is built).
+    #[error("Duplicate tool names found: {{{names}}}")]
     DuplicateToolNames {
-        /// The repeated names, comma-separated.
+        /// The repeated names, quoted and comma-separated (a Python set's repr).
         names: String,
     },
     /// A `state_schema` that redefines reserved keys.

@@ -294,7 +294,11 @@ impl AgentBuilder {
         }
         if !duplicates.is_empty() {
             return Err(AgentError::DuplicateToolNames {
-                names: duplicates.join(", "),
+                names: duplicates
+                    .iter()
+                    .map(|name| format!("'{name}'"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
             });
         }
         let mut reserved: Vec<&str> = self
