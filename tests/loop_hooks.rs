@@ -672,3 +672,118 @@ fn the_observer_sees_a_stop_a_step_limit_and_a_failing_hook() {
         ]
     );
 }
+
+// ---- more construction and lifecycle rules ---------------------------------
+
+#[test]
+fn duplicate_tool_names_fail_the_first_step_after_before_run_with_haystacks_wording() {
+    let log = Log::default();
+    let agent = record_everywhere(
+        agent([])
+            .tool(ok_tool("a"))
+            .tool(ok_tool("b"))
+            .tool(ok_tool("a")),
+        &log,
+    )
+    .build()
+    .expect("Haystack checks tool names at each step, not at construction");
+    let error = run(&agent).unwrap_err().to_string();
+    assert_eq!(error, "Duplicate tool names found: {'a'}");
+    assert_eq!(log.entries(), ["before_run(0)"]);
+}
+
+struct WarmTool {
+    spec: hookharness::ToolSpec,
+    log: Log,
+}
+
+impl hookharness::Tool for WarmTool {
+    fn spec(&self) -> &hookharness::ToolSpec {
+        &self.spec
+    }
+
+    fn invoke(
+        &self,
+        _invocation: hookharness::ToolInvocation<'_>,
+    ) -> Result<serde_json::Value, hookharness::ToolError> {
+        Ok(json!("ok"))
+    }
+
+    fn warm_up(&self) -> Result<(), hookharness::ToolError> {
+        self.log.push("tool");
+        Ok(())
+    }
+}
+
+struct WarmHook(Log);
+
+impl Hook for WarmHook {
+    fn run(&self, _state: &mut State) -> Result<(), HookError> {
+        Ok(())
+    }
+
+    fn warm_up(&self) -> Result<(), HookError> {
+        self.0.push("hook");
+        Ok(())
+    }
+}
+
+struct WarmGenerator(Log);
+
+impl ChatGenerator for WarmGenerator {
+    fn run(&self, _request: ChatRequest<'_>) -> Result<Vec<ChatMessage>, GeneratorError> {
+        self.0.push("llm");
+        Ok(vec![ChatMessage::from_assistant("done")])
+    }
+
+    fn warm_up(&self) -> Result<(), GeneratorError> {
+        self.0.push("generator");
+        Ok(())
+    }
+}
+
+#[test]
+fn every_run_warms_up_tools_then_hooks_then_the_generator() {
+    let log = Log::new();
+    let agent = Agent::builder()
+        .chat_generator(WarmGenerator(log.clone()))
+        .tool(WarmTool {
+            spec: hookharness::ToolSpec::new("a"),
+            log: log.clone(),
+        })
+        .hook("after_run", WarmHook(log.clone()))
+        .build()
+        .unwrap();
+    assert!(log.entries().is_empty());
+    run(&agent).unwrap();
+    run(&agent).unwrap();
+    assert_eq!(
+        log.entries(),
+        [
+            "tool",
+            "hook",
+            "generator",
+            "llm",
+            "tool",
+            "hook",
+            "generator",
+            "llm"
+        ]
+    );
+}
+
+#[test]
+fn a_run_state_key_outside_the_schema_is_rejected() {
+    // Haystack ignores such kwargs silently; RunOptions::state is explicit,
+    // so a typo fails loudly instead.
+    let agent = agent([text("done")]).build().unwrap();
+    let error = agent
+        .run(user("go"), RunOptions::new().state("notez", json!(1)))
+        .unwrap_err();
+    assert_eq!(
+        error,
+        AgentError::UnknownRunStateKey {
+            key: "notez".into()
+        }
+    );
+}

@@ -33,12 +33,15 @@ fn truthy_map_or_value(value: &Value) -> bool {
 pub(crate) fn accumulate(current: Value, new: &Value) -> Value {
     match (current, new) {
         (Value::Object(mut current), Value::Object(new)) => {
+            // Updated in place: existing keys keep their position, as in a
+            // Python dict (`Map::remove` would move the last key into the gap).
             for (key, value) in new {
-                let merged = match current.remove(key) {
-                    Some(existing) => accumulate(existing, value),
-                    None => value.clone(),
-                };
-                current.insert(key.clone(), merged);
+                match current.get_mut(key) {
+                    Some(existing) => *existing = accumulate(existing.take(), value),
+                    None => {
+                        current.insert(key.clone(), value.clone());
+                    }
+                }
             }
             Value::Object(current)
         }
