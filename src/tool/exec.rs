@@ -9,6 +9,7 @@ use crate::state::State;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use tracing::Instrument;
 
 /// A call that reached its tool (for the trace), in call order.
 #[derive(Debug, Clone)]
@@ -95,11 +96,13 @@ pub(crate) async fn execute_tool_calls(
         .map(|(call, tool)| state_io(tool.spec(), &call.arguments))
         .collect();
     let mut results: Vec<Option<ChatMessage>> = vec![None; calls.len()];
+    let parent = tracing::Span::current();
     for batch in schedule(&io) {
         // Arguments are prepared per batch, so readers see earlier batches' writes.
         let jobs: Vec<Job<'_>> = batch
             .iter()
             .map(|&i| Job {
+                parent: parent.clone(),
                 call: calls[i].0,
                 tool: calls[i].1,
                 arguments: prepare_arguments(calls[i].1, calls[i].0, state),
@@ -123,6 +126,7 @@ pub(crate) async fn execute_tool_calls(
 }
 
 struct Job<'a> {
+    parent: tracing::Span,
     call: &'a ToolCall,
     tool: &'a Arc<dyn Tool>,
     arguments: Map<String, Value>,
@@ -170,8 +174,30 @@ fn invocation<'a>(job: &'a Job<'a>, state: Option<&'a mut State>) -> ToolInvocat
     }
 }
 
+/// Haystack's `haystack.agent.step.tool` span; calls of one step are
+/// siblings under the step span, whichever thread runs them.
+fn tool_span(job: &Job<'_>) -> tracing::Span {
+    let spec = job.tool.spec();
+    tracing::info_span!(
+        parent: &job.parent,
+        "haystack.agent.step.tool",
+        haystack.tool.name = spec.name.as_str(),
+        haystack.tool.description = spec.description.as_str(),
+        haystack.tool.error = tracing::field::Empty,
+    )
+}
+
+fn record_error(span: &tracing::Span, outcome: &Result<Value, ToolError>) {
+    if outcome.is_err() {
+        span.record("haystack.tool.error", true);
+    }
+}
+
 fn invoke_sync(job: &Job<'_>, state: Option<&mut State>) -> Result<Value, ToolError> {
-    job.tool.invoke(invocation(job, state))
+    let span = tool_span(job);
+    let outcome = span.in_scope(|| job.tool.invoke(invocation(job, state)));
+    record_error(&span, &outcome);
+    outcome
 }
 
 /// The sync path: a pool of at most `limit` scoped threads. The one
@@ -233,7 +259,14 @@ async fn run_batch_async(
         let semaphore = &semaphore;
         async move {
             let _permit = semaphore.acquire().await;
-            job.tool.invoke_async(invocation(job, state)).await
+            let span = tool_span(job);
+            let outcome = job
+                .tool
+                .invoke_async(invocation(job, state))
+                .instrument(span.clone())
+                .await;
+            record_error(&span, &outcome);
+            outcome
         }
     });
     futures_util::future::join_all(futures).await
