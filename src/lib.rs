@@ -54,6 +54,7 @@
 #![warn(missing_docs)]
 
 pub mod agent;
+pub mod bench;
 mod block_on;
 #[cfg(feature = "cli")]
 pub mod cli;

@@ -90,7 +90,7 @@ impl Replay {
         let path = path.as_ref();
         match Scenario::from_path(path) {
             Ok(scenario) => self.run_with_file(&scenario, &path.display().to_string(), None),
-            Err(error) => file_error(path, error.to_string()),
+            Err(error) => file_error(path, error.scenario_name(), error.to_string()),
         }
     }
 
@@ -186,12 +186,13 @@ impl Replay {
     }
 }
 
-fn file_error(path: &Path, message: String) -> Outcome {
+fn file_error(path: &Path, name: Option<&str>, message: String) -> Outcome {
     Outcome {
-        scenario: path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default(),
+        scenario: name.map(str::to_owned).unwrap_or_else(|| {
+            path.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        }),
         file: path.display().to_string(),
         status: Status::Error,
         failures: Vec::new(),
