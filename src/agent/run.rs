@@ -8,7 +8,7 @@ use super::exit::{model_exit_reason, tool_exit};
 use super::usage::{record_context_tokens, record_llm_usage};
 use super::{Agent, AgentError, AgentOutput, RunOptions};
 use crate::generator::ChatRequest;
-use crate::hook::{HookError, HookPoint};
+use crate::hook::{Hook, HookPoint};
 use crate::message::{ChatMessage, ToolCall};
 use crate::observe::{Event, Observer};
 use crate::state::{State, keys};
@@ -338,64 +338,106 @@ impl Run<'_, '_> {
         Ok(continues)
     }
 
+    /// Runs the hooks of a point. On the sync path this is a plain loop
+    /// (no future state to carry between hooks); with no observer and no
+    /// tracing subscriber an invocation is the call itself plus a few
+    /// branches: no event is built, no name rendered.
     async fn run_hooks(&mut self, point: HookPoint) -> Result<(), AgentError> {
+        if !self.is_async {
+            return self.run_hooks_sync(point);
+        }
         let agent = self.agent;
-        let hooks = agent.hooks.at(point);
-        for (index, hook) in hooks.iter().enumerate() {
+        let traced = tracing::dispatcher::has_been_set();
+        for (index, hook) in agent.hooks.at(point).iter().enumerate() {
             let hook = &**hook;
-            emit(
-                &mut self.observer,
-                Event::HookStarted {
-                    point,
-                    index,
-                    hook,
-                    state: &self.state,
-                },
-            );
-            let name = hook.name();
-            let span = tracing::info_span!(
-                "haystack.agent.hook",
-                haystack.agent.hook.point = point.as_str(),
-                haystack.agent.hook.name = &*name,
-                haystack.agent.hook.type = hook.type_name(),
-            );
+            if self.observer.is_some() {
+                self.hook_started(point, index, hook);
+            }
             let state = &mut self.state;
-            let outcome = if self.is_async {
-                // The call goes inside the future: a default `run_async`
-                // runs the sync `run` eagerly, and its panic must be caught too.
-                AssertUnwindSafe(async { hook.run_async(state).await })
-                    .catch_unwind()
-                    .instrument(span)
-                    .await
+            // The call goes inside the future: a default `run_async` runs the
+            // sync `run` eagerly, and its panic must be caught too.
+            let call = AssertUnwindSafe(async { hook.run_async(state).await }).catch_unwind();
+            let outcome = if traced {
+                call.instrument(hook_span(point, hook)).await
             } else {
-                span.in_scope(|| std::panic::catch_unwind(AssertUnwindSafe(|| hook.run(state))))
+                call.await
             };
-            let (error, panicked) = match outcome {
-                Ok(Ok(())) => (None, false),
-                Ok(Err(HookError { .. })) => (outcome_message(&outcome), false),
-                Err(payload) => (Some(panic_message(payload.as_ref())), true),
-            };
-            emit(
-                &mut self.observer,
-                Event::HookFinished {
-                    point,
-                    index,
-                    hook,
-                    state: &self.state,
-                    error: error.as_deref(),
-                },
-            );
-            if let Some(message) = error {
-                return Err(AgentError::Hook {
-                    hook: name.into_owned(),
-                    point,
-                    step: self.state.step_count().unwrap_or(self.counter),
-                    message,
-                    panicked,
-                });
+            match outcome {
+                Ok(Ok(())) if self.observer.is_none() => {}
+                outcome => self.hook_finished(point, index, hook, outcome)?,
             }
         }
         Ok(())
+    }
+
+    fn run_hooks_sync(&mut self, point: HookPoint) -> Result<(), AgentError> {
+        let agent = self.agent;
+        // One load decides for the whole point: with no subscriber anywhere,
+        // no span is built at all.
+        let traced = tracing::dispatcher::has_been_set();
+        for (index, hook) in agent.hooks.at(point).iter().enumerate() {
+            let hook = &**hook;
+            if self.observer.is_some() {
+                self.hook_started(point, index, hook);
+            }
+            let state = &mut self.state;
+            let outcome = if traced {
+                hook_span(point, hook)
+                    .in_scope(|| std::panic::catch_unwind(AssertUnwindSafe(|| hook.run(state))))
+            } else {
+                std::panic::catch_unwind(AssertUnwindSafe(|| hook.run(state)))
+            };
+            match outcome {
+                Ok(Ok(())) if self.observer.is_none() => {}
+                outcome => self.hook_finished(point, index, hook, outcome)?,
+            }
+        }
+        Ok(())
+    }
+
+    fn hook_started(&mut self, point: HookPoint, index: usize, hook: &dyn Hook) {
+        if let Some(observer) = self.observer.as_deref_mut() {
+            observer.on_event(&Event::HookStarted {
+                point,
+                index,
+                hook,
+                state: &self.state,
+            });
+        }
+    }
+
+    fn hook_finished(
+        &mut self,
+        point: HookPoint,
+        index: usize,
+        hook: &dyn Hook,
+        outcome: std::thread::Result<Result<(), crate::hook::HookError>>,
+    ) -> Result<(), AgentError> {
+        let (error, panicked) = match outcome {
+            Ok(Ok(())) if self.observer.is_none() => return Ok(()),
+            Ok(Ok(())) => (None, false),
+            Ok(Err(error)) => (Some(error.message().to_owned()), false),
+            Err(payload) => (Some(panic_message(payload.as_ref())), true),
+        };
+        if let Some(observer) = self.observer.as_deref_mut() {
+            observer.on_event(&Event::HookFinished {
+                point,
+                index,
+                hook,
+                state: &self.state,
+                error: error.as_deref(),
+            });
+        }
+        match error {
+            None => Ok(()),
+            Some(message) => Err(AgentError::Hook {
+                hook: hook.name().into_owned(),
+                point,
+                step: self.state.step_count().unwrap_or(self.counter),
+                message,
+                panicked,
+            }),
+        }
     }
 
     fn emit_stopped(&mut self, reason: &Value) {
@@ -433,19 +475,20 @@ impl Run<'_, '_> {
     }
 }
 
-fn emit(observer: &mut Option<&mut dyn Observer>, event: Event<'_>) {
-    if let Some(observer) = observer.as_deref_mut() {
-        observer.on_event(&event);
+/// Haystack's `haystack.agent.hook` span; the name and type are rendered
+/// only when a subscriber listens.
+fn hook_span(point: HookPoint, hook: &dyn Hook) -> tracing::Span {
+    let span = tracing::info_span!(
+        "haystack.agent.hook",
+        haystack.agent.hook.point = point.as_str(),
+        haystack.agent.hook.name = tracing::field::Empty,
+        haystack.agent.hook.type = tracing::field::Empty,
+    );
+    if !span.is_disabled() {
+        span.record("haystack.agent.hook.name", &*hook.name());
+        span.record("haystack.agent.hook.type", hook.type_name());
     }
-}
-
-fn outcome_message(
-    outcome: &Result<Result<(), HookError>, Box<dyn std::any::Any + Send>>,
-) -> Option<String> {
-    match outcome {
-        Ok(Err(error)) => Some(error.message().to_owned()),
-        _ => None,
-    }
+    span
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
