@@ -179,7 +179,6 @@ impl<'a> Init<'a> {
     }
 
     /// A string parameter; `null` reads as `None` (Haystack's `None`).
-    #[expect(dead_code, reason = "read by the confirmation and compaction hooks")]
     pub(crate) fn opt_string(
         &self,
         key: &str,
@@ -196,7 +195,6 @@ impl<'a> Init<'a> {
         }
     }
 
-    #[expect(dead_code, reason = "read by the confirmation and compaction hooks")]
     pub(crate) fn string(&self, key: &str, default: &str) -> Result<String, FromValueError> {
         match self.get(key) {
             None => Ok(default.to_owned()),

@@ -6,11 +6,13 @@
 //! `init_parameters`.
 
 mod component;
+pub mod confirmation;
 pub mod offload;
 mod token_budget;
 mod tool_keys;
 
 pub use component::FromValueError;
+pub use confirmation::ConfirmationHook;
 pub use offload::ToolResultOffloadHook;
 pub use token_budget::TokenBudgetHook;
 pub use tool_keys::ToolKey;

@@ -3,7 +3,7 @@
 
 use crate::hook::Hook;
 use crate::hooks::offload::{FileSystemToolResultStore, ToolResultOffloadHook};
-use crate::hooks::{FromValueError, TokenBudgetHook};
+use crate::hooks::{ConfirmationHook, FromValueError, TokenBudgetHook};
 use crate::scenario::ReadyMadeKind;
 use serde_json::Value;
 use std::sync::Arc;
@@ -40,6 +40,7 @@ pub(crate) fn build(kind: ReadyMadeKind, params: &Value) -> Result<Arc<dyn Hook>
             }
             Ok(Arc::new(hook))
         }
+        ReadyMadeKind::Confirmation => Ok(Arc::new(ConfirmationHook::from_params(params)?)),
         other => Err(ReadyMadeError::Scenario(format!(
             "the ready-made hook `{}` is not available in this version of hookharness; \
              use declarative or custom hooks",
