@@ -44,6 +44,7 @@ mod declarative;
 mod expect;
 mod named;
 mod outcome;
+mod ready_made;
 mod trace;
 
 pub use declarative::DeclarativeHook;
