@@ -2,7 +2,6 @@
 //! one tool name, `"*"` for any other tool, or several names sharing one entry.
 
 use super::component::{FromValueError, format_error};
-use std::fmt::Write as _;
 
 /// A key of a per-tool map, as Haystack's `str | tuple[str, ...]`.
 ///
