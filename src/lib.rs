@@ -71,7 +71,7 @@
 //!   [`replay::Replay`] runs it (with your `custom:` hooks) into a
 //!   [`replay::Outcome`]: result, trace, expectations; [`report`] renders
 //!   outcomes for people and CI.
-//! - **Benchmarks.** [`bench`] holds the standard workloads, and
+//! - **Benchmarks.** [`bench`](mod@bench) holds the standard workloads, and
 //!   [`bench::overhead_per_step`] measures what your hook costs per step.
 //!
 //! ## Prior art
