@@ -62,6 +62,8 @@ pub mod hook;
 pub mod hooks;
 pub mod message;
 pub mod observe;
+#[cfg(feature = "http")]
+pub mod openai;
 mod pyfmt;
 pub mod replay;
 pub mod report;
