@@ -150,45 +150,65 @@ impl Drop for OpenAiChatGenerator {
     }
 }
 
-fn stopped() -> GeneratorError {
-    GeneratorError::new("the HTTP request task stopped before answering")
-}
-
-impl ChatGenerator for OpenAiChatGenerator {
-    fn run(&self, request: ChatRequest<'_>) -> Result<Vec<ChatMessage>, GeneratorError> {
+impl OpenAiChatGenerator {
+    /// One model call on the calling thread, with the typed error. Works
+    /// outside any runtime and inside a tokio runtime alike (the request runs
+    /// on the generator's own runtime; this thread waits on a channel, never
+    /// on `block_on`, which panics inside a runtime).
+    ///
+    /// # Errors
+    /// An [`OpenAiError`] saying what failed; it never holds the API key.
+    pub fn chat(&self, request: ChatRequest<'_>) -> Result<Vec<ChatMessage>, OpenAiError> {
         let Some(body) = self.body(&request)? else {
             return Ok(Vec::new());
         };
-        // Waiting on a channel, not `block_on`: this thread may belong to a
-        // tokio runtime, where `block_on` panics; the request runs on the
-        // generator's own runtime either way.
         let (sender, receiver) = std::sync::mpsc::sync_channel(1);
         let shared = self.shared.clone();
         self.runtime().spawn(async move {
             let _ = sender.send(shared.complete(body).await);
         });
-        match receiver.recv() {
-            Ok(result) => result.map_err(GeneratorError::from),
-            Err(_) => Err(stopped()),
+        receiver.recv().unwrap_or_else(|_| Err(stopped()))
+    }
+
+    /// One model call as a future that any executor can drive (the request
+    /// runs on the generator's own runtime); dropping it cancels the request.
+    ///
+    /// # Errors
+    /// As [`chat`](OpenAiChatGenerator::chat).
+    pub fn chat_async(
+        &self,
+        request: ChatRequest<'_>,
+    ) -> impl Future<Output = Result<Vec<ChatMessage>, OpenAiError>> + Send + 'static {
+        let task = self
+            .body(&request)
+            .map(|body| body.map(|b| AbortOnDrop(self.spawn(b))));
+        async move {
+            match task? {
+                None => Ok(Vec::new()),
+                Some(task) => task.await.unwrap_or_else(|_| Err(stopped())),
+            }
         }
+    }
+}
+
+fn stopped() -> OpenAiError {
+    OpenAiError::new(
+        OpenAiErrorKind::Connection,
+        "the HTTP request task stopped before answering",
+    )
+}
+
+impl ChatGenerator for OpenAiChatGenerator {
+    fn run(&self, request: ChatRequest<'_>) -> Result<Vec<ChatMessage>, GeneratorError> {
+        self.chat(request).map_err(GeneratorError::from)
     }
 
     fn run_async<'a>(
         &'a self,
         request: ChatRequest<'a>,
     ) -> BoxFuture<'a, Result<Vec<ChatMessage>, GeneratorError>> {
-        let task = self
-            .body(&request)
-            .map(|body| body.map(|b| AbortOnDrop(self.spawn(b))));
-        Box::pin(async move {
-            match task? {
-                None => Ok(Vec::new()),
-                Some(task) => match task.await {
-                    Ok(result) => result.map_err(GeneratorError::from),
-                    Err(_) => Err(stopped()),
-                },
-            }
-        })
+        let reply = self.chat_async(request);
+        Box::pin(async move { reply.await.map_err(GeneratorError::from) })
     }
 }
 
