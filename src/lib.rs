@@ -65,6 +65,7 @@ pub mod observe;
 #[cfg(feature = "http")]
 pub mod openai;
 mod pyfmt;
+pub mod record;
 pub mod replay;
 pub mod report;
 pub mod scenario;
