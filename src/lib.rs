@@ -49,6 +49,9 @@
 //!   `Vec<ChatMessage>`.
 //! - [`Tool`] and [`ChatGenerator`]: the tools and the model.
 //! - [`Observer`]: a side channel that sees every event of a run.
+//! - [`openai::OpenAiChatGenerator`] (feature `http`): a `ChatGenerator`
+//!   for OpenAI-compatible servers; [`record`] turns a live run into a
+//!   scenario that replays offline.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
