@@ -71,6 +71,9 @@
 //!   [`replay::Replay`] runs it (with your `custom:` hooks) into a
 //!   [`replay::Outcome`]: result, trace, expectations; [`report`] renders
 //!   outcomes for people and CI.
+//! - **Live models.** [`openai::OpenAiChatGenerator`] (feature `http`) is a
+//!   `ChatGenerator` for OpenAI-compatible servers; [`record`](mod@record)
+//!   turns a live run into a scenario that replays offline.
 //! - **Benchmarks.** [`bench`](mod@bench) holds the standard workloads, and
 //!   [`bench::overhead_per_step`] measures what your hook costs per step.
 //!
@@ -94,7 +97,10 @@ pub mod hook;
 pub mod hooks;
 pub mod message;
 pub mod observe;
+#[cfg(feature = "http")]
+pub mod openai;
 mod pyfmt;
+pub mod record;
 pub mod replay;
 pub mod report;
 pub mod scenario;
