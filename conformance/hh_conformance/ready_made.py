@@ -241,7 +241,12 @@ def _over_chars(c: _Checker, init: dict, path: tuple) -> dict:
 
 def _blocking_strategy(c: _Checker, init: dict, path: tuple) -> dict:
     templates = ("reject_template", "modify_template", "user_feedback_template")
-    c.map(init, path, allowed=("confirmation_policy", "confirmation_ui", *templates), required=("confirmation_policy", "confirmation_ui"))
+    c.map(
+        init,
+        path,
+        allowed=("confirmation_policy", "confirmation_ui", *templates),
+        required=("confirmation_policy", "confirmation_ui"),
+    )
     out = {
         "confirmation_policy": _component(
             c,
