@@ -103,13 +103,19 @@ pub(crate) async fn execute_tool_calls(
             .map_err(|error| fatal(&tool.spec().name, error))?;
     }
 
-    let io: Vec<_> = calls
-        .iter()
-        .map(|(call, tool)| state_io(tool.spec(), &call.arguments))
-        .collect();
+    // One call needs no scheduling (the common case: skip building key sets).
+    let batches = if calls.len() == 1 {
+        vec![vec![0]]
+    } else {
+        let io: Vec<_> = calls
+            .iter()
+            .map(|(call, tool)| state_io(tool.spec(), &call.arguments))
+            .collect();
+        schedule(&io)
+    };
     let mut results: Vec<Option<ChatMessage>> = vec![None; calls.len()];
     let parent = tracing::Span::current();
-    for batch in schedule(&io) {
+    for batch in batches {
         // Arguments are prepared per batch, so readers see earlier batches' writes.
         let jobs: Vec<Job<'_>> = batch
             .iter()
