@@ -32,6 +32,20 @@ fn steps(c: &mut Criterion) {
         });
     }
     group.finish();
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let mut group = c.benchmark_group("steps_async");
+    group.sample_size(20);
+    let bench = StepBench::new(StepKind::Tool)
+        .steps(1000)
+        .noop_hook_everywhere()
+        .build();
+    group.bench_function("1000", |b| {
+        b.iter(|| black_box(runtime.block_on(bench.run_async())))
+    });
+    group.finish();
 }
 
 criterion_group!(benches, steps);
