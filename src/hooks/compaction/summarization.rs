@@ -129,6 +129,11 @@ impl SummarizationCompactor {
         self
     }
 
+    /// The scripted summarizer, when the compactor has one.
+    pub fn summarizer(&self) -> Option<&Arc<ScriptedSummarizer>> {
+        self.script.as_ref()
+    }
+
     /// Reads the serialized form; the only generator it knows is
     /// [`ScriptedSummarizer`].
     pub fn from_value(value: &Value, path: &str) -> Result<Self, FromValueError> {
