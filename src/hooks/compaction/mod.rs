@@ -33,6 +33,7 @@ mod hook;
 mod landmarks;
 mod offload;
 mod pruning;
+mod scripted_summarizer;
 mod sliding_window;
 mod summarization;
 
@@ -41,8 +42,9 @@ pub use hook::CompactionHook;
 pub use landmarks::COMPACTION_META_KEY;
 pub use offload::ToolResultOffloadCompactor;
 pub use pruning::ToolResultPruningCompactor;
+pub use scripted_summarizer::{ScriptedSummarizer, SummaryReply};
 pub use sliding_window::SlidingWindowCompactor;
-pub use summarization::{ScriptedSummarizer, SummarizationCompactor, SummaryReply};
+pub use summarization::SummarizationCompactor;
 
 use crate::hook::BoxFuture;
 use crate::hooks::component::{FromValueError, component, format_error, type_of};
