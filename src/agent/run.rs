@@ -231,7 +231,7 @@ impl Run<'_, '_> {
             &options,
         )
         .await;
-        self.emit_tools(&executed);
+        self.emit_tools(&pending, &mut executed);
         let tool_messages = outcome?.messages;
         record_tool_calls(&mut self.state, &tool_messages);
         let exit =
@@ -449,12 +449,15 @@ impl Run<'_, '_> {
         }
     }
 
-    fn emit_tools(&mut self, executed: &[ExecutedCall]) {
+    /// Tool events in call order within the step, never completion or
+    /// batch order.
+    fn emit_tools(&mut self, pending: &[ToolCall], executed: &mut [ExecutedCall]) {
         if let Some(observer) = self.observer.as_deref_mut() {
-            for ran in executed {
+            executed.sort_by_key(|ran| ran.index);
+            for ran in executed.iter() {
                 observer.on_event(&Event::ToolFinished {
                     state: &self.state,
-                    call: &ran.call,
+                    call: &pending[ran.index],
                     error: ran.error,
                 });
             }
@@ -515,10 +518,13 @@ fn record_tool_calls(state: &mut State, tool_messages: &[ChatMessage]) {
     };
     for message in tool_messages {
         if let Some(result) = message.tool_call_result() {
-            let entry = counts
-                .entry(result.origin.tool_name.clone())
-                .or_insert(Value::from(0));
-            *entry = Value::from(entry.as_i64().unwrap_or(0) + 1);
+            let name = &result.origin.tool_name;
+            match counts.get_mut(name) {
+                Some(count) => *count = Value::from(count.as_i64().unwrap_or(0) + 1),
+                None => {
+                    counts.insert(name.clone(), Value::from(1));
+                }
+            }
         }
     }
 }

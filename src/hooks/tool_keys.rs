@@ -2,7 +2,6 @@
 //! one tool name, `"*"` for any other tool, or several names sharing one entry.
 
 use super::component::{FromValueError, format_error};
-use std::fmt::Write as _;
 
 /// A key of a per-tool map, as Haystack's `str | tuple[str, ...]`.
 ///
@@ -28,15 +27,7 @@ impl ToolKey {
         match self {
             ToolKey::Name(name) => name.clone(),
             ToolKey::Names(names) => {
-                let mut out = String::from("[");
-                for (i, name) in names.iter().enumerate() {
-                    if i > 0 {
-                        out.push_str(", ");
-                    }
-                    write_ascii_json_str(&mut out, name);
-                }
-                out.push(']');
-                out
+                crate::pyfmt::json_dumps_ascii(&serde_json::Value::from(names.clone()))
             }
         }
     }
@@ -89,30 +80,6 @@ pub(crate) fn lookup<'a, T>(entries: &'a [(ToolKey, T)], tool: &str) -> Option<&
             })
         })
         .or_else(|| name("*"))
-}
-
-/// A JSON string as Python's `json.dumps` writes it (`ensure_ascii=True`).
-fn write_ascii_json_str(out: &mut String, text: &str) {
-    out.push('"');
-    for ch in text.chars() {
-        match ch {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{08}' => out.push_str("\\b"),
-            '\u{0c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 || (c as u32) > 0x7e => {
-                let mut units = [0u16; 2];
-                for unit in c.encode_utf16(&mut units) {
-                    let _ = write!(out, "\\u{unit:04x}");
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@ use super::declarative::DeclarativeHook;
 use super::named::NamedHook;
 use super::ready_made::{self, ReadyMadeError};
 use crate::agent::{Agent, AgentError, RunOptions};
+use crate::generator::ChatGenerator;
 use crate::hook::{Hook, HookPoint};
 use crate::message::ChatMessage;
 use crate::scenario::{HandlerKind, HookEntry, Scenario, ValueKind};
@@ -31,9 +32,11 @@ pub(crate) struct Prepared {
     pub options: RunOptions,
 }
 
+/// `generator`: the model to run instead of the scenario's `model` script.
 pub(crate) fn prepare(
     scenario: &Scenario,
     custom: &IndexMap<String, Arc<dyn Hook>>,
+    generator: Option<Arc<dyn ChatGenerator>>,
 ) -> Result<Prepared, BuildError> {
     let spec = &scenario.agent;
     // One wrapper per custom hook, so a hook used at several points stays one object.
@@ -45,10 +48,13 @@ pub(crate) fn prepare(
         })
         .collect();
     let custom = &custom;
-    let mut builder = Agent::builder()
-        .chat_generator(ScriptedChatGenerator::new(
+    let generator = generator.unwrap_or_else(|| {
+        Arc::new(ScriptedChatGenerator::new(
             scenario.model.iter().map(convert::reply),
         ))
+    });
+    let mut builder = Agent::builder()
+        .chat_generator_arc(generator)
         .exit_conditions(spec.exit_conditions.iter().cloned())
         .max_agent_steps(spec.max_agent_steps)
         .raise_on_tool_invocation_failure(spec.raise_on_tool_invocation_failure)

@@ -7,14 +7,17 @@ use crate::message::{ChatMessage, ToolCall};
 use crate::pyfmt;
 use crate::state::State;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tracing::Instrument;
 
-/// A call that reached its tool (for the trace), in call order.
-#[derive(Debug, Clone)]
+/// A call that reached its tool (for the trace): its index in the
+/// pending calls and whether it failed. Batches may run calls out of call
+/// order; the trace sorts them back.
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct ExecutedCall {
-    pub call: ToolCall,
+    pub index: usize,
     pub error: bool,
 }
 
@@ -47,9 +50,13 @@ pub(crate) async fn execute_tool_calls(
         return Ok(report);
     }
     let mut calls: Vec<(&ToolCall, &Arc<dyn Tool>)> = Vec::with_capacity(pending.len());
-    for call in pending {
+    let mut call_index = Vec::with_capacity(pending.len());
+    for (index, call) in pending.iter().enumerate() {
         match tools.iter().find(|t| t.spec().name == call.tool_name) {
-            Some(tool) => calls.push((call, tool)),
+            Some(tool) => {
+                calls.push((call, tool));
+                call_index.push(index);
+            }
             None => {
                 let message = format!(
                     "Tool '{}' not found. Available tools: {}",
@@ -78,9 +85,14 @@ pub(crate) async fn execute_tool_calls(
     let mut call_ordinals = Vec::with_capacity(calls.len());
     let mut per_tool: Vec<(&Arc<dyn Tool>, usize, usize)> = Vec::new();
     for (_, tool) in &calls {
-        let next = ordinals.entry(tool.spec().name.clone()).or_insert(0);
-        call_ordinals.push(*next);
-        *next += 1;
+        let name = &tool.spec().name;
+        if !ordinals.contains_key(name) {
+            ordinals.insert(name.clone(), 0);
+        }
+        if let Some(next) = ordinals.get_mut(name) {
+            call_ordinals.push(*next);
+            *next += 1;
+        }
         match per_tool.iter_mut().find(|(t, _, _)| Arc::ptr_eq(t, tool)) {
             Some(entry) => entry.2 += 1,
             None => per_tool.push((tool, call_ordinals[call_ordinals.len() - 1], 1)),
@@ -105,6 +117,7 @@ pub(crate) async fn execute_tool_calls(
                 parent: parent.clone(),
                 call: calls[i].0,
                 tool: calls[i].1,
+                index: call_index[i],
                 arguments: prepare_arguments(calls[i].1, calls[i].0, state),
                 ordinal: call_ordinals[i],
             })
@@ -112,7 +125,7 @@ pub(crate) async fn execute_tool_calls(
         let outcomes = run_batch(&jobs, state, options).await;
         for (job, outcome) in jobs.iter().zip(&outcomes) {
             executed.push(ExecutedCall {
-                call: job.call.clone(),
+                index: job.index,
                 error: outcome.is_err(),
             });
         }
@@ -127,18 +140,25 @@ pub(crate) async fn execute_tool_calls(
 
 struct Job<'a> {
     parent: tracing::Span,
+    index: usize,
     call: &'a ToolCall,
     tool: &'a Arc<dyn Tool>,
-    arguments: Map<String, Value>,
+    arguments: Cow<'a, Map<String, Value>>,
     ordinal: usize,
 }
 
-fn prepare_arguments(tool: &Arc<dyn Tool>, call: &ToolCall, state: &State) -> Map<String, Value> {
-    let mut arguments = call.arguments.clone();
+/// The model's arguments, plus those filled from State (copied only when
+/// there is something to fill).
+fn prepare_arguments<'a>(
+    tool: &Arc<dyn Tool>,
+    call: &'a ToolCall,
+    state: &State,
+) -> Cow<'a, Map<String, Value>> {
+    let mut arguments = Cow::Borrowed(&call.arguments);
     for (state_key, param) in &tool.spec().inputs_from_state {
         if !arguments.contains_key(param) {
             if let Some(value) = state.get(state_key) {
-                arguments.insert(param.clone(), value);
+                arguments.to_mut().insert(param.clone(), value);
             }
         }
     }
@@ -163,7 +183,7 @@ async fn run_batch(
 
 fn invocation<'a>(job: &'a Job<'a>, state: Option<&'a mut State>) -> ToolInvocation<'a> {
     ToolInvocation {
-        arguments: job.arguments.clone(),
+        arguments: &job.arguments,
         call: job.call,
         ordinal: job.ordinal,
         state: if job.tool.spec().takes_state {
@@ -287,7 +307,7 @@ fn finalize(
                 ToolErrorKind::Invocation => error.message().to_owned(),
                 ToolErrorKind::Raised => format!(
                     "Failed to invoke Tool `{name}` with parameters {}. Error: {}",
-                    pyfmt::repr(&Value::Object(job.arguments.clone())),
+                    pyfmt::repr(&Value::Object(job.arguments.clone().into_owned())),
                     error.message()
                 ),
             };

@@ -1,0 +1,479 @@
+//! Writing a scenario back out: `Scenario` -> JSON that the loader reads
+//! as the same `Scenario`.
+//!
+//! Keys come in the format's order, and every map the file held (tool
+//! arguments, state, usage, parameters) keeps its order. Values equal to the
+//! format's defaults are left out, except `version` and `name`, which are
+//! always written (a new file name must not rename the scenario).
+
+use indexmap::IndexMap;
+use serde_json::{Map, Value, json};
+
+use super::action::{Action, ResultRewrite, StateValue, ToolSelection};
+use super::agent::{AgentSpec, HandlerKind, ValueKind};
+use super::expect::{Expect, ExpectedText, ToolCallExpect, UnusedReplies};
+use super::hook::HookEntry;
+use super::message::MessageSpec;
+use super::model::{ModelReply, ScriptedToolCall};
+use super::run::RunSpec;
+use super::spec::Scenario;
+use super::tool::{ScriptedResult, ToolScript, default_parameters};
+use super::when::{StepCountCondition, When};
+
+impl Scenario {
+    /// The scenario as a JSON value in the scenario format.
+    ///
+    /// ```
+    /// use hookharness::scenario::{Format, Scenario};
+    ///
+    /// let scenario = Scenario::from_str("model:\n  - text: hi\n", "hello.yaml", Format::Yaml)?;
+    /// let json = scenario.to_json();
+    /// assert_eq!(json, "{\n  \"version\": 1,\n  \"name\": \"hello\",\n  \"model\": [\n    {\n      \"text\": \"hi\"\n    }\n  ]\n}\n");
+    /// let again = Scenario::from_str(&json, "hello.json", Format::Json)?;
+    /// assert_eq!(again, scenario);
+    /// # Ok::<(), hookharness::scenario::ScenarioError>(())
+    /// ```
+    #[must_use]
+    pub fn to_value(&self) -> Value {
+        let mut out = Map::new();
+        out.insert("version".into(), json!(self.version));
+        out.insert("name".into(), json!(self.name));
+        if let Some(description) = &self.description {
+            out.insert("description".into(), json!(description));
+        }
+        let agent = agent(&self.agent);
+        if !agent.is_empty() {
+            out.insert("agent".into(), Value::Object(agent));
+        }
+        if !self.tools.is_empty() {
+            out.insert("tools".into(), self.tools.iter().map(tool).collect());
+        }
+        if !self.shared_hooks.is_empty() {
+            let shared = self
+                .shared_hooks
+                .iter()
+                .map(|(name, entry)| (name.clone(), hook(entry)))
+                .collect();
+            out.insert("shared_hooks".into(), Value::Object(shared));
+        }
+        if !self.hooks.is_empty() {
+            let hooks = self
+                .hooks
+                .iter()
+                .map(|(point, entries)| (point.clone(), entries.iter().map(hook).collect()))
+                .collect();
+            out.insert("hooks".into(), Value::Object(hooks));
+        }
+        out.insert("model".into(), self.model.iter().map(reply).collect());
+        let run = run(&self.run);
+        if !run.is_empty() {
+            out.insert("run".into(), Value::Object(run));
+        }
+        let expect = expect(&self.expect);
+        if !expect.is_empty() {
+            out.insert("expect".into(), Value::Object(expect));
+        }
+        Value::Object(out)
+    }
+
+    /// The scenario as pretty-printed JSON text (two-space indent, UTF-8,
+    /// a final newline), ready for a `.json` file.
+    #[must_use]
+    pub fn to_json(&self) -> String {
+        let mut text =
+            serde_json::to_string_pretty(&self.to_value()).expect("a JSON value always serializes");
+        text.push('\n');
+        text
+    }
+}
+
+fn agent(spec: &AgentSpec) -> Map<String, Value> {
+    let default = AgentSpec::default();
+    let mut out = Map::new();
+    if spec.max_agent_steps != default.max_agent_steps {
+        out.insert("max_agent_steps".into(), json!(spec.max_agent_steps));
+    }
+    if spec.exit_conditions != default.exit_conditions {
+        out.insert("exit_conditions".into(), json!(spec.exit_conditions));
+    }
+    if let Some(prompt) = &spec.system_prompt {
+        out.insert("system_prompt".into(), json!(prompt));
+    }
+    if !spec.state_schema.is_empty() {
+        let schema = spec
+            .state_schema
+            .iter()
+            .map(|(key, entry)| {
+                let mut map = Map::new();
+                map.insert("type".into(), json!(value_kind(entry.ty)));
+                if let Some(handler) = entry.handler {
+                    map.insert("handler".into(), json!(handler_kind(handler)));
+                }
+                (key.clone(), Value::Object(map))
+            })
+            .collect();
+        out.insert("state_schema".into(), Value::Object(schema));
+    }
+    if spec.raise_on_tool_invocation_failure {
+        out.insert("raise_on_tool_invocation_failure".into(), json!(true));
+    }
+    if spec.tool_concurrency_limit != default.tool_concurrency_limit {
+        out.insert(
+            "tool_concurrency_limit".into(),
+            json!(spec.tool_concurrency_limit),
+        );
+    }
+    out
+}
+
+fn value_kind(kind: ValueKind) -> &'static str {
+    match kind {
+        ValueKind::List => "list",
+        ValueKind::Str => "str",
+        ValueKind::Int => "int",
+        ValueKind::Float => "float",
+        ValueKind::Bool => "bool",
+        ValueKind::Dict => "dict",
+        ValueKind::Any => "any",
+    }
+}
+
+fn handler_kind(kind: HandlerKind) -> &'static str {
+    match kind {
+        HandlerKind::MergeLists => "merge_lists",
+        HandlerKind::ReplaceValues => "replace_values",
+    }
+}
+
+fn tool(script: &ToolScript) -> Value {
+    let mut out = Map::new();
+    out.insert("name".into(), json!(script.name));
+    if !script.description.is_empty() {
+        out.insert("description".into(), json!(script.description));
+    }
+    if script.parameters != default_parameters() {
+        out.insert(
+            "parameters".into(),
+            Value::Object(script.parameters.clone()),
+        );
+    }
+    if !script.results.is_empty() {
+        let results = script
+            .results
+            .iter()
+            .map(|result| match result {
+                ScriptedResult::Text(text) => json!(text),
+                ScriptedResult::Json(value) => json!({"json": value}),
+                ScriptedResult::Error(message) => json!({"error": message}),
+            })
+            .collect();
+        out.insert("results".into(), Value::Array(results));
+    }
+    if script.repeat_last {
+        out.insert("repeat_last".into(), json!(true));
+    }
+    Value::Object(out)
+}
+
+/// One `model` entry.
+pub(crate) fn reply(entry: &ModelReply) -> Value {
+    match entry {
+        ModelReply::Error(message) => json!({"error": message}),
+        ModelReply::Reply {
+            text,
+            tool_calls,
+            usage,
+            finish_reason,
+        } => {
+            let mut out = Map::new();
+            if let Some(text) = text {
+                out.insert("text".into(), json!(text));
+            }
+            if !tool_calls.is_empty() {
+                out.insert(
+                    "tool_calls".into(),
+                    tool_calls.iter().map(tool_call).collect(),
+                );
+            }
+            if let Some(usage) = usage {
+                out.insert("usage".into(), Value::Object(usage.clone()));
+            }
+            if let Some(reason) = finish_reason {
+                out.insert("finish_reason".into(), json!(reason.as_str()));
+            }
+            Value::Object(out)
+        }
+    }
+}
+
+fn tool_call(call: &ScriptedToolCall) -> Value {
+    let mut out = Map::new();
+    out.insert("tool".into(), json!(call.tool));
+    out.insert("arguments".into(), Value::Object(call.arguments.clone()));
+    if let Some(id) = &call.id {
+        out.insert("id".into(), json!(id));
+    }
+    Value::Object(out)
+}
+
+fn hook(entry: &HookEntry) -> Value {
+    let mut out = Map::new();
+    match entry {
+        HookEntry::Shared(name) => {
+            out.insert("shared".into(), json!(name));
+        }
+        HookEntry::Custom(name) => {
+            out.insert("custom".into(), json!(name));
+        }
+        HookEntry::ReadyMade { name, kind, params } => {
+            if let Some(name) = name {
+                out.insert("name".into(), json!(name));
+            }
+            out.insert(kind.as_str().into(), params.clone());
+        }
+        HookEntry::Declarative {
+            name,
+            when,
+            actions,
+            allowed_hook_points,
+        } => {
+            if let Some(name) = name {
+                out.insert("name".into(), json!(name));
+            }
+            let when = condition(when);
+            if !when.is_empty() {
+                out.insert("when".into(), Value::Object(when));
+            }
+            if !actions.is_empty() {
+                out.insert("do".into(), actions.iter().map(action).collect());
+            }
+            if let Some(points) = allowed_hook_points {
+                out.insert("allowed_hook_points".into(), json!(points));
+            }
+        }
+    }
+    Value::Object(out)
+}
+
+fn condition(when: &When) -> Map<String, Value> {
+    let mut out = Map::new();
+    match when.step_count {
+        Some(StepCountCondition::Eq(n)) => {
+            out.insert("step_count".into(), json!(n));
+        }
+        Some(StepCountCondition::Range { gte, lt }) => {
+            let mut range = Map::new();
+            if let Some(gte) = gte {
+                range.insert("gte".into(), json!(gte));
+            }
+            if let Some(lt) = lt {
+                range.insert("lt".into(), json!(lt));
+            }
+            out.insert("step_count".into(), Value::Object(range));
+        }
+        None => {}
+    }
+    if let Some(reason) = &when.exit_reason {
+        out.insert("exit_reason".into(), reason.clone());
+    }
+    if !when.tool_call_counts.is_empty() {
+        out.insert("tool_call_counts".into(), counts(&when.tool_call_counts));
+    }
+    if let Some(last) = &when.last_message {
+        let mut map = Map::new();
+        if let Some(role) = last.role {
+            map.insert("role".into(), json!(role.as_str()));
+        }
+        if let Some(has) = last.has_tool_calls {
+            map.insert("has_tool_calls".into(), json!(has));
+        }
+        if let Some(text) = &last.text_contains {
+            map.insert("text_contains".into(), json!(text));
+        }
+        out.insert("last_message".into(), Value::Object(map));
+    }
+    if !when.state.is_empty() {
+        out.insert("state".into(), Value::Object(when.state.clone()));
+    }
+    if !when.hook_context.is_empty() {
+        out.insert(
+            "hook_context".into(),
+            Value::Object(when.hook_context.clone()),
+        );
+    }
+    if let Some(times) = when.times {
+        out.insert("times".into(), json!(times));
+    }
+    out
+}
+
+fn counts(counts: &IndexMap<String, i64>) -> Value {
+    Value::Object(counts.iter().map(|(k, v)| (k.clone(), json!(v))).collect())
+}
+
+fn action(action: &Action) -> Value {
+    let (name, value) = match action {
+        Action::AppendMessages(messages) => ("append_messages", self::messages(messages)),
+        Action::PrependMessages(messages) => ("prepend_messages", self::messages(messages)),
+        Action::ReplaceMessages(messages) => ("replace_messages", self::messages(messages)),
+        Action::Set(values) => ("set", state_values(values)),
+        Action::Replace(values) => ("replace", state_values(values)),
+        Action::ContinueRun(flag) => ("continue_run", json!(flag)),
+        Action::StopRun(reason) => ("stop_run", json!(reason)),
+        Action::DropToolCalls(ToolSelection::All) => ("drop_tool_calls", json!("all")),
+        Action::DropToolCalls(ToolSelection::Named(tools)) => ("drop_tool_calls", json!(tools)),
+        Action::SetToolArguments { tool, arguments } => (
+            "set_tool_arguments",
+            json!({"tool": tool, "arguments": arguments}),
+        ),
+        Action::RewriteToolResults(ResultRewrite::Truncate(n)) => {
+            ("rewrite_tool_results", json!({"truncate": n}))
+        }
+        Action::RewriteToolResults(ResultRewrite::Replace(text)) => {
+            ("rewrite_tool_results", json!({"replace": text}))
+        }
+        Action::Fail(message) => ("fail", json!(message)),
+    };
+    let mut out = Map::new();
+    out.insert(name.into(), value);
+    Value::Object(out)
+}
+
+fn state_values(values: &IndexMap<String, StateValue>) -> Value {
+    let map = values
+        .iter()
+        .map(|(key, value)| {
+            let value = match value {
+                StateValue::Messages(messages) => self::messages(messages),
+                StateValue::Value(value) => value.clone(),
+            };
+            (key.clone(), value)
+        })
+        .collect();
+    Value::Object(map)
+}
+
+fn messages(specs: &[MessageSpec]) -> Value {
+    specs.iter().map(message).collect()
+}
+
+fn message(spec: &MessageSpec) -> Value {
+    match spec {
+        MessageSpec::Haystack(value) => value.clone(),
+        MessageSpec::Simple {
+            role,
+            text,
+            tool_calls,
+            meta,
+            name,
+        } => {
+            let mut out = Map::new();
+            out.insert("role".into(), json!(role.as_str()));
+            if let Some(text) = text {
+                out.insert("text".into(), json!(text));
+            }
+            if !tool_calls.is_empty() {
+                out.insert(
+                    "tool_calls".into(),
+                    tool_calls.iter().map(tool_call).collect(),
+                );
+            }
+            if !meta.is_empty() {
+                out.insert("meta".into(), Value::Object(meta.clone()));
+            }
+            if let Some(name) = name {
+                out.insert("name".into(), json!(name));
+            }
+            Value::Object(out)
+        }
+    }
+}
+
+fn run(spec: &RunSpec) -> Map<String, Value> {
+    let mut out = Map::new();
+    if !spec.messages.is_empty() {
+        out.insert("messages".into(), messages(&spec.messages));
+    }
+    if !spec.hook_context.is_empty() {
+        out.insert(
+            "hook_context".into(),
+            Value::Object(spec.hook_context.clone()),
+        );
+    }
+    if !spec.state.is_empty() {
+        out.insert("state".into(), Value::Object(spec.state.clone()));
+    }
+    if spec.is_async {
+        out.insert("async".into(), json!(true));
+    }
+    out
+}
+
+fn expect(spec: &Expect) -> Map<String, Value> {
+    let mut out = Map::new();
+    let mut put = |key: &str, value: Option<Value>| {
+        if let Some(value) = value {
+            out.insert(key.into(), value);
+        }
+    };
+    put("exit_reason", spec.exit_reason.as_ref().map(|v| json!(v)));
+    put("step_count", spec.step_count.map(|v| json!(v)));
+    put("token_usage", spec.token_usage.clone().map(Value::Object));
+    put(
+        "tool_call_counts",
+        spec.tool_call_counts.as_ref().map(counts),
+    );
+    put("state", spec.state.clone().map(Value::Object));
+    put(
+        "last_message",
+        spec.last_message.as_ref().map(|last| {
+            let mut map = Map::new();
+            if let Some(role) = last.role {
+                map.insert("role".into(), json!(role.as_str()));
+            }
+            match &last.text {
+                Some(ExpectedText::NoText) => {
+                    map.insert("text".into(), Value::Null);
+                }
+                Some(ExpectedText::Equals(text)) => {
+                    map.insert("text".into(), json!(text));
+                }
+                None => {}
+            }
+            if let Some(text) = &last.text_contains {
+                map.insert("text_contains".into(), json!(text));
+            }
+            if let Some(calls) = &last.tool_calls {
+                map.insert(
+                    "tool_calls".into(),
+                    calls.iter().map(expected_call).collect(),
+                );
+            }
+            Value::Object(map)
+        }),
+    );
+    put("message_count", spec.message_count.map(|v| json!(v)));
+    put("hooks", spec.hooks.as_ref().map(|v| json!(v)));
+    put("llm_calls", spec.llm_calls.map(|v| json!(v)));
+    put("tools_run", spec.tools_run.as_ref().map(|v| json!(v)));
+    put("error", spec.error.as_ref().map(|v| json!(v)));
+    if spec.unused_replies == UnusedReplies::Allow {
+        put("unused_replies", Some(json!("allow")));
+    }
+    out
+}
+
+fn expected_call(call: &ToolCallExpect) -> Value {
+    if call.arguments.is_none() && call.id.is_none() {
+        return json!(call.tool);
+    }
+    let mut out = Map::new();
+    out.insert("tool".into(), json!(call.tool));
+    if let Some(arguments) = &call.arguments {
+        out.insert("arguments".into(), Value::Object(arguments.clone()));
+    }
+    if let Some(id) = &call.id {
+        out.insert("id".into(), json!(id));
+    }
+    Value::Object(out)
+}
