@@ -301,7 +301,11 @@ def _compaction(c: _Checker, raw: Any, path: tuple) -> dict:
     # `null` is the default counter, as in Haystack (`token_counter or ApproximateTokenCounter()`).
     if raw.get("token_counter") is not None:
         params["token_counter"] = _component(
-            c, raw["token_counter"], (*path, "token_counter"), {APPROXIMATE_COUNTER: _approximate_counter}, _REFUSED_COUNTERS
+            c,
+            raw["token_counter"],
+            (*path, "token_counter"),
+            {APPROXIMATE_COUNTER: _approximate_counter},
+            _REFUSED_COUNTERS,
         )
     return params
 
