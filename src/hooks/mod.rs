@@ -5,12 +5,14 @@
 //! `to_value` / `from_value`; a scenario's ready-made entry holds the
 //! `init_parameters`.
 
+pub mod compaction;
 mod component;
 pub mod confirmation;
 pub mod offload;
 mod token_budget;
 mod tool_keys;
 
+pub use compaction::CompactionHook;
 pub use component::FromValueError;
 pub use confirmation::ConfirmationHook;
 pub use offload::ToolResultOffloadHook;

@@ -3,7 +3,7 @@
 
 use crate::hook::Hook;
 use crate::hooks::offload::{FileSystemToolResultStore, ToolResultOffloadHook};
-use crate::hooks::{ConfirmationHook, FromValueError, TokenBudgetHook};
+use crate::hooks::{CompactionHook, ConfirmationHook, FromValueError, TokenBudgetHook};
 use crate::scenario::ReadyMadeKind;
 use serde_json::Value;
 use std::sync::Arc;
@@ -41,10 +41,19 @@ pub(crate) fn build(kind: ReadyMadeKind, params: &Value) -> Result<Arc<dyn Hook>
             Ok(Arc::new(hook))
         }
         ReadyMadeKind::Confirmation => Ok(Arc::new(ConfirmationHook::from_params(params)?)),
-        other => Err(ReadyMadeError::Scenario(format!(
-            "the ready-made hook `{}` is not available in this version of hookharness; \
-             use declarative or custom hooks",
-            other.as_str()
-        ))),
+        ReadyMadeKind::Compaction => {
+            let hook = CompactionHook::from_params(params)?;
+            let store =
+                &hook.to_value()["init_parameters"]["compactor"]["init_parameters"]["store"];
+            if store["type"] == FileSystemToolResultStore::TYPE {
+                return Err(ReadyMadeError::Scenario(format!(
+                    "`compaction.compactor.store`: `{}` puts absolute paths in the conversation, so the \
+                     outcome would depend on the machine; use `{}` in scenarios",
+                    FileSystemToolResultStore::TYPE,
+                    crate::hooks::offload::InMemoryToolResultStore::TYPE
+                )));
+            }
+            Ok(Arc::new(hook))
+        }
     }
 }

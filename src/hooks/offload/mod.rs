@@ -1,7 +1,7 @@
 //! Tool-result offloading (Haystack's `haystack.hooks.tool_result_offloading`):
 //! the hook, its stores and its per-tool policies.
 
-mod blocks;
+pub(crate) mod blocks;
 mod hook;
 mod policy;
 mod store;
