@@ -136,3 +136,22 @@ fn explain_prints_the_timeline_of_a_run() {
     assert_eq!(output.status.code(), Some(0));
     insta::assert_snapshot!(stdout(&output));
 }
+
+#[test]
+fn a_ready_made_hook_with_a_mistyped_parameter_is_an_invalid_file_for_run_and_check() {
+    let run = hookharness(&["run", "tests/cli_inputs/bad_ready_made.yaml"]);
+    assert_eq!(run.status.code(), Some(2));
+    let check = hookharness(&["check", "tests/cli_inputs/bad_ready_made.yaml"]);
+    assert_eq!(check.status.code(), Some(2));
+    assert!(
+        stdout(&check).contains("`token_budget.add_final_message`"),
+        "{}",
+        stdout(&check)
+    );
+}
+
+#[test]
+fn check_accepts_a_custom_hook_the_cli_cannot_register() {
+    let output = hookharness(&["check", "examples/scenarios/require_citation.yaml"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+}

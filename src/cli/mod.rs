@@ -129,6 +129,9 @@ fn run(paths: &[PathBuf], format: Format, filter: Option<&str>) -> ExitCode {
                     continue;
                 }
                 scenario.file = Some(file.clone());
+                if replay.validate(&scenario).is_err() {
+                    invalid = true;
+                }
                 replay.run(&scenario)
             }
             Err(_) => {
@@ -181,8 +184,12 @@ fn check(paths: &[PathBuf]) -> ExitCode {
         Err(code) => return code,
     };
     let mut invalid = 0;
+    let replay = Replay::new();
     for file in &files {
-        if let Err(error) = Scenario::from_path(file) {
+        let checked = Scenario::from_path(file)
+            .map_err(|error| error.to_string())
+            .and_then(|scenario| replay.validate(&scenario));
+        if let Err(error) = checked {
             invalid += 1;
             println!("{error}");
         }

@@ -96,6 +96,38 @@ impl Replay {
         }
     }
 
+    /// Checks what loading cannot: the ready-made hooks' parameters, the
+    /// `shared:` and `custom:` names, the messages. `Err` is a file error;
+    /// an Agent construction error (which `expect.error` may expect) is not.
+    /// A `custom:` hook that is not registered is not a file error here
+    /// (the file is fine; the Rust test that runs it registers the hook).
+    pub fn validate(&self, scenario: &Scenario) -> Result<(), String> {
+        let mut custom = self.custom.clone();
+        let entries = scenario
+            .hooks
+            .values()
+            .flatten()
+            .chain(scenario.shared_hooks.values());
+        for entry in entries {
+            if let crate::scenario::HookEntry::Custom(name) = entry {
+                if !custom.contains_key(name) {
+                    custom.insert(name.clone(), Arc::new(crate::bench::noop()));
+                }
+            }
+        }
+        match prepare(scenario, &custom, None) {
+            Err(BuildError::Scenario(message)) => {
+                let file = scenario
+                    .file
+                    .as_ref()
+                    .map(|f| f.display().to_string())
+                    .unwrap_or_default();
+                Err(format!("{file}: {message}"))
+            }
+            Err(BuildError::Agent(_)) | Ok(_) => Ok(()),
+        }
+    }
+
     /// Runs a loaded scenario.
     pub fn run(&self, scenario: &Scenario) -> Outcome {
         let file = scenario

@@ -45,7 +45,9 @@ impl std::fmt::Debug for CompactionHook {
 /// The size a compactor should reach and the estimated non-message overhead.
 struct Target {
     tokens: i64,
-    overhead: i64,
+    overhead: f64,
+    /// `context_tokens` as the check read it.
+    context_tokens: f64,
 }
 
 impl CompactionHook {
@@ -152,9 +154,11 @@ impl CompactionHook {
             "compact_to",
             "token_counter",
         ])?;
-        let compactor = compactor_from_value(init.required("compactor")?, &init.at("compactor"))?;
-        let counter = counter_from_value(init.get("token_counter"), &init.at("token_counter"))?;
-        let context_window = init.required_int("context_window")?;
+        let compactor = init
+            .required("compactor")
+            .and_then(|value| compactor_from_value(value, &init.at("compactor")));
+        let counter = counter_from_value(init.get("token_counter"), &init.at("token_counter"));
+        let context_window = init.required_int("context_window");
         let number = |key: &str, default: f64| match init.get(key) {
             None => Ok(float(default)),
             Some(Value::Number(n)) => Ok(n.clone()),
@@ -163,30 +167,49 @@ impl CompactionHook {
                 init.at(key)
             ))),
         };
+        let compact_at = number("compact_at", 0.7);
+        let compact_to = number("compact_to", 0.4);
+        // A file error anywhere in the entry wins over a value a constructor
+        // rejects, as it does for a loader that reads the whole file first.
+        let errors = [
+            compactor.as_ref().err(),
+            counter.as_ref().err(),
+            context_window.as_ref().err(),
+            compact_at.as_ref().err(),
+            compact_to.as_ref().err(),
+        ];
+        if let Some(error) = errors
+            .iter()
+            .flatten()
+            .find(|e| matches!(e, FromValueError::Format(_)))
+        {
+            return Err((*error).clone());
+        }
         Self::build(
-            compactor,
-            context_window,
-            number("compact_at", 0.7)?,
-            number("compact_to", 0.4)?,
-            counter,
+            compactor?,
+            context_window?,
+            compact_at?,
+            compact_to?,
+            counter?,
         )
         .map_err(FromValueError::Invalid)
     }
 
     /// `_target_tokens`: `None` when the conversation is under the trigger.
-    fn target(&self, state: &State) -> Option<Target> {
+    fn target(&self, state: &State) -> Result<Option<Target>, HookError> {
         let messages = state.messages();
-        let context_tokens = context_tokens(state);
+        let last_assistant = last_assistant_index(messages);
+        let context_tokens = context_tokens(state, last_assistant.is_some(), &self.compact_at)?;
         let tools = state.tools();
-        let estimated = if context_tokens == 0 {
-            self.counter.count(messages, tools)
+        let estimated = if context_tokens == 0.0 {
+            self.counter.count(messages, tools) as f64
         } else {
-            match last_assistant_index(messages) {
+            match last_assistant {
                 None => context_tokens,
-                Some(i) => context_tokens + self.counter.count(&messages[i + 1..], &[]),
+                Some(i) => context_tokens + self.counter.count(&messages[i + 1..], &[]) as f64,
             }
         };
-        let triggered = estimated as f64 >= self.context_window as f64 * as_f64(&self.compact_at);
+        let triggered = estimated >= self.context_window as f64 * as_f64(&self.compact_at);
         let strategy = self.compactor.to_value()["type"]
             .as_str()
             .unwrap_or_default()
@@ -198,24 +221,29 @@ impl CompactionHook {
             "compaction check"
         );
         if !triggered {
-            return None;
+            return Ok(None);
         }
         let message_tokens = self.counter.count(messages, &[]);
-        let overhead = estimated - message_tokens;
-        if overhead < 0 {
+        let overhead = estimated - message_tokens as f64;
+        if overhead < 0.0 {
             tracing::warn!(
                 "The TokenCounter estimated more tokens for the messages ({message_tokens}) than the \
                  estimated total context size ({estimated}). It may be overestimating; consider \
                  configuring a more accurate TokenCounter."
             );
         }
-        let budget = (self.context_window as f64 * as_f64(&self.compact_to)) as i64;
-        let tokens = (budget - overhead).max(0);
+        let budget = (self.context_window as f64 * as_f64(&self.compact_to)).trunc();
+        // Compared with whole token counts, a fractional target acts as its floor.
+        let tokens = (budget - overhead).max(0.0).floor() as i64;
         tracing::debug!(
             haystack.agent.hook.compaction.target_tokens = tokens,
             "compaction target"
         );
-        Some(Target { tokens, overhead })
+        Ok(Some(Target {
+            tokens,
+            overhead,
+            context_tokens,
+        }))
     }
 
     /// `_apply`: writes the compacted conversation back.
@@ -223,7 +251,6 @@ impl CompactionHook {
         &self,
         state: &mut State,
         compacted: Option<Vec<ChatMessage>>,
-        original_context_tokens: i64,
         target: &Target,
     ) -> Result<(), HookError> {
         tracing::debug!(
@@ -235,16 +262,22 @@ impl CompactionHook {
         };
         let before = state.messages().len();
         let after = compacted.len();
-        let recount = (original_context_tokens != 0).then(|| {
+        let recount = (target.context_tokens != 0.0).then(|| {
             let accounted = match last_assistant_index(&compacted) {
                 None => &compacted[..],
                 Some(i) => &compacted[..=i],
             };
-            self.counter.count(accounted, &[]) + target.overhead
+            self.counter.count(accounted, &[]) as f64 + target.overhead
         });
         state.replace_messages(compacted);
         if let Some(tokens) = recount {
-            state.set("context_tokens", Value::from(tokens))?;
+            // A whole number stays an integer, as Python's int arithmetic keeps it.
+            let value = if tokens.fract() == 0.0 && tokens.abs() < 9e15 {
+                Value::from(tokens as i64)
+            } else {
+                Value::Number(float(tokens))
+            };
+            state.set("context_tokens", value)?;
         }
         tracing::debug!(
             "Compacted the Agent's conversation at step {} from {before} to {after} messages, targeting {} tokens.",
@@ -263,37 +296,61 @@ fn as_f64(number: &Number) -> f64 {
     number.as_f64().unwrap_or(f64::NAN)
 }
 
-fn context_tokens(state: &State) -> i64 {
-    state
-        .data()
-        .get("context_tokens")
-        .and_then(Value::as_i64)
-        .unwrap_or(0)
+/// `state.data.get("context_tokens", 0)` as Python uses it: any number
+/// (booleans as 0 and 1); anything else makes Haystack's arithmetic raise,
+/// with the `TypeError` text reproduced here.
+fn context_tokens(
+    state: &State,
+    has_assistant: bool,
+    compact_at: &Number,
+) -> Result<f64, HookError> {
+    let value = match state.data().get("context_tokens") {
+        None => return Ok(0.0),
+        Some(value) => value,
+    };
+    match value {
+        Value::Number(n) => Ok(n.as_f64().unwrap_or(0.0)),
+        Value::Bool(b) => Ok(f64::from(u8::from(*b))),
+        other => {
+            let kind = match other {
+                Value::String(_) => "str",
+                Value::Array(_) => "list",
+                Value::Object(_) => "dict",
+                _ => "NoneType",
+            };
+            Err(HookError::new(if !has_assistant {
+                let right = if compact_at.is_f64() { "float" } else { "int" };
+                format!("'>=' not supported between instances of '{kind}' and '{right}'")
+            } else if matches!(kind, "str" | "list") {
+                format!("can only concatenate {kind} (not \"int\") to {kind}")
+            } else {
+                format!("unsupported operand type(s) for +: '{kind}' and 'int'")
+            }))
+        }
+    }
 }
 
 impl Hook for CompactionHook {
     fn run(&self, state: &mut State) -> Result<(), HookError> {
-        let Some(target) = self.target(state) else {
+        let Some(target) = self.target(state)? else {
             return Ok(());
         };
-        let original = context_tokens(state);
         let compacted =
             self.compactor
                 .compact(state.messages(), target.tokens, self.counter.as_ref())?;
-        self.apply(state, compacted, original, &target)
+        self.apply(state, compacted, &target)
     }
 
     fn run_async<'a>(&'a self, state: &'a mut State) -> BoxFuture<'a, Result<(), HookError>> {
         Box::pin(async move {
-            let Some(target) = self.target(state) else {
+            let Some(target) = self.target(state)? else {
                 return Ok(());
             };
-            let original = context_tokens(state);
             let compacted: Compacted = self
                 .compactor
                 .compact_async(state.messages(), target.tokens, self.counter.as_ref())
                 .await;
-            self.apply(state, compacted?, original, &target)
+            self.apply(state, compacted?, &target)
         })
     }
 

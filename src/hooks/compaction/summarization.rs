@@ -156,14 +156,17 @@ impl SummarizationCompactor {
                 )));
             }
         };
+        // Every field is read before the constructor checks values, so a file
+        // error anywhere is reported before a rejected value.
+        let min_keep_steps = init.int("min_keep_steps", 1)?;
+        let summary_tokens = init.int("approximate_summary_tokens", 1024)?;
+        let instruction = init.string("summary_instruction", DEFAULT_SUMMARY_INSTRUCTION)?;
+        let raise_on_failure = init.bool("raise_on_failure", false)?;
         Ok(Self::scripted(Arc::new(summarizer))
-            .sizes(
-                init.int("min_keep_steps", 1)?,
-                init.int("approximate_summary_tokens", 1024)?,
-            )
+            .sizes(min_keep_steps, summary_tokens)
             .map_err(FromValueError::Invalid)?
-            .summary_instruction(init.string("summary_instruction", DEFAULT_SUMMARY_INSTRUCTION)?)
-            .raise_on_failure(init.bool("raise_on_failure", false)?))
+            .summary_instruction(instruction)
+            .raise_on_failure(raise_on_failure))
     }
 
     /// `_next_summary`: the indices to summarize next, `None` when nothing may go.
