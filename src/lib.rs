@@ -60,6 +60,7 @@ pub mod cli;
 pub mod generator;
 pub mod hook;
 pub mod hooks;
+pub mod invariants;
 pub mod message;
 pub mod observe;
 mod pyfmt;
@@ -68,6 +69,8 @@ pub mod report;
 pub mod scenario;
 pub mod scripted;
 pub mod state;
+#[cfg(feature = "proptest")]
+pub mod strategies;
 pub mod tool;
 mod value;
 

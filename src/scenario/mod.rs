@@ -55,6 +55,7 @@ mod spec;
 mod suggest;
 mod tool;
 mod when;
+mod write;
 mod yaml;
 
 pub use action::{Action, ResultRewrite, StateValue, ToolSelection};

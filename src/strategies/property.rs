@@ -1,0 +1,238 @@
+//! Running a property, and turning its shrunk counterexample into a
+//! scenario file.
+
+use crate::scenario::Scenario;
+use proptest::strategy::Strategy;
+use proptest::test_runner::{
+    Config, FileFailurePersistence, RngSeed, TestCaseResult, TestError, TestRunner,
+};
+use std::fmt::Debug;
+use std::path::{Path, PathBuf};
+
+/// The environment variable naming the folder counterexamples are written
+/// to. Unset: none are written.
+pub const FAILURES_DIR_VAR: &str = "HOOKHARNESS_FAILURES_DIR";
+
+/// The case count when neither [`Property::cases`] nor `PROPTEST_CASES` says.
+pub const DEFAULT_CASES: u32 = 64;
+
+/// A named property, run by proptest. When it fails, the shrunk
+/// counterexample is written as a scenario file that `hookharness run`
+/// replays, into the folder named by `HOOKHARNESS_FAILURES_DIR` (or
+/// [`failures_dir`](Property::failures_dir)), and the test panics with the
+/// reason, the scenario and the file.
+///
+/// Case counts: [`DEFAULT_CASES`], or [`cases`](Property::cases);
+/// `PROPTEST_CASES` overrides both. Runs are deterministic: the random
+/// generator's seed comes from the property's name (or
+/// [`seed`](Property::seed)), so a test run twice sees the same cases;
+/// `PROPTEST_RNG_SEED` overrides it, to explore other cases, and failures
+/// print the seed. Failing seeds are saved where
+/// [`regressions`](Property::regressions) says (default: proptest's
+/// `proptest-regressions/` beside the source) and replayed first.
+///
+/// ```
+/// use hookharness::replay::Replay;
+/// use hookharness::strategies::{Property, Shape, scenarios_shaped};
+/// use proptest::prop_assert;
+///
+/// let shape = Shape::default().failures(false);
+/// Property::new("runs_without_failures_return_a_result")
+///     .cases(8)
+///     .run(scenarios_shaped(shape), |scenario| {
+///         let outcome = Replay::new().run(&scenario);
+///         prop_assert!(outcome.result.is_some(), "{:?}", outcome.error);
+///         Ok(())
+///     });
+/// ```
+#[derive(Debug, Clone)]
+pub struct Property {
+    name: &'static str,
+    cases: Option<u32>,
+    seed: Option<u64>,
+    regressions: Option<&'static str>,
+    failures_dir: Option<PathBuf>,
+}
+
+impl Property {
+    /// A property; `name` names it in reports and counterexample files.
+    #[must_use]
+    pub fn new(name: &'static str) -> Self {
+        Property {
+            name,
+            cases: None,
+            seed: None,
+            regressions: None,
+            failures_dir: None,
+        }
+    }
+
+    /// How many passing cases are needed (`PROPTEST_CASES` overrides it).
+    #[must_use]
+    pub fn cases(mut self, cases: u32) -> Self {
+        self.cases = Some(cases);
+        self
+    }
+
+    /// The seed of the random generator (`PROPTEST_RNG_SEED` overrides
+    /// it); the default is derived from the name.
+    #[must_use]
+    pub fn seed(mut self, seed: u64) -> Self {
+        self.seed = Some(seed);
+        self
+    }
+
+    /// The seed a run uses.
+    fn effective_seed(&self, config: &Config) -> u64 {
+        match config.rng_seed {
+            RngSeed::Fixed(seed) => seed,
+            RngSeed::Random => self.seed.unwrap_or_else(|| name_seed(self.name)),
+        }
+    }
+
+    /// The file failing seeds are saved to and replayed from, relative to
+    /// the working directory (a test's is its package root).
+    #[must_use]
+    pub fn regressions(mut self, file: &'static str) -> Self {
+        self.regressions = Some(file);
+        self
+    }
+
+    /// Writes counterexamples to this folder, whatever
+    /// `HOOKHARNESS_FAILURES_DIR` says.
+    #[must_use]
+    pub fn failures_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.failures_dir = Some(dir.into());
+        self
+    }
+
+    /// Checks `test` on scenarios from `strategy`.
+    ///
+    /// # Panics
+    /// When the property fails: with the reason, the shrunk scenario and
+    /// the counterexample file, if one was written.
+    #[track_caller]
+    pub fn run<S>(&self, strategy: S, test: impl Fn(Scenario) -> TestCaseResult)
+    where
+        S: Strategy<Value = Scenario>,
+    {
+        self.run_inner(strategy, Clone::clone, test, false);
+    }
+
+    /// Checks `test` on values from `strategy`; `scenario_of` turns the
+    /// shrunk counterexample into the scenario that is written out.
+    ///
+    /// ```
+    /// use hookharness::scenario::{Format, Scenario};
+    /// use hookharness::strategies::Property;
+    /// use proptest::prelude::*;
+    ///
+    /// let base = Scenario::from_str("model: [{text: hi}]", "base.yaml", Format::Yaml).unwrap();
+    /// Property::new("max_agent_steps_is_kept").cases(8).run_with(
+    ///     0i64..5,
+    ///     |steps| {
+    ///         let mut scenario = base.clone();
+    ///         scenario.agent.max_agent_steps = *steps;
+    ///         scenario
+    ///     },
+    ///     |steps| {
+    ///         prop_assert!(steps < 5);
+    ///         Ok(())
+    ///     },
+    /// );
+    /// ```
+    ///
+    /// # Panics
+    /// As [`run`](Property::run).
+    #[track_caller]
+    pub fn run_with<S>(
+        &self,
+        strategy: S,
+        scenario_of: impl Fn(&S::Value) -> Scenario,
+        test: impl Fn(S::Value) -> TestCaseResult,
+    ) where
+        S: Strategy,
+        S::Value: Debug,
+    {
+        self.run_inner(strategy, scenario_of, test, true);
+    }
+
+    #[track_caller]
+    fn run_inner<S>(
+        &self,
+        strategy: S,
+        scenario_of: impl Fn(&S::Value) -> Scenario,
+        test: impl Fn(S::Value) -> TestCaseResult,
+        show_value: bool,
+    ) where
+        S: Strategy,
+        S::Value: Debug,
+    {
+        let mut config = Config::default();
+        if std::env::var_os("PROPTEST_CASES").is_none() {
+            config.cases = self.cases.unwrap_or(DEFAULT_CASES);
+        }
+        let seed = self.effective_seed(&config);
+        config.rng_seed = RngSeed::Fixed(seed);
+        config.source_file = Some(std::panic::Location::caller().file());
+        config.test_name = Some(self.name);
+        if let Some(file) = self.regressions {
+            config.failure_persistence = Some(Box::new(FileFailurePersistence::Direct(file)));
+        }
+        let mut runner = TestRunner::new(config);
+        match runner.run(&strategy, test) {
+            Ok(()) => {}
+            Err(TestError::Abort(reason)) => {
+                panic!("property `{}` aborted (seed {seed}): {reason}", self.name)
+            }
+            Err(TestError::Fail(reason, value)) => {
+                let mut scenario = scenario_of(&value);
+                scenario.name = self.name.to_owned();
+                scenario.description = Some(format!(
+                    "Counterexample to the property `{}`: {reason}",
+                    self.name
+                ));
+                let text = scenario.to_yaml();
+                let written = match self.dir() {
+                    Some(dir) => match write_counterexample(&dir, self.name, &text) {
+                        Ok(path) => format!("written to {}", path.display()),
+                        Err(error) => format!("not written to {}: {error}", dir.display()),
+                    },
+                    None => format!("set {FAILURES_DIR_VAR} to write it as a scenario file"),
+                };
+                let input = if show_value {
+                    format!("minimal failing input: {value:?}\n")
+                } else {
+                    String::new()
+                };
+                panic!(
+                    "property `{}` failed: {reason}\n{input}seed {seed} (PROPTEST_RNG_SEED={seed} replays this run)\n\
+                     counterexample scenario ({written}):\n{text}",
+                    self.name
+                );
+            }
+        }
+    }
+
+    fn dir(&self) -> Option<PathBuf> {
+        self.failures_dir
+            .clone()
+            .or_else(|| std::env::var_os(FAILURES_DIR_VAR).map(PathBuf::from))
+            .filter(|dir| !dir.as_os_str().is_empty())
+    }
+}
+
+/// FNV-1a of the name: a stable seed per property.
+fn name_seed(name: &str) -> u64 {
+    name.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// Writes `<dir>/<name>.yaml`, creating the folder.
+fn write_counterexample(dir: &Path, name: &str, text: &str) -> std::io::Result<PathBuf> {
+    std::fs::create_dir_all(dir)?;
+    let path = dir.join(format!("{name}.yaml"));
+    std::fs::write(&path, text)?;
+    Ok(path)
+}

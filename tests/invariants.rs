@@ -1,0 +1,466 @@
+//! Invariants of the loop, as properties over generated scenarios.
+//!
+//! Each property runs generated scenarios through the real loop and checks
+//! one invariant with `hookharness::invariants`; a second group of tests
+//! feeds deliberately broken outcomes (and faulty hooks) to the checks, so
+//! that each property is shown to catch the bug it is about.
+//!
+//! Case counts: 64 per property (`PROPTEST_CASES` raises them). Failing
+//! seeds go to `proptest-regressions/invariants.txt`; with
+//! `HOOKHARNESS_FAILURES_DIR` set, the shrunk counterexample is written
+//! there as a scenario file.
+
+use hookharness::invariants::{Invariant, RunProbe, check_invariants, compare_outcomes};
+use hookharness::replay::{Outcome, Replay};
+use hookharness::scenario::{Format, Scenario, ScriptedResult};
+use hookharness::state::keys::is_reserved;
+use hookharness::strategies::{Property, Shape, scenarios, scenarios_shaped, state_schemas};
+use proptest::prelude::*;
+use support::{Coverage, add_hook, call_first_tool, focused, only, run_checked};
+
+const REGRESSIONS: &str = "proptest-regressions/invariants.txt";
+
+fn property(name: &'static str) -> Property {
+    Property::new(name).regressions(REGRESSIONS)
+}
+
+/// Asserts that the run of `scenario` keeps `invariant`, and returns its
+/// outcome and probe.
+fn keeps(invariant: Invariant, scenario: &Scenario) -> Result<(Outcome, RunProbe), TestCaseError> {
+    let (outcome, probe, violations) = run_checked(scenario);
+    let broken = only(&violations, invariant);
+    prop_assert!(
+        broken.is_empty(),
+        "{}\n{}",
+        broken
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n"),
+        outcome.to_json_line()
+    );
+    Ok((outcome, probe))
+}
+
+/// on_exit never runs for the ending of a run that reached
+/// `max_agent_steps`: every on_exit that ran belonged to an exit that
+/// continued.
+#[test]
+fn on_exit_never_runs_in_a_run_that_ends_because_max_agent_steps_was_reached() {
+    let covered = Coverage::new("max-steps endings after an on_exit that continued");
+    let strategy = focused(&[|scenario| {
+        add_hook(
+            scenario,
+            "on_exit",
+            "{name: always_more, do: [{continue_run: true}], when: {times: 9}}",
+        );
+    }]);
+    property("on_exit_never_runs_at_max_steps").run(strategy, |scenario| {
+        let (outcome, _) = keeps(Invariant::OnExitSkippedAtMaxSteps, &scenario)?;
+        let ended_at_max = outcome
+            .result
+            .as_ref()
+            .is_some_and(|r| r["exit_reason"] == "max_agent_steps");
+        covered.hit_if(
+            ended_at_max
+                && outcome
+                    .trace
+                    .iter()
+                    .any(|e| e.to_value()["point"] == "on_exit"),
+        );
+        Ok(())
+    });
+    covered.assert_hit();
+}
+
+/// after_run runs exactly once, last, in every run that got past
+/// construction and did not fail; it never runs when a hook (outside
+/// after_run), the model or a tool raised.
+#[test]
+fn after_run_runs_exactly_once_in_every_run_that_did_not_fail() {
+    let failed = Coverage::new("runs that failed after construction");
+    property("after_run_runs_once_unless_failed").run(scenarios(), |scenario| {
+        let (outcome, _) = keeps(Invariant::AfterRunOnceUnlessFailed, &scenario)?;
+        failed.hit_if(outcome.result.is_none() && !outcome.trace.is_empty());
+        Ok(())
+    });
+    failed.assert_hit();
+}
+
+/// When before_tool hooks remove the pending tool calls, no tool runs in
+/// that step, tool_call_counts does not change and no tool exit fires.
+#[test]
+fn when_before_tool_hooks_remove_the_pending_calls_no_tool_runs() {
+    let covered = Coverage::new("steps whose pending calls were all removed");
+    let strategy = focused(&[|scenario| {
+        if call_first_tool(scenario).is_some() {
+            add_hook(
+                scenario,
+                "before_tool",
+                "{name: veto, do: [{drop_tool_calls: all}], when: {times: 1}}",
+            );
+        }
+    }]);
+    property("removed_tool_calls_do_not_run").run(strategy, |scenario| {
+        let (_, probe) = keeps(Invariant::RemovedToolCallsDoNotRun, &scenario)?;
+        covered.hit_if(
+            probe
+                .rounds
+                .iter()
+                .any(|r| r.pending.is_empty() && r.counts_after.is_some()),
+        );
+        Ok(())
+    });
+    covered.assert_hit();
+}
+
+/// Any state_schema with a reserved key is rejected at construction with
+/// Haystack's message; one without is accepted.
+#[test]
+fn a_state_schema_with_a_reserved_key_is_rejected_and_one_without_is_accepted() {
+    let strategy = (any::<bool>(), any::<bool>())
+        .prop_flat_map(|(reserved, is_async)| (state_schemas(reserved), Just(is_async)));
+    let base = Scenario::from_str("model: [{text: hi}]", "schema.yaml", Format::Yaml).unwrap();
+    property("reserved_state_keys_are_rejected").run_with(
+        strategy,
+        |(schema, is_async)| {
+            let mut scenario = base.clone();
+            scenario.agent.state_schema = schema.clone();
+            scenario.run.is_async = *is_async;
+            scenario
+        },
+        |(schema, is_async)| {
+            let mut scenario = base.clone();
+            scenario.agent.state_schema = schema.clone();
+            scenario.run.is_async = is_async;
+            let (outcome, _) = keeps(Invariant::ReservedStateKeysRejected, &scenario)?;
+            if schema.keys().any(|k| is_reserved(k)) {
+                let error = outcome.error.unwrap_or_default();
+                prop_assert!(
+                    error.contains("are reserved for Agent internal state"),
+                    "{error}"
+                );
+                prop_assert!(outcome.trace.is_empty());
+            } else {
+                prop_assert!(outcome.result.is_some(), "{:?}", outcome.error);
+            }
+            Ok(())
+        },
+    );
+}
+
+/// before_run hooks run exactly once, before anything else.
+#[test]
+fn before_run_runs_exactly_once_and_first() {
+    property("before_run_runs_once_and_first").run(scenarios(), |scenario| {
+        keeps(Invariant::BeforeRunFirstAndOnce, &scenario)?;
+        Ok(())
+    });
+}
+
+/// Each time a point is reached, its hooks run in registration order.
+#[test]
+fn hooks_at_one_point_run_in_registration_order() {
+    let covered = Coverage::new("points reached more than once with two hooks or more");
+    let strategy = focused(&[|scenario| {
+        add_hook(scenario, "before_llm", "{name: first}");
+        add_hook(scenario, "before_llm", "{name: second}");
+    }]);
+    property("hooks_run_in_registration_order").run(strategy, |scenario| {
+        let (outcome, _) = keeps(Invariant::HooksRunInRegistrationOrder, &scenario)?;
+        let before_llm = scenario.hooks.get("before_llm").map_or(0, Vec::len);
+        let llm_calls = outcome
+            .trace
+            .iter()
+            .filter(|e| e.to_value()["event"] == "llm")
+            .count();
+        covered.hit_if(before_llm >= 2 && llm_calls >= 2);
+        Ok(())
+    });
+    covered.assert_hit();
+}
+
+/// step_count equals the number of LLM calls when the run ends by an exit
+/// condition or by max_agent_steps. Restricted to runs that did not resume:
+/// a before_run hook that sets step_count makes the loop count from there.
+/// (The check also covers stop_run endings when no hook writes step_count:
+/// a stop comes before the LLM call and the increment.)
+#[test]
+fn step_count_equals_the_number_of_llm_calls_at_exit_and_max_steps_endings() {
+    let resumed = Coverage::new("runs resumed by a before_run hook");
+    let strategy = focused(&[|scenario| {
+        add_hook(
+            scenario,
+            "before_run",
+            "{name: resume, do: [{set: {step_count: 1}}]}",
+        );
+    }]);
+    property("step_count_is_llm_calls").run(strategy, |scenario| {
+        let (outcome, _) = keeps(Invariant::StepCountIsLlmCalls, &scenario)?;
+        let first_llm = outcome
+            .trace
+            .iter()
+            .map(|e| e.to_value())
+            .find(|e| e["event"] == "llm");
+        resumed.hit_if(first_llm.is_some_and(|e| e["step"] != 0));
+        Ok(())
+    });
+    resumed.assert_hit();
+}
+
+/// exit_reason is text, length, content_filter, a tool exit condition,
+/// max_agent_steps or a stop_run value.
+#[test]
+fn exit_reason_is_a_model_reason_a_tool_max_agent_steps_or_a_stop_value() {
+    let tool_exits = Coverage::new("tool exits (continued or not)");
+    let stops = Coverage::new("stop_run endings");
+    let strategy = focused(&[
+        |scenario| {
+            if let Some(tool) = call_first_tool(scenario) {
+                scenario.agent.exit_conditions = vec![tool];
+                scenario.tools[0]
+                    .results
+                    .insert(0, ScriptedResult::Text("found".into()));
+            }
+        },
+        |scenario| {
+            add_hook(
+                scenario,
+                "before_llm",
+                "{do: [{stop_run: halt}], when: {step_count: 1}}",
+            )
+        },
+    ]);
+    property("exit_reason_is_known").run(strategy, |scenario| {
+        let (outcome, _) = keeps(Invariant::ExitReasonIsKnown, &scenario)?;
+        let reason = outcome.result.as_ref().map(|r| r["exit_reason"].clone());
+        let reason = reason.as_ref().and_then(|r| r.as_str()).unwrap_or_default();
+        let exits: Vec<serde_json::Value> = outcome
+            .trace
+            .iter()
+            .map(|e| e.to_value())
+            .filter(|e| e["event"] == "exit")
+            .collect();
+        tool_exits.hit_if(exits.iter().any(|e| {
+            scenario
+                .tools
+                .iter()
+                .any(|t| e["reason"] == t.name.as_str())
+        }));
+        stops.hit_if(hookharness::strategies::STOP_VALUES.contains(&reason));
+        Ok(())
+    });
+    tool_exits.assert_hit();
+    stops.assert_hit();
+}
+
+/// continue_run is false after the run (read by an observer when the run
+/// finishes), and each exit's decision is followed: an exit that does not
+/// continue ends the run, one that continues leads to another step.
+/// Generated hooks set continue_run only at on_exit, where exit handling
+/// consumes it.
+#[test]
+fn continue_run_is_false_after_the_run() {
+    let continued = Coverage::new("exits that continued");
+    let strategy = focused(&[|scenario| {
+        add_hook(
+            scenario,
+            "on_exit",
+            "{name: once_more, do: [{continue_run: true}], when: {times: 1}}",
+        );
+    }]);
+    property("continue_run_is_consumed").run(strategy, |scenario| {
+        let (outcome, probe) = keeps(Invariant::ContinueRunIsConsumed, &scenario)?;
+        if outcome.result.is_some() {
+            prop_assert_eq!(
+                probe.continue_run_at_finish,
+                Some(serde_json::Value::Bool(false))
+            );
+        }
+        continued.hit_if(
+            outcome
+                .trace
+                .iter()
+                .any(|e| e.to_value()["continue"] == true),
+        );
+        Ok(())
+    });
+    continued.assert_hit();
+}
+
+/// token_usage equals the recursive sum of the scripted usages of the
+/// replies the run consumed.
+#[test]
+fn token_usage_equals_the_recursive_sum_of_the_consumed_usages() {
+    let nested = Coverage::new("runs that summed nested usages");
+    property("token_usage_is_scripted_sum").run(scenarios(), |scenario| {
+        let (outcome, _) = keeps(Invariant::TokenUsageIsScriptedSum, &scenario)?;
+        let usage = outcome.result.as_ref().map(|r| r["token_usage"].clone());
+        nested.hit_if(usage.is_some_and(|u| u["details"].is_object()));
+        Ok(())
+    });
+    nested.assert_hit();
+}
+
+/// Sync and async runs of a scenario give identical outcomes, and running
+/// it again gives the same outcome JSON.
+#[test]
+fn sync_and_async_runs_agree_and_outcomes_are_deterministic() {
+    property("same_outcome_sync_async_and_again").run(scenarios(), |mut scenario| {
+        scenario.run.is_async = false;
+        let sync = Replay::new().run(&scenario);
+        let again = Replay::new().run(&scenario);
+        scenario.run.is_async = true;
+        let on_async = Replay::new().run(&scenario);
+        let differences = compare_outcomes(&sync, &on_async);
+        prop_assert!(differences.is_empty(), "{}", differences[0]);
+        prop_assert_eq!(sync.to_json_line(), again.to_json_line());
+        prop_assert_eq!(sync.to_json_line(), on_async.to_json_line());
+        Ok(())
+    });
+}
+
+/// Every invariant at once, with the scenario and the probe, and the
+/// outcome-only checks on their own.
+#[test]
+fn every_generated_run_keeps_every_invariant() {
+    property("every_invariant").run(scenarios(), |scenario| {
+        let (outcome, _, violations) = run_checked(&scenario);
+        prop_assert!(violations.is_empty(), "{violations:#?}");
+        prop_assert!(check_invariants(&outcome).is_empty());
+        Ok(())
+    });
+}
+
+/// Scenarios written out load back as the same scenario, as YAML and JSON.
+#[test]
+fn generated_scenarios_round_trip_through_the_writer() {
+    let shape = Shape::default().reserved_keys(true);
+    property("scenarios_round_trip").run(scenarios_shaped(shape), |scenario| {
+        let text = scenario.to_yaml();
+        let yaml = Scenario::from_str(&text, "generated.yaml", Format::Yaml);
+        let json = Scenario::from_str(&text, "generated.json", Format::Json);
+        prop_assert_eq!(
+            yaml.as_ref().ok(),
+            Some(&scenario),
+            "{}\n{:?}",
+            text,
+            yaml.as_ref().err()
+        );
+        prop_assert_eq!(json.as_ref().ok(), Some(&scenario), "{}", text);
+        Ok(())
+    });
+}
+
+mod support {
+    use hookharness::invariants::{Invariant, Invariants, RunProbe, Violation};
+    use hookharness::replay::{Outcome, Replay};
+    use hookharness::scenario::{Format, Scenario};
+    use hookharness::strategies::scenarios;
+    use proptest::prelude::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Generated scenarios: some as generated, the others changed by one
+    /// of `focuses` towards the situation a property is about.
+    pub fn focused(focuses: &[fn(&mut Scenario)]) -> BoxedStrategy<Scenario> {
+        let mut arms = vec![scenarios()];
+        for &focus in focuses {
+            arms.push(
+                scenarios()
+                    .prop_map(move |mut scenario| {
+                        focus(&mut scenario);
+                        scenario
+                    })
+                    .boxed(),
+            );
+        }
+        proptest::strategy::Union::new(arms).boxed()
+    }
+
+    /// Makes the first reply call the first tool (when there is one), and
+    /// returns the tool's name.
+    pub fn call_first_tool(scenario: &mut Scenario) -> Option<String> {
+        let tool = scenario.tools.first()?.name.clone();
+        let text = format!("model: [{{tool_calls: [{{tool: {tool}}}]}}]\n");
+        let template = Scenario::from_str(&text, "reply.yaml", Format::Yaml).unwrap();
+        match scenario.model.first_mut() {
+            Some(first) => *first = template.model[0].clone(),
+            None => return None,
+        }
+        Some(tool)
+    }
+
+    /// Appends a hook, written as a scenario hook entry, at `point`.
+    pub fn add_hook(scenario: &mut Scenario, point: &str, entry: &str) {
+        let text = format!("hooks: {{{point}: [{entry}]}}\nmodel: []\n");
+        let mut template = Scenario::from_str(&text, "hook.yaml", Format::Yaml).unwrap();
+        let entry = template.hooks[point].remove(0);
+        scenario
+            .hooks
+            .entry(point.to_owned())
+            .or_default()
+            .push(entry);
+    }
+
+    /// Runs a scenario with a probe and checks every invariant.
+    pub fn run_checked(scenario: &Scenario) -> (Outcome, RunProbe, Vec<Violation>) {
+        let mut probe = RunProbe::default();
+        let outcome = Replay::new().run_observed(scenario, &mut probe);
+        let violations = Invariants::new()
+            .scenario(scenario)
+            .probe(&probe)
+            .check(&outcome);
+        (outcome, probe, violations)
+    }
+
+    /// The violations of one invariant.
+    pub fn only(violations: &[Violation], invariant: Invariant) -> Vec<&Violation> {
+        violations
+            .iter()
+            .filter(|v| v.invariant == invariant)
+            .collect()
+    }
+
+    /// Counts the generated cases that reach a situation, so that a
+    /// property cannot pass by never meeting what it is about.
+    pub struct Coverage {
+        what: &'static str,
+        hits: AtomicUsize,
+        cases: AtomicUsize,
+    }
+
+    impl Coverage {
+        pub fn new(what: &'static str) -> Self {
+            Coverage {
+                what,
+                hits: AtomicUsize::new(0),
+                cases: AtomicUsize::new(0),
+            }
+        }
+
+        pub fn hit_if(&self, hit: bool) {
+            self.cases.fetch_add(1, Ordering::Relaxed);
+            if hit {
+                self.hits.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+
+        pub fn assert_hit(&self) {
+            let (hits, cases) = (
+                self.hits.load(Ordering::Relaxed),
+                self.cases.load(Ordering::Relaxed),
+            );
+            eprintln!("coverage: {hits} of {cases} cases had {}", self.what);
+            // Runs are seeded by the property's name, so this holds or
+            // fails the same way every time (a PROPTEST_CASES below 32 may
+            // legitimately miss).
+            if cases >= 32 {
+                assert!(
+                    hits > 0,
+                    "no generated case had {} ({cases} cases)",
+                    self.what
+                );
+            }
+        }
+    }
+}
