@@ -16,6 +16,9 @@ pub const FAILURES_DIR_VAR: &str = "HOOKHARNESS_FAILURES_DIR";
 /// The case count when neither [`Property::cases`] nor `PROPTEST_CASES` says.
 pub const DEFAULT_CASES: u32 = 64;
 
+/// How many shrinking steps a failure may take (proptest's default is 256).
+pub const MAX_SHRINK_ITERS: u32 = 8192;
+
 /// A named property, run by proptest. When it fails, the shrunk
 /// counterexample is written as a scenario file that `hookharness run`
 /// replays, into the folder named by `HOOKHARNESS_FAILURES_DIR` (or
@@ -171,6 +174,11 @@ impl Property {
         let mut config = Config::default();
         if std::env::var_os("PROPTEST_CASES").is_none() {
             config.cases = self.cases.unwrap_or(DEFAULT_CASES);
+        }
+        // Scenarios are wide values: shrinking them takes more steps than
+        // proptest's default allows (PROPTEST_MAX_SHRINK_ITERS overrides).
+        if std::env::var_os("PROPTEST_MAX_SHRINK_ITERS").is_none() {
+            config.max_shrink_iters = MAX_SHRINK_ITERS;
         }
         let seed = self.effective_seed(&config);
         config.rng_seed = RngSeed::Fixed(seed);

@@ -255,22 +255,20 @@ fn run_spec() -> impl Strategy<Value = RunSpec> {
 /// assert_eq!(scenario.agent.max_agent_steps, 2);
 /// ```
 pub fn scenarios_shaped(shape: Shape) -> BoxedStrategy<Scenario> {
-    (tool_scripts(shape.max_tools), shape.max_agent_steps.clone())
-        .prop_flat_map(move |(tools, max_agent_steps)| {
+    let longest = usize::try_from(*shape.max_agent_steps.end()).unwrap_or(0);
+    tool_scripts(shape.max_tools)
+        .prop_flat_map(move |tools| {
             let names: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
-            let steps = usize::try_from(max_agent_steps).unwrap_or(0);
-            // Each step makes at most one LLM call; with failures, now and
-            // then the script is one reply short.
-            let len = if shape.failures {
-                prop_oneof![8 => Just(steps), 1 => Just(steps.saturating_sub(1))].boxed()
+            // A script for the longest run, cut to the steps below, so that
+            // max_agent_steps shrinks on its own. Each step makes at most
+            // one LLM call; with failures, now and then the script is one
+            // reply short.
+            let model = model_script(names.clone(), longest, shape.failures);
+            let short = if shape.failures {
+                prop::bool::weighted(0.1).boxed()
             } else {
-                Just(steps).boxed()
+                Just(false).boxed()
             };
-            let model = len.prop_flat_map({
-                let names = names.clone();
-                let errors = shape.failures;
-                move |len| model_script(names.clone(), len, errors)
-            });
             let raise = if shape.failures {
                 prop::bool::weighted(0.2).boxed()
             } else {
@@ -278,7 +276,7 @@ pub fn scenarios_shaped(shape: Shape) -> BoxedStrategy<Scenario> {
             };
             (
                 Just(tools),
-                Just(max_agent_steps),
+                (shape.max_agent_steps.clone(), short),
                 exit_conditions(names.clone()),
                 hook_registrations(names, &shape),
                 shared_hook(),
@@ -291,15 +289,21 @@ pub fn scenarios_shaped(shape: Shape) -> BoxedStrategy<Scenario> {
         .prop_map(
             |(
                 tools,
-                max_agent_steps,
+                (max_agent_steps, short),
                 exit_conditions,
                 mut hooks,
                 shared,
-                model,
+                mut model,
                 run,
                 state_schema,
                 raise,
             )| {
+                let steps = usize::try_from(max_agent_steps).unwrap_or(0);
+                model.truncate(if short {
+                    steps.saturating_sub(1)
+                } else {
+                    steps
+                });
                 let mut shared_hooks = IndexMap::new();
                 if let Some((definition, points)) = shared {
                     shared_hooks.insert("audit".to_owned(), definition);
