@@ -70,6 +70,14 @@ use std::fmt;
 use view::View;
 
 /// One promise of the run loop.
+///
+/// ```
+/// use hookharness::invariants::Invariant;
+///
+/// let names: Vec<&str> = Invariant::ALL.iter().map(|i| i.name()).collect();
+/// assert!(names.contains(&"before_run_first_and_once"));
+/// assert_eq!(Invariant::StepCountIsLlmCalls.to_string(), "step_count_is_llm_calls");
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum Invariant {
@@ -113,7 +121,13 @@ pub enum Invariant {
 }
 
 impl Invariant {
-    /// Every invariant.
+    /// Every invariant, in the order checks report them.
+    ///
+    /// ```
+    /// use hookharness::invariants::Invariant;
+    /// assert_eq!(Invariant::ALL.len(), 11);
+    /// assert_eq!(Invariant::ALL[0], Invariant::OnExitSkippedAtMaxSteps);
+    /// ```
     pub const ALL: [Invariant; 11] = [
         Invariant::OnExitSkippedAtMaxSteps,
         Invariant::AfterRunOnceUnlessFailed,
@@ -159,6 +173,31 @@ impl fmt::Display for Invariant {
 }
 
 /// A broken invariant: which one, what broke it, and the trace around it.
+///
+/// ```
+/// use hookharness::invariants::{Invariant, check_invariants};
+/// use hookharness::replay::{Outcome, Status, TraceEvent};
+/// use serde_json::json;
+///
+/// // A run that ended at an exit that continued: the exit was not consumed.
+/// let outcome = Outcome {
+///     scenario: "broken".into(),
+///     file: String::new(),
+///     status: Status::Pass,
+///     failures: vec![],
+///     error: None,
+///     result: Some(json!({"exit_reason": "text", "step_count": 1,
+///                         "token_usage": {}, "tool_call_counts": {}, "messages": []})),
+///     trace: vec![
+///         TraceEvent::Llm { step: json!(0), messages_in: 1 },
+///         TraceEvent::Exit { step: json!(1), reason: json!("text"), continues: true },
+///     ],
+/// };
+/// let violation = &check_invariants(&outcome)[0];
+/// assert_eq!(violation.invariant, Invariant::ContinueRunIsConsumed);
+/// assert_eq!(violation.at, Some(1));
+/// assert_eq!(violation.excerpt.len(), 2);
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Violation {
@@ -300,7 +339,18 @@ pub struct Invariants<'a> {
 }
 
 impl<'a> Invariants<'a> {
-    /// A check that knows only the outcome.
+    /// A check that knows only the outcome: the same as [`check_invariants`].
+    ///
+    /// ```
+    /// use hookharness::invariants::{Invariants, check_invariants};
+    /// use hookharness::replay::Replay;
+    /// use hookharness::scenario::{Format, Scenario};
+    ///
+    /// let scenario = Scenario::from_str("model: [{text: hi}]", "hi.yaml", Format::Yaml)?;
+    /// let outcome = Replay::new().run(&scenario);
+    /// assert_eq!(Invariants::new().check(&outcome), check_invariants(&outcome));
+    /// # Ok::<(), hookharness::scenario::ScenarioError>(())
+    /// ```
     #[must_use]
     pub fn new() -> Self {
         Self::default()
@@ -308,6 +358,21 @@ impl<'a> Invariants<'a> {
 
     /// The scenario the outcome came from: registrations, scripted
     /// usages, tools, `stop_run` values, `max_agent_steps`, `state_schema`.
+    ///
+    /// ```
+    /// use hookharness::invariants::{Invariant, Invariants};
+    /// use hookharness::replay::Replay;
+    /// use hookharness::scenario::{Format, Scenario};
+    ///
+    /// let scenario = Scenario::from_str("model: [{text: hi, usage: {prompt_tokens: 2}}]", "u.yaml", Format::Yaml)?;
+    /// let mut outcome = Replay::new().run(&scenario);
+    /// assert!(Invariants::new().scenario(&scenario).check(&outcome).is_empty());
+    /// // Only the scenario tells what token_usage should be.
+    /// outcome.result.as_mut().unwrap()["token_usage"]["prompt_tokens"] = 3.into();
+    /// let found = Invariants::new().scenario(&scenario).check(&outcome);
+    /// assert_eq!(found[0].invariant, Invariant::TokenUsageIsScriptedSum);
+    /// # Ok::<(), hookharness::scenario::ScenarioError>(())
+    /// ```
     #[must_use]
     pub fn scenario(mut self, scenario: &'a Scenario) -> Self {
         self.scenario = Some(scenario);
@@ -315,6 +380,21 @@ impl<'a> Invariants<'a> {
     }
 
     /// What a [`RunProbe`] saw during the run.
+    ///
+    /// ```
+    /// use hookharness::invariants::{Invariant, Invariants, RunProbe};
+    /// use hookharness::replay::Replay;
+    /// use hookharness::scenario::{Format, Scenario};
+    /// use serde_json::json;
+    ///
+    /// let scenario = Scenario::from_str("model: [{text: hi}]", "hi.yaml", Format::Yaml)?;
+    /// let mut probe = RunProbe::default();
+    /// let outcome = Replay::new().run_observed(&scenario, &mut probe);
+    /// probe.continue_run_at_finish = Some(json!(true)); // as if a hook left it set
+    /// let found = Invariants::new().probe(&probe).check(&outcome);
+    /// assert_eq!(found[0].invariant, Invariant::ContinueRunIsConsumed);
+    /// # Ok::<(), hookharness::scenario::ScenarioError>(())
+    /// ```
     #[must_use]
     pub fn probe(mut self, probe: &'a RunProbe) -> Self {
         self.probe = Some(probe);
@@ -322,6 +402,17 @@ impl<'a> Invariants<'a> {
     }
 
     /// Every violation, ordered by [`Invariant`] then by trace position.
+    ///
+    /// ```
+    /// use hookharness::invariants::Invariants;
+    /// use hookharness::replay::Replay;
+    /// use hookharness::scenario::{Format, Scenario};
+    ///
+    /// let scenario = Scenario::from_str("agent: {max_agent_steps: 0}\nmodel: []", "zero.yaml", Format::Yaml)?;
+    /// let outcome = Replay::new().run(&scenario);
+    /// assert_eq!(Invariants::new().scenario(&scenario).check(&outcome), vec![]);
+    /// # Ok::<(), hookharness::scenario::ScenarioError>(())
+    /// ```
     #[must_use]
     pub fn check(&self, outcome: &Outcome) -> Vec<Violation> {
         let view = View::new(outcome);

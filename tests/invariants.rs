@@ -20,10 +20,10 @@ use hookharness::strategies::{Property, Shape, scenarios, scenarios_shaped, stat
 use proptest::prelude::*;
 use support::{Coverage, add_hook, call_first_tool, focused, only, run_checked};
 
-const REGRESSIONS: &str = "proptest-regressions/invariants.txt";
-
+/// A property of this file; failing seeds go to
+/// `proptest-regressions/invariants.txt`.
 fn property(name: &'static str) -> Property {
-    Property::new(name).regressions(REGRESSIONS)
+    Property::new(name)
 }
 
 /// Asserts that the run of `scenario` keeps `invariant`, and returns its

@@ -10,7 +10,26 @@ use crate::state::State;
 use crate::value::json_eq;
 use serde_json::Value;
 
-/// A tool call left pending after the `before_tool` hooks.
+/// A tool call left pending after the `before_tool` hooks (or one that ran).
+///
+/// ```
+/// use hookharness::invariants::RunProbe;
+/// use hookharness::replay::Replay;
+/// use hookharness::scenario::{Format, Scenario};
+///
+/// let scenario = Scenario::from_str(
+///     "tools: [{name: search, results: [x]}]\nhooks: {before_tool: [{name: look}]}\n\
+///      model: [{tool_calls: [{tool: search}]}, {text: done}]",
+///     "look.yaml",
+///     Format::Yaml,
+/// )?;
+/// let mut probe = RunProbe::default();
+/// Replay::new().run_observed(&scenario, &mut probe);
+/// let pending = &probe.rounds[0].pending[0];
+/// assert_eq!((pending.tool.as_str(), pending.id.as_deref()), ("search", Some("call_0_0")));
+/// assert_eq!(probe.rounds[0].ran, probe.rounds[0].pending);
+/// # Ok::<(), hookharness::scenario::ScenarioError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct PendingCall {
@@ -21,6 +40,28 @@ pub struct PendingCall {
 }
 
 /// One pass through `before_tool` and the tools of a step.
+///
+/// ```
+/// use hookharness::invariants::RunProbe;
+/// use hookharness::replay::Replay;
+/// use hookharness::scenario::{Format, Scenario};
+/// use serde_json::json;
+///
+/// let scenario = Scenario::from_str(
+///     "agent: {exit_conditions: [search]}\ntools: [{name: search, results: [x]}]\n\
+///      hooks: {before_tool: [{name: look}]}\nmodel: [{tool_calls: [{tool: search}]}]",
+///     "exit.yaml",
+///     Format::Yaml,
+/// )?;
+/// let mut probe = RunProbe::default();
+/// Replay::new().run_observed(&scenario, &mut probe);
+/// let round = &probe.rounds[0];
+/// assert_eq!(round.at, 1); // trace: llm, then this before_tool hook
+/// assert_eq!(round.counts_before, json!({"search": 0}));
+/// assert_eq!(round.counts_after, Some(json!({"search": 1})));
+/// assert_eq!(round.tool_exit, Some(json!("search")));
+/// # Ok::<(), hookharness::scenario::ScenarioError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct ToolRound {

@@ -13,6 +13,11 @@ use proptest::prelude::*;
 use serde_json::{Map, Value};
 
 /// The `stop_run` values generated hooks set.
+///
+/// ```
+/// use hookharness::strategies::STOP_VALUES;
+/// assert!(!STOP_VALUES.contains(&"max_agent_steps"));
+/// ```
 pub const STOP_VALUES: &[&str] = &["halt", "budget_exceeded"];
 
 /// The message generated hooks append.

@@ -9,6 +9,11 @@ pub(crate) const WORDS: &[&str] = &["done", "Here is what I found.", "", "partia
 
 /// A tool name no generated tool has: calling it gives Haystack's
 /// "not found" error result.
+///
+/// ```
+/// use hookharness::strategies::{TOOL_NAMES, UNKNOWN_TOOL};
+/// assert!(!TOOL_NAMES.contains(&UNKNOWN_TOOL));
+/// ```
 pub const UNKNOWN_TOOL: &str = "ghost";
 
 /// A `usage` map as providers report it: token counts, sometimes a nested

@@ -8,6 +8,22 @@ use std::fmt;
 use std::sync::Arc;
 
 /// One hook at one point, under a name that is unique within its set.
+///
+/// ```
+/// use hookharness::hook::HookRegistration;
+/// use hookharness::{HookPoint, State, hook_fn};
+/// use hookharness::strategies::permuted_registrations;
+/// use proptest::strategy::{Strategy, ValueTree};
+/// use proptest::test_runner::TestRunner;
+/// use std::sync::Arc;
+///
+/// let hook: Arc<dyn hookharness::Hook> = Arc::new(hook_fn(|_: &mut State| {}).named("audit"));
+/// let registrations = permuted_registrations(vec![(HookPoint::AfterRun, hook)])
+///     .new_tree(&mut TestRunner::deterministic()).unwrap().current();
+/// assert_eq!(format!("{registrations:?}"), "[after_run:audit]");
+/// let registration: HookRegistration = registrations[0].clone().into();
+/// assert_eq!(registration.point, HookPoint::AfterRun);
+/// ```
 #[derive(Clone)]
 #[non_exhaustive]
 pub struct Registration {

@@ -50,6 +50,11 @@ pub struct Shape {
 
 impl Shape {
     /// Sets [`max_agent_steps`](Shape::max_agent_steps).
+    ///
+    /// ```
+    /// use hookharness::strategies::Shape;
+    /// assert_eq!(Shape::default().max_agent_steps(1..=2).max_agent_steps, 1..=2);
+    /// ```
     #[must_use]
     pub fn max_agent_steps(mut self, range: RangeInclusive<i64>) -> Self {
         self.max_agent_steps = range;
@@ -57,6 +62,11 @@ impl Shape {
     }
 
     /// Sets [`max_tools`](Shape::max_tools).
+    ///
+    /// ```
+    /// use hookharness::strategies::Shape;
+    /// assert_eq!(Shape::default().max_tools(0).max_tools, 0);
+    /// ```
     #[must_use]
     pub fn max_tools(mut self, max: usize) -> Self {
         self.max_tools = max;
@@ -64,6 +74,11 @@ impl Shape {
     }
 
     /// Sets [`hooks_per_point`](Shape::hooks_per_point).
+    ///
+    /// ```
+    /// use hookharness::strategies::Shape;
+    /// assert_eq!(Shape::default().hooks_per_point(3).hooks_per_point, 3);
+    /// ```
     #[must_use]
     pub fn hooks_per_point(mut self, max: usize) -> Self {
         self.hooks_per_point = max;
@@ -71,6 +86,11 @@ impl Shape {
     }
 
     /// Sets [`resume`](Shape::resume).
+    ///
+    /// ```
+    /// use hookharness::strategies::Shape;
+    /// assert!(!Shape::default().resume(false).resume);
+    /// ```
     #[must_use]
     pub fn resume(mut self, resume: bool) -> Self {
         self.resume = resume;
@@ -78,6 +98,11 @@ impl Shape {
     }
 
     /// Sets [`failures`](Shape::failures).
+    ///
+    /// ```
+    /// use hookharness::strategies::Shape;
+    /// assert!(!Shape::default().failures(false).failures);
+    /// ```
     #[must_use]
     pub fn failures(mut self, failures: bool) -> Self {
         self.failures = failures;
@@ -85,6 +110,11 @@ impl Shape {
     }
 
     /// Sets [`reserved_keys`](Shape::reserved_keys).
+    ///
+    /// ```
+    /// use hookharness::strategies::Shape;
+    /// assert!(Shape::default().reserved_keys(true).reserved_keys);
+    /// ```
     #[must_use]
     pub fn reserved_keys(mut self, reserved: bool) -> Self {
         self.reserved_keys = reserved;

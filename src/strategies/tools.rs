@@ -5,6 +5,11 @@ use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
 /// The names generated tools take, in order.
+///
+/// ```
+/// use hookharness::strategies::TOOL_NAMES;
+/// assert_eq!(TOOL_NAMES[0], "search");
+/// ```
 pub const TOOL_NAMES: &[&str] = &["search", "lookup", "calc"];
 
 /// One scripted result: a text, a JSON value, or an error.
