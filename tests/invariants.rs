@@ -922,12 +922,13 @@ mod counterexamples {
             description.starts_with("Counterexample to the property `no_tool_ever_runs`: "),
             "{description}"
         );
-        // Shrunk: one tool, one step, no hooks, one reply that calls the tool.
+        // Shrunk: one tool, no hooks, a step or two (with the default seed,
+        // one step and one reply that calls the tool).
         let text = written.to_yaml();
         assert_eq!(written.tools.len(), 1, "{text}");
-        assert_eq!(written.agent.max_agent_steps, 1, "{text}");
         assert!(written.hooks.is_empty(), "{text}");
-        assert_eq!(written.model.len(), 1, "{text}");
+        assert!(written.agent.max_agent_steps <= 2, "{text}");
+        assert!(written.model.len() <= 2, "{text}");
         // Replaying the file reproduces the failure.
         let outcome = Replay::new().run_file(file);
         assert!(

@@ -1,12 +1,12 @@
 //! Whole scenarios: agent settings, tools, hooks, model script and run.
 
 use super::hooks::hook_registrations;
-use super::model::{WORDS, model_script};
+use super::model::{WORDS, model_reply};
 use super::tools::tool_scripts;
 use crate::hook::HookPoint;
 use crate::scenario::{
-    AgentSpec, Expect, HookEntry, MessageSpec, Role, RunSpec, Scenario, SchemaEntrySpec,
-    UnusedReplies, ValueKind, When,
+    AgentSpec, Expect, HookEntry, MessageSpec, ModelReply, Role, RunSpec, Scenario,
+    SchemaEntrySpec, UnusedReplies, ValueKind, When,
 };
 use crate::state::keys::RESERVED_KEYS;
 use indexmap::IndexMap;
@@ -272,7 +272,8 @@ fn run_spec() -> impl Strategy<Value = RunSpec> {
 }
 
 /// Scenarios of a [`Shape`]: random tools, exit conditions, hooks, a model
-/// script sized to the steps, sync or async runs. `expect` only allows
+/// script sized to the steps, a tool concurrency limit from 1 to 4, an
+/// optional system prompt, sync or async runs. `expect` only allows
 /// unused replies, so the outcome's status shows whether the run failed.
 ///
 /// ```
@@ -289,11 +290,12 @@ pub fn scenarios_shaped(shape: Shape) -> BoxedStrategy<Scenario> {
     tool_scripts(shape.max_tools)
         .prop_flat_map(move |tools| {
             let names: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
-            // A script for the longest run, cut to the steps below, so that
-            // max_agent_steps shrinks on its own. Each step makes at most
+            // Up to one reply per step of the longest run, cut or padded
+            // with text replies to the steps below, so that max_agent_steps
+            // and the replies shrink on their own. Each step makes at most
             // one LLM call; with failures, now and then the script is one
             // reply short.
-            let model = model_script(names.clone(), longest, shape.failures);
+            let model = prop::collection::vec(model_reply(names.clone(), shape.failures), 0..=longest);
             let short = if shape.failures {
                 prop::bool::weighted(0.1).boxed()
             } else {
@@ -304,6 +306,11 @@ pub fn scenarios_shaped(shape: Shape) -> BoxedStrategy<Scenario> {
             } else {
                 Just(false).boxed()
             };
+            let settings = (
+                raise,
+                prop_oneof![3 => Just(4i64), 1 => 1i64..4],
+                prop_oneof![3 => Just(None), 1 => Just(Some("You are a research assistant.".to_owned()))],
+            );
             (
                 Just(tools),
                 (shape.max_agent_steps.clone(), short),
@@ -313,7 +320,7 @@ pub fn scenarios_shaped(shape: Shape) -> BoxedStrategy<Scenario> {
                 model,
                 run_spec(),
                 state_schemas(shape.reserved_keys),
-                raise,
+                settings,
             )
         })
         .prop_map(
@@ -326,13 +333,16 @@ pub fn scenarios_shaped(shape: Shape) -> BoxedStrategy<Scenario> {
                 mut model,
                 run,
                 state_schema,
-                raise,
+                (raise, tool_concurrency_limit, system_prompt),
             )| {
                 let steps = usize::try_from(max_agent_steps).unwrap_or(0);
-                model.truncate(if short {
-                    steps.saturating_sub(1)
-                } else {
-                    steps
+                let len = if short { steps.saturating_sub(1) } else { steps };
+                model.truncate(len);
+                model.resize_with(len, || ModelReply::Reply {
+                    text: Some("done".to_owned()),
+                    tool_calls: Vec::new(),
+                    usage: None,
+                    finish_reason: None,
                 });
                 let mut shared_hooks = IndexMap::new();
                 if let Some((definition, points)) = shared {
@@ -354,7 +364,8 @@ pub fn scenarios_shaped(shape: Shape) -> BoxedStrategy<Scenario> {
                         exit_conditions,
                         state_schema,
                         raise_on_tool_invocation_failure: raise,
-                        ..AgentSpec::default()
+                        tool_concurrency_limit,
+                        system_prompt,
                     },
                     tools,
                     hooks,
