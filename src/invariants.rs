@@ -108,9 +108,11 @@ pub enum Invariant {
     /// `exit_reason` is `text`, `length`, `content_filter`, a tool exit
     /// condition, `max_agent_steps` or a `stop_run` value.
     ExitReasonIsKnown,
-    /// `continue_run` decides each exit and is consumed: an exit that does
-    /// not continue ends the run, one that continues is followed by another
-    /// step, and `continue_run` is false after the run.
+    /// `continue_run` decides each exit and is consumed: only `on_exit`
+    /// hooks can make an exit continue, an exit that does not continue ends
+    /// the run, one that continues is followed by another step, and
+    /// `continue_run` is false after the run (unless a hook outside
+    /// `on_exit` set it and no exit handling followed, as Haystack allows).
     ContinueRunIsConsumed,
     /// `token_usage` is the recursive sum of the scripted usages of the
     /// replies the run consumed.

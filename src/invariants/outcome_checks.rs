@@ -97,22 +97,24 @@ fn after_run_once_unless_failed(view: &View<'_>, found: &mut Vec<Violation>) {
     }
 }
 
-/// Every tool that ran is counted once per call; a tool exit names a tool
-/// that ran without error since the step's LLM call.
+/// Every tool that ran is counted once per call; a tool exit (an exit on a
+/// name `tool_call_counts` holds) names a tool that ran without error
+/// since the step's LLM call.
 fn removed_tool_calls_do_not_run(view: &View<'_>, found: &mut Vec<Violation>) {
-    if let Some(Value::Object(counts)) = view.field("tool_call_counts") {
-        for (tool, ran) in view.tool_events() {
-            let counted = counts.get(tool).and_then(Value::as_i64).unwrap_or(0);
-            if counted != ran as i64 {
-                found.push(violation(
-                    view,
-                    Invariant::RemovedToolCallsDoNotRun,
-                    view.last_tool_event(tool),
-                    format!(
-                        "tool_call_counts[{tool:?}] is {counted}, but the trace shows {ran} executed call(s)"
-                    ),
-                ));
-            }
+    let Some(Value::Object(counts)) = view.field("tool_call_counts") else {
+        return;
+    };
+    for (tool, ran) in view.tool_events() {
+        let counted = counts.get(tool).and_then(Value::as_i64).unwrap_or(0);
+        if counted != ran as i64 {
+            found.push(violation(
+                view,
+                Invariant::RemovedToolCallsDoNotRun,
+                view.last_tool_event(tool),
+                format!(
+                    "tool_call_counts[{tool:?}] is {counted}, but the trace shows {ran} executed call(s)"
+                ),
+            ));
         }
     }
     for (i, event) in view.trace.iter().enumerate() {
@@ -120,15 +122,9 @@ fn removed_tool_calls_do_not_run(view: &View<'_>, found: &mut Vec<Violation>) {
             continue;
         };
         let Some(reason) = reason.as_str() else {
-            found.push(violation(
-                view,
-                Invariant::RemovedToolCallsDoNotRun,
-                Some(i),
-                format!("an exit has no reason: {reason}"),
-            ));
             continue;
         };
-        if MODEL_REASONS.contains(&reason) {
+        if MODEL_REASONS.contains(&reason) || !counts.contains_key(reason) {
             continue;
         }
         let step_start = view.trace[..i]
@@ -257,12 +253,11 @@ fn exit_reason_is_known(view: &View<'_>, found: &mut Vec<Violation>) {
     }
 }
 
-/// An exit that does not continue ends the run; one that continues is
-/// followed by another step unless `max_agent_steps` or a stop ends it.
+/// An exit that does not continue ends the run; one that continues follows
+/// `on_exit` hooks (without them the flag is never read) and is followed by
+/// another step unless `max_agent_steps` or a stop ends it.
 fn continue_run_is_consumed(view: &View<'_>, found: &mut Vec<Violation>) {
-    if !view.succeeded() {
-        return;
-    }
+    // Failed runs too: their exits happened before the failure.
     for (i, event) in view.trace[..view.end].iter().enumerate() {
         let TraceEvent::Exit {
             reason, continues, ..
@@ -271,6 +266,17 @@ fn continue_run_is_consumed(view: &View<'_>, found: &mut Vec<Violation>) {
             continue;
         };
         let last = i + 1 == view.end;
+        let after_on_exit = i
+            .checked_sub(1)
+            .is_some_and(|p| event_point(&view.trace[p]) == Some("on_exit"));
+        if *continues && !after_on_exit {
+            found.push(violation(
+                view,
+                Invariant::ContinueRunIsConsumed,
+                Some(i),
+                "an exit continued although no on_exit hook ran for it".into(),
+            ));
+        }
         if !continues && !last {
             found.push(violation(
                 view,

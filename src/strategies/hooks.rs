@@ -96,6 +96,10 @@ fn actions(point: HookPoint, tools: Vec<String>, shape: &Shape) -> BoxedStrategy
             ));
             choices.push((4, named.boxed()));
         }
+        HookPoint::BeforeLlm | HookPoint::AfterTool => {
+            // Read only by exit handling, and only with on_exit hooks.
+            choices.push((2, Just(vec![Action::ContinueRun(true)]).boxed()));
+        }
         HookPoint::OnExit => {
             choices.push((
                 8,

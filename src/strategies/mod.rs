@@ -51,7 +51,9 @@ pub use crate::invariants::{
 pub use hooks::{STOP_VALUES, hook_entry, hook_registrations};
 pub use model::{UNKNOWN_TOOL, model_reply, model_script, usage};
 pub use permute::{Registration, install, permuted_registrations};
-pub use property::{DEFAULT_CASES, FAILURES_DIR_VAR, MAX_SHRINK_ITERS, Property};
+pub use property::{
+    DEFAULT_CASES, FAILURES_DIR_VAR, MAX_SHRINK_ITERS, MAX_SHRINK_MILLIS, Property,
+};
 pub use scenario::{Shape, scenarios, scenarios_shaped, state_schemas};
 pub use tools::{TOOL_NAMES, tool_script, tool_scripts};
 

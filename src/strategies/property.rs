@@ -32,6 +32,14 @@ pub const DEFAULT_CASES: u32 = 64;
 /// ```
 pub const MAX_SHRINK_ITERS: u32 = 8192;
 
+/// How long shrinking a failure may take, in milliseconds (each step
+/// replays a scenario); `PROPTEST_MAX_SHRINK_TIME` overrides it.
+///
+/// ```
+/// assert_eq!(hookharness::strategies::MAX_SHRINK_MILLIS, 10_000);
+/// ```
+pub const MAX_SHRINK_MILLIS: u32 = 10_000;
+
 /// A named property, run by proptest. When it fails, the shrunk
 /// counterexample is written as a scenario file that `hookharness run`
 /// replays, into the folder named by `HOOKHARNESS_FAILURES_DIR` (or
@@ -291,6 +299,9 @@ impl Property {
         // proptest's default allows (PROPTEST_MAX_SHRINK_ITERS overrides).
         if std::env::var_os("PROPTEST_MAX_SHRINK_ITERS").is_none() {
             config.max_shrink_iters = MAX_SHRINK_ITERS;
+        }
+        if std::env::var_os("PROPTEST_MAX_SHRINK_TIME").is_none() {
+            config.max_shrink_time = MAX_SHRINK_MILLIS;
         }
         let seed = self.effective_seed(&config);
         config.rng_seed = RngSeed::Fixed(seed);

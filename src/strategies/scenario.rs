@@ -2,7 +2,7 @@
 
 use super::hooks::hook_registrations;
 use super::model::{WORDS, model_reply};
-use super::tools::tool_scripts;
+use super::tools::{TOOL_NAMES, tool_scripts};
 use crate::hook::HookPoint;
 use crate::scenario::{
     AgentSpec, Expect, HookEntry, MessageSpec, ModelReply, Role, RunSpec, Scenario,
@@ -287,56 +287,62 @@ fn run_spec() -> impl Strategy<Value = RunSpec> {
 /// ```
 pub fn scenarios_shaped(shape: Shape) -> BoxedStrategy<Scenario> {
     let longest = usize::try_from(*shape.max_agent_steps.end()).unwrap_or(0);
-    tool_scripts(shape.max_tools)
-        .prop_flat_map(move |tools| {
-            let names: Vec<String> = tools.iter().map(|t| t.name.clone()).collect();
-            // Up to one reply per step of the longest run, cut or padded
-            // with text replies to the steps below, so that max_agent_steps
-            // and the replies shrink on their own. Each step makes at most
-            // one LLM call; with failures, now and then the script is one
-            // reply short.
-            let model = prop::collection::vec(model_reply(names.clone(), shape.failures), 0..=longest);
-            let short = if shape.failures {
-                prop::bool::weighted(0.1).boxed()
-            } else {
-                Just(false).boxed()
-            };
-            let raise = if shape.failures {
-                prop::bool::weighted(0.2).boxed()
-            } else {
-                Just(false).boxed()
-            };
-            let settings = (
-                raise,
-                prop_oneof![3 => Just(4i64), 1 => 1i64..4],
-                prop_oneof![3 => Just(None), 1 => Just(Some("You are a research assistant.".to_owned()))],
-            );
-            (
-                Just(tools),
-                (shape.max_agent_steps.clone(), short),
-                exit_conditions(names.clone()),
-                hook_registrations(names, &shape),
-                shared_hook(),
-                model,
-                run_spec(),
-                state_schemas(shape.reserved_keys),
-                settings,
-            )
-        })
+    // Replies, hooks and exit conditions name tools from all of
+    // TOOL_NAMES, whichever tools the scenario has: a call to a tool it
+    // lacks is an unknown-tool call. Drawing them apart from the tools
+    // keeps every part shrinking on its own.
+    let names: Vec<String> = TOOL_NAMES[..shape.max_tools.min(TOOL_NAMES.len())]
+        .iter()
+        .map(|name| (*name).to_owned())
+        .collect();
+    // Up to one reply per step of the longest run, cut or padded with text
+    // replies to the steps below. Each step makes at most one LLM call;
+    // with failures, now and then the script is one reply short.
+    let model = prop::collection::vec(model_reply(names.clone(), shape.failures), 0..=longest);
+    let short = if shape.failures {
+        prop::bool::weighted(0.1).boxed()
+    } else {
+        Just(false).boxed()
+    };
+    let raise = if shape.failures {
+        prop::bool::weighted(0.2).boxed()
+    } else {
+        Just(false).boxed()
+    };
+    let settings = (
+        raise,
+        prop_oneof![3 => Just(4i64), 1 => 1i64..4],
+        prop_oneof![3 => Just(None), 1 => Just(Some("You are a research assistant.".to_owned()))],
+    );
+    (
+        hook_registrations(names.clone(), &shape),
+        shared_hook(),
+        model,
+        (shape.max_agent_steps.clone(), short),
+        exit_conditions(names),
+        tool_scripts(shape.max_tools),
+        run_spec(),
+        state_schemas(shape.reserved_keys),
+        settings,
+    )
         .prop_map(
             |(
-                tools,
-                (max_agent_steps, short),
-                exit_conditions,
                 mut hooks,
                 shared,
                 mut model,
+                (max_agent_steps, short),
+                exit_conditions,
+                tools,
                 run,
                 state_schema,
                 (raise, tool_concurrency_limit, system_prompt),
             )| {
                 let steps = usize::try_from(max_agent_steps).unwrap_or(0);
-                let len = if short { steps.saturating_sub(1) } else { steps };
+                let len = if short {
+                    steps.saturating_sub(1)
+                } else {
+                    steps
+                };
                 model.truncate(len);
                 model.resize_with(len, || ModelReply::Reply {
                     text: Some("done".to_owned()),

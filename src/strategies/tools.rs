@@ -55,7 +55,8 @@ fn empty_parameters() -> Map<String, Value> {
     parameters
 }
 
-/// Up to `max` tools with distinct names from [`TOOL_NAMES`], in that order.
+/// Up to `max` tools, each of the first `max` names of [`TOOL_NAMES`]
+/// present or not (shrinking removes tools), in that order.
 ///
 /// ```
 /// use hookharness::strategies::tool_scripts;
@@ -70,7 +71,15 @@ fn empty_parameters() -> Map<String, Value> {
 /// ```
 pub fn tool_scripts(max: usize) -> BoxedStrategy<Vec<ToolScript>> {
     let max = max.min(TOOL_NAMES.len());
-    prop::sample::subsequence(TOOL_NAMES, 0..=max)
-        .prop_flat_map(|names| names.into_iter().map(tool_script).collect::<Vec<_>>())
+    TOOL_NAMES[..max]
+        .iter()
+        .map(|name| (prop::bool::weighted(0.7), tool_script(name)))
+        .collect::<Vec<_>>()
+        .prop_map(|tools| {
+            tools
+                .into_iter()
+                .filter_map(|(present, tool)| present.then_some(tool))
+                .collect()
+        })
         .boxed()
 }
