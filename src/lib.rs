@@ -40,20 +40,55 @@
 //! # Ok::<(), hookharness::AgentError>(())
 //! ```
 //!
+//! ## Install
+//!
+//! ```toml
+//! [dev-dependencies]
+//! hookharness = "0.1"
+//! ```
+//!
+//! The `hookharness` binary (`cargo install hookharness`) replays scenario
+//! files: `hookharness run scenarios/`.
+//!
 //! ## Concepts
 //!
-//! - [`Agent`]: the loop, built with [`Agent::builder`] and run with
-//!   [`Agent::run`] or [`Agent::run_async`] (one loop body drives both).
-//! - [`Hook`]: your code at a [`HookPoint`]; closures via [`hook_fn`].
-//! - [`State`]: typed keys with merge handlers; `messages` is a
-//!   `Vec<ChatMessage>`.
-//! - [`Tool`] and [`ChatGenerator`]: the tools and the model.
-//! - [`Observer`]: a side channel that sees every event of a run.
+//! - **The loop.** [`Agent`], built with [`Agent::builder`] and run with
+//!   [`Agent::run`] or [`Agent::run_async`]; one loop body drives both paths,
+//!   so they cannot drift. Errors: [`AgentError`], with Haystack's wording
+//!   for construction errors.
+//! - **Hooks.** [`Hook`] at a [`HookPoint`], with the live [`State`];
+//!   closures via [`hook_fn`] and [`async_hook_fn`]; ready-made ones in
+//!   [`hooks`] (token budget, tool-result offloading, confirmation).
+//! - **State.** Typed keys with merge handlers ([`state::Handler`]);
+//!   `messages` is a `Vec<ChatMessage>`; request-scoped values live in
+//!   [`HookContext`].
+//! - **Tools and the model.** [`Tool`] ([`tool_fn`] for closures) and
+//!   [`ChatGenerator`] ([`generator_fn`]); scripted stand-ins in [`scripted`].
+//! - **Observing.** [`Observer`] sees every [`Event`] of a run without
+//!   changing it; `tracing` spans carry Haystack's names
+//!   (`haystack.agent.run`, `haystack.agent.step`, `haystack.agent.hook`, ...).
+//! - **Scenarios.** [`scenario::Scenario`] is a parsed file (immutable);
+//!   [`replay::Replay`] runs it (with your `custom:` hooks) into a
+//!   [`replay::Outcome`]: result, trace, expectations; [`report`] renders
+//!   outcomes for people and CI.
+//! - **Live models.** [`openai::OpenAiChatGenerator`] (feature `http`) is a
+//!   `ChatGenerator` for OpenAI-compatible servers; [`record`](mod@record)
+//!   turns a live run into a scenario that replays offline.
+//! - **Benchmarks.** [`bench`](mod@bench) holds the standard workloads, and
+//!   [`bench::overhead_per_step`] measures what your hook costs per step.
+//!
+//! ## Prior art
+//!
+//! hookharness reproduces [Haystack](https://haystack.deepset.ai)'s Agent
+//! (version 3.4.1); its shape follows Rust testing crates: wiremock's
+//! spec-runtime-report split, insta's snapshots, proptest's seeds,
+//! turmoil's determinism by construction.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod agent;
+pub mod bench;
 mod block_on;
 #[cfg(feature = "cli")]
 pub mod cli;
@@ -63,7 +98,10 @@ pub mod hooks;
 pub mod invariants;
 pub mod message;
 pub mod observe;
+#[cfg(feature = "http")]
+pub mod openai;
 mod pyfmt;
+pub mod record;
 pub mod replay;
 pub mod report;
 pub mod scenario;

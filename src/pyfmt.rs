@@ -50,24 +50,31 @@ fn write_repr(out: &mut String, value: &Value) {
 /// `json.dumps(value, ensure_ascii=False)` with Python's default separators.
 pub(crate) fn json_dumps(value: &Value) -> String {
     let mut out = String::new();
-    write_json(&mut out, value);
+    write_json(&mut out, value, false);
     out
 }
 
-fn write_json(out: &mut String, value: &Value) {
+/// `json.dumps(value)`: as [`json_dumps`], non-ASCII escaped as `\uXXXX`.
+pub(crate) fn json_dumps_ascii(value: &Value) -> String {
+    let mut out = String::new();
+    write_json(&mut out, value, true);
+    out
+}
+
+fn write_json(out: &mut String, value: &Value, ascii: bool) {
     match value {
         Value::Null => out.push_str("null"),
         Value::Bool(true) => out.push_str("true"),
         Value::Bool(false) => out.push_str("false"),
         Value::Number(number) => write_number(out, number),
-        Value::String(text) => write_json_str(out, text),
+        Value::String(text) => write_json_str(out, text, ascii),
         Value::Array(items) => {
             out.push('[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                write_json(out, item);
+                write_json(out, item, ascii);
             }
             out.push(']');
         }
@@ -77,9 +84,9 @@ fn write_json(out: &mut String, value: &Value) {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                write_json_str(out, key);
+                write_json_str(out, key, ascii);
                 out.push_str(": ");
-                write_json(out, item);
+                write_json(out, item, ascii);
             }
             out.push('}');
         }
@@ -194,7 +201,7 @@ fn is_printable(ch: char) -> bool {
     )
 }
 
-fn write_json_str(out: &mut String, text: &str) {
+fn write_json_str(out: &mut String, text: &str, ascii: bool) {
     out.push('"');
     for ch in text.chars() {
         match ch {
@@ -205,8 +212,11 @@ fn write_json_str(out: &mut String, text: &str) {
             '\t' => out.push_str("\\t"),
             '\u{08}' => out.push_str("\\b"),
             '\u{0c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
+            c if (c as u32) < 0x20 || (ascii && (c as u32) > 0x7e) => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    let _ = write!(out, "\\u{unit:04x}");
+                }
             }
             c => out.push(c),
         }
@@ -244,6 +254,14 @@ mod tests {
         assert_eq!(float_repr(0.00001), "1e-05");
         assert_eq!(float_repr(-2.5e-7), "-2.5e-07");
         assert_eq!(float_repr(123.456), "123.456");
+    }
+
+    #[test]
+    fn json_dumps_ascii_escapes_non_ascii_as_utf16_units() {
+        assert_eq!(
+            json_dumps_ascii(&json!(["é", "😀", "\u{7f}"])),
+            "[\"\\u00e9\", \"\\ud83d\\ude00\", \"\\u007f\"]"
+        );
     }
 
     #[test]

@@ -477,6 +477,28 @@ fn a_reader_called_before_a_writer_still_sees_the_writers_output() {
     }
 }
 
+#[test]
+fn tool_events_follow_call_order_even_when_batches_run_a_later_call_first() {
+    let agent = read_after_write_agent(4);
+    let mut seen: Vec<String> = Vec::new();
+    let mut observer = |event: &hookharness::Event<'_>| {
+        if let hookharness::Event::ToolFinished { call, .. } = event {
+            seen.push(call.tool_name.clone());
+        }
+    };
+    agent
+        .run_observed(user("go"), RunOptions::new(), &mut observer)
+        .unwrap();
+    let call_order: Vec<String> = read_after_write_results()
+        .into_iter()
+        .map(|r| r.0)
+        .collect();
+    assert_eq!(
+        seen, call_order,
+        "the writer runs first, but the reader was called first"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn a_reader_called_before_a_writer_still_sees_the_writers_output_on_the_async_path() {
     for limit in [1, 4] {

@@ -1,12 +1,15 @@
-"""Declarative hooks (`when` + `do`) and the supported ready-made hooks, as real Haystack hook objects."""
+"""Declarative hooks (`when` + `do`) as Haystack hook objects, and the `hooks` argument of the Agent.
+
+Ready-made hooks are built by `ready_made`.
+"""
 
 import copy
-import warnings
 from typing import Any
 
 from haystack.components.agents.state.state import State, replace_values
 from haystack.dataclasses import ChatMessage, ToolCall, ToolCallResult
 
+from . import ready_made
 from .instrument import Recorder
 from .scenario import HookDef, HookRef
 from .source import is_json_number
@@ -197,32 +200,10 @@ def _rewrite_tool_results(state: State, argument: dict) -> None:
 # -- building the hooks dict --------------------------------------------------------------------------------------
 
 
-def _ready_made(definition: HookDef, name: str, recorder: Recorder):
-    if definition.kind == "token_budget":
-        from haystack.hooks.budget import TokenBudgetHook
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # ExperimentalWarning
-            hook = TokenBudgetHook(**definition.params)
-    else:  # rejected when the file is read
-        raise AssertionError(definition.kind)
-    # Observe the invocation without changing the object's type (Haystack's messages name the type): the
-    # instance attribute shadows the class's `run`, which Haystack calls in both sync and async runs (in a worker
-    # thread for the latter, as TokenBudgetHook has no run_async).
-    original_run = hook.run
-
-    def run(state: State) -> None:
-        recorder.hook_event(name, state)
-        original_run(state)
-
-    hook.run = run
-    return hook
-
-
 def _build_hook(definition: HookDef, name: str, recorder: Recorder):
     if definition.kind == "declarative":
         return DeclarativeHook(definition, name, recorder)
-    return _ready_made(definition, name, recorder)
+    return ready_made.build(definition, name, recorder)
 
 
 def build_hooks(hooks: dict, shared: dict, recorder: Recorder) -> dict:

@@ -35,6 +35,16 @@ class ScenarioRunError(Exception):
     """A failure caused by the scenario's script itself (exhausted model or tool script)."""
 
 
+class ScenarioAbort(BaseException):
+    """A failure of the scenario's script that ends the run even where Haystack catches `Exception`.
+
+    Raised by a scripted summarizer asked past its last reply: `SummarizationCompactor` catches what its
+    generator raises (and with `raise_on_failure: false` logs it and goes on), but the scenario contract makes
+    running out of scripted replies fail the run. Not an `Exception`, so nothing in Haystack swallows it; the
+    runner reports it as the run's error.
+    """
+
+
 @dataclass
 class ToolScript:
     name: str

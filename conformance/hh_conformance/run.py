@@ -13,7 +13,7 @@ from haystack.dataclasses import ChatMessage
 from . import scenario as scenario_mod
 from . import source
 from .hooks import build_hooks
-from .instrument import Recorder, instrumented
+from .instrument import Recorder, ScenarioAbort, instrumented
 from .scripted import ScriptedChatGenerator, build_tools
 from .values import build_message, json_eq, jsonify, render
 
@@ -103,7 +103,7 @@ def run_file(file: str) -> dict:
         # state key, allowed_hook_points, invalid numbers) are Haystack's and can be expected with `expect.error`.
         agent = _build_agent(sc, recorder)
         result = _result(sc, _run_agent(agent, sc, recorder))
-    except Exception as e:  # any failure of the run is part of the outcome
+    except (Exception, ScenarioAbort) as e:  # any failure of the run is part of the outcome
         error = _error_text(e)
 
     failures = check_expectations(sc, result, recorder.events, error)

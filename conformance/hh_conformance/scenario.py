@@ -13,6 +13,7 @@ from typing import Any
 
 from haystack.dataclasses import ChatMessage
 
+from . import ready_made
 from .source import FileError, Source, is_json_number
 
 ROLES = ("user", "system", "assistant", "tool")
@@ -20,7 +21,7 @@ FINISH_REASONS = ("stop", "length", "content_filter", "tool_calls")
 STATE_TYPES = ("list", "str", "int", "float", "bool", "dict", "any")
 HANDLERS = ("merge_lists", "replace_values")
 READY_MADE = ("token_budget", "tool_result_offload", "compaction", "confirmation")
-SUPPORTED_READY_MADE = ("token_budget",)
+SUPPORTED_READY_MADE = ready_made.SUPPORTED
 MESSAGE_ACTIONS = ("append_messages", "prepend_messages", "replace_messages")
 
 
@@ -378,7 +379,7 @@ def _hook_entry(c: _Checker, raw, path, *, point, index, allow_shared) -> HookRe
         if tag not in SUPPORTED_READY_MADE:
             raise c.err((*path, tag), f"unsupported: the reference runner does not implement `{tag}` hooks yet")
         name = c.str(raw.get("name"), (*path, "name"), nullable=True)
-        return HookRef(point=point, index=index, definition=HookDef(kind=tag, name=name, params=_ready_made(c, tag, raw[tag], (*path, tag))))
+        return HookRef(point=point, index=index, definition=HookDef(kind=tag, name=name, params=ready_made.validate(c, tag, raw[tag], (*path, tag))))
     c.map(raw, path, allowed=("name", "when", "do", "allowed_hook_points"))
     definition = HookDef(
         kind="declarative",
@@ -390,16 +391,6 @@ def _hook_entry(c: _Checker, raw, path, *, point, index, allow_shared) -> HookRe
         else None,
     )
     return HookRef(point=point, index=index, definition=definition)
-
-
-def _ready_made(c: _Checker, tag, raw, path) -> dict:
-    if tag == "token_budget":
-        raw = c.map(raw, path, allowed=("max_total_tokens", "add_final_message"), required=("max_total_tokens",))
-        params = {"max_total_tokens": c.int(raw["max_total_tokens"], (*path, "max_total_tokens"))}
-        if "add_final_message" in raw:
-            params["add_final_message"] = c.bool(raw["add_final_message"], (*path, "add_final_message"))
-        return params
-    raise AssertionError(tag)
 
 
 def _when(c: _Checker, raw, path) -> dict:

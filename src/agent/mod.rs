@@ -13,6 +13,7 @@
 //!  after_run (every ending that did not fail) ─▶ output
 //! ```
 
+mod dispatch;
 mod error;
 mod exit;
 mod options;

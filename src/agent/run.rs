@@ -8,26 +8,24 @@ use super::exit::{model_exit_reason, tool_exit};
 use super::usage::{record_context_tokens, record_llm_usage};
 use super::{Agent, AgentError, AgentOutput, RunOptions};
 use crate::generator::ChatRequest;
-use crate::hook::{HookError, HookPoint};
+use crate::hook::HookPoint;
 use crate::message::{ChatMessage, ToolCall};
 use crate::observe::{Event, Observer};
 use crate::state::{State, keys};
 use crate::tool::{ExecOptions, ExecutedCall, execute_tool_calls};
 use crate::value::truthy;
-use futures_util::FutureExt;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
-use std::panic::AssertUnwindSafe;
 use tracing::Instrument;
 
-struct Run<'a, 'o> {
-    agent: &'a Agent,
-    state: State,
-    counter: i64,
-    llm_calls: usize,
-    ordinals: HashMap<String, usize>,
-    observer: Option<&'o mut dyn Observer>,
-    is_async: bool,
+pub(super) struct Run<'a, 'o> {
+    pub(super) agent: &'a Agent,
+    pub(super) state: State,
+    pub(super) counter: i64,
+    pub(super) llm_calls: usize,
+    pub(super) ordinals: HashMap<String, usize>,
+    pub(super) observer: Option<&'o mut dyn Observer>,
+    pub(super) is_async: bool,
 }
 
 pub(super) async fn run(
@@ -231,7 +229,7 @@ impl Run<'_, '_> {
             &options,
         )
         .await;
-        self.emit_tools(&executed);
+        self.emit_tools(&pending, &mut executed);
         let tool_messages = outcome?.messages;
         record_tool_calls(&mut self.state, &tool_messages);
         let exit =
@@ -338,66 +336,6 @@ impl Run<'_, '_> {
         Ok(continues)
     }
 
-    async fn run_hooks(&mut self, point: HookPoint) -> Result<(), AgentError> {
-        let agent = self.agent;
-        let hooks = agent.hooks.at(point);
-        for (index, hook) in hooks.iter().enumerate() {
-            let hook = &**hook;
-            emit(
-                &mut self.observer,
-                Event::HookStarted {
-                    point,
-                    index,
-                    hook,
-                    state: &self.state,
-                },
-            );
-            let name = hook.name();
-            let span = tracing::info_span!(
-                "haystack.agent.hook",
-                haystack.agent.hook.point = point.as_str(),
-                haystack.agent.hook.name = &*name,
-                haystack.agent.hook.type = hook.type_name(),
-            );
-            let state = &mut self.state;
-            let outcome = if self.is_async {
-                // The call goes inside the future: a default `run_async`
-                // runs the sync `run` eagerly, and its panic must be caught too.
-                AssertUnwindSafe(async { hook.run_async(state).await })
-                    .catch_unwind()
-                    .instrument(span)
-                    .await
-            } else {
-                span.in_scope(|| std::panic::catch_unwind(AssertUnwindSafe(|| hook.run(state))))
-            };
-            let (error, panicked) = match outcome {
-                Ok(Ok(())) => (None, false),
-                Ok(Err(HookError { .. })) => (outcome_message(&outcome), false),
-                Err(payload) => (Some(panic_message(payload.as_ref())), true),
-            };
-            emit(
-                &mut self.observer,
-                Event::HookFinished {
-                    point,
-                    index,
-                    hook,
-                    state: &self.state,
-                    error: error.as_deref(),
-                },
-            );
-            if let Some(message) = error {
-                return Err(AgentError::Hook {
-                    hook: name.into_owned(),
-                    point,
-                    step: self.state.step_count().unwrap_or(self.counter),
-                    message,
-                    panicked,
-                });
-            }
-        }
-        Ok(())
-    }
-
     fn emit_stopped(&mut self, reason: &Value) {
         if let Some(observer) = self.observer.as_deref_mut() {
             observer.on_event(&Event::Stopped {
@@ -407,12 +345,15 @@ impl Run<'_, '_> {
         }
     }
 
-    fn emit_tools(&mut self, executed: &[ExecutedCall]) {
+    /// Tool events in call order within the step, never completion or
+    /// batch order.
+    fn emit_tools(&mut self, pending: &[ToolCall], executed: &mut [ExecutedCall]) {
         if let Some(observer) = self.observer.as_deref_mut() {
-            for ran in executed {
+            executed.sort_by_key(|ran| ran.index);
+            for ran in executed.iter() {
                 observer.on_event(&Event::ToolFinished {
                     state: &self.state,
-                    call: &ran.call,
+                    call: &pending[ran.index],
                     error: ran.error,
                 });
             }
@@ -433,30 +374,6 @@ impl Run<'_, '_> {
     }
 }
 
-fn emit(observer: &mut Option<&mut dyn Observer>, event: Event<'_>) {
-    if let Some(observer) = observer.as_deref_mut() {
-        observer.on_event(&event);
-    }
-}
-
-fn outcome_message(
-    outcome: &Result<Result<(), HookError>, Box<dyn std::any::Any + Send>>,
-) -> Option<String> {
-    match outcome {
-        Ok(Err(error)) => Some(error.message().to_owned()),
-        _ => None,
-    }
-}
-
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    let text = payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a non-string panic payload".into());
-    format!("the hook panicked: {text}")
-}
-
 /// Counts every returned tool message with a result, errored and unknown
 /// calls included; results written by hooks are not counted.
 fn record_tool_calls(state: &mut State, tool_messages: &[ChatMessage]) {
@@ -472,10 +389,13 @@ fn record_tool_calls(state: &mut State, tool_messages: &[ChatMessage]) {
     };
     for message in tool_messages {
         if let Some(result) = message.tool_call_result() {
-            let entry = counts
-                .entry(result.origin.tool_name.clone())
-                .or_insert(Value::from(0));
-            *entry = Value::from(entry.as_i64().unwrap_or(0) + 1);
+            let name = &result.origin.tool_name;
+            match counts.get_mut(name) {
+                Some(count) => *count = Value::from(count.as_i64().unwrap_or(0) + 1),
+                None => {
+                    counts.insert(name.clone(), Value::from(1));
+                }
+            }
         }
     }
 }

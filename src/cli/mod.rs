@@ -5,6 +5,8 @@
 
 mod discover;
 mod explain;
+#[cfg(feature = "http")]
+mod record;
 
 use crate::replay::{Outcome, Replay};
 use crate::report::{Summary, human_outcome, human_summary, junit};
@@ -64,6 +66,10 @@ enum Command {
         /// One scenario file.
         file: PathBuf,
     },
+    /// Run a scenario against a live OpenAI-compatible server and write a
+    /// scenario whose `model` script holds the replies received.
+    #[cfg(feature = "http")]
+    Record(record::RecordArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -84,6 +90,8 @@ pub fn main() -> std::process::ExitCode {
         } => run(&paths, format, filter.as_deref()),
         Command::Check { paths } => check(&paths),
         Command::Explain { file } => explain(&file),
+        #[cfg(feature = "http")]
+        Command::Record(args) => record::run(args),
     };
     std::process::ExitCode::from(code as u8)
 }

@@ -137,11 +137,33 @@ pub trait Hook: Send + Sync + 'static {
     }
 }
 
-/// The last path segment of a type name, generics kept.
+/// The last path segment of a type name, generics kept: `a::b::Hook` and
+/// Haystack-style `haystack.hooks.budget.TokenBudgetHook` both give the
+/// class name.
 pub(crate) fn short_type_name(full: &'static str) -> &'static str {
     let end = full.find('<').unwrap_or(full.len());
-    match full[..end].rfind("::") {
-        Some(i) => &full[i + 2..],
-        None => full,
+    let head = &full[..end];
+    let start = match (head.rfind("::"), head.rfind('.')) {
+        (Some(colons), Some(dot)) => (colons + 2).max(dot + 1),
+        (Some(colons), None) => colons + 2,
+        (None, Some(dot)) => dot + 1,
+        (None, None) => 0,
+    };
+    &full[start..]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short_type_name;
+
+    #[test]
+    fn short_type_names_drop_rust_and_python_module_paths() {
+        assert_eq!(short_type_name("a::b::Audit"), "Audit");
+        assert_eq!(
+            short_type_name("haystack.hooks.budget.TokenBudgetHook"),
+            "TokenBudgetHook"
+        );
+        assert_eq!(short_type_name("a::Wrap<b::C>"), "Wrap<b::C>");
+        assert_eq!(short_type_name("Plain"), "Plain");
     }
 }

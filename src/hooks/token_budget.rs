@@ -2,6 +2,7 @@
 
 use crate::agent::usage::first_numeric;
 use crate::hook::{Hook, HookError, HookPoint};
+use crate::hooks::component::{FromValueError, Init, component, open};
 use crate::message::ChatMessage;
 use crate::state::State;
 use serde_json::{Map, Value};
@@ -27,6 +28,9 @@ pub struct TokenBudgetHook {
 }
 
 impl TokenBudgetHook {
+    /// The qualified class name.
+    pub const TYPE: &'static str = "haystack.hooks.budget.hooks.TokenBudgetHook";
+
     /// A budget of `max_total_tokens` (at least 1), with Haystack's error.
     pub fn new(max_total_tokens: i64) -> Result<Self, String> {
         if max_total_tokens < 1 {
@@ -45,6 +49,39 @@ impl TokenBudgetHook {
     pub fn with_final_message(mut self, add: bool) -> Self {
         self.add_final_message = add;
         self
+    }
+
+    /// The serialized form (Haystack's `to_dict`).
+    pub fn to_value(&self) -> Value {
+        let mut init = Map::new();
+        init.insert(
+            "max_total_tokens".into(),
+            Value::from(self.max_total_tokens),
+        );
+        init.insert(
+            "add_final_message".into(),
+            Value::Bool(self.add_final_message),
+        );
+        component(Self::TYPE, init)
+    }
+
+    /// Reads the serialized form (Haystack's `from_dict`).
+    pub fn from_value(value: &Value) -> Result<Self, FromValueError> {
+        Self::from_init(&open(value, Self::TYPE, "token_budget")?)
+    }
+
+    /// Reads the constructor parameters (a scenario's `token_budget:` entry).
+    pub fn from_params(params: &Value) -> Result<Self, FromValueError> {
+        Self::from_init(&Init::direct(params, "token_budget")?)
+    }
+
+    fn from_init(init: &Init<'_>) -> Result<Self, FromValueError> {
+        init.only(&["max_total_tokens", "add_final_message"])?;
+        let max = init.required_int("max_total_tokens")?;
+        let add = init.bool("add_final_message", false)?;
+        Ok(Self::new(max)
+            .map_err(FromValueError::Invalid)?
+            .with_final_message(add))
     }
 
     /// The run's total tokens, as the hook counts them.
@@ -82,5 +119,38 @@ impl Hook for TokenBudgetHook {
 
     fn allowed_hook_points(&self) -> Option<&[HookPoint]> {
         Some(&[HookPoint::BeforeLlm])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_serialized_form_is_haystacks() {
+        let hook = TokenBudgetHook::new(3).unwrap();
+        let value = hook.to_value();
+        // TokenBudgetHook(max_total_tokens=3).to_dict() in Haystack 3.4.1.
+        assert_eq!(
+            value,
+            json!({"type": "haystack.hooks.budget.hooks.TokenBudgetHook",
+                   "init_parameters": {"max_total_tokens": 3, "add_final_message": false}})
+        );
+        assert_eq!(
+            TokenBudgetHook::from_value(&value).unwrap().to_value(),
+            value
+        );
+    }
+
+    #[test]
+    fn reading_checks_the_budget_as_the_constructor_does() {
+        let err = TokenBudgetHook::from_params(&json!({"max_total_tokens": 0})).unwrap_err();
+        assert_eq!(
+            err,
+            FromValueError::Invalid(
+                "`max_total_tokens` must be a positive number of tokens, got 0.".into()
+            )
+        );
     }
 }

@@ -3,11 +3,12 @@
 use super::convert;
 use super::declarative::DeclarativeHook;
 use super::named::NamedHook;
+use super::ready_made::{self, ReadyMadeError};
 use crate::agent::{Agent, AgentError, RunOptions};
+use crate::generator::ChatGenerator;
 use crate::hook::{Hook, HookPoint};
-use crate::hooks::TokenBudgetHook;
 use crate::message::ChatMessage;
-use crate::scenario::{HandlerKind, HookEntry, ReadyMadeKind, Scenario, ValueKind};
+use crate::scenario::{HandlerKind, HookEntry, Scenario, ValueKind};
 use crate::scripted::{ScriptedChatGenerator, ScriptedTool};
 use crate::state::{Handler, HookContext, StateSchema, ValueType};
 use crate::tool::ToolSpec;
@@ -31,9 +32,11 @@ pub(crate) struct Prepared {
     pub options: RunOptions,
 }
 
+/// `generator`: the model to run instead of the scenario's `model` script.
 pub(crate) fn prepare(
     scenario: &Scenario,
     custom: &IndexMap<String, Arc<dyn Hook>>,
+    generator: Option<Arc<dyn ChatGenerator>>,
 ) -> Result<Prepared, BuildError> {
     let spec = &scenario.agent;
     // One wrapper per custom hook, so a hook used at several points stays one object.
@@ -45,10 +48,13 @@ pub(crate) fn prepare(
         })
         .collect();
     let custom = &custom;
-    let mut builder = Agent::builder()
-        .chat_generator(ScriptedChatGenerator::new(
+    let generator = generator.unwrap_or_else(|| {
+        Arc::new(ScriptedChatGenerator::new(
             scenario.model.iter().map(convert::reply),
         ))
+    });
+    let mut builder = Agent::builder()
+        .chat_generator_arc(generator)
         .exit_conditions(spec.exit_conditions.iter().cloned())
         .max_agent_steps(spec.max_agent_steps)
         .raise_on_tool_invocation_failure(spec.raise_on_tool_invocation_failure)
@@ -140,26 +146,16 @@ fn hook_for(
                 allowed,
             )) as Arc<dyn Hook>)
         }
-        HookEntry::ReadyMade {
-            kind: ReadyMadeKind::TokenBudget,
-            name,
-            params,
-        } => {
-            let hook = match token_budget(params)? {
+        HookEntry::ReadyMade { kind, name, params } => {
+            let hook = match ready_made::build(*kind, params) {
                 Ok(hook) => hook,
-                Err(message) => {
+                Err(ReadyMadeError::Scenario(message)) => return Err(message),
+                Err(ReadyMadeError::Constructor(message)) => {
                     return Ok(Err(BuildError::Agent(AgentError::HookParameters(message))));
                 }
             };
             let name = name.clone().unwrap_or_else(|| fallback.to_owned());
-            Ok(Arc::new(NamedHook::new(name, Arc::new(hook))) as Arc<dyn Hook>)
-        }
-        HookEntry::ReadyMade { kind, .. } => {
-            return Err(format!(
-                "the ready-made hook `{}` is not available in this version of hookharness; \
-                 use declarative or custom hooks",
-                kind.as_str()
-            ));
+            Ok(Arc::new(NamedHook::new(name, hook)) as Arc<dyn Hook>)
         }
         HookEntry::Custom(name) => match custom.get(name) {
             Some(hook) => Ok(hook.clone()),
@@ -205,33 +201,4 @@ fn schema(scenario: &Scenario) -> StateSchema {
         };
     }
     schema
-}
-
-/// `token_budget: {max_total_tokens, add_final_message}`. The outer error
-/// is a file error (unknown or mistyped key); the inner one Haystack's
-/// constructor error.
-fn token_budget(params: &Value) -> Result<Result<TokenBudgetHook, String>, String> {
-    let Value::Object(map) = params else {
-        return Err(
-            "`token_budget` takes a map: {max_total_tokens: N, add_final_message: BOOL}".into(),
-        );
-    };
-    for key in map.keys() {
-        if key != "max_total_tokens" && key != "add_final_message" {
-            return Err(format!(
-                "unknown key `{key}` in `token_budget`; it takes `max_total_tokens` and `add_final_message`"
-            ));
-        }
-    }
-    let max = match map.get("max_total_tokens") {
-        Some(Value::Number(n)) if n.is_i64() => n.as_i64().unwrap_or(0),
-        Some(_) => return Err("`token_budget.max_total_tokens` must be an integer".into()),
-        None => return Err("`token_budget` needs `max_total_tokens`".into()),
-    };
-    let add = match map.get("add_final_message") {
-        None => false,
-        Some(Value::Bool(b)) => *b,
-        Some(_) => return Err("`token_budget.add_final_message` must be true or false".into()),
-    };
-    Ok(TokenBudgetHook::new(max).map(|hook| hook.with_final_message(add)))
 }

@@ -44,6 +44,7 @@ mod declarative;
 mod expect;
 mod named;
 mod outcome;
+mod ready_made;
 mod trace;
 
 pub use declarative::DeclarativeHook;
@@ -51,6 +52,7 @@ pub use outcome::{Failure, Outcome, Status, sorted};
 pub use trace::{TraceEvent, TraceRecorder};
 
 use crate::block_on::block_on;
+use crate::generator::ChatGenerator;
 use crate::hook::Hook;
 use crate::observe::{Event, Observer};
 use crate::scenario::Scenario;
@@ -89,8 +91,8 @@ impl Replay {
     pub fn run_file(&self, path: impl AsRef<Path>) -> Outcome {
         let path = path.as_ref();
         match Scenario::from_path(path) {
-            Ok(scenario) => self.run_with_file(&scenario, &path.display().to_string(), None),
-            Err(error) => file_error(path, error.to_string()),
+            Ok(scenario) => self.run_with_file(&scenario, &path.display().to_string(), None, None),
+            Err(error) => file_error(path, error.scenario_name(), error.to_string()),
         }
     }
 
@@ -101,7 +103,7 @@ impl Replay {
             .as_ref()
             .map(|f| f.display().to_string())
             .unwrap_or_default();
-        self.run_with_file(scenario, &file, None)
+        self.run_with_file(scenario, &file, None, None)
     }
 
     /// Runs a loaded scenario; `observer` also sees every event (this is
@@ -112,7 +114,24 @@ impl Replay {
             .as_ref()
             .map(|f| f.display().to_string())
             .unwrap_or_default();
-        self.run_with_file(scenario, &file, Some(observer))
+        self.run_with_file(scenario, &file, Some(observer), None)
+    }
+
+    /// Runs a loaded scenario with `generator` as the model instead of its
+    /// `model` script (its tools, hooks and run inputs as written); this is
+    /// what `hookharness record` uses. Expectations are checked as usual,
+    /// `unused_replies` against the scenario's `model` list.
+    pub fn run_with_generator(
+        &self,
+        scenario: &Scenario,
+        generator: Arc<dyn ChatGenerator>,
+    ) -> Outcome {
+        let file = scenario
+            .file
+            .as_ref()
+            .map(|f| f.display().to_string())
+            .unwrap_or_default();
+        self.run_with_file(scenario, &file, None, Some(generator))
     }
 
     fn run_with_file(
@@ -120,9 +139,10 @@ impl Replay {
         scenario: &Scenario,
         file: &str,
         extra: Option<&mut dyn Observer>,
+        generator: Option<Arc<dyn ChatGenerator>>,
     ) -> Outcome {
         let mut recorder = TraceRecorder::default();
-        let (result, last, error) = match prepare(scenario, &self.custom) {
+        let (result, last, error) = match prepare(scenario, &self.custom, generator) {
             Err(BuildError::Scenario(message)) => {
                 return Outcome {
                     scenario: scenario.name.clone(),
@@ -186,12 +206,13 @@ impl Replay {
     }
 }
 
-fn file_error(path: &Path, message: String) -> Outcome {
+fn file_error(path: &Path, name: Option<&str>, message: String) -> Outcome {
     Outcome {
-        scenario: path
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_default(),
+        scenario: name.map(str::to_owned).unwrap_or_else(|| {
+            path.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        }),
         file: path.display().to_string(),
         status: Status::Error,
         failures: Vec::new(),

@@ -1,6 +1,6 @@
 //! Reports of a replayed set of scenarios: for people, for machines, for CI.
 //!
-//! Every reporter reads [`Outcome`](crate::replay::Outcome)s only, the
+//! Every reporter reads [`Outcome`] values only, the
 //! single source of truth; none reaches into the loop.
 
 mod diff;

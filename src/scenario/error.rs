@@ -21,6 +21,7 @@ struct Details {
     path: String,
     line: Option<usize>,
     column: Option<usize>,
+    scenario: Option<String>,
 }
 
 /// What went wrong, with the details each message needs.
@@ -193,7 +194,20 @@ impl ScenarioError {
             path: String::new(),
             line: None,
             column: None,
+            scenario: None,
         }))
+    }
+
+    pub(crate) fn in_scenario(mut self, name: Option<String>) -> ScenarioError {
+        self.0.scenario = name;
+        self
+    }
+
+    /// The scenario's top-level `name`, when the file parsed far enough to
+    /// read it (reports show it instead of the file stem).
+    #[must_use]
+    pub fn scenario_name(&self) -> Option<&str> {
+        self.0.scenario.as_deref()
     }
 
     pub(crate) fn at(mut self, line: usize, column: usize) -> ScenarioError {

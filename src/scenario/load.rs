@@ -4,6 +4,7 @@ use std::fmt;
 use std::path::Path;
 
 use super::error::{ScenarioError, ScenarioErrorKind};
+use super::node::{Node, NodeValue};
 use super::reader::Field;
 use super::spec::{Scenario, read_scenario};
 use super::{json, yaml};
@@ -88,5 +89,21 @@ impl Scenario {
             Format::Json => json::parse(text, origin)?,
         };
         read_scenario(&Field::root(&root, origin), origin)
+            .map_err(|error| error.in_scenario(top_level_name(&root)))
+    }
+}
+
+/// The top-level `name` when it is a string, for naming an invalid file.
+fn top_level_name(root: &Node) -> Option<String> {
+    match &root.value {
+        NodeValue::Map(entries) => {
+            entries
+                .iter()
+                .find_map(|entry| match (&*entry.key, &entry.value.value) {
+                    ("name", NodeValue::String(name)) => Some(name.clone()),
+                    _ => None,
+                })
+        }
+        _ => None,
     }
 }

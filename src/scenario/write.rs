@@ -1,80 +1,101 @@
-//! Writing a scenario back out: the file a loaded or generated scenario
-//! stands for.
+//! Writing a scenario back out: `Scenario` -> JSON that the loader reads
+//! as the same `Scenario`.
 //!
-//! The text is JSON, which YAML 1.2 reads too, so the same bytes load as a
-//! `.yaml` or a `.json` file. Strings escape every character YAML does not
-//! take as printable (C0 and C1 controls, DEL, U+2028/U+2029, BOM,
-//! non-characters), so a YAML reader sees exactly the JSON string. Each
-//! value is written in the form the loader reads back to the same value;
-//! defaults are written out, so the file does not depend on them.
+//! Keys come in the format's order, and every map the file held (tool
+//! arguments, state, usage, parameters) keeps its order. Values equal to the
+//! format's defaults are left out, except `version` and `name`, which are
+//! always written (a new file name must not rename the scenario).
+//!
+//! [`Scenario::to_yaml`] writes the same JSON for a `.yaml` file: YAML 1.2
+//! reads JSON, once the characters YAML does not print are escaped.
 
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
-use super::{
-    Action, AgentSpec, Expect, ExpectedText, HandlerKind, HookEntry, LastMessageCondition,
-    LastMessageExpect, MessageSpec, ModelReply, ResultRewrite, RunSpec, Scenario, SchemaEntrySpec,
-    ScriptedResult, ScriptedToolCall, StateValue, StepCountCondition, ToolCallExpect, ToolScript,
-    ToolSelection, UnusedReplies, ValueKind, When,
-};
+use super::action::{Action, ResultRewrite, StateValue, ToolSelection};
+use super::agent::{AgentSpec, HandlerKind, ValueKind};
+use super::expect::{Expect, ExpectedText, ToolCallExpect, UnusedReplies};
+use super::hook::HookEntry;
+use super::message::MessageSpec;
+use super::model::{ModelReply, ScriptedToolCall};
+use super::run::RunSpec;
+use super::spec::Scenario;
+use super::tool::{ScriptedResult, ToolScript, default_parameters};
+use super::when::{StepCountCondition, When};
 
 impl Scenario {
-    /// The scenario as the JSON value of its file: every key the format
-    /// defines, in the format's order (`file` is not part of it).
+    /// The scenario as a JSON value in the scenario format.
     ///
     /// ```
     /// use hookharness::scenario::{Format, Scenario};
     ///
-    /// let scenario = Scenario::from_str("model:\n  - text: hi\n", "hi.yaml", Format::Yaml)?;
-    /// let value = scenario.to_value();
-    /// assert_eq!(value["name"], "hi");
-    /// assert_eq!(value["model"][0]["text"], "hi");
+    /// let scenario = Scenario::from_str("model:\n  - text: hi\n", "hello.yaml", Format::Yaml)?;
+    /// let json = scenario.to_json();
+    /// assert_eq!(json, "{\n  \"version\": 1,\n  \"name\": \"hello\",\n  \"model\": [\n    {\n      \"text\": \"hi\"\n    }\n  ]\n}\n");
+    /// let again = Scenario::from_str(&json, "hello.json", Format::Json)?;
+    /// assert_eq!(again, scenario);
     /// # Ok::<(), hookharness::scenario::ScenarioError>(())
     /// ```
     #[must_use]
     pub fn to_value(&self) -> Value {
-        let mut map = Map::new();
-        map.insert("version".into(), self.version.into());
-        map.insert("name".into(), self.name.clone().into());
+        let mut out = Map::new();
+        out.insert("version".into(), json!(self.version));
+        out.insert("name".into(), json!(self.name));
         if let Some(description) = &self.description {
-            map.insert("description".into(), description.clone().into());
+            out.insert("description".into(), json!(description));
         }
-        map.insert("agent".into(), agent(&self.agent));
-        map.insert(
-            "tools".into(),
-            Value::Array(self.tools.iter().map(tool).collect()),
-        );
-        let hooks = self
-            .hooks
-            .iter()
-            .map(|(point, entries)| {
-                (
-                    point.clone(),
-                    Value::Array(entries.iter().map(hook).collect()),
-                )
-            })
-            .collect();
-        map.insert("hooks".into(), Value::Object(hooks));
+        let agent = agent(&self.agent);
+        if !agent.is_empty() {
+            out.insert("agent".into(), Value::Object(agent));
+        }
+        if !self.tools.is_empty() {
+            out.insert("tools".into(), self.tools.iter().map(tool).collect());
+        }
         if !self.shared_hooks.is_empty() {
             let shared = self
                 .shared_hooks
                 .iter()
                 .map(|(name, entry)| (name.clone(), hook(entry)))
                 .collect();
-            map.insert("shared_hooks".into(), Value::Object(shared));
+            out.insert("shared_hooks".into(), Value::Object(shared));
         }
-        map.insert(
-            "model".into(),
-            Value::Array(self.model.iter().map(reply).collect()),
-        );
-        map.insert("run".into(), run(&self.run));
-        map.insert("expect".into(), expect(&self.expect));
-        Value::Object(map)
+        if !self.hooks.is_empty() {
+            let hooks = self
+                .hooks
+                .iter()
+                .map(|(point, entries)| (point.clone(), entries.iter().map(hook).collect()))
+                .collect();
+            out.insert("hooks".into(), Value::Object(hooks));
+        }
+        out.insert("model".into(), self.model.iter().map(reply).collect());
+        let run = run(&self.run);
+        if !run.is_empty() {
+            out.insert("run".into(), Value::Object(run));
+        }
+        let expect = expect(&self.expect);
+        if !expect.is_empty() {
+            out.insert("expect".into(), Value::Object(expect));
+        }
+        Value::Object(out)
     }
 
-    /// The scenario as the text of a scenario file: JSON, indented, which
-    /// the loader reads as `.yaml` and as `.json`; loading it gives this
-    /// scenario back (with `file` set to where it was loaded from).
+    /// The scenario as pretty-printed JSON text (two-space indent, UTF-8,
+    /// a final newline), ready for a `.json` file.
+    #[must_use]
+    pub fn to_json(&self) -> String {
+        let mut text =
+            serde_json::to_string_pretty(&self.to_value()).expect("a JSON value always serializes");
+        text.push('\n');
+        text
+    }
+
+    /// The scenario as the text of a `.yaml` scenario file: the JSON of
+    /// [`to_json`](Scenario::to_json), with every character YAML does not
+    /// take as printable escaped (C0 and C1 controls, DEL, U+2028/U+2029,
+    /// BOM, non-characters), so the YAML reader sees exactly the JSON
+    /// strings. The loader reads it as `.yaml` and as `.json`, and loading
+    /// it gives this scenario back (with `file` set to where it was loaded
+    /// from).
     ///
     /// ```
     /// use hookharness::scenario::{Format, Scenario};
@@ -98,32 +119,47 @@ impl Scenario {
     }
 }
 
-fn agent(spec: &AgentSpec) -> Value {
-    let mut map = Map::new();
-    map.insert("max_agent_steps".into(), spec.max_agent_steps.into());
-    map.insert("exit_conditions".into(), strings(&spec.exit_conditions));
-    if let Some(prompt) = &spec.system_prompt {
-        map.insert("system_prompt".into(), prompt.clone().into());
+fn agent(spec: &AgentSpec) -> Map<String, Value> {
+    let default = AgentSpec::default();
+    let mut out = Map::new();
+    if spec.max_agent_steps != default.max_agent_steps {
+        out.insert("max_agent_steps".into(), json!(spec.max_agent_steps));
     }
-    let schema = spec
-        .state_schema
-        .iter()
-        .map(|(key, entry)| (key.clone(), schema_entry(entry)))
-        .collect();
-    map.insert("state_schema".into(), Value::Object(schema));
-    map.insert(
-        "raise_on_tool_invocation_failure".into(),
-        spec.raise_on_tool_invocation_failure.into(),
-    );
-    map.insert(
-        "tool_concurrency_limit".into(),
-        spec.tool_concurrency_limit.into(),
-    );
-    Value::Object(map)
+    if spec.exit_conditions != default.exit_conditions {
+        out.insert("exit_conditions".into(), json!(spec.exit_conditions));
+    }
+    if let Some(prompt) = &spec.system_prompt {
+        out.insert("system_prompt".into(), json!(prompt));
+    }
+    if !spec.state_schema.is_empty() {
+        let schema = spec
+            .state_schema
+            .iter()
+            .map(|(key, entry)| {
+                let mut map = Map::new();
+                map.insert("type".into(), json!(value_kind(entry.ty)));
+                if let Some(handler) = entry.handler {
+                    map.insert("handler".into(), json!(handler_kind(handler)));
+                }
+                (key.clone(), Value::Object(map))
+            })
+            .collect();
+        out.insert("state_schema".into(), Value::Object(schema));
+    }
+    if spec.raise_on_tool_invocation_failure {
+        out.insert("raise_on_tool_invocation_failure".into(), json!(true));
+    }
+    if spec.tool_concurrency_limit != default.tool_concurrency_limit {
+        out.insert(
+            "tool_concurrency_limit".into(),
+            json!(spec.tool_concurrency_limit),
+        );
+    }
+    out
 }
 
-fn schema_entry(entry: &SchemaEntrySpec) -> Value {
-    let ty = match entry.ty {
+fn value_kind(kind: ValueKind) -> &'static str {
+    match kind {
         ValueKind::List => "list",
         ValueKind::Str => "str",
         ValueKind::Int => "int",
@@ -131,177 +167,216 @@ fn schema_entry(entry: &SchemaEntrySpec) -> Value {
         ValueKind::Bool => "bool",
         ValueKind::Dict => "dict",
         ValueKind::Any => "any",
-    };
-    let mut map = Map::new();
-    map.insert("type".into(), ty.into());
-    if let Some(handler) = entry.handler {
-        let handler = match handler {
-            HandlerKind::MergeLists => "merge_lists",
-            HandlerKind::ReplaceValues => "replace_values",
-        };
-        map.insert("handler".into(), handler.into());
     }
-    Value::Object(map)
+}
+
+fn handler_kind(kind: HandlerKind) -> &'static str {
+    match kind {
+        HandlerKind::MergeLists => "merge_lists",
+        HandlerKind::ReplaceValues => "replace_values",
+    }
 }
 
 fn tool(script: &ToolScript) -> Value {
-    let results = script
-        .results
-        .iter()
-        .map(|result| match result {
-            ScriptedResult::Text(text) => Value::String(text.clone()),
-            ScriptedResult::Json(value) => json!({ "json": value }),
-            ScriptedResult::Error(message) => json!({ "error": message }),
-        })
-        .collect();
-    json!({
-        "name": script.name,
-        "description": script.description,
-        "parameters": script.parameters,
-        "results": Value::Array(results),
-        "repeat_last": script.repeat_last,
-    })
+    let mut out = Map::new();
+    out.insert("name".into(), json!(script.name));
+    if !script.description.is_empty() {
+        out.insert("description".into(), json!(script.description));
+    }
+    if script.parameters != default_parameters() {
+        out.insert(
+            "parameters".into(),
+            Value::Object(script.parameters.clone()),
+        );
+    }
+    if !script.results.is_empty() {
+        let results = script
+            .results
+            .iter()
+            .map(|result| match result {
+                ScriptedResult::Text(text) => json!(text),
+                ScriptedResult::Json(value) => json!({"json": value}),
+                ScriptedResult::Error(message) => json!({"error": message}),
+            })
+            .collect();
+        out.insert("results".into(), Value::Array(results));
+    }
+    if script.repeat_last {
+        out.insert("repeat_last".into(), json!(true));
+    }
+    Value::Object(out)
+}
+
+/// One `model` entry.
+pub(crate) fn reply(entry: &ModelReply) -> Value {
+    match entry {
+        ModelReply::Error(message) => json!({"error": message}),
+        ModelReply::Reply {
+            text,
+            tool_calls,
+            usage,
+            finish_reason,
+        } => {
+            let mut out = Map::new();
+            if let Some(text) = text {
+                out.insert("text".into(), json!(text));
+            }
+            if !tool_calls.is_empty() {
+                out.insert(
+                    "tool_calls".into(),
+                    tool_calls.iter().map(tool_call).collect(),
+                );
+            }
+            if let Some(usage) = usage {
+                out.insert("usage".into(), Value::Object(usage.clone()));
+            }
+            if let Some(reason) = finish_reason {
+                out.insert("finish_reason".into(), json!(reason.as_str()));
+            }
+            Value::Object(out)
+        }
+    }
+}
+
+fn tool_call(call: &ScriptedToolCall) -> Value {
+    let mut out = Map::new();
+    out.insert("tool".into(), json!(call.tool));
+    out.insert("arguments".into(), Value::Object(call.arguments.clone()));
+    if let Some(id) = &call.id {
+        out.insert("id".into(), json!(id));
+    }
+    Value::Object(out)
 }
 
 fn hook(entry: &HookEntry) -> Value {
-    let mut map = Map::new();
+    let mut out = Map::new();
     match entry {
+        HookEntry::Shared(name) => {
+            out.insert("shared".into(), json!(name));
+        }
+        HookEntry::Custom(name) => {
+            out.insert("custom".into(), json!(name));
+        }
+        HookEntry::ReadyMade { name, kind, params } => {
+            if let Some(name) = name {
+                out.insert("name".into(), json!(name));
+            }
+            out.insert(kind.as_str().into(), params.clone());
+        }
         HookEntry::Declarative {
             name,
-            when: condition,
+            when,
             actions,
             allowed_hook_points,
         } => {
             if let Some(name) = name {
-                map.insert("name".into(), name.clone().into());
+                out.insert("name".into(), json!(name));
             }
-            if *condition != When::default() {
-                map.insert("when".into(), when(condition));
+            let when = condition(when);
+            if !when.is_empty() {
+                out.insert("when".into(), Value::Object(when));
             }
             if !actions.is_empty() {
-                map.insert(
-                    "do".into(),
-                    Value::Array(actions.iter().map(action).collect()),
-                );
+                out.insert("do".into(), actions.iter().map(action).collect());
             }
             if let Some(points) = allowed_hook_points {
-                map.insert("allowed_hook_points".into(), strings(points));
+                out.insert("allowed_hook_points".into(), json!(points));
             }
-        }
-        HookEntry::ReadyMade { name, kind, params } => {
-            if let Some(name) = name {
-                map.insert("name".into(), name.clone().into());
-            }
-            map.insert(kind.as_str().into(), params.clone());
-        }
-        HookEntry::Shared(name) => {
-            map.insert("shared".into(), name.clone().into());
-        }
-        HookEntry::Custom(name) => {
-            map.insert("custom".into(), name.clone().into());
         }
     }
-    Value::Object(map)
+    Value::Object(out)
 }
 
-fn when(condition: &When) -> Value {
-    let mut map = Map::new();
-    if let Some(step) = condition.step_count {
-        let value = match step {
-            StepCountCondition::Eq(n) => n.into(),
-            StepCountCondition::Range { gte, lt } => {
-                let mut range = Map::new();
-                if let Some(gte) = gte {
-                    range.insert("gte".into(), gte.into());
-                }
-                if let Some(lt) = lt {
-                    range.insert("lt".into(), lt.into());
-                }
-                Value::Object(range)
+fn condition(when: &When) -> Map<String, Value> {
+    let mut out = Map::new();
+    match when.step_count {
+        Some(StepCountCondition::Eq(n)) => {
+            out.insert("step_count".into(), json!(n));
+        }
+        Some(StepCountCondition::Range { gte, lt }) => {
+            let mut range = Map::new();
+            if let Some(gte) = gte {
+                range.insert("gte".into(), json!(gte));
             }
-        };
-        map.insert("step_count".into(), value);
+            if let Some(lt) = lt {
+                range.insert("lt".into(), json!(lt));
+            }
+            out.insert("step_count".into(), Value::Object(range));
+        }
+        None => {}
     }
-    if let Some(reason) = &condition.exit_reason {
-        map.insert("exit_reason".into(), reason.clone());
+    if let Some(reason) = &when.exit_reason {
+        out.insert("exit_reason".into(), reason.clone());
     }
-    if !condition.tool_call_counts.is_empty() {
-        map.insert(
-            "tool_call_counts".into(),
-            counts(&condition.tool_call_counts),
-        );
+    if !when.tool_call_counts.is_empty() {
+        out.insert("tool_call_counts".into(), counts(&when.tool_call_counts));
     }
-    if let Some(last) = &condition.last_message {
-        map.insert("last_message".into(), last_message_condition(last));
+    if let Some(last) = &when.last_message {
+        let mut map = Map::new();
+        if let Some(role) = last.role {
+            map.insert("role".into(), json!(role.as_str()));
+        }
+        if let Some(has) = last.has_tool_calls {
+            map.insert("has_tool_calls".into(), json!(has));
+        }
+        if let Some(text) = &last.text_contains {
+            map.insert("text_contains".into(), json!(text));
+        }
+        out.insert("last_message".into(), Value::Object(map));
     }
-    if !condition.state.is_empty() {
-        map.insert("state".into(), Value::Object(condition.state.clone()));
+    if !when.state.is_empty() {
+        out.insert("state".into(), Value::Object(when.state.clone()));
     }
-    if !condition.hook_context.is_empty() {
-        map.insert(
+    if !when.hook_context.is_empty() {
+        out.insert(
             "hook_context".into(),
-            Value::Object(condition.hook_context.clone()),
+            Value::Object(when.hook_context.clone()),
         );
     }
-    if let Some(times) = condition.times {
-        map.insert("times".into(), times.into());
+    if let Some(times) = when.times {
+        out.insert("times".into(), json!(times));
     }
-    Value::Object(map)
+    out
 }
 
-fn last_message_condition(condition: &LastMessageCondition) -> Value {
-    let mut map = Map::new();
-    if let Some(role) = condition.role {
-        map.insert("role".into(), role.as_str().into());
-    }
-    if let Some(has) = condition.has_tool_calls {
-        map.insert("has_tool_calls".into(), has.into());
-    }
-    if let Some(text) = &condition.text_contains {
-        map.insert("text_contains".into(), text.clone().into());
-    }
-    Value::Object(map)
+fn counts(counts: &IndexMap<String, i64>) -> Value {
+    Value::Object(counts.iter().map(|(k, v)| (k.clone(), json!(v))).collect())
 }
 
 fn action(action: &Action) -> Value {
     let (name, value) = match action {
-        Action::AppendMessages(specs) => ("append_messages", messages(specs)),
-        Action::PrependMessages(specs) => ("prepend_messages", messages(specs)),
-        Action::ReplaceMessages(specs) => ("replace_messages", messages(specs)),
+        Action::AppendMessages(messages) => ("append_messages", self::messages(messages)),
+        Action::PrependMessages(messages) => ("prepend_messages", self::messages(messages)),
+        Action::ReplaceMessages(messages) => ("replace_messages", self::messages(messages)),
         Action::Set(values) => ("set", state_values(values)),
         Action::Replace(values) => ("replace", state_values(values)),
-        Action::ContinueRun(flag) => ("continue_run", (*flag).into()),
-        Action::StopRun(reason) => (
-            "stop_run",
-            reason.clone().map_or(Value::Null, Value::String),
-        ),
-        Action::DropToolCalls(ToolSelection::All) => ("drop_tool_calls", "all".into()),
-        Action::DropToolCalls(ToolSelection::Named(names)) => ("drop_tool_calls", strings(names)),
+        Action::ContinueRun(flag) => ("continue_run", json!(flag)),
+        Action::StopRun(reason) => ("stop_run", json!(reason)),
+        Action::DropToolCalls(ToolSelection::All) => ("drop_tool_calls", json!("all")),
+        Action::DropToolCalls(ToolSelection::Named(tools)) => ("drop_tool_calls", json!(tools)),
         Action::SetToolArguments { tool, arguments } => (
             "set_tool_arguments",
-            json!({ "tool": tool, "arguments": arguments }),
+            json!({"tool": tool, "arguments": arguments}),
         ),
         Action::RewriteToolResults(ResultRewrite::Truncate(n)) => {
-            ("rewrite_tool_results", json!({ "truncate": n }))
+            ("rewrite_tool_results", json!({"truncate": n}))
         }
         Action::RewriteToolResults(ResultRewrite::Replace(text)) => {
-            ("rewrite_tool_results", json!({ "replace": text }))
+            ("rewrite_tool_results", json!({"replace": text}))
         }
-        Action::Fail(message) => ("fail", message.clone().into()),
+        Action::Fail(message) => ("fail", json!(message)),
     };
-    let mut map = Map::new();
-    map.insert(name.into(), value);
-    Value::Object(map)
+    let mut out = Map::new();
+    out.insert(name.into(), value);
+    Value::Object(out)
 }
 
-/// `set`/`replace` values; message specs are written as messages (the
-/// loader reads them back as messages under the `messages` key).
 fn state_values(values: &IndexMap<String, StateValue>) -> Value {
     let map = values
         .iter()
         .map(|(key, value)| {
             let value = match value {
-                StateValue::Messages(specs) => messages(specs),
+                StateValue::Messages(messages) => self::messages(messages),
                 StateValue::Value(value) => value.clone(),
             };
             (key.clone(), value)
@@ -311,11 +386,12 @@ fn state_values(values: &IndexMap<String, StateValue>) -> Value {
 }
 
 fn messages(specs: &[MessageSpec]) -> Value {
-    Value::Array(specs.iter().map(message).collect())
+    specs.iter().map(message).collect()
 }
 
 fn message(spec: &MessageSpec) -> Value {
     match spec {
+        MessageSpec::Haystack(value) => value.clone(),
         MessageSpec::Simple {
             role,
             text,
@@ -323,166 +399,115 @@ fn message(spec: &MessageSpec) -> Value {
             meta,
             name,
         } => {
-            let mut map = Map::new();
-            map.insert("role".into(), role.as_str().into());
+            let mut out = Map::new();
+            out.insert("role".into(), json!(role.as_str()));
             if let Some(text) = text {
-                map.insert("text".into(), text.clone().into());
+                out.insert("text".into(), json!(text));
             }
             if !tool_calls.is_empty() {
-                map.insert(
+                out.insert(
                     "tool_calls".into(),
-                    Value::Array(tool_calls.iter().map(tool_call).collect()),
+                    tool_calls.iter().map(tool_call).collect(),
                 );
             }
-            map.insert("meta".into(), Value::Object(meta.clone()));
+            if !meta.is_empty() {
+                out.insert("meta".into(), Value::Object(meta.clone()));
+            }
             if let Some(name) = name {
-                map.insert("name".into(), name.clone().into());
+                out.insert("name".into(), json!(name));
             }
-            Value::Object(map)
+            Value::Object(out)
         }
-        MessageSpec::Haystack(value) => value.clone(),
     }
 }
 
-fn tool_call(call: &ScriptedToolCall) -> Value {
-    let mut map = Map::new();
-    map.insert("tool".into(), call.tool.clone().into());
-    map.insert("arguments".into(), Value::Object(call.arguments.clone()));
-    if let Some(id) = &call.id {
-        map.insert("id".into(), id.clone().into());
+fn run(spec: &RunSpec) -> Map<String, Value> {
+    let mut out = Map::new();
+    if !spec.messages.is_empty() {
+        out.insert("messages".into(), messages(&spec.messages));
     }
-    Value::Object(map)
+    if !spec.hook_context.is_empty() {
+        out.insert(
+            "hook_context".into(),
+            Value::Object(spec.hook_context.clone()),
+        );
+    }
+    if !spec.state.is_empty() {
+        out.insert("state".into(), Value::Object(spec.state.clone()));
+    }
+    if spec.is_async {
+        out.insert("async".into(), json!(true));
+    }
+    out
 }
 
-fn reply(entry: &ModelReply) -> Value {
-    match entry {
-        ModelReply::Error(message) => json!({ "error": message }),
-        ModelReply::Reply {
-            text,
-            tool_calls,
-            usage,
-            finish_reason,
-        } => {
+fn expect(spec: &Expect) -> Map<String, Value> {
+    let mut out = Map::new();
+    let mut put = |key: &str, value: Option<Value>| {
+        if let Some(value) = value {
+            out.insert(key.into(), value);
+        }
+    };
+    put("exit_reason", spec.exit_reason.as_ref().map(|v| json!(v)));
+    put("step_count", spec.step_count.map(|v| json!(v)));
+    put("token_usage", spec.token_usage.clone().map(Value::Object));
+    put(
+        "tool_call_counts",
+        spec.tool_call_counts.as_ref().map(counts),
+    );
+    put("state", spec.state.clone().map(Value::Object));
+    put(
+        "last_message",
+        spec.last_message.as_ref().map(|last| {
             let mut map = Map::new();
-            if let Some(text) = text {
-                map.insert("text".into(), text.clone().into());
+            if let Some(role) = last.role {
+                map.insert("role".into(), json!(role.as_str()));
             }
-            if !tool_calls.is_empty() {
+            match &last.text {
+                Some(ExpectedText::NoText) => {
+                    map.insert("text".into(), Value::Null);
+                }
+                Some(ExpectedText::Equals(text)) => {
+                    map.insert("text".into(), json!(text));
+                }
+                None => {}
+            }
+            if let Some(text) = &last.text_contains {
+                map.insert("text_contains".into(), json!(text));
+            }
+            if let Some(calls) = &last.tool_calls {
                 map.insert(
                     "tool_calls".into(),
-                    Value::Array(tool_calls.iter().map(tool_call).collect()),
+                    calls.iter().map(expected_call).collect(),
                 );
             }
-            if let Some(usage) = usage {
-                map.insert("usage".into(), Value::Object(usage.clone()));
-            }
-            if let Some(reason) = finish_reason {
-                map.insert("finish_reason".into(), reason.as_str().into());
-            }
             Value::Object(map)
-        }
+        }),
+    );
+    put("message_count", spec.message_count.map(|v| json!(v)));
+    put("hooks", spec.hooks.as_ref().map(|v| json!(v)));
+    put("llm_calls", spec.llm_calls.map(|v| json!(v)));
+    put("tools_run", spec.tools_run.as_ref().map(|v| json!(v)));
+    put("error", spec.error.as_ref().map(|v| json!(v)));
+    if spec.unused_replies == UnusedReplies::Allow {
+        put("unused_replies", Some(json!("allow")));
     }
-}
-
-fn run(spec: &RunSpec) -> Value {
-    json!({
-        "messages": messages(&spec.messages),
-        "hook_context": spec.hook_context,
-        "state": spec.state,
-        "async": spec.is_async,
-    })
-}
-
-fn expect(spec: &Expect) -> Value {
-    let mut map = Map::new();
-    if let Some(reason) = &spec.exit_reason {
-        map.insert("exit_reason".into(), reason.clone().into());
-    }
-    if let Some(step) = spec.step_count {
-        map.insert("step_count".into(), step.into());
-    }
-    if let Some(usage) = &spec.token_usage {
-        map.insert("token_usage".into(), Value::Object(usage.clone()));
-    }
-    if let Some(tool_counts) = &spec.tool_call_counts {
-        map.insert("tool_call_counts".into(), counts(tool_counts));
-    }
-    if let Some(state) = &spec.state {
-        map.insert("state".into(), Value::Object(state.clone()));
-    }
-    if let Some(last) = &spec.last_message {
-        map.insert("last_message".into(), last_message_expect(last));
-    }
-    if let Some(count) = spec.message_count {
-        map.insert("message_count".into(), count.into());
-    }
-    if let Some(hooks) = &spec.hooks {
-        map.insert("hooks".into(), strings(hooks));
-    }
-    if let Some(calls) = spec.llm_calls {
-        map.insert("llm_calls".into(), calls.into());
-    }
-    if let Some(tools) = &spec.tools_run {
-        map.insert("tools_run".into(), strings(tools));
-    }
-    if let Some(error) = &spec.error {
-        map.insert("error".into(), error.clone().into());
-    }
-    let unused = match spec.unused_replies {
-        UnusedReplies::Fail => "fail",
-        UnusedReplies::Allow => "allow",
-    };
-    map.insert("unused_replies".into(), unused.into());
-    Value::Object(map)
-}
-
-fn last_message_expect(spec: &LastMessageExpect) -> Value {
-    let mut map = Map::new();
-    if let Some(role) = spec.role {
-        map.insert("role".into(), role.as_str().into());
-    }
-    match &spec.text {
-        Some(ExpectedText::NoText) => {
-            map.insert("text".into(), Value::Null);
-        }
-        Some(ExpectedText::Equals(text)) => {
-            map.insert("text".into(), text.clone().into());
-        }
-        None => {}
-    }
-    if let Some(text) = &spec.text_contains {
-        map.insert("text_contains".into(), text.clone().into());
-    }
-    if let Some(calls) = &spec.tool_calls {
-        let calls = calls.iter().map(expected_call).collect();
-        map.insert("tool_calls".into(), Value::Array(calls));
-    }
-    Value::Object(map)
+    out
 }
 
 fn expected_call(call: &ToolCallExpect) -> Value {
-    let mut map = Map::new();
-    map.insert("tool".into(), call.tool.clone().into());
+    if call.arguments.is_none() && call.id.is_none() {
+        return json!(call.tool);
+    }
+    let mut out = Map::new();
+    out.insert("tool".into(), json!(call.tool));
     if let Some(arguments) = &call.arguments {
-        map.insert("arguments".into(), Value::Object(arguments.clone()));
+        out.insert("arguments".into(), Value::Object(arguments.clone()));
     }
     if let Some(id) = &call.id {
-        map.insert("id".into(), id.clone().map_or(Value::Null, Value::String));
+        out.insert("id".into(), json!(id));
     }
-    Value::Object(map)
-}
-
-fn counts(counts: &IndexMap<String, i64>) -> Value {
-    Value::Object(
-        counts
-            .iter()
-            .map(|(tool, n)| (tool.clone(), (*n).into()))
-            .collect(),
-    )
-}
-
-fn strings(items: &[String]) -> Value {
-    Value::Array(items.iter().cloned().map(Value::String).collect())
+    Value::Object(out)
 }
 
 /// Indented JSON; empty lists and maps stay on one line.

@@ -211,7 +211,8 @@ impl ChatGenerator for ScriptedChatGenerator {
             Source::Script(replies) => match replies.get(call) {
                 Some(reply) => reply.to_message(call).map(|m| vec![m]),
                 None => Err(GeneratorError::new(format!(
-                    "model script exhausted at LLM call {call} (the scenario scripts {} replies)",
+                    "model script exhausted at LLM call {call} (the scenario scripts {} replies); \
+                     script one more reply under `model`, or expect this error with `expect.error`",
                     replies.len()
                 ))),
             },

@@ -75,7 +75,8 @@ impl ScriptedTool {
 
     fn exhausted(&self, calls: usize) -> ToolError {
         ToolError::fatal(format!(
-            "tool `{}` was called {calls} times; the scenario scripts {} results",
+            "tool `{}` was called {calls} times; the scenario scripts {} results; \
+             add results to the tool's `results`, or set `repeat_last: true`",
             self.spec.name,
             self.results.len()
         ))

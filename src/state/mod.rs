@@ -136,8 +136,12 @@ impl State {
 
     /// Sets a key through its schema handler.
     pub fn set(&mut self, key: &str, value: Value) -> Result<(), StateError> {
-        let handler = self.entry(key)?.effective_handler();
-        self.set_with(key, value, &handler)
+        let schema = Arc::clone(&self.schema);
+        let handler = match schema.get(key) {
+            Some(entry) => entry.handler_ref(),
+            None => return Err(self.unknown_key(key)),
+        };
+        self.set_with(key, value, handler)
     }
 
     /// Sets a key through `handler` instead of the schema's
@@ -172,11 +176,22 @@ impl State {
                 Err(message) => Err(invalid(key, message)),
             },
             _ => {
-                let current = self.data.get(key).cloned();
-                let merged = handler
-                    .apply(current, value)
-                    .map_err(|message| invalid(key, message))?;
-                self.data.insert(key.to_owned(), merged);
+                // The built-in handlers work in place: no copy of the
+                // current value, no new key when the key is present.
+                match (handler, self.data.get_mut(key)) {
+                    (Handler::ReplaceValues, Some(slot)) => *slot = value,
+                    (Handler::MergeLists, Some(slot)) => {
+                        let current = std::mem::take(slot);
+                        *slot = merge_lists(Some(current), value);
+                    }
+                    (_, current) => {
+                        let current = current.map(|v| v.clone());
+                        let merged = handler
+                            .apply(current, value)
+                            .map_err(|message| invalid(key, message))?;
+                        self.data.insert(key.to_owned(), merged);
+                    }
+                }
                 Ok(())
             }
         }
@@ -309,7 +324,11 @@ impl State {
     }
 
     fn entry(&self, key: &str) -> Result<&SchemaEntry, StateError> {
-        self.schema.get(key).ok_or_else(|| StateError::UnknownKey {
+        self.schema.get(key).ok_or_else(|| self.unknown_key(key))
+    }
+
+    fn unknown_key(&self, key: &str) -> StateError {
+        StateError::UnknownKey {
             key: key.to_owned(),
             schema: self
                 .schema
@@ -317,7 +336,7 @@ impl State {
                 .map(|k| format!("'{k}'"))
                 .collect::<Vec<_>>()
                 .join(", "),
-        })
+        }
     }
 }
 

@@ -76,9 +76,18 @@ pub struct SchemaEntry {
 impl SchemaEntry {
     /// The handler `set` uses for this key.
     pub fn effective_handler(&self) -> Handler {
-        self.handler
-            .clone()
-            .unwrap_or_else(|| self.ty.default_handler())
+        self.handler_ref().clone()
+    }
+
+    /// The handler `set` uses, borrowed (no clone on the hot path).
+    pub(crate) fn handler_ref(&self) -> &Handler {
+        static MERGE: Handler = Handler::MergeLists;
+        static REPLACE: Handler = Handler::ReplaceValues;
+        match &self.handler {
+            Some(handler) => handler,
+            None if self.ty.is_list() => &MERGE,
+            None => &REPLACE,
+        }
     }
 }
 

@@ -7,13 +7,17 @@ use crate::message::{ChatMessage, ToolCall};
 use crate::pyfmt;
 use crate::state::State;
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use tracing::Instrument;
 
-/// A call that reached its tool (for the trace), in call order.
-#[derive(Debug, Clone)]
+/// A call that reached its tool (for the trace): its index in the
+/// pending calls and whether it failed. Batches may run calls out of call
+/// order; the trace sorts them back.
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct ExecutedCall {
-    pub call: ToolCall,
+    pub index: usize,
     pub error: bool,
 }
 
@@ -46,9 +50,13 @@ pub(crate) async fn execute_tool_calls(
         return Ok(report);
     }
     let mut calls: Vec<(&ToolCall, &Arc<dyn Tool>)> = Vec::with_capacity(pending.len());
-    for call in pending {
+    let mut call_index = Vec::with_capacity(pending.len());
+    for (index, call) in pending.iter().enumerate() {
         match tools.iter().find(|t| t.spec().name == call.tool_name) {
-            Some(tool) => calls.push((call, tool)),
+            Some(tool) => {
+                calls.push((call, tool));
+                call_index.push(index);
+            }
             None => {
                 let message = format!(
                     "Tool '{}' not found. Available tools: {}",
@@ -77,9 +85,14 @@ pub(crate) async fn execute_tool_calls(
     let mut call_ordinals = Vec::with_capacity(calls.len());
     let mut per_tool: Vec<(&Arc<dyn Tool>, usize, usize)> = Vec::new();
     for (_, tool) in &calls {
-        let next = ordinals.entry(tool.spec().name.clone()).or_insert(0);
-        call_ordinals.push(*next);
-        *next += 1;
+        let name = &tool.spec().name;
+        if !ordinals.contains_key(name) {
+            ordinals.insert(name.clone(), 0);
+        }
+        if let Some(next) = ordinals.get_mut(name) {
+            call_ordinals.push(*next);
+            *next += 1;
+        }
         match per_tool.iter_mut().find(|(t, _, _)| Arc::ptr_eq(t, tool)) {
             Some(entry) => entry.2 += 1,
             None => per_tool.push((tool, call_ordinals[call_ordinals.len() - 1], 1)),
@@ -90,18 +103,27 @@ pub(crate) async fn execute_tool_calls(
             .map_err(|error| fatal(&tool.spec().name, error))?;
     }
 
-    let io: Vec<_> = calls
-        .iter()
-        .map(|(call, tool)| state_io(tool.spec(), &call.arguments))
-        .collect();
+    // One call needs no scheduling (the common case: skip building key sets).
+    let batches = if calls.len() == 1 {
+        vec![vec![0]]
+    } else {
+        let io: Vec<_> = calls
+            .iter()
+            .map(|(call, tool)| state_io(tool.spec(), &call.arguments))
+            .collect();
+        schedule(&io)
+    };
     let mut results: Vec<Option<ChatMessage>> = vec![None; calls.len()];
-    for batch in schedule(&io) {
+    let parent = tracing::Span::current();
+    for batch in batches {
         // Arguments are prepared per batch, so readers see earlier batches' writes.
         let jobs: Vec<Job<'_>> = batch
             .iter()
             .map(|&i| Job {
+                parent: parent.clone(),
                 call: calls[i].0,
                 tool: calls[i].1,
+                index: call_index[i],
                 arguments: prepare_arguments(calls[i].1, calls[i].0, state),
                 ordinal: call_ordinals[i],
             })
@@ -109,7 +131,7 @@ pub(crate) async fn execute_tool_calls(
         let outcomes = run_batch(&jobs, state, options).await;
         for (job, outcome) in jobs.iter().zip(&outcomes) {
             executed.push(ExecutedCall {
-                call: job.call.clone(),
+                index: job.index,
                 error: outcome.is_err(),
             });
         }
@@ -123,18 +145,26 @@ pub(crate) async fn execute_tool_calls(
 }
 
 struct Job<'a> {
+    parent: tracing::Span,
+    index: usize,
     call: &'a ToolCall,
     tool: &'a Arc<dyn Tool>,
-    arguments: Map<String, Value>,
+    arguments: Cow<'a, Map<String, Value>>,
     ordinal: usize,
 }
 
-fn prepare_arguments(tool: &Arc<dyn Tool>, call: &ToolCall, state: &State) -> Map<String, Value> {
-    let mut arguments = call.arguments.clone();
+/// The model's arguments, plus those filled from State (copied only when
+/// there is something to fill).
+fn prepare_arguments<'a>(
+    tool: &Arc<dyn Tool>,
+    call: &'a ToolCall,
+    state: &State,
+) -> Cow<'a, Map<String, Value>> {
+    let mut arguments = Cow::Borrowed(&call.arguments);
     for (state_key, param) in &tool.spec().inputs_from_state {
         if !arguments.contains_key(param) {
             if let Some(value) = state.get(state_key) {
-                arguments.insert(param.clone(), value);
+                arguments.to_mut().insert(param.clone(), value);
             }
         }
     }
@@ -159,7 +189,7 @@ async fn run_batch(
 
 fn invocation<'a>(job: &'a Job<'a>, state: Option<&'a mut State>) -> ToolInvocation<'a> {
     ToolInvocation {
-        arguments: job.arguments.clone(),
+        arguments: &job.arguments,
         call: job.call,
         ordinal: job.ordinal,
         state: if job.tool.spec().takes_state {
@@ -170,8 +200,30 @@ fn invocation<'a>(job: &'a Job<'a>, state: Option<&'a mut State>) -> ToolInvocat
     }
 }
 
+/// Haystack's `haystack.agent.step.tool` span; calls of one step are
+/// siblings under the step span, whichever thread runs them.
+fn tool_span(job: &Job<'_>) -> tracing::Span {
+    let spec = job.tool.spec();
+    tracing::info_span!(
+        parent: &job.parent,
+        "haystack.agent.step.tool",
+        haystack.tool.name = spec.name.as_str(),
+        haystack.tool.description = spec.description.as_str(),
+        haystack.tool.error = tracing::field::Empty,
+    )
+}
+
+fn record_error(span: &tracing::Span, outcome: &Result<Value, ToolError>) {
+    if outcome.is_err() {
+        span.record("haystack.tool.error", true);
+    }
+}
+
 fn invoke_sync(job: &Job<'_>, state: Option<&mut State>) -> Result<Value, ToolError> {
-    job.tool.invoke(invocation(job, state))
+    let span = tool_span(job);
+    let outcome = span.in_scope(|| job.tool.invoke(invocation(job, state)));
+    record_error(&span, &outcome);
+    outcome
 }
 
 /// The sync path: a pool of at most `limit` scoped threads. The one
@@ -233,7 +285,14 @@ async fn run_batch_async(
         let semaphore = &semaphore;
         async move {
             let _permit = semaphore.acquire().await;
-            job.tool.invoke_async(invocation(job, state)).await
+            let span = tool_span(job);
+            let outcome = job
+                .tool
+                .invoke_async(invocation(job, state))
+                .instrument(span.clone())
+                .await;
+            record_error(&span, &outcome);
+            outcome
         }
     });
     futures_util::future::join_all(futures).await
@@ -254,7 +313,7 @@ fn finalize(
                 ToolErrorKind::Invocation => error.message().to_owned(),
                 ToolErrorKind::Raised => format!(
                     "Failed to invoke Tool `{name}` with parameters {}. Error: {}",
-                    pyfmt::repr(&Value::Object(job.arguments.clone())),
+                    pyfmt::repr(&Value::Object(job.arguments.clone().into_owned())),
                     error.message()
                 ),
             };

@@ -28,6 +28,6 @@ impl Tool for FunctionTool {
     }
 
     fn invoke(&self, invocation: ToolInvocation<'_>) -> Result<Value, ToolError> {
-        (self.function)(&invocation.arguments)
+        (self.function)(invocation.arguments)
     }
 }

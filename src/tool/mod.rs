@@ -95,7 +95,7 @@ impl ToolError {
 #[non_exhaustive]
 pub struct ToolInvocation<'a> {
     /// The final arguments: the model's, plus those filled from State.
-    pub arguments: Map<String, Value>,
+    pub arguments: &'a Map<String, Value>,
     /// The call as the model wrote it.
     pub call: &'a ToolCall,
     /// How many times this tool ran earlier in this run (0-based).

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Conformance with Haystack 3.4.1: replays every scenario through the Rust
+# harness and through the real haystack-ai 3.4.1 Agent (conformance/runner.py),
+# and compares the outcomes field by field (conformance/compare.py).
+# Prints one line per scenario and a final "N identical, N documented, N different";
+# exits non-zero on any difference not documented in docs/deviations.md.
+#
+# Environment: HOOKHARNESS_REF_VENV (default .venv-ref) is the Python venv with
+# haystack-ai 3.4.1, created when missing; CARGO_TARGET_DIR is honoured.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+venv="${HOOKHARNESS_REF_VENV:-.venv-ref}"
+if [ ! -x "$venv/bin/python" ]; then
+  echo "creating $venv with haystack-ai 3.4.1 (conformance/requirements.txt)" >&2
+  python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check -r conformance/requirements.txt
+fi
+
+cargo build --release --quiet
+
+"$venv/bin/python" conformance/compare.py \
+  --hookharness "${CARGO_TARGET_DIR:-target}/release/hookharness" \
+  scenarios/ conformance/selftest/ conformance/deviations/

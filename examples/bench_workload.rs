@@ -1,0 +1,40 @@
+//! Runs one standard workload N times; the instruction-count gate
+//! (`benches/gate/gate.py`) runs this under callgrind.
+//!
+//! `cargo run --release --example bench_workload -- WORKLOAD ITERATIONS`
+
+use hookharness::HookPoint;
+use hookharness::bench::{PreparedBench, StepBench, StepKind};
+use std::hint::black_box;
+
+fn workload(name: &str) -> Option<PreparedBench> {
+    let bench = match name {
+        "text_step" => StepBench::new(StepKind::Text),
+        "text_step_100_hooks" => {
+            StepBench::new(StepKind::Text).noop_hooks(HookPoint::BeforeLlm, 100)
+        }
+        "tool_step" => StepBench::new(StepKind::Tool),
+        "tool_step_hook_everywhere" => StepBench::new(StepKind::Tool).noop_hook_everywhere(),
+        "tool_steps_100" => StepBench::new(StepKind::Tool)
+            .steps(100)
+            .noop_hook_everywhere(),
+        _ => return None,
+    };
+    Some(bench.build())
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let name = args.next().unwrap_or_default();
+    let iterations: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(1);
+    let Some(bench) = workload(&name) else {
+        eprintln!(
+            "unknown workload `{name}`; use one of text_step, text_step_100_hooks, tool_step, \
+             tool_step_hook_everywhere, tool_steps_100"
+        );
+        std::process::exit(2);
+    };
+    for _ in 0..iterations {
+        black_box(bench.run());
+    }
+}

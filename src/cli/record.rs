@@ -1,0 +1,142 @@
+//! `hookharness record`: run a scenario against a live OpenAI-compatible
+//! server and write a new scenario whose `model` script holds the replies.
+
+use super::ExitCode;
+use crate::openai::OpenAiChatGenerator;
+use crate::record::{record, same_run};
+use crate::replay::{Replay, Status};
+use crate::report::human_outcome;
+use crate::scenario::Scenario;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// `hookharness record` arguments.
+#[derive(clap::Args)]
+pub(super) struct RecordArgs {
+    /// The scenario to run (its tools, hooks and run inputs; its `model` is replaced).
+    scenario: PathBuf,
+    /// The API's base URL, e.g. http://127.0.0.1:8080/v1 (default: $OPENAI_BASE_URL,
+    /// else OpenAI's). The key, if the server needs one, is read from $OPENAI_API_KEY.
+    #[arg(long)]
+    base_url: Option<String>,
+    /// The model to ask for.
+    #[arg(long)]
+    model: String,
+    /// Where to write the recorded scenario, a `.json` file
+    /// (default: SCENARIO's folder, `<stem>.recorded.json`).
+    #[arg(long, short)]
+    output: Option<PathBuf>,
+    /// Seconds to wait for one answer (default: $OPENAI_TIMEOUT, else 30).
+    #[arg(long)]
+    timeout: Option<f64>,
+    /// Retries of a rate-limited or failed request (default: $OPENAI_MAX_RETRIES, else 5).
+    #[arg(long)]
+    max_retries: Option<u32>,
+}
+
+fn default_output(scenario: &Path) -> PathBuf {
+    let stem = scenario
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "scenario".to_owned());
+    scenario.with_file_name(format!("{stem}.recorded.json"))
+}
+
+pub(super) fn run(args: RecordArgs) -> ExitCode {
+    let scenario = match Scenario::from_path(&args.scenario) {
+        Ok(scenario) => scenario,
+        Err(error) => {
+            eprintln!("{error}");
+            return ExitCode::Invalid;
+        }
+    };
+    let output = args
+        .output
+        .clone()
+        .unwrap_or_else(|| default_output(&args.scenario));
+    if output.extension().and_then(|e| e.to_str()) != Some("json") {
+        eprintln!(
+            "the recording is written as JSON: give an --output ending in `.json`, got `{}`",
+            output.display()
+        );
+        return ExitCode::Failed;
+    }
+    let mut builder = OpenAiChatGenerator::builder().model(args.model.clone());
+    if let Some(url) = &args.base_url {
+        builder = builder.base_url(url.clone());
+    }
+    if let Some(seconds) = args.timeout {
+        match Duration::try_from_secs_f64(seconds) {
+            Ok(timeout) if !timeout.is_zero() => builder = builder.timeout(timeout),
+            _ => {
+                eprintln!("--timeout must be a positive number of seconds, got {seconds}");
+                return ExitCode::Failed;
+            }
+        }
+    }
+    if let Some(retries) = args.max_retries {
+        builder = builder.max_retries(retries);
+    }
+    let generator = match builder.build() {
+        Ok(generator) => generator,
+        Err(error) => {
+            eprintln!("{error}");
+            return ExitCode::Failed;
+        }
+    };
+    let endpoint = generator.config().endpoint();
+    let key = generator
+        .config()
+        .api_key
+        .as_ref()
+        .map(|k| k.expose().to_owned());
+
+    let recording = record(&Replay::new(), &scenario, Arc::new(generator));
+    if let Some((call, message)) = recording.failed_call() {
+        eprintln!("model call {call} failed: {message}\nnothing written");
+        return ExitCode::Failed;
+    }
+    if recording.replies().is_empty() {
+        let reason = recording.live.error.as_deref().unwrap_or("no model call");
+        eprintln!("the run made no model call ({reason}); nothing written");
+        return ExitCode::Failed;
+    }
+    let text = recording.to_json();
+    if key
+        .as_deref()
+        .is_some_and(|k| !k.is_empty() && text.contains(k))
+    {
+        eprintln!("the recording holds the API key; nothing written");
+        return ExitCode::Failed;
+    }
+    if let Err(error) = std::fs::write(&output, &text) {
+        eprintln!("cannot write {}: {error}", output.display());
+        return ExitCode::Failed;
+    }
+    println!(
+        "recorded {} model replies from {endpoint} (model {}) into {}",
+        recording.replies().len(),
+        args.model,
+        output.display()
+    );
+
+    let replayed = match Scenario::from_path(&output) {
+        Ok(loaded) => Replay::new().run(&loaded),
+        Err(error) => {
+            eprintln!("the recording does not load back: {error}");
+            return ExitCode::Failed;
+        }
+    };
+    if !same_run(&recording.live, &replayed) {
+        eprintln!("replaying the recording offline does not give the live run's result and trace");
+        return ExitCode::Failed;
+    }
+    println!("replayed offline: same result and trace as the live run");
+    print!("{}", human_outcome(&replayed));
+    if replayed.status == Status::Pass {
+        ExitCode::Ok
+    } else {
+        ExitCode::Failed
+    }
+}

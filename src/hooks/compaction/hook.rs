@@ -1,0 +1,313 @@
+//! `CompactionHook`: decides *when* to compact and writes the result back.
+
+use super::counter::{ApproximateTokenCounter, TokenCounter, counter_from_value, py_number};
+use super::landmarks::last_assistant_index;
+use super::{Compacted, Compactor, compactor_from_value};
+use crate::hook::{BoxFuture, Hook, HookError, HookPoint};
+use crate::hooks::component::{FromValueError, Init, component, format_error, open};
+use crate::message::ChatMessage;
+use crate::state::State;
+use serde_json::{Map, Number, Value};
+use std::sync::Arc;
+
+/// Haystack's `CompactionHook(compactor, *, context_window, compact_at=0.7,
+/// compact_to=0.4, token_counter=None)`, a `before_llm` hook.
+///
+/// Before each LLM call it estimates the context: the whole conversation
+/// plus the tool schemas when `context_tokens` is 0, else `context_tokens`
+/// (the provider's count up to the last assistant message) plus the messages
+/// after the last assistant message. At `context_window * compact_at` or
+/// more, the compactor gets `target = max(int(context_window * compact_to) -
+/// overhead, 0)`, where `overhead` is the estimate minus the messages' own
+/// count. A compacted conversation replaces `messages`; a non-zero
+/// `context_tokens` becomes the count up to the last assistant message plus
+/// the overhead.
+#[derive(Clone)]
+pub struct CompactionHook {
+    compactor: Arc<dyn Compactor>,
+    context_window: i64,
+    compact_at: Number,
+    compact_to: Number,
+    counter: Arc<dyn TokenCounter>,
+}
+
+impl std::fmt::Debug for CompactionHook {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CompactionHook")
+            .field("compactor", &self.compactor.to_value()["type"])
+            .field("context_window", &self.context_window)
+            .field("compact_at", &self.compact_at)
+            .field("compact_to", &self.compact_to)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The size a compactor should reach and the estimated non-message overhead.
+struct Target {
+    tokens: i64,
+    overhead: i64,
+}
+
+impl CompactionHook {
+    /// The qualified class name.
+    pub const TYPE: &'static str = "haystack.hooks.compaction.hooks.CompactionHook";
+
+    /// A hook over `compactor` with the default fractions (0.7 / 0.4) and
+    /// an [`ApproximateTokenCounter`]; `context_window < 1` is Haystack's error.
+    pub fn new(compactor: impl Compactor, context_window: i64) -> Result<Self, String> {
+        Self::build(
+            Arc::new(compactor),
+            context_window,
+            float(0.7),
+            float(0.4),
+            Arc::new(ApproximateTokenCounter::default()),
+        )
+    }
+
+    fn build(
+        compactor: Arc<dyn Compactor>,
+        context_window: i64,
+        compact_at: Number,
+        compact_to: Number,
+        counter: Arc<dyn TokenCounter>,
+    ) -> Result<Self, String> {
+        if context_window < 1 {
+            return Err(format!(
+                "`context_window` must be a positive number of tokens, got {context_window}."
+            ));
+        }
+        let (at, to) = (as_f64(&compact_at), as_f64(&compact_to));
+        if !(0.0 < to && to < at && at <= 1.0) {
+            return Err(format!(
+                "`compact_at` and `compact_to` must satisfy 0 < compact_to < compact_at <= 1, got \
+                 compact_at={} and compact_to={}. A target at or above the trigger would leave the \
+                 conversation over the trigger after compacting, so it would be attempted again every step.",
+                py_number(&compact_at),
+                py_number(&compact_to)
+            ));
+        }
+        Ok(CompactionHook {
+            compactor,
+            context_window,
+            compact_at,
+            compact_to,
+            counter,
+        })
+    }
+
+    /// Sets `compact_at` (checked against `compact_to`).
+    pub fn compact_at(self, compact_at: f64) -> Result<Self, String> {
+        Self::build(
+            self.compactor,
+            self.context_window,
+            float(compact_at),
+            self.compact_to,
+            self.counter,
+        )
+    }
+
+    /// Sets `compact_to` (checked against `compact_at`).
+    pub fn compact_to(self, compact_to: f64) -> Result<Self, String> {
+        Self::build(
+            self.compactor,
+            self.context_window,
+            self.compact_at,
+            float(compact_to),
+            self.counter,
+        )
+    }
+
+    /// Sets the token counter.
+    pub fn token_counter(mut self, counter: impl TokenCounter) -> Self {
+        self.counter = Arc::new(counter);
+        self
+    }
+
+    /// The serialized form (Haystack's `to_dict`).
+    pub fn to_value(&self) -> Value {
+        let mut init = Map::new();
+        init.insert("compactor".into(), self.compactor.to_value());
+        init.insert("context_window".into(), Value::from(self.context_window));
+        init.insert("compact_at".into(), Value::Number(self.compact_at.clone()));
+        init.insert("compact_to".into(), Value::Number(self.compact_to.clone()));
+        init.insert("token_counter".into(), self.counter.to_value());
+        component(Self::TYPE, init)
+    }
+
+    /// Reads the serialized form (Haystack's `from_dict`).
+    pub fn from_value(value: &Value) -> Result<Self, FromValueError> {
+        Self::from_init(&open(value, Self::TYPE, "compaction")?)
+    }
+
+    /// Reads the constructor parameters (a scenario's `compaction:` entry).
+    pub fn from_params(params: &Value) -> Result<Self, FromValueError> {
+        Self::from_init(&Init::direct(params, "compaction")?)
+    }
+
+    fn from_init(init: &Init<'_>) -> Result<Self, FromValueError> {
+        init.only(&[
+            "compactor",
+            "context_window",
+            "compact_at",
+            "compact_to",
+            "token_counter",
+        ])?;
+        let compactor = compactor_from_value(init.required("compactor")?, &init.at("compactor"))?;
+        let counter = counter_from_value(init.get("token_counter"), &init.at("token_counter"))?;
+        let context_window = init.required_int("context_window")?;
+        let number = |key: &str, default: f64| match init.get(key) {
+            None => Ok(float(default)),
+            Some(Value::Number(n)) => Ok(n.clone()),
+            Some(other) => Err(format_error(format!(
+                "`{}` must be a number, got {other}",
+                init.at(key)
+            ))),
+        };
+        Self::build(
+            compactor,
+            context_window,
+            number("compact_at", 0.7)?,
+            number("compact_to", 0.4)?,
+            counter,
+        )
+        .map_err(FromValueError::Invalid)
+    }
+
+    /// `_target_tokens`: `None` when the conversation is under the trigger.
+    fn target(&self, state: &State) -> Option<Target> {
+        let messages = state.messages();
+        let context_tokens = context_tokens(state);
+        let tools = state.tools();
+        let estimated = if context_tokens == 0 {
+            self.counter.count(messages, tools)
+        } else {
+            match last_assistant_index(messages) {
+                None => context_tokens,
+                Some(i) => context_tokens + self.counter.count(&messages[i + 1..], &[]),
+            }
+        };
+        let triggered = estimated as f64 >= self.context_window as f64 * as_f64(&self.compact_at);
+        let strategy = self.compactor.to_value()["type"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        tracing::debug!(
+            haystack.agent.hook.compaction.strategy = %strategy,
+            haystack.agent.hook.compaction.estimated_context_tokens = estimated,
+            haystack.agent.hook.compaction.triggered = triggered,
+            "compaction check"
+        );
+        if !triggered {
+            return None;
+        }
+        let message_tokens = self.counter.count(messages, &[]);
+        let overhead = estimated - message_tokens;
+        if overhead < 0 {
+            tracing::warn!(
+                "The TokenCounter estimated more tokens for the messages ({message_tokens}) than the \
+                 estimated total context size ({estimated}). It may be overestimating; consider \
+                 configuring a more accurate TokenCounter."
+            );
+        }
+        let budget = (self.context_window as f64 * as_f64(&self.compact_to)) as i64;
+        let tokens = (budget - overhead).max(0);
+        tracing::debug!(
+            haystack.agent.hook.compaction.target_tokens = tokens,
+            "compaction target"
+        );
+        Some(Target { tokens, overhead })
+    }
+
+    /// `_apply`: writes the compacted conversation back.
+    fn apply(
+        &self,
+        state: &mut State,
+        compacted: Option<Vec<ChatMessage>>,
+        original_context_tokens: i64,
+        target: &Target,
+    ) -> Result<(), HookError> {
+        tracing::debug!(
+            haystack.agent.hook.compaction.compacted = compacted.is_some(),
+            "compaction result"
+        );
+        let Some(compacted) = compacted else {
+            return Ok(());
+        };
+        let before = state.messages().len();
+        let after = compacted.len();
+        let recount = (original_context_tokens != 0).then(|| {
+            let accounted = match last_assistant_index(&compacted) {
+                None => &compacted[..],
+                Some(i) => &compacted[..=i],
+            };
+            self.counter.count(accounted, &[]) + target.overhead
+        });
+        state.replace_messages(compacted);
+        if let Some(tokens) = recount {
+            state.set("context_tokens", Value::from(tokens))?;
+        }
+        tracing::debug!(
+            "Compacted the Agent's conversation at step {} from {before} to {after} messages, targeting {} tokens.",
+            state.step_count().unwrap_or(0),
+            target.tokens
+        );
+        Ok(())
+    }
+}
+
+fn float(value: f64) -> Number {
+    Number::from_f64(value).unwrap_or_else(|| Number::from(0))
+}
+
+fn as_f64(number: &Number) -> f64 {
+    number.as_f64().unwrap_or(f64::NAN)
+}
+
+fn context_tokens(state: &State) -> i64 {
+    state
+        .data()
+        .get("context_tokens")
+        .and_then(Value::as_i64)
+        .unwrap_or(0)
+}
+
+impl Hook for CompactionHook {
+    fn run(&self, state: &mut State) -> Result<(), HookError> {
+        let Some(target) = self.target(state) else {
+            return Ok(());
+        };
+        let original = context_tokens(state);
+        let compacted =
+            self.compactor
+                .compact(state.messages(), target.tokens, self.counter.as_ref())?;
+        self.apply(state, compacted, original, &target)
+    }
+
+    fn run_async<'a>(&'a self, state: &'a mut State) -> BoxFuture<'a, Result<(), HookError>> {
+        Box::pin(async move {
+            let Some(target) = self.target(state) else {
+                return Ok(());
+            };
+            let original = context_tokens(state);
+            let compacted: Compacted = self
+                .compactor
+                .compact_async(state.messages(), target.tokens, self.counter.as_ref())
+                .await;
+            self.apply(state, compacted?, original, &target)
+        })
+    }
+
+    fn allowed_hook_points(&self) -> Option<&[HookPoint]> {
+        Some(&[HookPoint::BeforeLlm])
+    }
+
+    fn warm_up(&self) -> Result<(), HookError> {
+        self.counter.warm_up();
+        Ok(self.compactor.warm_up()?)
+    }
+
+    fn close(&self) -> Result<(), HookError> {
+        self.counter.close();
+        Ok(self.compactor.close()?)
+    }
+}

@@ -1,0 +1,260 @@
+//! Haystack's serialized form of a component: `{type, init_parameters}`.
+//!
+//! Every ready-made hook, store, policy, strategy and compactor writes itself
+//! in this form (`to_value`) and reads itself back (`from_value`); scenario
+//! files write the objects inside a hook's parameters the same way.
+
+use serde_json::{Map, Value};
+
+/// Why a serialized hook (or a part of it) could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FromValueError {
+    /// The value is not the serialized form: a wrong or unknown `type`, an
+    /// unknown or mistyped parameter. In a scenario, a file error.
+    #[error("{0}")]
+    Format(String),
+    /// The constructor rejected a parameter: Haystack's `ValueError`, in its
+    /// words. In a scenario, an Agent construction error.
+    #[error("{0}")]
+    Invalid(String),
+}
+
+pub(crate) fn format_error(message: impl Into<String>) -> FromValueError {
+    FromValueError::Format(message.into())
+}
+
+/// `{"type": type_name, "init_parameters": init}`.
+pub(crate) fn component(type_name: &str, init: Map<String, Value>) -> Value {
+    let mut map = Map::with_capacity(2);
+    map.insert("type".into(), Value::String(type_name.to_owned()));
+    map.insert("init_parameters".into(), Value::Object(init));
+    Value::Object(map)
+}
+
+/// The `type` of a serialized component at `path`.
+pub(crate) fn type_of<'a>(value: &'a Value, path: &str) -> Result<&'a str, FromValueError> {
+    let map = value.as_object().ok_or_else(|| {
+        format_error(format!(
+            "`{path}` must be a serialized component `{{type: ..., init_parameters: {{...}}}}`, got {value}"
+        ))
+    })?;
+    for key in map.keys() {
+        if key != "type" && key != "init_parameters" {
+            return Err(format_error(format!(
+                "unknown key `{key}` in `{path}`; a serialized component holds `type` and `init_parameters`"
+            )));
+        }
+    }
+    match map.get("type") {
+        Some(Value::String(name)) => Ok(name),
+        Some(other) => Err(format_error(format!(
+            "`{path}.type` must be a qualified class name, got {other}"
+        ))),
+        None => Err(format_error(format!("`{path}` needs a `type`"))),
+    }
+}
+
+/// The init parameters of a serialized component of type `expected` (an
+/// absent `init_parameters` reads as `{}`, as in Haystack).
+pub(crate) fn open<'a>(
+    value: &'a Value,
+    expected: &str,
+    path: &str,
+) -> Result<Init<'a>, FromValueError> {
+    let found = type_of(value, path)?;
+    if found != expected {
+        return Err(format_error(format!(
+            "`{path}.type` is `{found}`, expected `{expected}`"
+        )));
+    }
+    let init = match value.get("init_parameters") {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(map)) => Some(map),
+        Some(other) => {
+            return Err(format_error(format!(
+                "`{path}.init_parameters` must be a map, got {other}"
+            )));
+        }
+    };
+    Ok(Init {
+        map: init,
+        path: format!("{path}.init_parameters"),
+    })
+}
+
+/// The init parameters of one component, read key by key.
+pub(crate) struct Init<'a> {
+    map: Option<&'a Map<String, Value>>,
+    path: String,
+}
+
+impl<'a> Init<'a> {
+    /// Init parameters given directly (a scenario entry's parameters).
+    pub(crate) fn direct(value: &'a Value, path: &str) -> Result<Self, FromValueError> {
+        match value {
+            Value::Object(map) => Ok(Init {
+                map: Some(map),
+                path: path.to_owned(),
+            }),
+            Value::Null => Ok(Init {
+                map: None,
+                path: path.to_owned(),
+            }),
+            other => Err(format_error(format!(
+                "`{path}` takes a map of constructor parameters, got {other}"
+            ))),
+        }
+    }
+
+    /// The path of one parameter.
+    pub(crate) fn at(&self, key: &str) -> String {
+        format!("{}.{key}", self.path)
+    }
+
+    /// Fails on a key outside `known` (Haystack's `TypeError` on an
+    /// unexpected keyword argument).
+    pub(crate) fn only(&self, known: &[&str]) -> Result<(), FromValueError> {
+        for key in self.map.into_iter().flat_map(Map::keys) {
+            if !known.contains(&key.as_str()) {
+                let list = known
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                return Err(format_error(format!(
+                    "unknown parameter `{key}` in `{}`; it takes {list}",
+                    self.path
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// A parameter, `None` when absent.
+    pub(crate) fn get(&self, key: &str) -> Option<&'a Value> {
+        self.map.and_then(|m| m.get(key))
+    }
+
+    /// A required parameter.
+    pub(crate) fn required(&self, key: &str) -> Result<&'a Value, FromValueError> {
+        self.get(key)
+            .ok_or_else(|| format_error(format!("`{}` needs `{key}`", self.path)))
+    }
+
+    pub(crate) fn int(&self, key: &str, default: i64) -> Result<i64, FromValueError> {
+        match self.get(key) {
+            None => Ok(default),
+            Some(value) => int_at(value, &self.at(key)),
+        }
+    }
+
+    pub(crate) fn required_int(&self, key: &str) -> Result<i64, FromValueError> {
+        int_at(self.required(key)?, &self.at(key))
+    }
+
+    #[expect(dead_code, reason = "read by the confirmation and compaction hooks")]
+    pub(crate) fn float(&self, key: &str, default: f64) -> Result<f64, FromValueError> {
+        match self.get(key) {
+            None => Ok(default),
+            Some(Value::Number(n)) => n
+                .as_f64()
+                .ok_or_else(|| format_error(format!("`{}` must be a number", self.at(key)))),
+            Some(other) => Err(format_error(format!(
+                "`{}` must be a number, got {other}",
+                self.at(key)
+            ))),
+        }
+    }
+
+    pub(crate) fn bool(&self, key: &str, default: bool) -> Result<bool, FromValueError> {
+        match self.get(key) {
+            None => Ok(default),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(other) => Err(format_error(format!(
+                "`{}` must be true or false, got {other}",
+                self.at(key)
+            ))),
+        }
+    }
+
+    /// A string parameter; `null` reads as `None` (Haystack's `None`).
+    pub(crate) fn opt_string(
+        &self,
+        key: &str,
+        default: Option<&str>,
+    ) -> Result<Option<String>, FromValueError> {
+        match self.get(key) {
+            None => Ok(default.map(str::to_owned)),
+            Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(other) => Err(format_error(format!(
+                "`{}` must be a string, got {other}",
+                self.at(key)
+            ))),
+        }
+    }
+
+    pub(crate) fn string(&self, key: &str, default: &str) -> Result<String, FromValueError> {
+        match self.get(key) {
+            None => Ok(default.to_owned()),
+            Some(Value::String(s)) => Ok(s.clone()),
+            Some(other) => Err(format_error(format!(
+                "`{}` must be a string, got {other}",
+                self.at(key)
+            ))),
+        }
+    }
+
+    /// A map parameter (`{}` when absent).
+    pub(crate) fn map(&self, key: &str) -> Result<Option<&'a Map<String, Value>>, FromValueError> {
+        match self.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Object(map)) => Ok(Some(map)),
+            Some(other) => Err(format_error(format!(
+                "`{}` must be a map, got {other}",
+                self.at(key)
+            ))),
+        }
+    }
+}
+
+fn int_at(value: &Value, path: &str) -> Result<i64, FromValueError> {
+    match value {
+        Value::Number(n) if n.is_i64() => Ok(n.as_i64().unwrap_or_default()),
+        other => Err(format_error(format!(
+            "`{path}` must be an integer, got {other}"
+        ))),
+    }
+}
+
+/// Python's `text[:n]` on code points (a negative `n` counts from the end).
+pub(crate) fn py_prefix(text: &str, n: i64) -> &str {
+    let len = text.chars().count() as i64;
+    let keep = if n < 0 { (len + n).max(0) } else { n.min(len) };
+    match text.char_indices().nth(keep as usize) {
+        Some((i, _)) => &text[..i],
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_component_of_another_type_is_a_format_error_that_names_both() {
+        let value = json!({"type": "a.B", "init_parameters": {}});
+        let err = open(&value, "a.C", "store").err().unwrap();
+        assert_eq!(err.to_string(), "`store.type` is `a.B`, expected `a.C`");
+    }
+
+    #[test]
+    fn python_prefixes_count_code_points_and_negative_lengths_from_the_end() {
+        assert_eq!(py_prefix("héllo", 2), "hé");
+        assert_eq!(py_prefix("héllo", 9), "héllo");
+        assert_eq!(py_prefix("héllo", -2), "hél");
+        assert_eq!(py_prefix("hé", -5), "");
+    }
+}

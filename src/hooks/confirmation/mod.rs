@@ -1,0 +1,22 @@
+//! Human-in-the-loop confirmation (Haystack's `haystack.hooks.human_in_the_loop`):
+//! the hook, its strategies, policies and UIs.
+
+mod decision;
+mod hook;
+mod policy;
+mod strategy;
+mod ui;
+
+pub use decision::{ConfirmationUIResult, ToolExecutionDecision};
+pub use hook::ConfirmationHook;
+pub use policy::{
+    AlwaysAskPolicy, AskOncePolicy, ConfirmationPolicy, NeverAskPolicy,
+    confirmation_policy_from_value,
+};
+pub use strategy::{
+    BlockingConfirmationStrategy, ConfirmationStrategy, MODIFICATION_FEEDBACK_TEMPLATE,
+    REJECTION_FEEDBACK_TEMPLATE, USER_FEEDBACK_TEMPLATE, confirmation_strategy_from_value,
+};
+pub use ui::{
+    ConfirmationRequest, ConfirmationUI, ScriptedConfirmationUI, confirmation_ui_from_value,
+};

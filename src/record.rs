@@ -1,0 +1,244 @@
+//! Recording: run a scenario against a live model and keep the replies as
+//! the scenario's `model` script, so the run replays offline.
+//!
+//! ```text
+//!  Scenario ──Replay::run_with_generator──▶ Agent (the scenario's tools, hooks, run inputs)
+//!                                             │ each model call
+//!                                             ▼
+//!                               Recorder ──▶ live generator (HTTP, or any ChatGenerator)
+//!                                 │ the reply as a `model` entry
+//!                                 │ ──▶ the agent gets the message a replay of that entry gives
+//!                                 ▼
+//!  Recording { scenario: the input with `model` = the replies, live: the live run's Outcome }
+//! ```
+//!
+//! The agent receives, for each call, exactly the message that the scripted
+//! generator will build from the recorded entry: text, tool calls with their
+//! ids, `usage` and `finish_reason`. Meta keys that the scenario format does
+//! not hold (`model`, `index`, `logprobs`) are therefore left out of the live
+//! run too, and a replay of the recording is the same run: same result, same
+//! trace. What is recorded is the conversation's replies, never a header or
+//! a key.
+//!
+//! ```
+//! use hookharness::record::{record, same_run};
+//! use hookharness::replay::Replay;
+//! use hookharness::scenario::{Format, Scenario};
+//! use hookharness::{ChatMessage, generator_fn};
+//! use std::sync::Arc;
+//!
+//! let scenario = Scenario::from_str(
+//!     "model: []\nrun:\n  messages: [{role: user, text: Hi}]\n",
+//!     "hi.yaml",
+//!     Format::Yaml,
+//! )?;
+//! let live = Arc::new(generator_fn(|_| Ok(vec![ChatMessage::from_assistant("Hello!")])));
+//! let recording = record(&Replay::new(), &scenario, live);
+//! assert_eq!(recording.scenario.model.len(), 1);
+//!
+//! let text = recording.to_json();
+//! let loaded = Scenario::from_str(&text, "hi.json", Format::Json)?;
+//! let replayed = Replay::new().run(&loaded);
+//! assert!(same_run(&recording.live, &replayed));
+//! # Ok::<(), hookharness::scenario::ScenarioError>(())
+//! ```
+
+use crate::generator::{ChatGenerator, ChatRequest, GeneratorError};
+use crate::hook::BoxFuture;
+use crate::message::{ChatMessage, ChatRole};
+use crate::replay::{Outcome, Replay};
+use crate::scenario::{FinishReason, ModelReply, Scenario, ScriptedToolCall};
+use crate::scripted::ReplyScript;
+use std::sync::{Arc, Mutex};
+
+/// A scenario recorded against a live model.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Recording {
+    /// The input scenario with `model` replaced by the replies received, one
+    /// per model call (a failed call is an `{error: ...}` entry).
+    pub scenario: Scenario,
+    /// The outcome of the live run.
+    pub live: Outcome,
+    failed_call: Option<(usize, String)>,
+}
+
+impl Recording {
+    /// The replies received, in call order.
+    #[must_use]
+    pub fn replies(&self) -> &[ModelReply] {
+        &self.scenario.model
+    }
+
+    /// The first model call that failed (0-based index and message), if any.
+    #[must_use]
+    pub fn failed_call(&self) -> Option<(usize, &str)> {
+        self.failed_call.as_ref().map(|(i, m)| (*i, m.as_str()))
+    }
+
+    /// The recorded scenario as JSON text (see [`Scenario::to_json`]).
+    #[must_use]
+    pub fn to_json(&self) -> String {
+        self.scenario.to_json()
+    }
+}
+
+/// Runs `scenario` with `generator` as its model (through `replay`, which
+/// holds any custom hooks) and records each reply.
+pub fn record(
+    replay: &Replay,
+    scenario: &Scenario,
+    generator: Arc<dyn ChatGenerator>,
+) -> Recording {
+    let recorder = Arc::new(Recorder {
+        inner: generator,
+        log: Mutex::new(Log::default()),
+    });
+    let live = replay.run_with_generator(scenario, recorder.clone());
+    let log = std::mem::take(&mut *recorder.log.lock().unwrap_or_else(|e| e.into_inner()));
+    let mut recorded = scenario.clone();
+    recorded.model = log.replies;
+    recorded.file = None;
+    Recording {
+        scenario: recorded,
+        live,
+        failed_call: log.failed_call,
+    }
+}
+
+/// `true` when two outcomes show the same run: equal result, trace and
+/// error (status and failures may differ: a live run checks `unused_replies`
+/// against the old script).
+#[must_use]
+pub fn same_run(a: &Outcome, b: &Outcome) -> bool {
+    a.result == b.result && a.trace == b.trace && a.error == b.error
+}
+
+#[derive(Default)]
+struct Log {
+    replies: Vec<ModelReply>,
+    failed_call: Option<(usize, String)>,
+}
+
+/// Wraps the live generator: records each reply and hands the agent the
+/// message a replay of the recorded entry gives.
+struct Recorder {
+    inner: Arc<dyn ChatGenerator>,
+    log: Mutex<Log>,
+}
+
+impl Recorder {
+    fn keep(
+        &self,
+        result: Result<Vec<ChatMessage>, GeneratorError>,
+    ) -> Result<Vec<ChatMessage>, GeneratorError> {
+        let entry = result.and_then(|replies| entry_of(&replies));
+        let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        let call = log.replies.len();
+        let entry = entry.unwrap_or_else(|error| {
+            log.failed_call
+                .get_or_insert_with(|| (call, error.message().to_owned()));
+            ModelReply::Error(error.message().to_owned())
+        });
+        let message = script_of(&entry).to_message(call);
+        log.replies.push(entry);
+        message.map(|m| vec![m])
+    }
+}
+
+impl ChatGenerator for Recorder {
+    fn run(&self, request: ChatRequest<'_>) -> Result<Vec<ChatMessage>, GeneratorError> {
+        let result = self.inner.run(request);
+        self.keep(result)
+    }
+
+    fn run_async<'a>(
+        &'a self,
+        request: ChatRequest<'a>,
+    ) -> BoxFuture<'a, Result<Vec<ChatMessage>, GeneratorError>> {
+        Box::pin(async move {
+            let result = self.inner.run_async(request).await;
+            self.keep(result)
+        })
+    }
+
+    fn supports_tools(&self) -> bool {
+        self.inner.supports_tools()
+    }
+
+    fn warm_up(&self) -> Result<(), GeneratorError> {
+        self.inner.warm_up()
+    }
+
+    fn close(&self) -> Result<(), GeneratorError> {
+        self.inner.close()
+    }
+}
+
+const FINISH_REASONS: &[FinishReason] = &[
+    FinishReason::Stop,
+    FinishReason::Length,
+    FinishReason::ContentFilter,
+    FinishReason::ToolCalls,
+];
+
+/// One reply as a `model` entry: its first text, its tool calls with their
+/// ids, `meta.usage` when a map, `meta.finish_reason` when one the format
+/// knows.
+fn entry_of(replies: &[ChatMessage]) -> Result<ModelReply, GeneratorError> {
+    let [reply] = replies else {
+        return Err(GeneratorError::new(format!(
+            "a recorded model call must return one reply, got {}; record with n = 1",
+            replies.len()
+        )));
+    };
+    if reply.role() != ChatRole::Assistant {
+        return Err(GeneratorError::new(format!(
+            "a recorded model call must return an assistant message, got a `{}` message",
+            reply.role()
+        )));
+    }
+    let tool_calls = reply
+        .tool_calls()
+        .map(|call| ScriptedToolCall {
+            tool: call.tool_name.clone(),
+            arguments: call.arguments.clone(),
+            id: call.id.clone(),
+        })
+        .collect();
+    let usage = reply
+        .meta()
+        .get("usage")
+        .and_then(|u| u.as_object())
+        .cloned();
+    let finish_reason = reply
+        .finish_reason()
+        .and_then(|r| FINISH_REASONS.iter().copied().find(|f| f.as_str() == r));
+    Ok(ModelReply::Reply {
+        text: reply.text().map(str::to_owned),
+        tool_calls,
+        usage,
+        finish_reason,
+    })
+}
+
+/// The scripted reply a replay builds from an entry.
+fn script_of(entry: &ModelReply) -> ReplyScript {
+    match entry {
+        ModelReply::Error(message) => ReplyScript::Error(message.clone()),
+        ModelReply::Reply {
+            text,
+            tool_calls,
+            usage,
+            finish_reason,
+        } => ReplyScript::Message {
+            text: text.clone(),
+            tool_calls: tool_calls
+                .iter()
+                .map(|c| (c.tool.clone(), c.arguments.clone(), c.id.clone()))
+                .collect(),
+            usage: usage.clone(),
+            finish_reason: finish_reason.map(|r| r.as_str().to_owned()),
+        },
+    }
+}

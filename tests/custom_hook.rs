@@ -1,0 +1,47 @@
+//! A custom Rust hook regression-tested with a scenario file and a snapshot.
+//!
+//! This is the pattern the README shows: the scenario scripts the model, the
+//! Rust test registers the hook under the scenario's `custom:` name, and the
+//! snapshot pins the whole outcome (messages, trace, run metadata).
+
+#[path = "../examples/require_citation.rs"]
+#[allow(dead_code)]
+mod example;
+
+use example::RequireCitation;
+use hookharness::replay::Replay;
+use hookharness::scenario::Scenario;
+
+fn scenario() -> Scenario {
+    let mut scenario = Scenario::from_path("examples/scenarios/require_citation.yaml".as_ref())
+        .unwrap_or_else(|e| panic!("{e}"));
+    scenario.file = Some("examples/scenarios/require_citation.yaml".into());
+    scenario
+}
+
+#[test]
+fn the_citation_hook_sends_an_uncited_answer_back_once() {
+    let outcome = Replay::new()
+        .custom_hook("require_citation", RequireCitation::default())
+        .run(&scenario());
+    assert!(
+        outcome.passed(),
+        "{:?} {:?}",
+        outcome.failures,
+        outcome.error
+    );
+    insta::assert_json_snapshot!(outcome.to_value());
+}
+
+#[test]
+fn a_scenario_naming_an_unregistered_custom_hook_says_how_to_register_it() {
+    let outcome = Replay::new().run(&scenario());
+    assert_eq!(
+        outcome.error.as_deref(),
+        Some(
+            "examples/scenarios/require_citation.yaml: custom hook `require_citation` is not registered; \
+             register it with `Replay::new().custom_hook(\"require_citation\", hook)` in the Rust test that \
+             runs this scenario"
+        )
+    );
+}

@@ -1,0 +1,435 @@
+//! Recording and the scenario writer: a scenario recorded against a local
+//! OpenAI-compatible server replays offline as the same run; every scenario
+//! round-trips through the JSON writer; recordings hold no key or header.
+
+mod openai_support;
+
+use hookharness::record::{record, same_run};
+use hookharness::replay::{Replay, Status};
+use hookharness::scenario::{Format, Scenario};
+use hookharness::{ChatMessage, GeneratorError, generator_fn};
+use openai_support::*;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use wiremock::ResponseTemplate;
+
+const RESEARCH: &str = r#"
+name: fusion-research
+tools:
+  - name: search
+    description: Search the web
+    parameters: {type: object, properties: {query: {type: string}}, required: [query]}
+    results: ["ITER's first plasma is planned for 2034."]
+hooks:
+  on_exit:
+    - name: require_search
+      when: {tool_call_counts: {search: 0}}
+      do:
+        - append_messages: [{role: user, text: "Search before answering."}]
+        - continue_run: true
+model:
+  - text: "a placeholder the recording replaces"
+run:
+  messages: [{role: user, text: "What is new in fusion?"}]
+expect:
+  exit_reason: text
+  llm_calls: 3
+  tools_run: [search]
+  hooks: [on_exit:require_search, on_exit:require_search]
+  token_usage: {completion_tokens: 17, prompt_tokens: 150, total_tokens: 167, completion_tokens_details: null, prompt_tokens_details: null}
+"#;
+
+fn usage(prompt: u64, completion: u64) -> Value {
+    json!({"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion})
+}
+
+/// The three answers of the research conversation, each served once.
+fn serve_research(server: &Server) {
+    let answers = [
+        completion(
+            json!({"role": "assistant", "content": "Fusion is going well."}),
+            "stop",
+            usage(20, 5),
+        ),
+        completion(
+            json!({"role": "assistant", "content": null, "tool_calls": [
+                openai_call("call_q1", "search", r#"{"query": "fusion 2025"}"#),
+            ]}),
+            "tool_calls",
+            usage(50, 4),
+        ),
+        completion(
+            json!({"role": "assistant", "content": "ITER plans its first plasma for 2034."}),
+            "stop",
+            usage(80, 8),
+        ),
+    ];
+    for answer in answers {
+        server.answer(ResponseTemplate::new(200).set_body_json(answer), Some(1));
+    }
+}
+
+fn research(is_async: bool) -> Scenario {
+    let text = if is_async {
+        RESEARCH.replace("run:\n  messages:", "run:\n  async: true\n  messages:")
+    } else {
+        RESEARCH.to_owned()
+    };
+    Scenario::from_str(&text, "fusion-research.yaml", Format::Yaml).unwrap()
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("record");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+fn recorded_usage(prompt: u64, completion: u64) -> Value {
+    json!({
+        "completion_tokens": completion,
+        "prompt_tokens": prompt,
+        "total_tokens": prompt + completion,
+        "completion_tokens_details": null,
+        "prompt_tokens_details": null,
+    })
+}
+
+fn record_and_replay(is_async: bool, file: &str) {
+    let server = Server::start();
+    serve_research(&server);
+    let scenario = research(is_async);
+
+    let recording = record(&Replay::new(), &scenario, Arc::new(server.generator()));
+    assert_eq!(recording.failed_call(), None);
+    let path = tmp(file);
+    std::fs::write(&path, recording.to_json()).unwrap();
+    let loaded = Scenario::from_path(&path).unwrap();
+    let replayed = Replay::new().run(&loaded);
+
+    assert_eq!(replayed.status, Status::Pass, "{:?}", replayed.failures);
+    assert_eq!(replayed.result, recording.live.result);
+    assert_eq!(replayed.trace, recording.live.trace);
+    assert!(same_run(&recording.live, &replayed));
+    // The replies as received: text, tool calls with their ids, usage, finish_reason.
+    assert_json_eq(
+        &loaded.to_value()["model"],
+        &json!([
+            {"text": "Fusion is going well.", "usage": recorded_usage(20, 5), "finish_reason": "stop"},
+            {"tool_calls": [{"tool": "search", "arguments": {"query": "fusion 2025"}, "id": "call_q1"}],
+             "usage": recorded_usage(50, 4), "finish_reason": "tool_calls"},
+            {"text": "ITER plans its first plasma for 2034.", "usage": recorded_usage(80, 8), "finish_reason": "stop"},
+        ]),
+    );
+    // The rest of the scenario is kept as it was.
+    let mut expected = scenario.clone();
+    expected.model = loaded.model.clone();
+    expected.file = loaded.file.clone();
+    assert_eq!(loaded, expected);
+    // The last request carried the whole conversation in OpenAI's format.
+    let bodies = server.bodies();
+    assert_eq!(bodies.len(), 3);
+    assert_json_eq(
+        &bodies[2],
+        &json!({
+            "model": "local-model",
+            "messages": [
+                {"role": "user", "content": "What is new in fusion?"},
+                {"role": "assistant", "content": "Fusion is going well."},
+                {"role": "user", "content": "Search before answering."},
+                {"role": "assistant", "tool_calls": [
+                    {"type": "function", "function": {"name": "search", "arguments": "{\"query\": \"fusion 2025\"}"}, "id": "call_q1"},
+                ]},
+                {"role": "tool", "content": "ITER's first plasma is planned for 2034.", "tool_call_id": "call_q1"},
+            ],
+            "n": 1,
+            "tools": [search_tool_json()],
+            "stream": false,
+        }),
+    );
+}
+
+#[test]
+fn a_recording_replays_offline_with_the_live_runs_result_and_trace() {
+    record_and_replay(false, "research.json");
+}
+
+#[test]
+fn a_recording_on_the_async_path_replays_the_same() {
+    record_and_replay(true, "research-async.json");
+}
+
+#[test]
+fn a_failed_model_call_is_recorded_as_an_error_reply_that_replays_the_same() {
+    let scenario = research(false);
+    let live = Arc::new(generator_fn(|request| {
+        if request.messages.len() > 1 {
+            Err(GeneratorError::new("the server went away"))
+        } else {
+            Ok(vec![ChatMessage::from_assistant("Fusion is going well.")])
+        }
+    }));
+
+    let recording = record(&Replay::new(), &scenario, live);
+
+    assert_eq!(recording.failed_call(), Some((1, "the server went away")));
+    assert_json_eq(
+        &recording.scenario.to_value()["model"],
+        &json!([{"text": "Fusion is going well."}, {"error": "the server went away"}]),
+    );
+    let loaded = Scenario::from_str(&recording.to_json(), "x.json", Format::Json).unwrap();
+    assert!(same_run(&recording.live, &Replay::new().run(&loaded)));
+}
+
+fn hookharness(args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_hookharness"));
+    command
+        .args(args)
+        .env_remove("OPENAI_BASE_URL")
+        .env_remove("OPENAI_TIMEOUT")
+        .env_remove("OPENAI_MAX_RETRIES");
+    command
+}
+
+#[test]
+fn the_record_command_writes_a_scenario_without_the_key_or_any_header() {
+    let server = Server::start();
+    serve_research(&server);
+    let input = tmp("cli-research.yaml");
+    std::fs::write(&input, RESEARCH).unwrap();
+    let output = tmp("cli-research.recorded.json");
+    let base_url = server.base_url();
+
+    let run = hookharness(&["record", input.to_str().unwrap(), "--base-url", &base_url])
+        .args([
+            "--model",
+            "local-model",
+            "--output",
+            output.to_str().unwrap(),
+        ])
+        .env("OPENAI_API_KEY", KEY)
+        .output()
+        .unwrap();
+
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{stdout}\n{stderr}");
+    assert!(
+        stdout.starts_with(&format!(
+            "recorded 3 model replies from {base_url}/chat/completions (model local-model) into {}\n\
+             replayed offline: same result and trace as the live run\nPASS ",
+            output.display()
+        )),
+        "{stdout}"
+    );
+    // The key was sent...
+    for request in server.requests() {
+        assert_eq!(
+            request.headers.get("authorization").unwrap(),
+            &format!("Bearer {KEY}")
+        );
+    }
+    // ...and appears nowhere in what was written or printed.
+    let written = std::fs::read_to_string(&output).unwrap();
+    for secret in [KEY, "Bearer", "uthorization"] {
+        assert!(!written.contains(secret), "{secret} in the recording");
+        assert!(
+            !stdout.contains(secret) && !stderr.contains(secret),
+            "{secret} printed"
+        );
+    }
+    let loaded = Scenario::from_path(&output).unwrap();
+    assert_eq!(loaded.model.len(), 3);
+    assert_eq!(Replay::new().run(&loaded).status, Status::Pass);
+}
+
+#[test]
+fn the_record_command_writes_nothing_when_a_model_call_fails() {
+    let server = Server::start();
+    server.answer(
+        ResponseTemplate::new(401).set_body_json(json!({"error": {
+            "message": format!("Incorrect API key provided: {KEY}")
+        }})),
+        None,
+    );
+    let input = tmp("cli-failing.yaml");
+    std::fs::write(&input, RESEARCH).unwrap();
+    let output = tmp("cli-failing.recorded.json");
+
+    let run = hookharness(&["record", input.to_str().unwrap()])
+        .args(["--base-url", &server.base_url(), "--model", "m"])
+        .args(["--output", output.to_str().unwrap()])
+        .env("OPENAI_API_KEY", KEY)
+        .output()
+        .unwrap();
+
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        stderr,
+        format!(
+            "model call 0 failed: {}/chat/completions answered 401 Unauthorized: \
+             Incorrect API key provided: [redacted]\nnothing written\n",
+            server.base_url()
+        )
+    );
+    assert!(!output.exists());
+}
+
+#[test]
+fn the_record_command_takes_only_a_json_output() {
+    let input = tmp("cli-yaml-output.yaml");
+    std::fs::write(&input, RESEARCH).unwrap();
+    let run = hookharness(&["record", input.to_str().unwrap(), "--model", "m"])
+        .args([
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--output",
+            "out.yaml",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(run.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&run.stderr),
+        "the recording is written as JSON: give an --output ending in `.json`, got `out.yaml`\n"
+    );
+}
+
+/// Every valid scenario file in the repository.
+fn scenario_files() -> Vec<PathBuf> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                walk(&path, out);
+            } else if Format::from_path(&path).is_some() {
+                out.push(path);
+            }
+        }
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    walk(&root.join("scenarios"), &mut files);
+    walk(&root.join("examples/scenarios"), &mut files);
+    files
+}
+
+#[test]
+fn every_scenario_round_trips_through_the_json_writer() {
+    let files = scenario_files();
+    assert!(files.len() > 100, "found {} scenario files", files.len());
+    let mut checked = 0;
+    for file in files {
+        let Ok(mut scenario) = Scenario::from_path(&file) else {
+            continue;
+        };
+        let text = scenario.to_json();
+        let mut again =
+            Scenario::from_str(&text, "written.json", Format::Json).unwrap_or_else(|e| {
+                panic!(
+                    "{}: the written JSON does not load: {e}\n{text}",
+                    file.display()
+                )
+            });
+        assert_eq!(
+            again.to_json(),
+            text,
+            "{}: writing is not stable",
+            file.display()
+        );
+        scenario.file = None;
+        again.file = None;
+        assert_eq!(again, scenario, "{}", file.display());
+        let (before, after) = (Replay::new().run(&scenario), Replay::new().run(&again));
+        assert_eq!(before, after, "{}", file.display());
+        checked += 1;
+    }
+    assert!(checked > 100, "checked {checked}");
+}
+
+#[test]
+fn the_writer_keeps_the_formats_key_order_and_every_maps_order() {
+    let yaml = r#"
+expect: {unused_replies: allow, error: boom, exit_reason: text}
+run:
+  state: {zeta: 1, alpha: 2}
+  messages:
+    - {role: assistant, text: "Hi", tool_calls: [{tool: b, arguments: {z: 1, a: 2}, id: c1}], meta: {k: v}, name: bot}
+    - {role: tool, content: [{tool_call_result: {result: ok, origin: {tool_name: b, arguments: {}, id: c1}, error: false}}], meta: {}}
+  hook_context: {user: u1}
+  async: true
+model:
+  - {tool_calls: [{tool: b, arguments: {y: 1, b: 2}}], usage: {total_tokens: 3, prompt_tokens: 1}}
+  - {text: "", finish_reason: length}
+  - {error: rate limited}
+  - {}
+hooks:
+  before_llm:
+    - {name: ctx, when: {step_count: {gte: 1, lt: 3}, exit_reason: null, last_message: {role: user, has_tool_calls: false, text_contains: x}, times: 2}, do: [{prepend_messages: [{role: system, text: S}]}, {stop_run: null}, {drop_tool_calls: [a, b]}, {rewrite_tool_results: {truncate: 3}}, {set: {messages: [{role: user, text: m}], zeta: 5}}]}
+    - {custom: mine}
+    - {name: budget, token_budget: {max_total_tokens: 10}}
+  after_run: [{shared: audit}]
+shared_hooks:
+  audit: {name: audit, allowed_hook_points: [after_run]}
+tools:
+  - {name: b, parameters: {type: object, properties: {z: {type: integer}}}, results: [ok, {json: {n: 1}}, {error: bad}], repeat_last: true}
+agent:
+  state_schema: {zeta: {type: int}, alpha: {type: any, handler: replace_values}}
+  exit_conditions: [text, b]
+  max_agent_steps: 7
+description: every construct
+name: kitchen-sink
+version: 1
+"#;
+    let scenario = Scenario::from_str(yaml, "sink.yaml", Format::Yaml).unwrap();
+    let value = scenario.to_value();
+    let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
+    assert_eq!(
+        keys(&value),
+        [
+            "version",
+            "name",
+            "description",
+            "agent",
+            "tools",
+            "shared_hooks",
+            "hooks",
+            "model",
+            "run",
+            "expect"
+        ]
+    );
+    assert_eq!(
+        keys(&value["agent"]),
+        ["max_agent_steps", "exit_conditions", "state_schema"]
+    );
+    assert_eq!(keys(&value["agent"]["state_schema"]), ["zeta", "alpha"]);
+    assert_eq!(
+        keys(&value["run"]),
+        ["messages", "hook_context", "state", "async"]
+    );
+    assert_eq!(keys(&value["run"]["state"]), ["zeta", "alpha"]);
+    assert_eq!(
+        keys(&value["model"][0]["tool_calls"][0]["arguments"]),
+        ["y", "b"]
+    );
+    assert_eq!(
+        keys(&value["model"][0]["usage"]),
+        ["total_tokens", "prompt_tokens"]
+    );
+    assert_eq!(
+        keys(&value["expect"]),
+        ["exit_reason", "error", "unused_replies"]
+    );
+    let mut again = Scenario::from_str(&scenario.to_json(), "sink.json", Format::Json).unwrap();
+    again.file = scenario.file.clone();
+    assert_eq!(again, scenario);
+}
