@@ -95,6 +95,7 @@ pub mod cli;
 pub mod generator;
 pub mod hook;
 pub mod hooks;
+pub mod invariants;
 pub mod message;
 pub mod observe;
 #[cfg(feature = "http")]
@@ -106,6 +107,8 @@ pub mod report;
 pub mod scenario;
 pub mod scripted;
 pub mod state;
+#[cfg(feature = "proptest")]
+pub mod strategies;
 pub mod tool;
 mod value;
 

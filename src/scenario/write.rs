@@ -5,6 +5,9 @@
 //! arguments, state, usage, parameters) keeps its order. Values equal to the
 //! format's defaults are left out, except `version` and `name`, which are
 //! always written (a new file name must not rename the scenario).
+//!
+//! [`Scenario::to_yaml`] writes the same JSON for a `.yaml` file: YAML 1.2
+//! reads JSON, once the characters YAML does not print are escaped.
 
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
@@ -84,6 +87,35 @@ impl Scenario {
             serde_json::to_string_pretty(&self.to_value()).expect("a JSON value always serializes");
         text.push('\n');
         text
+    }
+
+    /// The scenario as the text of a `.yaml` scenario file: the JSON of
+    /// [`to_json`](Scenario::to_json), with every character YAML does not
+    /// take as printable escaped (C0 and C1 controls, DEL, U+2028/U+2029,
+    /// BOM, non-characters), so the YAML reader sees exactly the JSON
+    /// strings. The loader reads it as `.yaml` and as `.json`, and loading
+    /// it gives this scenario back (with `file` set to where it was loaded
+    /// from).
+    ///
+    /// ```
+    /// use hookharness::scenario::{Format, Scenario};
+    ///
+    /// let scenario = Scenario::from_str(
+    ///     "name: nudge\nhooks:\n  on_exit:\n    - do: [{continue_run: true}]\n      when: {times: 1}\nmodel:\n  - text: a\n  - text: b\n",
+    ///     "nudge.yaml",
+    ///     Format::Yaml,
+    /// )?;
+    /// let text = scenario.to_yaml();
+    /// assert_eq!(Scenario::from_str(&text, "again.yaml", Format::Yaml)?, scenario);
+    /// assert_eq!(Scenario::from_str(&text, "again.json", Format::Json)?, scenario);
+    /// # Ok::<(), hookharness::scenario::ScenarioError>(())
+    /// ```
+    #[must_use]
+    pub fn to_yaml(&self) -> String {
+        let mut out = String::new();
+        write_value(&self.to_value(), 0, &mut out);
+        out.push('\n');
+        out
     }
 }
 
@@ -476,4 +508,185 @@ fn expected_call(call: &ToolCallExpect) -> Value {
         out.insert("id".into(), json!(id));
     }
     Value::Object(out)
+}
+
+/// Indented JSON; empty lists and maps stay on one line.
+fn write_value(value: &Value, indent: usize, out: &mut String) {
+    match value {
+        Value::Array(items) if !items.is_empty() => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                out.push_str(if i == 0 { "\n" } else { ",\n" });
+                push_indent(indent + 1, out);
+                write_value(item, indent + 1, out);
+            }
+            out.push('\n');
+            push_indent(indent, out);
+            out.push(']');
+        }
+        Value::Object(map) if !map.is_empty() => {
+            out.push('{');
+            for (i, (key, item)) in map.iter().enumerate() {
+                out.push_str(if i == 0 { "\n" } else { ",\n" });
+                push_indent(indent + 1, out);
+                write_string(key, out);
+                out.push_str(": ");
+                write_value(item, indent + 1, out);
+            }
+            out.push('\n');
+            push_indent(indent, out);
+            out.push('}');
+        }
+        Value::Array(_) => out.push_str("[]"),
+        Value::Object(_) => out.push_str("{}"),
+        Value::String(text) => write_string(text, out),
+        Value::Null | Value::Bool(_) | Value::Number(_) => out.push_str(&value.to_string()),
+    }
+}
+
+fn push_indent(level: usize, out: &mut String) {
+    for _ in 0..level {
+        out.push_str("  ");
+    }
+}
+
+/// A JSON string that YAML reads as the same string.
+fn write_string(text: &str, out: &mut String) {
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if needs_escape(c) => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{unit:04x}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// Characters outside YAML's printable set, and the ones some readers
+/// take as line breaks.
+fn needs_escape(c: char) -> bool {
+    matches!(
+        c,
+        '\u{0}'..='\u{1f}'
+            | '\u{7f}'..='\u{9f}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{feff}'
+            | '\u{fffe}'
+            | '\u{ffff}'
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::Format;
+
+    fn round_trip(text: &str) {
+        let scenario = Scenario::from_str(text, "case.yaml", Format::Yaml).unwrap();
+        let written = scenario.to_yaml();
+        let yaml = Scenario::from_str(&written, "case.yaml", Format::Yaml).unwrap();
+        let json = Scenario::from_str(&written, "case.json", Format::Json).unwrap();
+        assert_eq!(yaml, scenario, "{written}");
+        assert_eq!(json, scenario, "{written}");
+    }
+
+    #[test]
+    fn every_hook_kind_and_action_round_trips() {
+        round_trip(
+            r#"
+name: all
+description: every key
+agent:
+  max_agent_steps: 3
+  exit_conditions: [text, search]
+  system_prompt: "Be brief."
+  state_schema: {notes: {type: list}, count: {type: int, handler: replace_values}}
+  raise_on_tool_invocation_failure: true
+  tool_concurrency_limit: 2
+tools:
+  - name: search
+    description: Search
+    results: ["a", {json: {hits: 3}}, {error: boom}]
+    repeat_last: true
+shared_hooks:
+  audit: {name: audit_hook, when: {times: 2}}
+hooks:
+  before_run:
+    - shared: audit
+    - custom: mine
+  before_llm:
+    - name: b
+      when:
+        step_count: {gte: 1, lt: 3}
+        exit_reason: null
+        tool_call_counts: {search: 0}
+        last_message: {role: user, has_tool_calls: false, text_contains: "x"}
+        state: {count: 1}
+        hook_context: {user: u1}
+      do:
+        - append_messages: [{role: user, text: "more", meta: {a: 1}, name: bob}]
+        - prepend_messages: [{role: system, content: [{text: "sys"}]}]
+        - replace_messages: [{role: assistant, tool_calls: [{tool: search, arguments: {q: 1}, id: c1}]}]
+        - set: {notes: [1], messages: [{role: user, text: hi}]}
+        - replace: {count: 2}
+        - continue_run: false
+        - stop_run: null
+        - stop_run: halt
+        - drop_tool_calls: all
+        - drop_tool_calls: [search]
+        - set_tool_arguments: {tool: search, arguments: {q: 2}}
+        - rewrite_tool_results: {truncate: 3}
+        - rewrite_tool_results: {replace: "x"}
+        - fail: "no"
+      allowed_hook_points: [before_llm]
+  on_exit:
+    - {name: budget, token_budget: {max_total_tokens: 10}}
+    - {when: {step_count: 2}}
+    - {}
+model:
+  - tool_calls: [{tool: search, arguments: {q: fusion}}]
+    usage: {prompt_tokens: 1, details: {cached: 2}}
+    finish_reason: tool_calls
+  - {}
+  - text: ""
+  - {error: "rate limited"}
+run:
+  messages: [{role: user, text: "q"}]
+  hook_context: {user: u1}
+  state: {notes: []}
+  async: true
+expect:
+  exit_reason: text
+  step_count: 2
+  token_usage: {prompt_tokens: 1}
+  tool_call_counts: {search: 1}
+  state: {notes: []}
+  last_message: {role: assistant, text: null, text_contains: a, tool_calls: [search, {tool: search, arguments: {}, id: null}]}
+  message_count: 3
+  hooks: [before_run, "on_exit:budget"]
+  llm_calls: 2
+  tools_run: [search]
+  error: boom
+  unused_replies: allow
+"#,
+        );
+    }
+
+    #[test]
+    fn characters_yaml_does_not_print_are_escaped() {
+        let mut out = String::new();
+        write_string("a\u{85}b\u{7f}\u{2028}\u{1}é😀", &mut out);
+        assert_eq!(out, "\"a\\u0085b\\u007f\\u2028\\u0001é😀\"");
+    }
 }

@@ -1,0 +1,432 @@
+//! Invariants of the run loop, checked on outcomes.
+//!
+//! Every run of Haystack's loop, whatever its hooks, model and tools, keeps
+//! a few promises: `before_run` runs first and once, hooks at a point run in
+//! registration order, `on_exit` is skipped when `max_agent_steps` ends the
+//! run, and so on. [`check_invariants`] reads an [`Outcome`] (its result and
+//! its trace) and returns every broken promise as a [`Violation`], with the
+//! trace events that show it.
+//!
+//! ```text
+//!  Outcome ──────────────┐
+//!  Scenario (optional) ──┼──▶ Invariants::check ──▶ Vec<Violation> (invariant, message, trace excerpt)
+//!  RunProbe (optional) ──┘
+//! ```
+//!
+//! The outcome alone shows most of them. What it cannot show needs more
+//! input, given to [`Invariants`]:
+//!
+//! - the [`Scenario`] that was run: the registered hooks (so blocks of hook
+//!   events can be compared with the registration order), the scripted
+//!   usages (for `token_usage`), the tools, the `stop_run` values and
+//!   `max_agent_steps`;
+//! - a [`RunProbe`], an [`Observer`](crate::Observer) that watched the run:
+//!   the pending tool calls after the `before_tool` hooks, and
+//!   `continue_run` when the run finished (internal keys are not part of
+//!   the outcome).
+//!
+//! The checks read how the run ended from `exit_reason` and the last trace
+//! events. Hooks that rewrite run metadata in `after_run` (`exit_reason`,
+//! `step_count`, `token_usage`, `tool_call_counts`, `continue_run`) break
+//! invariants on purpose and are reported; each [`Violation`] names its
+//! [`Invariant`], so a test can leave out the ones its hooks break by design.
+//!
+//! ```
+//! use hookharness::invariants::{Invariants, RunProbe, check_invariants};
+//! use hookharness::replay::Replay;
+//! use hookharness::scenario::{Format, Scenario};
+//!
+//! let scenario = Scenario::from_str(
+//!     r#"
+//! agent: {max_agent_steps: 1}
+//! hooks:
+//!   on_exit: [{name: nudge, do: [{continue_run: true}]}]
+//! model:
+//!   - text: "first"
+//! "#,
+//!     "nudge.yaml",
+//!     Format::Yaml,
+//! )?;
+//! let mut probe = RunProbe::default();
+//! let outcome = Replay::new().run_observed(&scenario, &mut probe);
+//! assert!(check_invariants(&outcome).is_empty());
+//! let violations = Invariants::new().scenario(&scenario).probe(&probe).check(&outcome);
+//! assert!(violations.is_empty(), "{violations:?}");
+//! # Ok::<(), hookharness::scenario::ScenarioError>(())
+//! ```
+
+mod outcome_checks;
+mod probe;
+mod scenario_checks;
+mod usage;
+mod view;
+
+pub use probe::{PendingCall, RunProbe, ToolRound};
+pub use usage::sum_usages;
+
+use crate::replay::{Outcome, TraceEvent};
+use crate::scenario::Scenario;
+use std::fmt;
+use view::View;
+
+/// One promise of the run loop.
+///
+/// ```
+/// use hookharness::invariants::Invariant;
+///
+/// let names: Vec<&str> = Invariant::ALL.iter().map(|i| i.name()).collect();
+/// assert!(names.contains(&"before_run_first_and_once"));
+/// assert_eq!(Invariant::StepCountIsLlmCalls.to_string(), "step_count_is_llm_calls");
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Invariant {
+    /// `on_exit` never runs for a run that ends because `max_agent_steps`
+    /// was reached: every `on_exit` that ran belonged to an exit that
+    /// continued.
+    OnExitSkippedAtMaxSteps,
+    /// `after_run` runs exactly once, as the last hooks, in every run that
+    /// got past construction and did not fail; it never runs when a hook
+    /// (other than an `after_run` hook), the model or a tool raised.
+    AfterRunOnceUnlessFailed,
+    /// Tool calls that `before_tool` hooks removed do not run, do not count
+    /// in `tool_call_counts` and fire no tool exit; a tool exit names a tool
+    /// that ran without error in that step.
+    RemovedToolCallsDoNotRun,
+    /// A `state_schema` with a reserved key is rejected at construction; one
+    /// without is accepted.
+    ReservedStateKeysRejected,
+    /// `before_run` hooks run exactly once, before anything else.
+    BeforeRunFirstAndOnce,
+    /// The hooks at one point run in registration order, all of them, each
+    /// time the point is reached (a failing hook ends the list early).
+    HooksRunInRegistrationOrder,
+    /// `step_count` equals the number of LLM calls when the run ends by an
+    /// exit condition or by `max_agent_steps` and did not resume from a
+    /// `step_count` set by a `before_run` hook.
+    StepCountIsLlmCalls,
+    /// `exit_reason` is `text`, `length`, `content_filter`, a tool exit
+    /// condition, `max_agent_steps` or a `stop_run` value.
+    ExitReasonIsKnown,
+    /// `continue_run` decides each exit and is consumed: only `on_exit`
+    /// hooks can make an exit continue, an exit that does not continue ends
+    /// the run, one that continues is followed by another step, and
+    /// `continue_run` is false after the run (unless a hook outside
+    /// `on_exit` set it and no exit handling followed, as Haystack allows).
+    ContinueRunIsConsumed,
+    /// `token_usage` is the recursive sum of the scripted usages of the
+    /// replies the run consumed.
+    TokenUsageIsScriptedSum,
+    /// The same scenario gives the same outcome: twice in a row, and on the
+    /// sync and the async path.
+    SameOutcome,
+}
+
+impl Invariant {
+    /// Every invariant, in the order checks report them.
+    ///
+    /// ```
+    /// use hookharness::invariants::Invariant;
+    /// assert_eq!(Invariant::ALL.len(), 11);
+    /// assert_eq!(Invariant::ALL[0], Invariant::OnExitSkippedAtMaxSteps);
+    /// ```
+    pub const ALL: [Invariant; 11] = [
+        Invariant::OnExitSkippedAtMaxSteps,
+        Invariant::AfterRunOnceUnlessFailed,
+        Invariant::RemovedToolCallsDoNotRun,
+        Invariant::ReservedStateKeysRejected,
+        Invariant::BeforeRunFirstAndOnce,
+        Invariant::HooksRunInRegistrationOrder,
+        Invariant::StepCountIsLlmCalls,
+        Invariant::ExitReasonIsKnown,
+        Invariant::ContinueRunIsConsumed,
+        Invariant::TokenUsageIsScriptedSum,
+        Invariant::SameOutcome,
+    ];
+
+    /// A short snake-case name, as reports and file names use it.
+    ///
+    /// ```
+    /// use hookharness::invariants::Invariant;
+    /// assert_eq!(Invariant::SameOutcome.name(), "same_outcome");
+    /// ```
+    #[must_use]
+    pub fn name(self) -> &'static str {
+        match self {
+            Invariant::OnExitSkippedAtMaxSteps => "on_exit_skipped_at_max_steps",
+            Invariant::AfterRunOnceUnlessFailed => "after_run_once_unless_failed",
+            Invariant::RemovedToolCallsDoNotRun => "removed_tool_calls_do_not_run",
+            Invariant::ReservedStateKeysRejected => "reserved_state_keys_rejected",
+            Invariant::BeforeRunFirstAndOnce => "before_run_first_and_once",
+            Invariant::HooksRunInRegistrationOrder => "hooks_run_in_registration_order",
+            Invariant::StepCountIsLlmCalls => "step_count_is_llm_calls",
+            Invariant::ExitReasonIsKnown => "exit_reason_is_known",
+            Invariant::ContinueRunIsConsumed => "continue_run_is_consumed",
+            Invariant::TokenUsageIsScriptedSum => "token_usage_is_scripted_sum",
+            Invariant::SameOutcome => "same_outcome",
+        }
+    }
+}
+
+impl fmt::Display for Invariant {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A broken invariant: which one, what broke it, and the trace around it.
+///
+/// ```
+/// use hookharness::invariants::{Invariant, check_invariants};
+/// use hookharness::replay::{Outcome, Status, TraceEvent};
+/// use serde_json::json;
+///
+/// // A run that ended at an exit that continued: the exit was not consumed.
+/// let outcome = Outcome {
+///     scenario: "broken".into(),
+///     file: String::new(),
+///     status: Status::Pass,
+///     failures: vec![],
+///     error: None,
+///     result: Some(json!({"exit_reason": "text", "step_count": 1,
+///                         "token_usage": {}, "tool_call_counts": {}, "messages": []})),
+///     trace: vec![
+///         TraceEvent::Llm { step: json!(0), messages_in: 1 },
+///         TraceEvent::Exit { step: json!(1), reason: json!("text"), continues: true },
+///     ],
+/// };
+/// let violation = &check_invariants(&outcome)[0];
+/// assert_eq!(violation.invariant, Invariant::ContinueRunIsConsumed);
+/// assert_eq!(violation.at, Some(1));
+/// assert_eq!(violation.excerpt.len(), 2);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Violation {
+    /// The invariant.
+    pub invariant: Invariant,
+    /// What the outcome shows, in a sentence.
+    pub message: String,
+    /// The index of the trace event that shows it, when one does.
+    pub at: Option<usize>,
+    /// A few trace events around `at` (the last events when `at` is
+    /// `None`), with their indices.
+    pub excerpt: Vec<(usize, TraceEvent)>,
+}
+
+/// How many events on each side of the violating one an excerpt shows.
+const EXCERPT_RADIUS: usize = 2;
+
+impl Violation {
+    pub(crate) fn new(
+        invariant: Invariant,
+        trace: &[TraceEvent],
+        at: Option<usize>,
+        message: impl Into<String>,
+    ) -> Self {
+        let at = at.filter(|&i| i < trace.len());
+        let range = match at {
+            Some(i) => i.saturating_sub(EXCERPT_RADIUS)..(i + EXCERPT_RADIUS + 1).min(trace.len()),
+            None => trace.len().saturating_sub(2 * EXCERPT_RADIUS + 1)..trace.len(),
+        };
+        Violation {
+            invariant,
+            message: message.into(),
+            at,
+            excerpt: range.map(|i| (i, trace[i].clone())).collect(),
+        }
+    }
+}
+
+impl fmt::Display for Violation {
+    /// The invariant and message, then the excerpt one event a line, the
+    /// violating event marked with `>`.
+    ///
+    /// ```
+    /// use hookharness::invariants::check_invariants;
+    /// use hookharness::replay::{Outcome, Status, TraceEvent};
+    /// use serde_json::json;
+    ///
+    /// let outcome = Outcome {
+    ///     scenario: "broken".into(),
+    ///     file: String::new(),
+    ///     status: Status::Pass,
+    ///     failures: vec![],
+    ///     error: None,
+    ///     result: Some(json!({"exit_reason": "max_agent_steps", "step_count": 1,
+    ///                         "token_usage": {}, "tool_call_counts": {}, "messages": []})),
+    ///     trace: vec![
+    ///         TraceEvent::Llm { step: json!(0), messages_in: 1 },
+    ///         TraceEvent::Hook { point: "on_exit".into(), hook: "late".into(), step: json!(1) },
+    ///     ],
+    /// };
+    /// let text = check_invariants(&outcome)[0].to_string();
+    /// assert!(text.starts_with("on_exit_skipped_at_max_steps: "), "{text}");
+    /// assert!(text.contains("> trace[1] {\"event\":\"hook\""), "{text}");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.invariant, self.message)?;
+        for (index, event) in &self.excerpt {
+            let mark = if Some(*index) == self.at { '>' } else { ' ' };
+            let value = crate::replay::sorted(event.to_value());
+            write!(f, "\n  {mark} trace[{index}] {value}")?;
+        }
+        Ok(())
+    }
+}
+
+/// The invariants an outcome shows by itself: every violation, in the
+/// order of [`Invariant::ALL`].
+///
+/// ```
+/// use hookharness::invariants::check_invariants;
+/// use hookharness::replay::Replay;
+/// use hookharness::scenario::{Format, Scenario};
+///
+/// let scenario = Scenario::from_str("model: [{text: hi}]", "hi.yaml", Format::Yaml)?;
+/// let outcome = Replay::new().run(&scenario);
+/// assert_eq!(check_invariants(&outcome), vec![]);
+/// # Ok::<(), hookharness::scenario::ScenarioError>(())
+/// ```
+#[must_use]
+pub fn check_invariants(outcome: &Outcome) -> Vec<Violation> {
+    Invariants::new().check(outcome)
+}
+
+/// Compares two outcomes of one scenario (two runs, or the sync and async
+/// paths): a [`Invariant::SameOutcome`] violation at the first difference,
+/// or nothing. `file` is not compared.
+///
+/// ```
+/// use hookharness::invariants::compare_outcomes;
+/// use hookharness::replay::Replay;
+/// use hookharness::scenario::{Format, Scenario};
+///
+/// let mut scenario = Scenario::from_str("model: [{text: hi}]", "hi.yaml", Format::Yaml)?;
+/// let sync = Replay::new().run(&scenario);
+/// scenario.run.is_async = true;
+/// let on_async = Replay::new().run(&scenario);
+/// assert_eq!(compare_outcomes(&sync, &on_async), vec![]);
+/// # Ok::<(), hookharness::scenario::ScenarioError>(())
+/// ```
+#[must_use]
+pub fn compare_outcomes(left: &Outcome, right: &Outcome) -> Vec<Violation> {
+    outcome_checks::same_outcome(left, right)
+}
+
+/// A check of an outcome, with what else is known about its run.
+///
+/// ```
+/// use hookharness::invariants::{Invariant, Invariants, RunProbe};
+/// use hookharness::replay::Replay;
+/// use hookharness::scenario::{Format, Scenario};
+///
+/// // An after_run hook that writes `exit_reason` breaks an invariant on purpose.
+/// let scenario = Scenario::from_str(
+///     "hooks: {after_run: [{do: [{set: {exit_reason: renamed}}]}]}\nmodel: [{text: hi}]",
+///     "renamed.yaml",
+///     Format::Yaml,
+/// )?;
+/// let mut probe = RunProbe::default();
+/// let outcome = Replay::new().run_observed(&scenario, &mut probe);
+/// let violations = Invariants::new().scenario(&scenario).probe(&probe).check(&outcome);
+/// assert!(violations.iter().all(|v| v.invariant == Invariant::ExitReasonIsKnown));
+/// assert!(!violations.is_empty());
+/// # Ok::<(), hookharness::scenario::ScenarioError>(())
+/// ```
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Invariants<'a> {
+    scenario: Option<&'a Scenario>,
+    probe: Option<&'a RunProbe>,
+}
+
+impl<'a> Invariants<'a> {
+    /// A check that knows only the outcome: the same as [`check_invariants`].
+    ///
+    /// ```
+    /// use hookharness::invariants::{Invariants, check_invariants};
+    /// use hookharness::replay::Replay;
+    /// use hookharness::scenario::{Format, Scenario};
+    ///
+    /// let scenario = Scenario::from_str("model: [{text: hi}]", "hi.yaml", Format::Yaml)?;
+    /// let outcome = Replay::new().run(&scenario);
+    /// assert_eq!(Invariants::new().check(&outcome), check_invariants(&outcome));
+    /// # Ok::<(), hookharness::scenario::ScenarioError>(())
+    /// ```
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The scenario the outcome came from: registrations, scripted
+    /// usages, tools, `stop_run` values, `max_agent_steps`, `state_schema`.
+    ///
+    /// ```
+    /// use hookharness::invariants::{Invariant, Invariants};
+    /// use hookharness::replay::Replay;
+    /// use hookharness::scenario::{Format, Scenario};
+    ///
+    /// let scenario = Scenario::from_str("model: [{text: hi, usage: {prompt_tokens: 2}}]", "u.yaml", Format::Yaml)?;
+    /// let mut outcome = Replay::new().run(&scenario);
+    /// assert!(Invariants::new().scenario(&scenario).check(&outcome).is_empty());
+    /// // Only the scenario tells what token_usage should be.
+    /// outcome.result.as_mut().unwrap()["token_usage"]["prompt_tokens"] = 3.into();
+    /// let found = Invariants::new().scenario(&scenario).check(&outcome);
+    /// assert_eq!(found[0].invariant, Invariant::TokenUsageIsScriptedSum);
+    /// # Ok::<(), hookharness::scenario::ScenarioError>(())
+    /// ```
+    #[must_use]
+    pub fn scenario(mut self, scenario: &'a Scenario) -> Self {
+        self.scenario = Some(scenario);
+        self
+    }
+
+    /// What a [`RunProbe`] saw during the run.
+    ///
+    /// ```
+    /// use hookharness::invariants::{Invariant, Invariants, RunProbe};
+    /// use hookharness::replay::Replay;
+    /// use hookharness::scenario::{Format, Scenario};
+    /// use serde_json::json;
+    ///
+    /// let scenario = Scenario::from_str("model: [{text: hi}]", "hi.yaml", Format::Yaml)?;
+    /// let mut probe = RunProbe::default();
+    /// let outcome = Replay::new().run_observed(&scenario, &mut probe);
+    /// probe.continue_run_at_finish = Some(json!(true)); // as if a hook left it set
+    /// let found = Invariants::new().probe(&probe).check(&outcome);
+    /// assert_eq!(found[0].invariant, Invariant::ContinueRunIsConsumed);
+    /// # Ok::<(), hookharness::scenario::ScenarioError>(())
+    /// ```
+    #[must_use]
+    pub fn probe(mut self, probe: &'a RunProbe) -> Self {
+        self.probe = Some(probe);
+        self
+    }
+
+    /// Every violation, ordered by [`Invariant`] then by trace position.
+    ///
+    /// ```
+    /// use hookharness::invariants::Invariants;
+    /// use hookharness::replay::Replay;
+    /// use hookharness::scenario::{Format, Scenario};
+    ///
+    /// let scenario = Scenario::from_str("agent: {max_agent_steps: 0}\nmodel: []", "zero.yaml", Format::Yaml)?;
+    /// let outcome = Replay::new().run(&scenario);
+    /// assert_eq!(Invariants::new().scenario(&scenario).check(&outcome), vec![]);
+    /// # Ok::<(), hookharness::scenario::ScenarioError>(())
+    /// ```
+    #[must_use]
+    pub fn check(&self, outcome: &Outcome) -> Vec<Violation> {
+        let view = View::new(outcome);
+        let mut violations = outcome_checks::check(&view);
+        if let Some(scenario) = self.scenario {
+            violations.extend(scenario_checks::check(&view, scenario));
+        }
+        if let Some(probe) = self.probe {
+            violations.extend(probe.check(&view, self.scenario));
+        }
+        violations.sort_by_key(|v| (v.invariant, v.at.unwrap_or(usize::MAX)));
+        violations.dedup_by(|a, b| a.invariant == b.invariant && a.message == b.message);
+        violations
+    }
+}

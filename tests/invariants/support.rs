@@ -1,0 +1,209 @@
+use hookharness::invariants::{Invariant, Invariants, RunProbe, Violation};
+use hookharness::replay::{Outcome, Replay, Status, TraceEvent};
+use hookharness::scenario::{Action, Format, HookEntry, Scenario};
+use hookharness::strategies::scenarios;
+use proptest::prelude::*;
+use serde_json::{Value, json};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// Generated scenarios: some as generated, the others changed by one
+/// of `focuses` towards the situation a property is about.
+pub fn focused(focuses: &[fn(&mut Scenario)]) -> BoxedStrategy<Scenario> {
+    let mut arms = vec![scenarios()];
+    for &focus in focuses {
+        arms.push(
+            scenarios()
+                .prop_map(move |mut scenario| {
+                    focus(&mut scenario);
+                    scenario
+                })
+                .boxed(),
+        );
+    }
+    proptest::strategy::Union::new(arms).boxed()
+}
+
+/// Makes the first reply call the first tool (when there is one), and
+/// returns the tool's name.
+pub fn call_first_tool(scenario: &mut Scenario) -> Option<String> {
+    let tool = scenario.tools.first()?.name.clone();
+    let text = format!("model: [{{tool_calls: [{{tool: {tool}}}]}}]\n");
+    let template = Scenario::from_str(&text, "reply.yaml", Format::Yaml).unwrap();
+    match scenario.model.first_mut() {
+        Some(first) => *first = template.model[0].clone(),
+        None => return None,
+    }
+    Some(tool)
+}
+
+/// `true` when a hook at a point other than on_exit and after_run has a
+/// `continue_run: true` action.
+pub fn sets_continue_run_outside_on_exit(scenario: &Scenario) -> bool {
+    let resolve = |entry: &'_ HookEntry| match entry {
+        HookEntry::Shared(key) => scenario.shared_hooks.get(key).cloned(),
+        other => Some(other.clone()),
+    };
+    scenario
+        .hooks
+        .iter()
+        .filter(|(point, _)| !matches!(point.as_str(), "on_exit" | "after_run"))
+        .flat_map(|(_, entries)| entries.iter().filter_map(resolve))
+        .any(|entry| match entry {
+            HookEntry::Declarative { actions, .. } => actions
+                .iter()
+                .any(|a| matches!(a, Action::ContinueRun(true))),
+            _ => false,
+        })
+}
+
+/// Appends a hook, written as a scenario hook entry, at `point`.
+pub fn add_hook(scenario: &mut Scenario, point: &str, entry: &str) {
+    let text = format!("hooks: {{{point}: [{entry}]}}\nmodel: []\n");
+    let mut template = Scenario::from_str(&text, "hook.yaml", Format::Yaml).unwrap();
+    let entry = template.hooks[point].remove(0);
+    scenario
+        .hooks
+        .entry(point.to_owned())
+        .or_default()
+        .push(entry);
+}
+
+/// A scenario from YAML text.
+pub fn scenario(text: &str) -> Scenario {
+    Scenario::from_str(text, "case.yaml", Format::Yaml).unwrap()
+}
+
+/// An outcome with this result (`null`: the run failed) and trace;
+/// missing result keys get empty values.
+pub fn outcome(result: Value, trace: Vec<TraceEvent>) -> Outcome {
+    let result = match result {
+        Value::Object(mut map) => {
+            for key in ["messages", "token_usage", "tool_call_counts", "state"] {
+                let empty = if key == "messages" {
+                    json!([])
+                } else {
+                    json!({})
+                };
+                map.entry(key).or_insert(empty);
+            }
+            Some(Value::Object(map))
+        }
+        _ => None,
+    };
+    Outcome {
+        scenario: "broken".into(),
+        file: "broken.yaml".into(),
+        status: if result.is_some() {
+            Status::Pass
+        } else {
+            Status::Error
+        },
+        failures: Vec::new(),
+        error: None,
+        result,
+        trace,
+    }
+}
+
+pub fn hook(point: &str, name: &str, step: i64) -> TraceEvent {
+    TraceEvent::Hook {
+        point: point.into(),
+        hook: name.into(),
+        step: json!(step),
+    }
+}
+
+pub fn llm(step: i64) -> TraceEvent {
+    TraceEvent::Llm {
+        step: json!(step),
+        messages_in: 1,
+    }
+}
+
+pub fn tool(step: i64, name: &str, id: &str, error: bool) -> TraceEvent {
+    TraceEvent::Tool {
+        step: json!(step),
+        tool: name.into(),
+        id: Some(id.into()),
+        error,
+    }
+}
+
+pub fn exit(step: i64, reason: &str, continues: bool) -> TraceEvent {
+    TraceEvent::Exit {
+        step: json!(step),
+        reason: json!(reason),
+        continues,
+    }
+}
+
+/// The first violation of `invariant`; fails when there is none.
+#[track_caller]
+pub fn reported(violations: &[Violation], invariant: Invariant) -> Violation {
+    match violations.iter().find(|v| v.invariant == invariant) {
+        Some(found) => found.clone(),
+        None => panic!("{invariant} was not reported; reported: {violations:#?}"),
+    }
+}
+
+/// Runs a scenario with a probe and checks every invariant.
+pub fn run_checked(scenario: &Scenario) -> (Outcome, RunProbe, Vec<Violation>) {
+    let mut probe = RunProbe::default();
+    let outcome = Replay::new().run_observed(scenario, &mut probe);
+    let violations = Invariants::new()
+        .scenario(scenario)
+        .probe(&probe)
+        .check(&outcome);
+    (outcome, probe, violations)
+}
+
+/// The violations of one invariant.
+pub fn only(violations: &[Violation], invariant: Invariant) -> Vec<&Violation> {
+    violations
+        .iter()
+        .filter(|v| v.invariant == invariant)
+        .collect()
+}
+
+/// Counts the generated cases that reach a situation, so that a
+/// property cannot pass by never meeting what it is about.
+pub struct Coverage {
+    what: &'static str,
+    hits: AtomicUsize,
+    cases: AtomicUsize,
+}
+
+impl Coverage {
+    pub fn new(what: &'static str) -> Self {
+        Coverage {
+            what,
+            hits: AtomicUsize::new(0),
+            cases: AtomicUsize::new(0),
+        }
+    }
+
+    pub fn hit_if(&self, hit: bool) {
+        self.cases.fetch_add(1, Ordering::Relaxed);
+        if hit {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    pub fn assert_hit(&self) {
+        let (hits, cases) = (
+            self.hits.load(Ordering::Relaxed),
+            self.cases.load(Ordering::Relaxed),
+        );
+        eprintln!("coverage: {hits} of {cases} cases had {}", self.what);
+        // Runs are seeded by the property's name, so this holds or
+        // fails the same way every time (a PROPTEST_CASES below 32 may
+        // legitimately miss).
+        if cases >= 32 {
+            assert!(
+                hits > 0,
+                "no generated case had {} ({cases} cases)",
+                self.what
+            );
+        }
+    }
+}
