@@ -178,7 +178,6 @@ fn a_state_schema_with_a_reserved_key_is_rejected_and_one_without_is_accepted() 
 /// hook point (Haystack compares registered points with that list and
 /// never validates the names in it).
 #[test]
-#[ignore = "the replay rejects an unknown name in allowed_hook_points before the Agent checks reserved keys"]
 fn a_reserved_key_is_rejected_before_an_unknown_name_in_allowed_hook_points_is_looked_at() {
     let scenario = Scenario::from_str(
         "agent: {state_schema: {step_count: {type: int}}}\n\

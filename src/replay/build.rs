@@ -123,21 +123,14 @@ fn hook_for(
             actions,
             allowed_hook_points,
         } => {
-            let allowed = match allowed_hook_points {
-                None => None,
-                Some(points) => {
-                    match points
-                        .iter()
-                        .map(|p| p.parse::<HookPoint>())
-                        .collect::<Result<Vec<_>, _>>()
-                    {
-                        Ok(points) => Some(points),
-                        Err(e) => {
-                            return Ok(Err(BuildError::Agent(AgentError::InvalidHookPoint(e))));
-                        }
-                    }
-                }
-            };
+            // Haystack never checks these names: one that is no hook point
+            // can never match where the hook is registered, so it is dropped.
+            let allowed = allowed_hook_points.as_ref().map(|points| {
+                points
+                    .iter()
+                    .filter_map(|p| p.parse::<HookPoint>().ok())
+                    .collect::<Vec<_>>()
+            });
             let name = name.clone().unwrap_or_else(|| fallback.to_owned());
             Ok(Arc::new(DeclarativeHook::new(
                 name,
