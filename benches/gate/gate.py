@@ -15,6 +15,7 @@ more than the tolerance.
 
 import argparse
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -23,7 +24,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 BASELINE = Path(__file__).with_name("baseline.json")
-BINARY = ROOT / "target" / "release" / "examples" / "bench_workload"
+TARGET = Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target")
+BINARY = (ROOT / TARGET if not TARGET.is_absolute() else TARGET) / "release" / "examples" / "bench_workload"
 # workload -> iterations under callgrind
 WORKLOADS = {
     "text_step": 200,
