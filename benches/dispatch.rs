@@ -22,6 +22,18 @@ fn dispatch(c: &mut Criterion) {
             b.iter(|| black_box(runtime.block_on(bench.run_async())))
         });
     }
+    // Spans are built only once a subscriber exists; this one exists but
+    // wants nothing, which shows what the span path costs when tracing is
+    // set up but the agent's spans are filtered out.
+    let bench = StepBench::new(StepKind::Text)
+        .noop_hooks(HookPoint::BeforeLlm, 100)
+        .build();
+    let _guard = tracing::subscriber::set_default(tracing::subscriber::NoSubscriber::default());
+    group.bench_with_input(
+        BenchmarkId::new("sync_with_uninterested_subscriber", 100),
+        &bench,
+        |b, bench| b.iter(|| black_box(bench.run())),
+    );
     group.finish();
 }
 
