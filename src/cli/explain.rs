@@ -15,14 +15,40 @@ pub(crate) struct Timeline {
 }
 
 struct Snapshot {
-    messages: usize,
+    messages: Vec<crate::ChatMessage>,
     data: Map<String, Value>,
 }
 
 fn snapshot(state: &State) -> Snapshot {
     Snapshot {
-        messages: state.messages().len(),
+        messages: state.messages().to_vec(),
         data: state.data().clone(),
+    }
+}
+
+/// How a hook changed the conversation: appended messages are listed; any
+/// other change is shown as the new conversation's size and its last message.
+fn message_changes(before: &[crate::ChatMessage], after: &[crate::ChatMessage], out: &mut String) {
+    if before == after {
+        return;
+    }
+    if after.len() > before.len() && after.starts_with(before) {
+        for message in &after[before.len()..] {
+            let _ = writeln!(out, "    + message {}", describe(message));
+        }
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "    messages rewritten: {} -> {}",
+        before.len(),
+        after.len()
+    );
+    for (i, (old, new)) in before.iter().zip(after).enumerate() {
+        if old != new {
+            let _ = writeln!(out, "    ~ message {i} is now {}", describe(new));
+            break;
+        }
     }
 }
 
@@ -91,15 +117,7 @@ impl Observer for Timeline {
                     hook.name()
                 );
                 if let Some(before) = self.before.take() {
-                    let messages = state.messages();
-                    if messages.len() != before.messages {
-                        let _ = writeln!(
-                            out,
-                            "    messages: {} -> {}",
-                            before.messages,
-                            messages.len()
-                        );
-                    }
+                    message_changes(&before.messages, state.messages(), out);
                     for (key, value) in state.data() {
                         if before.data.get(key) != Some(value) {
                             let old = before
