@@ -48,7 +48,6 @@ use crate::hook::BoxFuture;
 use crate::message::{ChatMessage, ChatRole};
 use crate::replay::{Outcome, Replay};
 use crate::scenario::{FinishReason, ModelReply, Scenario, ScriptedToolCall};
-use crate::scripted::ReplyScript;
 use std::sync::{Arc, Mutex};
 
 /// A scenario recorded against a live model.
@@ -140,7 +139,7 @@ impl Recorder {
                 .get_or_insert_with(|| (call, error.message().to_owned()));
             ModelReply::Error(error.message().to_owned())
         });
-        let message = script_of(&entry).to_message(call);
+        let message = crate::replay::convert::reply(&entry).to_message(call);
         log.replies.push(entry);
         message.map(|m| vec![m])
     }
@@ -220,25 +219,4 @@ fn entry_of(replies: &[ChatMessage]) -> Result<ModelReply, GeneratorError> {
         usage,
         finish_reason,
     })
-}
-
-/// The scripted reply a replay builds from an entry.
-fn script_of(entry: &ModelReply) -> ReplyScript {
-    match entry {
-        ModelReply::Error(message) => ReplyScript::Error(message.clone()),
-        ModelReply::Reply {
-            text,
-            tool_calls,
-            usage,
-            finish_reason,
-        } => ReplyScript::Message {
-            text: text.clone(),
-            tool_calls: tool_calls
-                .iter()
-                .map(|c| (c.tool.clone(), c.arguments.clone(), c.id.clone()))
-                .collect(),
-            usage: usage.clone(),
-            finish_reason: finish_reason.map(|r| r.as_str().to_owned()),
-        },
-    }
 }

@@ -39,7 +39,7 @@
 //! ```
 
 mod build;
-mod convert;
+pub(crate) mod convert;
 mod declarative;
 mod expect;
 mod named;

@@ -368,74 +368,7 @@ pub(crate) fn non_text_parts(messages: &[ChatMessage]) -> (i64, i64) {
 /// pairs beyond the BMP), `", "` and `": "` separators, keys sorted by code
 /// point at every level.
 pub(crate) fn sorted_ascii_json(value: &Value) -> String {
-    let mut out = String::new();
-    write_sorted(&mut out, value);
-    out
-}
-
-fn write_sorted(out: &mut String, value: &Value) {
-    match value {
-        Value::Null => out.push_str("null"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                let _ = write!(out, "{i}");
-            } else if let Some(u) = n.as_u64() {
-                let _ = write!(out, "{u}");
-            } else if let Some(f) = n.as_f64() {
-                out.push_str(&float_repr(f));
-            }
-        }
-        Value::String(s) => write_ascii_str(out, s),
-        Value::Array(items) => {
-            out.push('[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_sorted(out, item);
-            }
-            out.push(']');
-        }
-        Value::Object(map) => {
-            // Python sorts str keys by code point; Rust's `str` order is the same.
-            let mut entries: Vec<_> = map.iter().collect();
-            entries.sort_by(|a, b| a.0.cmp(b.0));
-            out.push('{');
-            for (i, (key, item)) in entries.into_iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_ascii_str(out, key);
-                out.push_str(": ");
-                write_sorted(out, item);
-            }
-            out.push('}');
-        }
-    }
-}
-
-fn write_ascii_str(out: &mut String, text: &str) {
-    out.push('"');
-    for ch in text.chars() {
-        match ch {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{08}' => out.push_str("\\b"),
-            '\u{0c}' => out.push_str("\\f"),
-            ' '..='~' => out.push(ch),
-            c => {
-                let mut units = [0u16; 2];
-                for unit in c.encode_utf16(&mut units) {
-                    let _ = write!(out, "\\u{unit:04x}");
-                }
-            }
-        }
-    }
-    out.push('"');
+    crate::pyfmt::json_dumps_ascii(&crate::replay::sorted(value.clone()))
 }
 
 #[cfg(test)]
