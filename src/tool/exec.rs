@@ -49,6 +49,11 @@ pub(crate) async fn execute_tool_calls(
     if pending.is_empty() {
         return Ok(report);
     }
+    if let [call] = pending {
+        if let Some(tool) = tools.iter().find(|t| t.spec().name == call.tool_name) {
+            return execute_one(call, tool, state, ordinals, executed, options).await;
+        }
+    }
     let mut calls: Vec<(&ToolCall, &Arc<dyn Tool>)> = Vec::with_capacity(pending.len());
     let mut call_index = Vec::with_capacity(pending.len());
     for (index, call) in pending.iter().enumerate() {
@@ -142,6 +147,57 @@ pub(crate) async fn execute_tool_calls(
     }
     report.messages.extend(results.into_iter().flatten());
     Ok(report)
+}
+
+/// The common case, one call to a known tool: the same rules as the general
+/// path (admission, State inputs, span, finalizing), without batching.
+async fn execute_one(
+    call: &ToolCall,
+    tool: &Arc<dyn Tool>,
+    state: &mut State,
+    ordinals: &mut HashMap<String, usize>,
+    executed: &mut Vec<ExecutedCall>,
+    options: &ExecOptions,
+) -> Result<ToolBatchReport, AgentError> {
+    let name = &tool.spec().name;
+    let ordinal = match ordinals.get_mut(name) {
+        Some(next) => {
+            *next += 1;
+            *next - 1
+        }
+        None => {
+            ordinals.insert(name.clone(), 1);
+            0
+        }
+    };
+    tool.admit(ordinal..ordinal + 1)
+        .map_err(|error| fatal(name, error))?;
+    let job = Job {
+        parent: tracing::Span::current(),
+        index: 0,
+        call,
+        tool,
+        arguments: prepare_arguments(tool, call, state),
+        ordinal,
+    };
+    let outcome = if options.is_async {
+        let span = tool_span(&job);
+        let outcome = tool
+            .invoke_async(invocation(&job, Some(&mut *state)))
+            .instrument(span.clone())
+            .await;
+        record_error(&span, &outcome);
+        outcome
+    } else {
+        invoke_sync(&job, Some(&mut *state))
+    };
+    executed.push(ExecutedCall {
+        index: 0,
+        error: outcome.is_err(),
+    });
+    Ok(ToolBatchReport {
+        messages: vec![finalize(&job, outcome, state, options)?],
+    })
 }
 
 struct Job<'a> {
