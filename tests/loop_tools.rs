@@ -634,3 +634,24 @@ fn a_tool_message_keeps_the_call_as_its_origin() {
     let result = output.messages[2].tool_call_result().unwrap();
     assert_eq!(result.origin, request);
 }
+
+#[test]
+fn a_message_a_tool_merges_into_messages_lands_after_the_call_and_before_the_result() {
+    let spec = ToolSpec::new("remember").output_to_state(
+        "messages",
+        StateOutput {
+            source: Some("message".into()),
+            handler: None,
+        },
+    );
+    let note = hookharness::ChatMessage::from_system("remembered").to_value();
+    let tool = ScriptedTool::new(spec, [ToolOutcome::Json(json!({"message": note}))]);
+    let agent = agent([call("remember", json!({})), text("done")])
+        .tool(tool)
+        .build()
+        .unwrap();
+    let output = run(&agent).unwrap();
+    let roles: Vec<&str> = output.messages.iter().map(|m| m.role().as_str()).collect();
+    assert_eq!(roles, ["user", "assistant", "system", "tool", "assistant"]);
+    assert_eq!(output.messages[2].text(), Some("remembered"));
+}

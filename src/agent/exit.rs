@@ -22,7 +22,7 @@ pub(crate) fn model_exit_reason(replies: &[ChatMessage]) -> Option<&'static str>
 /// exit-condition tool errored, which cancels the exit.
 pub(crate) fn tool_exit<'a>(
     exit_conditions: &[String],
-    pending: &'a [ToolCall],
+    pending: &[&'a ToolCall],
     tool_messages: &[ChatMessage],
 ) -> Option<&'a str> {
     let errored = |name: &str| {
@@ -77,15 +77,17 @@ mod tests {
     #[test]
     fn the_first_exit_tool_in_call_order_wins() {
         let conditions = vec!["b".to_string(), "a".to_string()];
-        let pending = vec![call("x"), call("a"), call("b")];
+        let pending = [call("x"), call("a"), call("b")];
+        let pending: Vec<&ToolCall> = pending.iter().collect();
         assert_eq!(tool_exit(&conditions, &pending, &[]), Some("a"));
     }
 
     #[test]
     fn an_errored_exit_tool_cancels_the_exit() {
         let conditions = vec!["a".to_string(), "b".to_string()];
-        let pending = vec![call("a"), call("b")];
+        let pending = [call("a"), call("b")];
         let failed = ChatMessage::from_tool("boom", call("b"), true);
+        let pending: Vec<&ToolCall> = pending.iter().collect();
         assert_eq!(tool_exit(&conditions, &pending, &[failed]), None);
     }
 }

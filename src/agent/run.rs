@@ -12,7 +12,7 @@ use crate::hook::HookPoint;
 use crate::message::{ChatMessage, ToolCall};
 use crate::observe::{Event, Observer};
 use crate::state::{State, keys};
-use crate::tool::{ExecOptions, ExecutedCall, execute_tool_calls};
+use crate::tool::{ExecOptions, execute_tool_calls};
 use crate::value::truthy;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -208,36 +208,96 @@ impl Run<'_, '_> {
         self.run_hooks(HookPoint::BeforeTool).await?;
         // Only the current last message is re-read: a before_tool hook may
         // have rewritten or removed the pending calls.
-        let pending: Vec<ToolCall> = self
-            .state
-            .messages()
-            .last()
-            .map(|m| m.tool_calls().cloned().collect())
-            .unwrap_or_default();
-        let mut executed = Vec::new();
         let options = ExecOptions {
             raise_on_failure: self.agent.raise_on_tool_invocation_failure,
             concurrency_limit: self.agent.tool_concurrency_limit,
             is_async: self.is_async,
         };
-        let outcome = execute_tool_calls(
-            &pending,
-            &mut self.state,
-            &tools,
-            &mut self.ordinals,
-            &mut executed,
-            &options,
-        )
-        .await;
-        self.emit_tools(&pending, &mut executed);
+        let mut executed = Vec::new();
+        // The calls are borrowed from that message, which leaves the
+        // conversation while the tools run, unless a tool could read or write
+        // the conversation (a State-taking tool, an output merged into
+        // `messages`): then the calls are copied and the message stays.
+        let touches_conversation = self.state.messages().last().is_some_and(|message| {
+            message.tool_calls().any(|call| {
+                tools.iter().any(|tool| {
+                    let spec = tool.spec();
+                    spec.name == call.tool_name
+                        && (spec.takes_state || spec.outputs_to_state.contains_key("messages"))
+                })
+            })
+        });
+        let copied: Vec<ToolCall> = if touches_conversation {
+            self.state
+                .messages()
+                .last()
+                .map(|m| m.tool_calls().cloned().collect())
+                .unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        let outcome = if touches_conversation {
+            let pending: Vec<&ToolCall> = copied.iter().collect();
+            execute_tool_calls(
+                &pending,
+                &mut self.state,
+                &tools,
+                &mut self.ordinals,
+                &mut executed,
+                &options,
+            )
+            .await
+        } else {
+            let last = match self.state.messages().last() {
+                Some(message) if message.has_tool_calls() => self.state.messages_mut().pop(),
+                _ => None,
+            };
+            let pending: Vec<&ToolCall> = last.iter().flat_map(|m| m.tool_calls()).collect();
+            let outcome = execute_tool_calls(
+                &pending,
+                &mut self.state,
+                &tools,
+                &mut self.ordinals,
+                &mut executed,
+                &options,
+            )
+            .await;
+            drop(pending);
+            if let Some(last) = last {
+                self.state.messages_mut().push(last);
+            }
+            outcome
+        };
+        // The pending batch as the tools saw it: the copy, or the message
+        // that is back at the end of the conversation, untouched.
+        let pending: Vec<&ToolCall> = if touches_conversation {
+            copied.iter().collect()
+        } else {
+            self.state
+                .messages()
+                .last()
+                .map(|m| m.tool_calls().collect())
+                .unwrap_or_default()
+        };
+        if let Some(observer) = self.observer.as_deref_mut() {
+            executed.sort_by_key(|ran| ran.index);
+            for ran in &executed {
+                observer.on_event(&Event::ToolFinished {
+                    state: &self.state,
+                    call: pending[ran.index],
+                    error: ran.error,
+                });
+            }
+        }
         let tool_messages = outcome?.messages;
-        record_tool_calls(&mut self.state, &tool_messages);
         let exit =
             if self.agent.exit_conditions.len() == 1 && self.agent.exit_conditions[0] == "text" {
                 None
             } else {
                 tool_exit(&self.agent.exit_conditions, &pending, &tool_messages).map(str::to_owned)
             };
+        drop(pending);
+        record_tool_calls(&mut self.state, &tool_messages);
         self.state.append_messages(tool_messages);
         self.run_hooks(HookPoint::AfterTool).await?;
         self.advance();
@@ -342,21 +402,6 @@ impl Run<'_, '_> {
                 state: &self.state,
                 reason,
             });
-        }
-    }
-
-    /// Tool events in call order within the step, never completion or
-    /// batch order.
-    fn emit_tools(&mut self, pending: &[ToolCall], executed: &mut [ExecutedCall]) {
-        if let Some(observer) = self.observer.as_deref_mut() {
-            executed.sort_by_key(|ran| ran.index);
-            for ran in executed.iter() {
-                observer.on_event(&Event::ToolFinished {
-                    state: &self.state,
-                    call: &pending[ran.index],
-                    error: ran.error,
-                });
-            }
         }
     }
 

@@ -38,7 +38,7 @@ pub(crate) struct ExecOptions {
 /// calls). `ordinals` counts each tool's earlier executions in the run;
 /// `executed` receives every call that ran, even when the step then fails.
 pub(crate) async fn execute_tool_calls(
-    pending: &[ToolCall],
+    pending: &[&ToolCall],
     state: &mut State,
     tools: &[Arc<dyn Tool>],
     ordinals: &mut HashMap<String, usize>,
@@ -56,7 +56,7 @@ pub(crate) async fn execute_tool_calls(
     }
     let mut calls: Vec<(&ToolCall, &Arc<dyn Tool>)> = Vec::with_capacity(pending.len());
     let mut call_index = Vec::with_capacity(pending.len());
-    for (index, call) in pending.iter().enumerate() {
+    for (index, &call) in pending.iter().enumerate() {
         match tools.iter().find(|t| t.spec().name == call.tool_name) {
             Some(tool) => {
                 calls.push((call, tool));
