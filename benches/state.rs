@@ -39,7 +39,7 @@ fn state(c: &mut Criterion) {
         let mut state = State::new(schema.clone());
         let message = ChatMessage::from_user("hi");
         b.iter(|| {
-            state.append_messages(vec![message.clone()]);
+            state.append_messages(vec![message.clone()]).unwrap();
             state.messages_mut().pop();
         })
     });

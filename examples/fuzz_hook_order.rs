@@ -130,11 +130,12 @@ impl Hook for Audit {
 
 /// Asks for a search when the model answers without one.
 fn require_search() -> impl Hook {
-    hook_fn(|state: &mut State| {
+    hook_fn(|state: &mut State| -> Result<(), HookError> {
         if state.tool_call_count("search") == 0 {
-            state.append_messages(vec![ChatMessage::from_system("Search before answering.")]);
+            state.append_messages(vec![ChatMessage::from_system("Search before answering.")])?;
             state.set_continue_run(true);
         }
+        Ok(())
     })
     .named("require_search")
 }

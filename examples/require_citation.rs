@@ -29,7 +29,7 @@ impl Hook for RequireCitation {
         if !cites && !self.asked.swap(true, Ordering::SeqCst) {
             state.append_messages(vec![ChatMessage::from_user(
                 "Cite the source of your answer as [source: tool].",
-            )]);
+            )])?;
             state.set_continue_run(true);
         }
         Ok(())

@@ -7,7 +7,7 @@
 //! `tool_call_counts`, `exit_reason`).
 //!
 //! ```
-//! use hookharness::{Agent, ChatMessage, RunOptions, State, generator_fn, hook_fn};
+//! use hookharness::{Agent, ChatMessage, HookError, RunOptions, State, generator_fn, hook_fn};
 //! use std::sync::atomic::{AtomicUsize, Ordering};
 //! use std::sync::Arc;
 //!
@@ -21,11 +21,12 @@
 //! });
 //!
 //! // An on_exit hook that asks for one more answer.
-//! let once_more = hook_fn(|state: &mut State| {
+//! let once_more = hook_fn(|state: &mut State| -> Result<(), HookError> {
 //!     if state.step_count() == Some(1) {
-//!         state.append_messages(vec![ChatMessage::from_user("Are you sure?")]);
+//!         state.append_messages(vec![ChatMessage::from_user("Are you sure?")])?;
 //!         state.set_continue_run(true);
 //!     }
+//!     Ok(())
 //! });
 //!
 //! let agent = Agent::builder()

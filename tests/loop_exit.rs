@@ -392,7 +392,9 @@ fn rewriting_a_tool_result_in_after_tool_does_not_change_the_tool_exit() {
             hook_fn(|state: &mut State| {
                 let last = state.messages_mut().pop().unwrap();
                 let origin = last.tool_call_result().unwrap().origin.clone();
-                state.append_messages(vec![ChatMessage::from_tool("fine", origin, false)]);
+                state
+                    .append_messages(vec![ChatMessage::from_tool("fine", origin, false)])
+                    .unwrap();
             }),
         )
         .max_agent_steps(1)
@@ -510,7 +512,9 @@ fn on_exit_runs_once_per_exit_and_can_append_a_nudge() {
             "on_exit",
             hook_fn(|state: &mut State| {
                 if state.step_count() == Some(1) {
-                    state.append_messages(vec![ChatMessage::from_user("Try again.")]);
+                    state
+                        .append_messages(vec![ChatMessage::from_user("Try again.")])
+                        .unwrap();
                     state.set_continue_run(true);
                 }
             }),
@@ -965,7 +969,9 @@ fn after_run_can_rewrite_the_result() {
             "after_run",
             hook_fn(|state: &mut State| {
                 state.set("exit_reason", json!("rewritten")).unwrap();
-                state.append_messages(vec![ChatMessage::from_assistant("appended")]);
+                state
+                    .append_messages(vec![ChatMessage::from_assistant("appended")])
+                    .unwrap();
             }),
         )
         .build()

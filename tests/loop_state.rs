@@ -102,7 +102,8 @@ fn handler_override_replaces_the_schema_handler_for_one_set() {
 #[test]
 fn setting_messages_appends_and_replacing_needs_a_handler_override() {
     let mut s = state();
-    s.append_messages(vec![ChatMessage::from_user("a")]);
+    s.append_messages(vec![ChatMessage::from_user("a")])
+        .unwrap();
     s.set("messages", json!([ChatMessage::from_user("b").to_value()]))
         .unwrap();
     assert_eq!(s.messages().len(), 2);
@@ -554,4 +555,22 @@ fn a_system_prompt_is_prepended_to_the_messages() {
         ]
     );
     assert_eq!(output.messages[0], ChatMessage::from_system("Be brief."));
+}
+
+#[test]
+fn a_failing_custom_messages_handler_fails_the_run_instead_of_dropping_messages() {
+    let refuse = Handler::custom("refuse", |_, _| Err("this history is read-only".into()));
+    let agent = agent([text("hi")])
+        .state_schema(StateSchema::new().key_with_handler(
+            "messages",
+            ValueType::ChatMessages,
+            refuse,
+        ))
+        .build()
+        .unwrap();
+    let error = run(&agent).unwrap_err().to_string();
+    assert_eq!(
+        error,
+        "State: cannot set 'messages': this history is read-only"
+    );
 }

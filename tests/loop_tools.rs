@@ -175,7 +175,7 @@ fn keep_only(tools: &'static [&'static str]) -> impl hookharness::Hook {
         if !last.has_tool_calls() {
             last = ChatMessage::from_assistant("calls withdrawn");
         }
-        state.append_messages(vec![last]);
+        state.append_messages(vec![last]).unwrap();
     })
 }
 

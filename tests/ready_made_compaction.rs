@@ -327,7 +327,7 @@ fn run_hook_in(
     )
     .unwrap();
     let mut state = State::new(StateSchema::new().key("context_tokens", ValueType::Int));
-    state.append_messages(fusion());
+    state.append_messages(fusion()).unwrap();
     state
         .data_mut()
         .insert("context_tokens".into(), json!(context_tokens));

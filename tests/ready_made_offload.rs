@@ -39,7 +39,7 @@ fn temp_root(name: &str) -> PathBuf {
 fn run_on(hook: &ToolResultOffloadHook, messages: Vec<ChatMessage>) -> State {
     let mut state = State::new(StateSchema::new());
     state.data_mut().insert("step_count".into(), json!(2));
-    state.append_messages(messages);
+    state.append_messages(messages).unwrap();
     hook.run(&mut state).unwrap();
     state
 }

@@ -42,7 +42,9 @@ fn continue_run_nudge(log: &Log) -> Agent {
             hook_fn(move |state: &mut State| {
                 log.push(format!("on_exit({})", step(state)));
                 if state.step_count() == Some(1) {
-                    state.append_messages(vec![ChatMessage::from_user("again")]);
+                    state
+                        .append_messages(vec![ChatMessage::from_user("again")])
+                        .unwrap();
                     state.set_continue_run(true);
                 }
             }),

@@ -105,7 +105,7 @@ fn initial_state(
         prepared.push(ChatMessage::from_system(stripped.to_owned()));
     }
     prepared.extend(messages);
-    state.append_messages(prepared);
+    state.append_messages(prepared)?;
     let data = state.data_mut();
     data.insert("step_count".into(), Value::from(0));
     data.insert("token_usage".into(), Value::Object(Map::new()));
@@ -157,8 +157,7 @@ impl Run<'_, '_> {
                 self.agent.max_agent_steps
             );
             self.state
-                .data_mut()
-                .insert("exit_reason".into(), Value::from("max_agent_steps"));
+                .put("exit_reason", Value::from("max_agent_steps"));
             if let Some(observer) = self.observer.as_deref_mut() {
                 observer.on_event(&Event::MaxStepsReached { state: &self.state });
             }
@@ -183,9 +182,7 @@ impl Run<'_, '_> {
             .filter(|v| !v.is_null())
             .cloned()
         {
-            self.state
-                .data_mut()
-                .insert("exit_reason".into(), reason.clone());
+            self.state.put("exit_reason", reason.clone());
             self.emit_stopped(&reason);
             return Ok(false);
         }
@@ -194,14 +191,12 @@ impl Run<'_, '_> {
         record_llm_usage(&mut self.state, &replies);
         record_context_tokens(&mut self.state, &replies);
         let model_exit = model_exit_reason(&replies);
-        self.state.append_messages(replies);
+        self.state.append_messages(replies)?;
 
         if tools.is_empty() || model_exit.is_some() {
             self.advance();
-            self.state.data_mut().insert(
-                "exit_reason".into(),
-                Value::from(model_exit.unwrap_or("text")),
-            );
+            self.state
+                .put("exit_reason", Value::from(model_exit.unwrap_or("text")));
             return self.continue_after_exit().await;
         }
 
@@ -298,14 +293,12 @@ impl Run<'_, '_> {
             };
         drop(pending);
         record_tool_calls(&mut self.state, &tool_messages);
-        self.state.append_messages(tool_messages);
+        self.state.append_messages(tool_messages)?;
         self.run_hooks(HookPoint::AfterTool).await?;
         self.advance();
         match exit {
             Some(tool) => {
-                self.state
-                    .data_mut()
-                    .insert("exit_reason".into(), Value::from(tool));
+                self.state.put("exit_reason", Value::from(tool));
                 self.continue_after_exit().await
             }
             None => Ok(true),
@@ -314,9 +307,7 @@ impl Run<'_, '_> {
 
     fn advance(&mut self) {
         self.counter += 1;
-        self.state
-            .data_mut()
-            .insert("step_count".into(), Value::from(self.counter));
+        self.state.put("step_count", Value::from(self.counter));
     }
 
     async fn call_llm(

@@ -19,7 +19,7 @@ pub(crate) fn record_llm_usage(state: &mut State, replies: &[ChatMessage]) {
         }
     }
     if let Some(total) = current {
-        state.data_mut().insert("token_usage".into(), total);
+        state.put("token_usage", total);
     }
 }
 
@@ -101,9 +101,7 @@ pub(crate) fn record_context_tokens(state: &mut State, replies: &[ChatMessage]) 
     let tokens = first_numeric(usage, &["prompt_tokens", "input_tokens"])
         + first_numeric(usage, &["completion_tokens", "output_tokens"]);
     if tokens != 0 {
-        state
-            .data_mut()
-            .insert("context_tokens".into(), Value::Number(tokens.into()));
+        state.put("context_tokens", Value::Number(tokens.into()));
     }
 }
 

@@ -8,9 +8,10 @@
 //! use hookharness::{hook_fn, Hook, HookError, HookPoint, State, ChatMessage};
 //!
 //! // A closure: append a nudge and keep the run going.
-//! let nudge = hook_fn(|state: &mut State| {
-//!     state.append_messages(vec![ChatMessage::from_system("Search before answering.")]);
+//! let nudge = hook_fn(|state: &mut State| -> Result<(), HookError> {
+//!     state.append_messages(vec![ChatMessage::from_system("Search before answering.")])?;
 //!     state.set_continue_run(true);
+//!     Ok(())
 //! });
 //!
 //! // A type of your own, limited to one hook point.

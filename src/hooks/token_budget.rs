@@ -111,7 +111,7 @@ impl Hook for TokenBudgetHook {
             if self.add_final_message {
                 state.append_messages(vec![ChatMessage::from_assistant(
                     "The Agent stopped because the token budget was exceeded.",
-                )]);
+                )])?;
             }
         }
         Ok(())

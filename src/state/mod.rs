@@ -55,7 +55,7 @@ pub enum StateError {
 /// state.set("notes", json!(["second"])).unwrap();
 /// assert_eq!(state.get("notes"), Some(json!(["first", "second"])));
 ///
-/// state.append_messages(vec![ChatMessage::from_user("hi")]);
+/// state.append_messages(vec![ChatMessage::from_user("hi")]).unwrap();
 /// assert_eq!(state.messages().len(), 1);
 ///
 /// assert!(state.set("nope", json!(1)).is_err());        // unknown keys fail
@@ -66,6 +66,8 @@ pub struct State {
     messages: Option<Vec<ChatMessage>>,
     tools: Option<Arc<[Arc<dyn Tool>]>>,
     tools_written: Option<Value>,
+    /// The `messages` handler, looked up once (the schema never changes).
+    messages_handler: Handler,
     hook_context: Option<HookContext>,
     data: Map<String, Value>,
 }
@@ -88,7 +90,11 @@ impl State {
     }
 
     pub(crate) fn from_schema(schema: Arc<StateSchema>) -> Self {
+        let messages_handler = schema
+            .get("messages")
+            .map_or(Handler::MergeLists, SchemaEntry::effective_handler);
         State {
+            messages_handler,
             schema,
             messages: None,
             tools: None,
@@ -208,6 +214,17 @@ impl State {
         &mut self.data
     }
 
+    /// Writes a JSON key directly (no handler), without allocating the key
+    /// when it is already there: the loop's per-step bookkeeping.
+    pub(crate) fn put(&mut self, key: &str, value: Value) {
+        match self.data.get_mut(key) {
+            Some(slot) => *slot = value,
+            None => {
+                self.data.insert(key.to_owned(), value);
+            }
+        }
+    }
+
     /// The conversation (empty when `messages` was never set).
     pub fn messages(&self) -> &[ChatMessage] {
         self.messages.as_deref().unwrap_or_default()
@@ -220,14 +237,16 @@ impl State {
 
     /// `state.set("messages", new)`: through the `messages` handler, which
     /// appends unless the schema redefined it.
-    pub fn append_messages(&mut self, new: Vec<ChatMessage>) {
-        let handler = self
-            .schema
-            .get("messages")
-            .map_or(Handler::MergeLists, SchemaEntry::effective_handler);
-        // The typed path cannot fail for the built-in handlers; a custom
-        // handler's error is reported by `set_messages_with`.
-        let _ = self.set_messages_with(new, &handler);
+    ///
+    /// Fails only when the schema gives `messages` a custom handler and that
+    /// handler fails.
+    pub fn append_messages(&mut self, new: Vec<ChatMessage>) -> Result<(), StateError> {
+        if let Handler::MergeLists = self.messages_handler {
+            self.messages.get_or_insert_with(Vec::new).extend(new);
+            return Ok(());
+        }
+        let handler = self.messages_handler.clone();
+        self.set_messages_with(new, &handler)
     }
 
     /// Replaces the conversation (`handler_override=replace_values`).
@@ -432,7 +451,8 @@ mod tests {
     #[test]
     fn setting_messages_with_a_single_message_appends_it() {
         let mut s = state();
-        s.append_messages(vec![ChatMessage::from_user("a")]);
+        s.append_messages(vec![ChatMessage::from_user("a")])
+            .unwrap();
         s.set("messages", ChatMessage::from_system("b").to_value())
             .unwrap();
         assert_eq!(s.messages().len(), 2);
@@ -447,8 +467,10 @@ mod tests {
             Handler::ReplaceValues,
         );
         let mut s = State::new(schema);
-        s.append_messages(vec![ChatMessage::from_user("a")]);
-        s.append_messages(vec![ChatMessage::from_user("b")]);
+        s.append_messages(vec![ChatMessage::from_user("a")])
+            .unwrap();
+        s.append_messages(vec![ChatMessage::from_user("b")])
+            .unwrap();
         assert_eq!(s.messages().len(), 1);
     }
 
