@@ -15,7 +15,6 @@ use crate::state::{State, keys};
 use crate::tool::{ExecOptions, execute_tool_calls};
 use crate::value::truthy;
 use serde_json::{Map, Value};
-use std::collections::HashMap;
 use tracing::Instrument;
 
 pub(super) struct Run<'a, 'o> {
@@ -23,7 +22,8 @@ pub(super) struct Run<'a, 'o> {
     pub(super) state: State,
     pub(super) counter: i64,
     pub(super) llm_calls: usize,
-    pub(super) ordinals: HashMap<String, usize>,
+    /// Per tool (by position in the agent's tools): executions so far.
+    pub(super) ordinals: Vec<usize>,
     pub(super) observer: Option<&'o mut dyn Observer>,
     pub(super) is_async: bool,
 }
@@ -42,7 +42,7 @@ pub(super) async fn run(
         state,
         counter: 0,
         llm_calls: 0,
-        ordinals: HashMap::new(),
+        ordinals: vec![0; agent.tools.len()],
         observer,
         is_async,
     };
@@ -417,12 +417,17 @@ fn record_tool_calls(state: &mut State, tool_messages: &[ChatMessage]) {
         return;
     }
     let data = state.data_mut();
-    if !matches!(data.get("tool_call_counts"), Some(Value::Object(_))) {
-        data.insert("tool_call_counts".into(), Value::Object(Map::new()));
-    }
-    let Some(Value::Object(counts)) = data.get_mut("tool_call_counts") else {
+    if let Some(Value::Object(counts)) = data.get_mut("tool_call_counts") {
+        count_results(counts, tool_messages);
         return;
-    };
+    }
+    // A hook removed the map or put something else there: start a new one.
+    let mut counts = Map::new();
+    count_results(&mut counts, tool_messages);
+    data.insert("tool_call_counts".into(), Value::Object(counts));
+}
+
+fn count_results(counts: &mut Map<String, Value>, tool_messages: &[ChatMessage]) {
     for message in tool_messages {
         if let Some(result) = message.tool_call_result() {
             let name = &result.origin.tool_name;

@@ -8,7 +8,6 @@ use crate::pyfmt;
 use crate::state::State;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tracing::Instrument;
 
@@ -35,13 +34,13 @@ pub(crate) struct ExecOptions {
 }
 
 /// Executes the tool calls of `pending` (the last message, when it has
-/// calls). `ordinals` counts each tool's earlier executions in the run;
+/// calls). `ordinals[i]` counts the earlier executions of `tools[i]`;
 /// `executed` receives every call that ran, even when the step then fails.
 pub(crate) async fn execute_tool_calls(
     pending: &[&ToolCall],
     state: &mut State,
     tools: &[Arc<dyn Tool>],
-    ordinals: &mut HashMap<String, usize>,
+    ordinals: &mut [usize],
     executed: &mut Vec<ExecutedCall>,
     options: &ExecOptions,
 ) -> Result<ToolBatchReport, AgentError> {
@@ -50,17 +49,28 @@ pub(crate) async fn execute_tool_calls(
         return Ok(report);
     }
     if let [call] = pending {
-        if let Some(tool) = tools.iter().find(|t| t.spec().name == call.tool_name) {
-            return execute_one(call, tool, state, ordinals, executed, options).await;
+        if let Some(position) = tools.iter().position(|t| t.spec().name == call.tool_name) {
+            let tool = &tools[position];
+            return execute_one(
+                call,
+                tool,
+                state,
+                &mut ordinals[position],
+                executed,
+                options,
+            )
+            .await;
         }
     }
     let mut calls: Vec<(&ToolCall, &Arc<dyn Tool>)> = Vec::with_capacity(pending.len());
     let mut call_index = Vec::with_capacity(pending.len());
+    let mut positions = Vec::with_capacity(pending.len());
     for (index, &call) in pending.iter().enumerate() {
-        match tools.iter().find(|t| t.spec().name == call.tool_name) {
-            Some(tool) => {
-                calls.push((call, tool));
+        match tools.iter().position(|t| t.spec().name == call.tool_name) {
+            Some(position) => {
+                calls.push((call, &tools[position]));
                 call_index.push(index);
+                positions.push(position);
             }
             None => {
                 let message = format!(
@@ -89,15 +99,9 @@ pub(crate) async fn execute_tool_calls(
     // whatever the thread timing, and a short script fails before any call runs.
     let mut call_ordinals = Vec::with_capacity(calls.len());
     let mut per_tool: Vec<(&Arc<dyn Tool>, usize, usize)> = Vec::new();
-    for (_, tool) in &calls {
-        let name = &tool.spec().name;
-        if !ordinals.contains_key(name) {
-            ordinals.insert(name.clone(), 0);
-        }
-        if let Some(next) = ordinals.get_mut(name) {
-            call_ordinals.push(*next);
-            *next += 1;
-        }
+    for ((_, tool), &position) in calls.iter().zip(&positions) {
+        call_ordinals.push(ordinals[position]);
+        ordinals[position] += 1;
         match per_tool.iter_mut().find(|(t, _, _)| Arc::ptr_eq(t, tool)) {
             Some(entry) => entry.2 += 1,
             None => per_tool.push((tool, call_ordinals[call_ordinals.len() - 1], 1)),
@@ -155,21 +159,13 @@ async fn execute_one(
     call: &ToolCall,
     tool: &Arc<dyn Tool>,
     state: &mut State,
-    ordinals: &mut HashMap<String, usize>,
+    next_ordinal: &mut usize,
     executed: &mut Vec<ExecutedCall>,
     options: &ExecOptions,
 ) -> Result<ToolBatchReport, AgentError> {
     let name = &tool.spec().name;
-    let ordinal = match ordinals.get_mut(name) {
-        Some(next) => {
-            *next += 1;
-            *next - 1
-        }
-        None => {
-            ordinals.insert(name.clone(), 1);
-            0
-        }
-    };
+    let ordinal = *next_ordinal;
+    *next_ordinal += 1;
     tool.admit(ordinal..ordinal + 1)
         .map_err(|error| fatal(name, error))?;
     let job = Job {
