@@ -208,6 +208,8 @@ impl Run<'_, '_> {
             concurrency_limit: self.agent.tool_concurrency_limit,
             is_async: self.is_async,
         };
+        let check_exit =
+            !(self.agent.exit_conditions.len() == 1 && self.agent.exit_conditions[0] == "text");
         let mut executed = Vec::new();
         // The calls are borrowed from that message, which leaves the
         // conversation while the tools run, unless a tool could read or write
@@ -222,32 +224,14 @@ impl Run<'_, '_> {
                 })
             })
         });
-        let copied: Vec<ToolCall> = if touches_conversation {
-            self.state
+        let (outcome, exit, copied) = if touches_conversation {
+            let copied: Vec<ToolCall> = self
+                .state
                 .messages()
                 .last()
                 .map(|m| m.tool_calls().cloned().collect())
-                .unwrap_or_default()
-        } else {
-            Vec::new()
-        };
-        let outcome = if touches_conversation {
+                .unwrap_or_default();
             let pending: Vec<&ToolCall> = copied.iter().collect();
-            execute_tool_calls(
-                &pending,
-                &mut self.state,
-                &tools,
-                &mut self.ordinals,
-                &mut executed,
-                &options,
-            )
-            .await
-        } else {
-            let last = match self.state.messages().last() {
-                Some(message) if message.has_tool_calls() => self.state.messages_mut().pop(),
-                _ => None,
-            };
-            let pending: Vec<&ToolCall> = last.iter().flat_map(|m| m.tool_calls()).collect();
             let outcome = execute_tool_calls(
                 &pending,
                 &mut self.state,
@@ -257,24 +241,54 @@ impl Run<'_, '_> {
                 &options,
             )
             .await;
-            drop(pending);
+            let exit = exit_tool(check_exit, &self.agent.exit_conditions, &pending, &outcome);
+            (outcome, exit, copied)
+        } else {
+            let last = match self.state.messages().last() {
+                Some(message) if message.has_tool_calls() => self.state.messages_mut().pop(),
+                _ => None,
+            };
+            let (one, many);
+            let pending: &[&ToolCall] = match last.as_ref().map(|m| {
+                let mut calls = m.tool_calls();
+                (calls.next(), calls.next())
+            }) {
+                Some((Some(call), None)) => {
+                    one = [call];
+                    &one
+                }
+                _ => {
+                    many = last.iter().flat_map(|m| m.tool_calls()).collect::<Vec<_>>();
+                    &many
+                }
+            };
+            let outcome = execute_tool_calls(
+                pending,
+                &mut self.state,
+                &tools,
+                &mut self.ordinals,
+                &mut executed,
+                &options,
+            )
+            .await;
+            let exit = exit_tool(check_exit, &self.agent.exit_conditions, pending, &outcome);
             if let Some(last) = last {
                 self.state.messages_mut().push(last);
             }
-            outcome
-        };
-        // The pending batch as the tools saw it: the copy, or the message
-        // that is back at the end of the conversation, untouched.
-        let pending: Vec<&ToolCall> = if touches_conversation {
-            copied.iter().collect()
-        } else {
-            self.state
-                .messages()
-                .last()
-                .map(|m| m.tool_calls().collect())
-                .unwrap_or_default()
+            (outcome, exit, Vec::new())
         };
         if let Some(observer) = self.observer.as_deref_mut() {
+            // The pending batch as the tools saw it: the copy, or the message
+            // that is back at the end of the conversation, untouched.
+            let pending: Vec<&ToolCall> = if touches_conversation {
+                copied.iter().collect()
+            } else {
+                self.state
+                    .messages()
+                    .last()
+                    .map(|m| m.tool_calls().collect())
+                    .unwrap_or_default()
+            };
             executed.sort_by_key(|ran| ran.index);
             for ran in &executed {
                 observer.on_event(&Event::ToolFinished {
@@ -285,13 +299,6 @@ impl Run<'_, '_> {
             }
         }
         let tool_messages = outcome?.messages;
-        let exit =
-            if self.agent.exit_conditions.len() == 1 && self.agent.exit_conditions[0] == "text" {
-                None
-            } else {
-                tool_exit(&self.agent.exit_conditions, &pending, &tool_messages).map(str::to_owned)
-            };
-        drop(pending);
         record_tool_calls(&mut self.state, &tool_messages);
         self.state.append_messages(tool_messages)?;
         self.run_hooks(HookPoint::AfterTool).await?;
@@ -407,6 +414,22 @@ impl Run<'_, '_> {
             data,
             hook_context,
         }
+    }
+}
+
+/// The tool exit condition met by this step, if the check applies and the
+/// tools ran.
+fn exit_tool(
+    check: bool,
+    exit_conditions: &[String],
+    pending: &[&ToolCall],
+    outcome: &Result<crate::tool::ToolBatchReport, AgentError>,
+) -> Option<String> {
+    match outcome {
+        Ok(report) if check => {
+            tool_exit(exit_conditions, pending, &report.messages).map(str::to_owned)
+        }
+        _ => None,
     }
 }
 

@@ -25,7 +25,7 @@ mod spec;
 pub use function::{FunctionTool, tool_fn};
 pub use spec::{StateOutput, ToolSpec};
 
-pub(crate) use exec::{ExecOptions, execute_tool_calls};
+pub(crate) use exec::{ExecOptions, ToolBatchReport, execute_tool_calls};
 
 use crate::hook::BoxFuture;
 use crate::message::ToolCall;
