@@ -140,7 +140,7 @@ impl Hook for FunctionHook {
     fn run_async<'a>(&'a self, state: &'a mut State) -> BoxFuture<'a, Result<(), HookError>> {
         match &self.async_function {
             Some(function) => function(state),
-            None => Box::pin(std::future::ready(self.run(state))),
+            None => super::ready(self.run(state)),
         }
     }
 

@@ -99,7 +99,7 @@ pub trait Hook: Send + Sync + 'static {
 
     /// Runs the hook on the async path (defaults to [`run`](Hook::run)).
     fn run_async<'a>(&'a self, state: &'a mut State) -> BoxFuture<'a, Result<(), HookError>> {
-        Box::pin(std::future::ready(self.run(state)))
+        ready(self.run(state))
     }
 
     /// The name shown in traces, spans and errors (defaults to the type's name).
@@ -135,6 +135,25 @@ pub trait Hook: Send + Sync + 'static {
     /// Releases resources on the async path (defaults to [`close`](Hook::close)).
     fn close_async(&self) -> BoxFuture<'_, Result<(), HookError>> {
         Box::pin(std::future::ready(self.close()))
+    }
+}
+
+/// A finished hook call as a future. Success (the common case) is a
+/// zero-sized future, which boxes without allocating.
+pub(crate) fn ready<'a>(result: Result<(), HookError>) -> BoxFuture<'a, Result<(), HookError>> {
+    match result {
+        Ok(()) => Box::pin(ReadyOk),
+        Err(error) => Box::pin(std::future::ready(Err(error))),
+    }
+}
+
+struct ReadyOk;
+
+impl Future for ReadyOk {
+    type Output = Result<(), HookError>;
+
+    fn poll(self: Pin<&mut Self>, _: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
+        std::task::Poll::Ready(Ok(()))
     }
 }
 
