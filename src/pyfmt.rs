@@ -54,7 +54,7 @@ pub(crate) fn json_dumps(value: &Value) -> String {
     out
 }
 
-/// `json.dumps(value)`: as [`json_dumps`], non-ASCII escaped as `\uXXXX`.
+/// `json.dumps(value)`: as [`json_dumps`], non-ASCII escaped as `\uNNNN`.
 pub(crate) fn json_dumps_ascii(value: &Value) -> String {
     let mut out = String::new();
     write_json(&mut out, value, true);

@@ -5,7 +5,7 @@
 //! flat charge per image and per file. `rendered` is the conversation as
 //! Haystack's `_rendered_conversation` writes it, immediately followed (no
 //! separator) by the tool schemas as `json.dumps(specs, sort_keys=True)`.
-//! Lengths are Python's: code points, after `\uXXXX` escaping in the JSON.
+//! Lengths are Python's: code points, after `\uNNNN` escaping in the JSON.
 
 use crate::hooks::component::{FromValueError, component, format_error, open, type_of};
 use crate::message::{ChatMessage, ContentPart, ToolResult};
@@ -364,7 +364,7 @@ pub(crate) fn non_text_parts(messages: &[ChatMessage]) -> (i64, i64) {
     (images, files)
 }
 
-/// `json.dumps(value, sort_keys=True)`: ASCII only (`\uXXXX`, surrogate
+/// `json.dumps(value, sort_keys=True)`: ASCII only (`\uNNNN`, surrogate
 /// pairs beyond the BMP), `", "` and `": "` separators, keys sorted by code
 /// point at every level.
 pub(crate) fn sorted_ascii_json(value: &Value) -> String {
