@@ -2,7 +2,7 @@
 
 use super::decision::ToolExecutionDecision;
 use super::strategy::{
-    ConfirmationStrategy, MODIFICATION_FEEDBACK_TEMPLATE, REJECTION_FEEDBACK_TEMPLATE,
+    ConfirmationStrategy, Field, MODIFICATION_FEEDBACK_TEMPLATE, REJECTION_FEEDBACK_TEMPLATE,
     confirmation_strategy_from_value, py_format,
 };
 use super::ui::ConfirmationRequest;
@@ -294,7 +294,7 @@ fn apply(state: &mut State, decisions: Vec<ToolExecutionDecision>) -> Result<(),
                 Some(text) => text,
                 None => py_format(
                     REJECTION_FEEDBACK_TEMPLATE,
-                    &[("tool_name", &call.tool_name)],
+                    &[("tool_name", Field::Str(&call.tool_name))],
                 )?,
             };
             rejections.push(assistant_like(last, vec![call.clone()]));
@@ -309,8 +309,8 @@ fn apply(state: &mut State, decisions: Vec<ToolExecutionDecision>) -> Result<(),
                     py_format(
                         MODIFICATION_FEEDBACK_TEMPLATE,
                         &[
-                            ("tool_name", &call.tool_name),
-                            ("final_tool_params", &shown),
+                            ("tool_name", Field::Str(&call.tool_name)),
+                            ("final_tool_params", Field::Object(&shown)),
                         ],
                     )?
                 }
