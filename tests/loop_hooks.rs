@@ -26,18 +26,7 @@ fn a_tool_step_then_text_runs_the_hooks_in_the_documented_order() {
     .build()
     .unwrap();
     let output = run(&agent).unwrap();
-    assert_eq!(
-        log.entries(),
-        [
-            "before_run(0)",
-            "before_llm(0)",
-            "before_tool(0)",
-            "after_tool(0)",
-            "before_llm(1)",
-            "on_exit(2)",
-            "after_run(2)"
-        ]
-    );
+    assert_eq!(log.entries(), TOOL_STEP_THEN_TEXT);
     assert_eq!(output.step_count(), Some(2));
     assert_eq!(output.exit_reason(), Some("text"));
 }
@@ -52,18 +41,7 @@ fn an_empty_reply_then_text_runs_the_same_timeline_as_a_tool_step() {
     .build()
     .unwrap();
     let output = run(&agent).unwrap();
-    assert_eq!(
-        log.entries(),
-        [
-            "before_run(0)",
-            "before_llm(0)",
-            "before_tool(0)",
-            "after_tool(0)",
-            "before_llm(1)",
-            "on_exit(2)",
-            "after_run(2)"
-        ]
-    );
+    assert_eq!(log.entries(), TOOL_STEP_THEN_TEXT);
     assert_eq!(output.exit_reason(), Some("text"));
 }
 

@@ -60,6 +60,18 @@ pub fn labelled(log: &Log, label: &str) -> FunctionHook {
 }
 
 /// Registers a recorder at every hook point.
+/// The hooks a tool step then a text exit run, with the `step_count` each
+/// sees (reference §7, worked timelines).
+pub const TOOL_STEP_THEN_TEXT: [&str; 7] = [
+    "before_run(0)",
+    "before_llm(0)",
+    "before_tool(0)",
+    "after_tool(0)",
+    "before_llm(1)",
+    "on_exit(2)",
+    "after_run(2)",
+];
+
 pub fn record_everywhere(mut builder: AgentBuilder, log: &Log) -> AgentBuilder {
     for point in HookPoint::ALL {
         builder = builder.hook(point, recorder(log, point));
