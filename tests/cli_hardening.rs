@@ -118,3 +118,77 @@ fn a_positional_template_field_is_pythons_index_error() {
         stdout(&output)
     );
 }
+
+/// `> /dev/full`: every write fails with "no space left on device".
+#[cfg(target_os = "linux")]
+fn to_dev_full(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hookharness"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::fs::File::create("/dev/full").unwrap())
+        .output()
+        .unwrap()
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn every_command_exits_5_with_the_cause_when_stdout_cannot_be_written() {
+    for args in [
+        &["check", "scenarios/docs_examples"][..],
+        &["explain", "scenarios/docs_examples/require_search.yaml"],
+        &["run", "scenarios/docs_examples"],
+        &["run", "scenarios/docs_examples", "--format", "json"],
+        &["run", "scenarios/docs_examples", "--format", "junit"],
+        &["--help"],
+    ] {
+        let output = to_dev_full(args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(5), "{args:?}: {stderr}");
+        assert_eq!(
+            stderr.trim_end(),
+            "hookharness: cannot write the report to stdout: No space left on device (os error 28)",
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn a_run_stops_quietly_with_141_when_the_reader_goes_away() {
+    use std::io::{BufRead, BufReader};
+    // More than a pipe buffer (64 KiB) of output, so the writer must see
+    // the closed pipe whenever the reader leaves. Every command writes
+    // through the same path (`cli::output`).
+    for args in [&["run", "scenarios", "--format", "json"][..]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_hookharness"))
+            .args(args)
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        // `| head -1`: one line read, the pipe closed.
+        let output = child.wait_with_output().unwrap();
+        assert!(!first.is_empty());
+        assert_eq!(output.status.code(), Some(141), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&output.stderr), "", "{args:?}");
+    }
+}
+
+#[test]
+fn a_wrong_command_line_exits_4_for_every_command() {
+    for args in [
+        &["run", "--bogus", "scenarios"][..],
+        &["check"],
+        &["explain"],
+        &["run", "scenarios", "--format", "yaml"],
+        &["nonsense"],
+    ] {
+        let output = hookharness(args);
+        assert_eq!(output.status.code(), Some(4), "{args:?}");
+        assert!(String::from_utf8_lossy(&output.stderr).starts_with("error: "));
+    }
+}
