@@ -158,24 +158,23 @@ fn a_run_stops_quietly_with_141_when_the_reader_goes_away() {
     // More than a pipe buffer (64 KiB) of output, so the writer must see
     // the closed pipe whenever the reader leaves. Every command writes
     // through the same path (`cli::output`).
-    for args in [&["run", "scenarios", "--format", "json"][..]] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_hookharness"))
-            .args(args)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut first = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut first)
-            .unwrap();
-        // `| head -1`: one line read, the pipe closed.
-        let output = child.wait_with_output().unwrap();
-        assert!(!first.is_empty());
-        assert_eq!(output.status.code(), Some(141), "{args:?}");
-        assert_eq!(String::from_utf8_lossy(&output.stderr), "", "{args:?}");
-    }
+    let args = ["run", "scenarios", "--format", "json"];
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hookharness"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    // `| head -1`: one line read, the pipe closed.
+    let output = child.wait_with_output().unwrap();
+    assert!(!first.is_empty());
+    assert_eq!(output.status.code(), Some(141), "{args:?}");
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "", "{args:?}");
 }
 
 #[test]
