@@ -19,10 +19,12 @@
 
 mod exec;
 mod function;
+mod output;
 mod schedule;
 mod spec;
 
 pub use function::{FunctionTool, tool_fn};
+pub use output::OutputsToString;
 pub use spec::{StateOutput, ToolSpec};
 
 pub(crate) use exec::{ExecOptions, ToolBatchReport, execute_tool_calls};
