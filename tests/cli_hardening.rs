@@ -118,3 +118,170 @@ fn a_positional_template_field_is_pythons_index_error() {
         stdout(&output)
     );
 }
+
+/// `> /dev/full`: every write fails with "no space left on device".
+#[cfg(target_os = "linux")]
+fn to_dev_full(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hookharness"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::fs::File::create("/dev/full").unwrap())
+        .output()
+        .unwrap()
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn every_command_exits_5_with_the_cause_when_stdout_cannot_be_written() {
+    for args in [
+        &["check", "scenarios/docs_examples"][..],
+        &["explain", "scenarios/docs_examples/require_search.yaml"],
+        &["run", "scenarios/docs_examples"],
+        &["run", "scenarios/docs_examples", "--format", "json"],
+        &["run", "scenarios/docs_examples", "--format", "junit"],
+        &["--help"],
+    ] {
+        let output = to_dev_full(args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(5), "{args:?}: {stderr}");
+        assert_eq!(
+            stderr.trim_end(),
+            "hookharness: cannot write the report to stdout: No space left on device (os error 28)",
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn a_run_stops_quietly_with_141_when_the_reader_goes_away() {
+    use std::io::{BufRead, BufReader};
+    // More than a pipe buffer (64 KiB) of output, so the writer must see
+    // the closed pipe whenever the reader leaves. Every command writes
+    // through the same path (`cli::output`).
+    let args = ["run", "scenarios", "--format", "json"];
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hookharness"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    // `| head -1`: one line read, the pipe closed.
+    let output = child.wait_with_output().unwrap();
+    assert!(!first.is_empty());
+    assert_eq!(output.status.code(), Some(141), "{args:?}");
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "", "{args:?}");
+}
+
+#[test]
+fn a_wrong_command_line_exits_4_for_every_command() {
+    for args in [
+        &["run", "--bogus", "scenarios"][..],
+        &["check"],
+        &["explain"],
+        &["run", "scenarios", "--format", "yaml"],
+        &["nonsense"],
+    ] {
+        let output = hookharness(args);
+        assert_eq!(output.status.code(), Some(4), "{args:?}");
+        assert!(String::from_utf8_lossy(&output.stderr).starts_with("error: "));
+    }
+}
+
+/// Runs the binary, killing it if it has not finished within 20 seconds.
+fn hookharness_within_deadline(args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hookharness"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("hookharness {args:?} did not finish within 20 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[cfg(unix)]
+#[test]
+fn discovery_skips_loops_fifos_hidden_folders_and_target_and_reads_any_case() {
+    use std::os::unix::fs::symlink;
+    let dir = scratch("discovery");
+    let scenario = corpus("scenarios/docs_examples/require_search.yaml");
+    for folder in ["sub", ".git", "target", ".cache"] {
+        std::fs::create_dir_all(dir.join(folder)).unwrap();
+    }
+    for file in [
+        "a.yaml",
+        "B.YAML",
+        "sub/c.Yml",
+        ".git/x.yaml",
+        "target/x.yaml",
+    ] {
+        std::fs::write(dir.join(file), &scenario).unwrap();
+    }
+    symlink(".", dir.join("loop")).unwrap();
+    symlink("..", dir.join("sub/up")).unwrap();
+    symlink("a.yaml", dir.join("link.yaml")).unwrap();
+    symlink("missing.yaml", dir.join("dangling.yaml")).unwrap();
+    let fifo = dir.join("fifo.yaml");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+
+    let output = hookharness_within_deadline(&["check", dir.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert_eq!(stdout(&output), "4 valid, 0 invalid\n");
+    for warning in [
+        "fifo.yaml: skipped, not a regular file (a FIFO)",
+        "dangling.yaml: skipped, a link whose target cannot be read",
+        "loop: a link to a folder, not followed",
+        "up: a link to a folder, not followed",
+    ] {
+        assert!(stderr.contains(warning), "{warning}: {stderr}");
+    }
+
+    // Named explicitly, a skipped folder is searched; a FIFO is refused
+    // without being opened.
+    let target = dir.join("target");
+    let output =
+        hookharness_within_deadline(&["check", target.to_str().unwrap(), fifo.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    let text = stdout(&output);
+    assert!(
+        text.contains("fifo.yaml: not a regular file (a FIFO); pass scenario files")
+            && text.ends_with("1 valid, 1 invalid\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_missing_path_is_reported_and_the_other_paths_still_run() {
+    let output = hookharness(&[
+        "run",
+        "no/such/folder",
+        "scenarios/docs_examples/require_search.yaml",
+    ]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(2), "{text}");
+    assert!(text.contains("PASS  scenarios/docs_examples/require_search.yaml"));
+    assert!(
+        text.contains("no/such/folder: cannot read the scenario file: no such file or directory"),
+        "{text}"
+    );
+}
