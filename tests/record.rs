@@ -292,7 +292,8 @@ fn the_record_command_takes_only_a_json_output() {
         ])
         .output()
         .unwrap();
-    assert_eq!(run.status.code(), Some(1));
+    // A bad option value: the usage exit code, as for every command.
+    assert_eq!(run.status.code(), Some(4));
     assert_eq!(
         String::from_utf8_lossy(&run.stderr),
         "the recording is written as JSON: give an --output ending in `.json`, got `out.yaml`\n"

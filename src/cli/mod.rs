@@ -1,10 +1,13 @@
 //! The `hookharness` command line.
 //!
-//! Exit codes (see [`ExitCode`]): 0 every scenario passed, 1 a scenario
-//! failed, 2 a scenario file is invalid, 3 no scenario was found.
+//! Exit codes (see [`ExitCode`], the same for every command): 0 every
+//! scenario passed, 1 a scenario failed, 2 a scenario file is invalid, 3 no
+//! scenario was found, 4 the command line is wrong, 5 the report could not be
+//! written, 141 the reader of stdout went away.
 
 mod discover;
 mod explain;
+mod output;
 #[cfg(feature = "http")]
 mod record;
 
@@ -12,6 +15,7 @@ use crate::replay::{Outcome, Replay};
 use crate::report::{Summary, human_outcome, human_summary, junit};
 use crate::scenario::Scenario;
 use clap::{Parser, Subcommand, ValueEnum};
+use output::{err, errln, out, outln};
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -28,6 +32,14 @@ pub enum ExitCode {
     Invalid = 2,
     /// No scenario was found.
     NoScenarios = 3,
+    /// The command line is wrong: an unknown option, a missing or bad value.
+    Usage = 4,
+    /// The report could not be written (a full disk, a closed stdout); the
+    /// cause is on stderr.
+    OutputFailed = 5,
+    /// The reader of stdout went away (`| head -1`): the process stops
+    /// quietly, with the status a shell gives a tool stopped by `SIGPIPE`.
+    BrokenPipe = 141,
 }
 
 #[derive(Parser)]
@@ -81,7 +93,20 @@ enum Format {
 
 /// Parses the arguments, runs the command, and returns the exit code.
 pub fn main() -> std::process::ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            if let Err(write) = error.print() {
+                output::exit_on_write_error(&write, "stdout");
+            }
+            let code = if error.use_stderr() {
+                ExitCode::Usage
+            } else {
+                ExitCode::Ok
+            };
+            return std::process::ExitCode::from(code as u8);
+        }
+    };
     let code = match cli.command {
         Command::Run {
             paths,
@@ -99,12 +124,12 @@ pub fn main() -> std::process::ExitCode {
 fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, ExitCode> {
     match discover::discover(paths) {
         Ok(files) if files.is_empty() => {
-            eprintln!("no scenario files (.yaml, .yml, .json) found under the given paths");
+            errln!("no scenario files (.yaml, .yml, .json) found under the given paths");
             Err(ExitCode::NoScenarios)
         }
         Ok(files) => Ok(files),
         Err(message) => {
-            eprintln!("{message}");
+            errln!("{message}");
             Err(ExitCode::NoScenarios)
         }
     }
@@ -144,14 +169,14 @@ fn run(paths: &[PathBuf], format: Format, filter: Option<&str>) -> ExitCode {
         };
         outcomes.push(outcome);
         if progress && started.elapsed() > Duration::from_millis(300) {
-            eprint!("\rrunning scenarios: {}/{}", i + 1, files.len());
+            err!("\rrunning scenarios: {}/{}", i + 1, files.len());
         }
     }
     if progress && started.elapsed() > Duration::from_millis(300) {
-        eprint!("\r\x1b[2K");
+        err!("\r\x1b[2K");
     }
     if outcomes.is_empty() {
-        eprintln!("no scenario matches the filter");
+        errln!("no scenario matches the filter");
         return ExitCode::NoScenarios;
     }
     let mut stdout = std::io::stdout().lock();
@@ -165,9 +190,10 @@ fn run(paths: &[PathBuf], format: Format, filter: Option<&str>) -> ExitCode {
             .iter()
             .try_for_each(|o| write!(stdout, "{}", human_outcome(o)))
             .and_then(|()| writeln!(stdout, "\n{}", human_summary(&summary))),
-    };
-    if written.is_err() {
-        return ExitCode::Failed;
+    }
+    .and_then(|()| stdout.flush());
+    if let Err(error) = written {
+        output::exit_on_write_error(&error, "stdout");
     }
     if invalid {
         ExitCode::Invalid
@@ -191,10 +217,10 @@ fn check(paths: &[PathBuf]) -> ExitCode {
             .and_then(|scenario| replay.validate(&scenario));
         if let Err(error) = checked {
             invalid += 1;
-            println!("{error}");
+            outln!("{error}");
         }
     }
-    println!("{} valid, {invalid} invalid", files.len() - invalid);
+    outln!("{} valid, {invalid} invalid", files.len() - invalid);
     if invalid > 0 {
         ExitCode::Invalid
     } else {
@@ -206,15 +232,15 @@ fn explain(file: &std::path::Path) -> ExitCode {
     let scenario = match Scenario::from_path(file) {
         Ok(scenario) => scenario,
         Err(error) => {
-            eprintln!("{error}");
+            errln!("{error}");
             return ExitCode::Invalid;
         }
     };
     let mut timeline = explain::Timeline::default();
     let outcome = Replay::new().run_observed(&scenario, &mut timeline);
-    print!("{}", timeline.text);
-    println!();
-    print!("{}", explain::verdict(&outcome));
+    out!("{}", timeline.text);
+    outln!();
+    out!("{}", explain::verdict(&outcome));
     if outcome.passed() {
         ExitCode::Ok
     } else {

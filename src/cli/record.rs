@@ -2,6 +2,7 @@
 //! server and write a new scenario whose `model` script holds the replies.
 
 use super::ExitCode;
+use super::output::{errln, out, outln};
 use crate::openai::OpenAiChatGenerator;
 use crate::record::{record, same_run};
 use crate::replay::{Replay, Status};
@@ -47,7 +48,7 @@ pub(super) fn run(args: RecordArgs) -> ExitCode {
     let scenario = match Scenario::from_path(&args.scenario) {
         Ok(scenario) => scenario,
         Err(error) => {
-            eprintln!("{error}");
+            errln!("{error}");
             return ExitCode::Invalid;
         }
     };
@@ -56,11 +57,11 @@ pub(super) fn run(args: RecordArgs) -> ExitCode {
         .clone()
         .unwrap_or_else(|| default_output(&args.scenario));
     if output.extension().and_then(|e| e.to_str()) != Some("json") {
-        eprintln!(
+        errln!(
             "the recording is written as JSON: give an --output ending in `.json`, got `{}`",
             output.display()
         );
-        return ExitCode::Failed;
+        return ExitCode::Usage;
     }
     let mut builder = OpenAiChatGenerator::builder().model(args.model.clone());
     if let Some(url) = &args.base_url {
@@ -70,8 +71,8 @@ pub(super) fn run(args: RecordArgs) -> ExitCode {
         match Duration::try_from_secs_f64(seconds) {
             Ok(timeout) if !timeout.is_zero() => builder = builder.timeout(timeout),
             _ => {
-                eprintln!("--timeout must be a positive number of seconds, got {seconds}");
-                return ExitCode::Failed;
+                errln!("--timeout must be a positive number of seconds, got {seconds}");
+                return ExitCode::Usage;
             }
         }
     }
@@ -81,8 +82,8 @@ pub(super) fn run(args: RecordArgs) -> ExitCode {
     let generator = match builder.build() {
         Ok(generator) => generator,
         Err(error) => {
-            eprintln!("{error}");
-            return ExitCode::Failed;
+            errln!("{error}");
+            return ExitCode::Usage;
         }
     };
     let endpoint = generator.config().endpoint();
@@ -94,12 +95,12 @@ pub(super) fn run(args: RecordArgs) -> ExitCode {
 
     let recording = record(&Replay::new(), &scenario, Arc::new(generator));
     if let Some((call, message)) = recording.failed_call() {
-        eprintln!("model call {call} failed: {message}\nnothing written");
+        errln!("model call {call} failed: {message}\nnothing written");
         return ExitCode::Failed;
     }
     if recording.replies().is_empty() {
         let reason = recording.live.error.as_deref().unwrap_or("no model call");
-        eprintln!("the run made no model call ({reason}); nothing written");
+        errln!("the run made no model call ({reason}); nothing written");
         return ExitCode::Failed;
     }
     let text = recording.to_json();
@@ -107,14 +108,14 @@ pub(super) fn run(args: RecordArgs) -> ExitCode {
         .as_deref()
         .is_some_and(|k| !k.is_empty() && text.contains(k))
     {
-        eprintln!("the recording holds the API key; nothing written");
+        errln!("the recording holds the API key; nothing written");
         return ExitCode::Failed;
     }
     if let Err(error) = std::fs::write(&output, &text) {
-        eprintln!("cannot write {}: {error}", output.display());
-        return ExitCode::Failed;
+        errln!("cannot write {}: {error}", output.display());
+        return ExitCode::OutputFailed;
     }
-    println!(
+    outln!(
         "recorded {} model replies from {endpoint} (model {}) into {}",
         recording.replies().len(),
         args.model,
@@ -124,16 +125,16 @@ pub(super) fn run(args: RecordArgs) -> ExitCode {
     let replayed = match Scenario::from_path(&output) {
         Ok(loaded) => Replay::new().run(&loaded),
         Err(error) => {
-            eprintln!("the recording does not load back: {error}");
+            errln!("the recording does not load back: {error}");
             return ExitCode::Failed;
         }
     };
     if !same_run(&recording.live, &replayed) {
-        eprintln!("replaying the recording offline does not give the live run's result and trace");
+        errln!("replaying the recording offline does not give the live run's result and trace");
         return ExitCode::Failed;
     }
-    println!("replayed offline: same result and trace as the live run");
-    print!("{}", human_outcome(&replayed));
+    outln!("replayed offline: same result and trace as the live run");
+    out!("{}", human_outcome(&replayed));
     if replayed.status == Status::Pass {
         ExitCode::Ok
     } else {

@@ -2,7 +2,7 @@
 
 use super::decision::ToolExecutionDecision;
 use super::strategy::{
-    ConfirmationStrategy, Field, MODIFICATION_FEEDBACK_TEMPLATE, REJECTION_FEEDBACK_TEMPLATE,
+    ConfirmationStrategy, MODIFICATION_FEEDBACK_TEMPLATE, REJECTION_FEEDBACK_TEMPLATE,
     confirmation_strategy_from_value, py_format,
 };
 use super::ui::ConfirmationRequest;
@@ -294,7 +294,7 @@ fn apply(state: &mut State, decisions: Vec<ToolExecutionDecision>) -> Result<(),
                 Some(text) => text,
                 None => py_format(
                     REJECTION_FEEDBACK_TEMPLATE,
-                    &[("tool_name", Field::Str(&call.tool_name))],
+                    &[("tool_name", &Value::String(call.tool_name.clone()))],
                 )?,
             };
             rejections.push(assistant_like(last, vec![call.clone()]));
@@ -304,16 +304,13 @@ fn apply(state: &mut State, decisions: Vec<ToolExecutionDecision>) -> Result<(),
         if kind == "modify" {
             let text = match feedback {
                 Some(text) => text,
-                None => {
-                    let shown = repr(&Value::Object(final_params.clone()));
-                    py_format(
-                        MODIFICATION_FEEDBACK_TEMPLATE,
-                        &[
-                            ("tool_name", Field::Str(&call.tool_name)),
-                            ("final_tool_params", Field::Object(&shown)),
-                        ],
-                    )?
-                }
+                None => py_format(
+                    MODIFICATION_FEEDBACK_TEMPLATE,
+                    &[
+                        ("tool_name", &Value::String(call.tool_name.clone())),
+                        ("final_tool_params", &Value::Object(final_params.clone())),
+                    ],
+                )?,
             };
             kept_messages.push(ChatMessage::from_user(text));
         }

@@ -3,10 +3,17 @@
 //! Haystack writes a failed tool call's arguments with Python's `repr` of a
 //! dict (`{'query': 'fusion'}`) and a non-string tool result with
 //! `json.dumps(value, ensure_ascii=False)`. A harness that claims to behave
-//! like Haystack must produce the same bytes, so both are reimplemented here.
+//! like Haystack must produce the same bytes, so both are reimplemented here,
+//! with `str.format` for the confirmation templates ([`format`]).
 
 use serde_json::{Number, Value};
 use std::fmt::Write;
+
+mod exception;
+mod format;
+mod spec;
+
+pub(crate) use format::format;
 
 /// `repr(value)` for the Python value the JSON value loads as.
 pub(crate) fn repr(value: &Value) -> String {

@@ -1,0 +1,193 @@
+//! Inputs that once aborted a run or lost its report: each is run through
+//! the `hookharness` binary, as a user or a CI job would.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn hookharness(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hookharness"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the hookharness binary runs")
+}
+
+fn stdout(output: &Output) -> String {
+    String::from_utf8(output.stdout.clone()).unwrap()
+}
+
+/// A fresh, empty folder for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("cli_hardening")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn corpus(path: &str) -> String {
+    std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap()
+}
+
+/// The corpus's confirmation scenario with another reject template.
+fn with_reject_template(template: &str) -> String {
+    let original = corpus("scenarios/ready_made/confirmation_template_format.yaml");
+    let line = original
+        .lines()
+        .find(|l| l.trim_start().starts_with("reject_template:"))
+        .unwrap();
+    original.replace(
+        line,
+        &format!("              reject_template: {template:?}"),
+    )
+}
+
+#[test]
+fn a_huge_template_width_fails_its_scenario_and_the_others_still_report() {
+    let dir = scratch("huge_width");
+    for (file, width) in [
+        ("max.yaml", "9223372036854775807"),
+        ("past_max.yaml", "18446744073709551615"),
+        ("billion.yaml", "1000000000"),
+    ] {
+        let template = format!("{{tool_name:>{width}}}");
+        std::fs::write(dir.join(file), with_reject_template(&template)).unwrap();
+    }
+    std::fs::write(
+        dir.join("good.yaml"),
+        corpus("scenarios/docs_examples/require_search.yaml"),
+    )
+    .unwrap();
+    let output = hookharness(&["run", dir.to_str().unwrap()]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("PASS  ") && text.contains("good.yaml"),
+        "{text}"
+    );
+    for (file, error) in [
+        ("max.yaml", "MemoryError"),
+        ("billion.yaml", "MemoryError"),
+        (
+            "past_max.yaml",
+            "ValueError: Too many decimal digits in format string",
+        ),
+    ] {
+        let line = text.lines().position(|l| l.contains(file)).unwrap();
+        let report: String = text.lines().skip(line).take(4).collect();
+        assert!(
+            report.starts_with("ERROR") && report.contains(error),
+            "{file}: {text}"
+        );
+    }
+    assert!(
+        text.trim_end().ends_with("1 passed, 0 failed, 3 errors"),
+        "{text}"
+    );
+}
+
+#[test]
+fn template_field_lookups_render_as_python_does() {
+    let dir = scratch("lookups");
+    let file = dir.join("lookups.yaml");
+    std::fs::write(
+        &file,
+        with_reject_template("{tool_name[0]}|{tool_name.__class__}|{tool_name[1]!r}"),
+    )
+    .unwrap();
+    let output = hookharness(&["run", file.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert!(
+        stdout(&output).contains(r#""result":"s|<class 'str'>|'e'""#),
+        "{}",
+        stdout(&output)
+    );
+}
+
+#[test]
+fn a_positional_template_field_is_pythons_index_error() {
+    let dir = scratch("positional");
+    let file = dir.join("positional.yaml");
+    std::fs::write(&file, with_reject_template("{0}")).unwrap();
+    let output = hookharness(&["run", file.to_str().unwrap()]);
+    assert!(
+        stdout(&output)
+            .contains("IndexError: Replacement index 0 out of range for positional args tuple"),
+        "{}",
+        stdout(&output)
+    );
+}
+
+/// `> /dev/full`: every write fails with "no space left on device".
+#[cfg(target_os = "linux")]
+fn to_dev_full(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hookharness"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::fs::File::create("/dev/full").unwrap())
+        .output()
+        .unwrap()
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn every_command_exits_5_with_the_cause_when_stdout_cannot_be_written() {
+    for args in [
+        &["check", "scenarios/docs_examples"][..],
+        &["explain", "scenarios/docs_examples/require_search.yaml"],
+        &["run", "scenarios/docs_examples"],
+        &["run", "scenarios/docs_examples", "--format", "json"],
+        &["run", "scenarios/docs_examples", "--format", "junit"],
+        &["--help"],
+    ] {
+        let output = to_dev_full(args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(5), "{args:?}: {stderr}");
+        assert_eq!(
+            stderr.trim_end(),
+            "hookharness: cannot write the report to stdout: No space left on device (os error 28)",
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn a_run_stops_quietly_with_141_when_the_reader_goes_away() {
+    use std::io::{BufRead, BufReader};
+    // More than a pipe buffer (64 KiB) of output, so the writer must see
+    // the closed pipe whenever the reader leaves. Every command writes
+    // through the same path (`cli::output`).
+    let args = ["run", "scenarios", "--format", "json"];
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hookharness"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    // `| head -1`: one line read, the pipe closed.
+    let output = child.wait_with_output().unwrap();
+    assert!(!first.is_empty());
+    assert_eq!(output.status.code(), Some(141), "{args:?}");
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "", "{args:?}");
+}
+
+#[test]
+fn a_wrong_command_line_exits_4_for_every_command() {
+    for args in [
+        &["run", "--bogus", "scenarios"][..],
+        &["check"],
+        &["explain"],
+        &["run", "scenarios", "--format", "yaml"],
+        &["nonsense"],
+    ] {
+        let output = hookharness(args);
+        assert_eq!(output.status.code(), Some(4), "{args:?}");
+        assert!(String::from_utf8_lossy(&output.stderr).starts_with("error: "));
+    }
+}
