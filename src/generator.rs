@@ -1,6 +1,6 @@
 //! The chat generator: the model behind the agent.
 
-use crate::hook::BoxFuture;
+use crate::future::BoxFuture;
 use crate::message::ChatMessage;
 use crate::tool::Tool;
 use std::sync::Arc;

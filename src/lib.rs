@@ -90,9 +90,9 @@
 
 pub mod agent;
 pub mod bench;
-mod block_on;
 #[cfg(feature = "cli")]
 pub mod cli;
+pub mod future;
 pub mod generator;
 pub mod hook;
 pub mod hooks;

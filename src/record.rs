@@ -43,8 +43,8 @@
 //! # Ok::<(), hookharness::scenario::ScenarioError>(())
 //! ```
 
+use crate::future::BoxFuture;
 use crate::generator::{ChatGenerator, ChatRequest, GeneratorError};
-use crate::hook::BoxFuture;
 use crate::message::{ChatMessage, ChatRole};
 use crate::replay::{Outcome, Replay};
 use crate::scenario::{FinishReason, ModelReply, Scenario, ScriptedToolCall};

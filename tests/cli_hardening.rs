@@ -191,3 +191,97 @@ fn a_wrong_command_line_exits_4_for_every_command() {
         assert!(String::from_utf8_lossy(&output.stderr).starts_with("error: "));
     }
 }
+
+/// Runs the binary, killing it if it has not finished within 20 seconds.
+fn hookharness_within_deadline(args: &[&str]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hookharness"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("hookharness {args:?} did not finish within 20 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+#[cfg(unix)]
+#[test]
+fn discovery_skips_loops_fifos_hidden_folders_and_target_and_reads_any_case() {
+    use std::os::unix::fs::symlink;
+    let dir = scratch("discovery");
+    let scenario = corpus("scenarios/docs_examples/require_search.yaml");
+    for folder in ["sub", ".git", "target", ".cache"] {
+        std::fs::create_dir_all(dir.join(folder)).unwrap();
+    }
+    for file in [
+        "a.yaml",
+        "B.YAML",
+        "sub/c.Yml",
+        ".git/x.yaml",
+        "target/x.yaml",
+    ] {
+        std::fs::write(dir.join(file), &scenario).unwrap();
+    }
+    symlink(".", dir.join("loop")).unwrap();
+    symlink("..", dir.join("sub/up")).unwrap();
+    symlink("a.yaml", dir.join("link.yaml")).unwrap();
+    symlink("missing.yaml", dir.join("dangling.yaml")).unwrap();
+    let fifo = dir.join("fifo.yaml");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+
+    let output = hookharness_within_deadline(&["check", dir.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert_eq!(stdout(&output), "4 valid, 0 invalid\n");
+    for warning in [
+        "fifo.yaml: skipped, not a regular file (a FIFO)",
+        "dangling.yaml: skipped, a link whose target cannot be read",
+        "loop: a link to a folder, not followed",
+        "up: a link to a folder, not followed",
+    ] {
+        assert!(stderr.contains(warning), "{warning}: {stderr}");
+    }
+
+    // Named explicitly, a skipped folder is searched; a FIFO is refused
+    // without being opened.
+    let target = dir.join("target");
+    let output =
+        hookharness_within_deadline(&["check", target.to_str().unwrap(), fifo.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    let text = stdout(&output);
+    assert!(
+        text.contains("fifo.yaml: not a regular file (a FIFO); pass scenario files")
+            && text.ends_with("1 valid, 1 invalid\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_missing_path_is_reported_and_the_other_paths_still_run() {
+    let output = hookharness(&[
+        "run",
+        "no/such/folder",
+        "scenarios/docs_examples/require_search.yaml",
+    ]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(2), "{text}");
+    assert!(text.contains("PASS  scenarios/docs_examples/require_search.yaml"));
+    assert!(
+        text.contains("no/such/folder: cannot read the scenario file: no such file or directory"),
+        "{text}"
+    );
+}

@@ -2,6 +2,7 @@
 
 use crate::hook::{HookNotAllowed, HookPoint, InvalidHookPoint};
 use crate::state::StateError;
+use crate::tool::ExecError;
 
 /// An Agent construction error or a run failure.
 ///
@@ -29,7 +30,8 @@ pub enum AgentError {
     },
     /// A `state_schema` that redefines reserved keys.
     #[error(
-        "state_schema keys [{keys}] are reserved for Agent internal state and cannot be redefined. Reserved keys: ['context_tokens', 'continue_run', 'exit_reason', 'hook_context', 'step_count', 'stop_run', 'token_usage', 'tool_call_counts', 'tools']."
+        "state_schema keys [{keys}] are reserved for Agent internal state and cannot be redefined. Reserved keys: [{}].",
+        python_list(&crate::state::keys::RESERVED_KEYS)
     )]
     ReservedStateKeys {
         /// The colliding keys, quoted, sorted and comma-separated.
@@ -122,4 +124,24 @@ pub enum AgentError {
     /// A hook left a control key in a shape the loop cannot read.
     #[error("{0}")]
     InvalidControlKey(String),
+}
+
+/// `['a', 'b']` without the brackets, as Python prints a list of strings.
+pub(super) fn python_list(items: &[&str]) -> String {
+    items
+        .iter()
+        .map(|item| format!("'{item}'"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl From<ExecError> for AgentError {
+    fn from(error: ExecError) -> Self {
+        match error {
+            ExecError::NotFound { message } => AgentError::ToolNotFound { message },
+            ExecError::Invocation { message } => AgentError::ToolInvocation { message },
+            ExecError::Fatal { tool, message } => AgentError::ToolFatal { tool, message },
+            ExecError::StateMerge { message } => AgentError::StateMerge { message },
+        }
+    }
 }

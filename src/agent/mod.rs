@@ -25,7 +25,7 @@ pub use error::AgentError;
 pub use options::RunOptions;
 pub use output::AgentOutput;
 
-use crate::block_on::block_on;
+use crate::future::block_on;
 use crate::generator::ChatGenerator;
 use crate::hook::{Hook, HookPoint, HookRegistration, Hooks};
 use crate::message::ChatMessage;
@@ -293,14 +293,10 @@ impl AgentBuilder {
         if !reserved.is_empty() {
             reserved.sort_unstable();
             return Err(AgentError::ReservedStateKeys {
-                keys: reserved
-                    .iter()
-                    .map(|k| format!("'{k}'"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
+                keys: error::python_list(&reserved),
             });
         }
-        if let Some(entry) = self.state_schema.get("messages") {
+        if let Some(entry) = self.state_schema.get(keys::MESSAGES) {
             if entry.ty != ValueType::ChatMessages {
                 return Err(AgentError::InvalidSchema(format!(
                     "StateSchema: 'messages' must be of type list[ChatMessage], got {}",
@@ -348,14 +344,14 @@ fn resolve_schema(user: StateSchema) -> StateSchema {
         ty,
         handler: Some(Handler::ReplaceValues),
     };
-    schema.insert("step_count", replace(ValueType::Int));
-    schema.insert("token_usage", replace(ValueType::Dict));
-    schema.insert("tool_call_counts", replace(ValueType::Dict));
-    schema.insert("exit_reason", replace(ValueType::Str));
-    schema.insert("continue_run", replace(ValueType::Bool));
-    schema.insert("stop_run", replace(ValueType::Str));
-    schema.insert("tools", replace(ValueType::List));
-    schema.insert("hook_context", replace(ValueType::Dict));
-    schema.insert("context_tokens", replace(ValueType::Int));
+    schema.insert(keys::STEP_COUNT, replace(ValueType::Int));
+    schema.insert(keys::TOKEN_USAGE, replace(ValueType::Dict));
+    schema.insert(keys::TOOL_CALL_COUNTS, replace(ValueType::Dict));
+    schema.insert(keys::EXIT_REASON, replace(ValueType::Str));
+    schema.insert(keys::CONTINUE_RUN, replace(ValueType::Bool));
+    schema.insert(keys::STOP_RUN, replace(ValueType::Str));
+    schema.insert(keys::TOOLS, replace(ValueType::List));
+    schema.insert(keys::HOOK_CONTEXT, replace(ValueType::Dict));
+    schema.insert(keys::CONTEXT_TOKENS, replace(ValueType::Int));
     schema
 }

@@ -2,6 +2,7 @@
 
 use crate::message::ChatMessage;
 use crate::state::HookContext;
+use crate::state::keys;
 use serde_json::{Map, Value};
 
 /// The result of a run: Haystack's return value with the internal keys
@@ -25,22 +26,22 @@ impl AgentOutput {
     /// Why the run stopped: `text`, `length`, `content_filter`, a tool name,
     /// `max_agent_steps`, or a `stop_run` value.
     pub fn exit_reason(&self) -> Option<&str> {
-        self.data.get("exit_reason").and_then(Value::as_str)
+        self.data.get(keys::EXIT_REASON).and_then(Value::as_str)
     }
 
     /// The number of steps.
     pub fn step_count(&self) -> Option<i64> {
-        self.data.get("step_count").and_then(Value::as_i64)
+        self.data.get(keys::STEP_COUNT).and_then(Value::as_i64)
     }
 
     /// The summed token usage.
     pub fn token_usage(&self) -> Option<&Value> {
-        self.data.get("token_usage")
+        self.data.get(keys::TOKEN_USAGE)
     }
 
     /// Calls per tool (errored and unknown calls included).
     pub fn tool_call_counts(&self) -> Option<&Value> {
-        self.data.get("tool_call_counts")
+        self.data.get(keys::TOOL_CALL_COUNTS)
     }
 
     /// Any public key.

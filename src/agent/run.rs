@@ -12,9 +12,10 @@ use crate::hook::HookPoint;
 use crate::message::{ChatMessage, ToolCall};
 use crate::observe::{Event, Observer};
 use crate::state::{State, keys};
-use crate::tool::{ExecOptions, execute_tool_calls};
+use crate::tool::{ExecOptions, ExecutedCall, Tool, execute_tool_calls};
 use crate::value::{add_one, less_than, step_number, truthy, type_name};
 use serde_json::{Map, Value};
+use std::sync::Arc;
 use tracing::Instrument;
 
 pub(super) struct Run<'a, 'o> {
@@ -87,7 +88,7 @@ fn initial_state(
 ) -> Result<State, AgentError> {
     let mut state = State::from_schema(agent.schema.clone());
     for (key, value) in options.state {
-        if key == "messages" || !agent.schema.contains(&key) {
+        if key == keys::MESSAGES || !agent.schema.contains(&key) {
             return Err(AgentError::UnknownRunStateKey { key });
         }
         state.data_mut().insert(key, value);
@@ -109,11 +110,11 @@ fn initial_state(
     prepared.extend(messages);
     state.append_messages(prepared)?;
     let data = state.data_mut();
-    data.insert("step_count".into(), Value::from(0));
-    data.insert("token_usage".into(), Value::Object(Map::new()));
-    data.insert("context_tokens".into(), Value::from(0));
+    data.insert(keys::STEP_COUNT.into(), Value::from(0));
+    data.insert(keys::TOKEN_USAGE.into(), Value::Object(Map::new()));
+    data.insert(keys::CONTEXT_TOKENS.into(), Value::from(0));
     data.insert(
-        "tool_call_counts".into(),
+        keys::TOOL_CALL_COUNTS.into(),
         Value::Object(
             agent
                 .tools
@@ -122,8 +123,8 @@ fn initial_state(
                 .collect(),
         ),
     );
-    data.insert("exit_reason".into(), Value::Null);
-    data.insert("continue_run".into(), Value::Bool(false));
+    data.insert(keys::EXIT_REASON.into(), Value::Null);
+    data.insert(keys::CONTINUE_RUN.into(), Value::Bool(false));
     state.set_tools(agent.tools.clone());
     state.set_hook_context(options.hook_context);
     Ok(state)
@@ -140,7 +141,7 @@ impl Run<'_, '_> {
         self.counter = self
             .state
             .data()
-            .get("step_count")
+            .get(keys::STEP_COUNT)
             .cloned()
             .unwrap_or_else(|| Value::from(0));
         let mut stopped_by_step = false;
@@ -160,7 +161,7 @@ impl Run<'_, '_> {
                 self.agent.max_agent_steps
             );
             self.state
-                .put("exit_reason", Value::from("max_agent_steps"));
+                .put(keys::EXIT_REASON, Value::from("max_agent_steps"));
             if let Some(observer) = self.observer.as_deref_mut() {
                 observer.on_event(&Event::MaxStepsReached { state: &self.state });
             }
@@ -178,15 +179,7 @@ impl Run<'_, '_> {
         check_duplicate_names(&tools)?;
         self.state.set_tools(tools.clone());
         self.run_hooks(HookPoint::BeforeLlm).await?;
-        if let Some(reason) = self
-            .state
-            .data()
-            .get("stop_run")
-            .filter(|v| !v.is_null())
-            .cloned()
-        {
-            self.state.put("exit_reason", reason.clone());
-            self.emit_stopped(&reason);
+        if self.stop_requested() {
             return Ok(false);
         }
 
@@ -195,123 +188,20 @@ impl Run<'_, '_> {
         record_context_tokens(&mut self.state, &replies);
         let model_exit = model_exit_reason(&replies);
         self.state.append_messages(replies)?;
-
         if tools.is_empty() || model_exit.is_some() {
             self.advance()?;
             self.state
-                .put("exit_reason", Value::from(model_exit.unwrap_or("text")));
+                .put(keys::EXIT_REASON, Value::from(model_exit.unwrap_or("text")));
             return self.continue_after_exit().await;
         }
 
         self.run_hooks(HookPoint::BeforeTool).await?;
-        // Only the current last message is re-read: a before_tool hook may
-        // have rewritten or removed the pending calls.
-        let options = ExecOptions {
-            raise_on_failure: self.agent.raise_on_tool_invocation_failure,
-            concurrency_limit: self.agent.tool_concurrency_limit,
-            is_async: self.is_async,
-        };
-        let check_exit =
-            !(self.agent.exit_conditions.len() == 1 && self.agent.exit_conditions[0] == "text");
-        let mut executed = Vec::new();
-        // The calls are borrowed from that message, which leaves the
-        // conversation while the tools run, unless a tool could read or write
-        // the conversation (a State-taking tool, an output merged into
-        // `messages`): then the calls are copied and the message stays.
-        let touches_conversation = self.state.messages().last().is_some_and(|message| {
-            message.tool_calls().any(|call| {
-                tools.iter().any(|tool| {
-                    let spec = tool.spec();
-                    spec.name == call.tool_name
-                        && (spec.takes_state || spec.outputs_to_state.contains_key("messages"))
-                })
-            })
-        });
-        let (outcome, exit, copied) = if touches_conversation {
-            let copied: Vec<ToolCall> = self
-                .state
-                .messages()
-                .last()
-                .map(|m| m.tool_calls().cloned().collect())
-                .unwrap_or_default();
-            let pending: Vec<&ToolCall> = copied.iter().collect();
-            let outcome = execute_tool_calls(
-                &pending,
-                &mut self.state,
-                &tools,
-                &mut self.ordinals,
-                &mut executed,
-                &options,
-            )
-            .await;
-            let exit = exit_tool(check_exit, &self.agent.exit_conditions, &pending, &outcome);
-            (outcome, exit, copied)
-        } else {
-            let last = match self.state.messages().last() {
-                Some(message) if message.has_tool_calls() => self.state.messages_mut().pop(),
-                _ => None,
-            };
-            let (one, many);
-            let pending: &[&ToolCall] = match last.as_ref().map(|m| {
-                let mut calls = m.tool_calls();
-                (calls.next(), calls.next())
-            }) {
-                Some((Some(call), None)) => {
-                    one = [call];
-                    &one
-                }
-                _ => {
-                    many = last.iter().flat_map(|m| m.tool_calls()).collect::<Vec<_>>();
-                    &many
-                }
-            };
-            let outcome = execute_tool_calls(
-                pending,
-                &mut self.state,
-                &tools,
-                &mut self.ordinals,
-                &mut executed,
-                &options,
-            )
-            .await;
-            let exit = exit_tool(check_exit, &self.agent.exit_conditions, pending, &outcome);
-            if let Some(last) = last {
-                self.state.messages_mut().push(last);
-            }
-            (outcome, exit, Vec::new())
-        };
-        if let Some(observer) = self.observer.as_deref_mut() {
-            // The pending batch as the tools saw it: the copy, or the message
-            // that is back at the end of the conversation, untouched.
-            let pending: Vec<&ToolCall> = if touches_conversation {
-                copied.iter().collect()
-            } else {
-                self.state
-                    .messages()
-                    .last()
-                    .map(|m| m.tool_calls().collect())
-                    .unwrap_or_default()
-            };
-            executed.sort_by_key(|ran| ran.index);
-            for ran in &executed {
-                observer.on_event(&Event::ToolFinished {
-                    state: &self.state,
-                    call: pending[ran.index],
-                    error: ran.error,
-                });
-            }
-        }
-        let tool_messages = outcome?.messages;
-        // Haystack appends, then counts; a failure of either fails the run
-        // (appending first), and neither shows in a failed run's outcome.
-        let counted = record_tool_calls(&mut self.state, &tool_messages);
-        self.state.append_messages(tool_messages)?;
-        counted?;
+        let exit = self.run_tools(&tools).await?;
         self.run_hooks(HookPoint::AfterTool).await?;
         self.advance()?;
         match exit {
             Some(tool) => {
-                self.state.put("exit_reason", Value::from(tool));
+                self.state.put(keys::EXIT_REASON, Value::from(tool));
                 self.continue_after_exit().await
             }
             None => Ok(true),
@@ -333,14 +223,117 @@ impl Run<'_, '_> {
     /// passed the comparison with `max_agent_steps`).
     fn advance(&mut self) -> Result<(), AgentError> {
         self.counter = add_one(&self.counter).map_err(AgentError::InvalidControlKey)?;
-        self.state.put("step_count", self.counter.clone());
+        self.state.put(keys::STEP_COUNT, self.counter.clone());
         Ok(())
     }
 
-    async fn call_llm(
-        &mut self,
-        tools: &[std::sync::Arc<dyn crate::tool::Tool>],
-    ) -> Result<Vec<ChatMessage>, AgentError> {
+    /// The stop check after `before_llm`: a `stop_run` value ends the run
+    /// with that value as its exit reason.
+    fn stop_requested(&mut self) -> bool {
+        let Some(reason) = self
+            .state
+            .data()
+            .get(keys::STOP_RUN)
+            .filter(|v| !v.is_null())
+            .cloned()
+        else {
+            return false;
+        };
+        self.state.put(keys::EXIT_REASON, reason.clone());
+        if let Some(observer) = self.observer.as_deref_mut() {
+            observer.on_event(&Event::Stopped {
+                state: &self.state,
+                reason: &reason,
+            });
+        }
+        true
+    }
+
+    /// Runs the pending calls of the last message (re-read here: a
+    /// `before_tool` hook may have rewritten or removed them), appends the
+    /// tool messages and returns the tool exit condition met, if any.
+    async fn run_tools(&mut self, tools: &[Arc<dyn Tool>]) -> Result<Option<String>, AgentError> {
+        let options = ExecOptions {
+            raise_on_failure: self.agent.raise_on_tool_invocation_failure,
+            concurrency_limit: self.agent.tool_concurrency_limit,
+            is_async: self.is_async,
+        };
+        // The calls are borrowed from that message, which leaves the
+        // conversation while the tools run, unless a tool could read or write
+        // the conversation (a State-taking tool, an output merged into
+        // `messages`): then the message is copied and stays.
+        let copied = touches_conversation(self.state.messages().last(), tools);
+        let held = if copied {
+            self.state.messages().last().cloned()
+        } else {
+            match self.state.messages().last() {
+                Some(message) if message.has_tool_calls() => self.state.messages_mut().pop(),
+                _ => None,
+            }
+        };
+        let mut executed = Vec::new();
+        let pending = Calls::of(held.as_ref());
+        let outcome = execute_tool_calls(
+            pending.as_slice(),
+            &mut self.state,
+            tools,
+            &mut self.ordinals,
+            &mut executed,
+            &options,
+        )
+        .await;
+        let exit = match &outcome {
+            Ok(report) if self.checks_tool_exit() => tool_exit(
+                &self.agent.exit_conditions,
+                pending.as_slice(),
+                &report.messages,
+            )
+            .map(str::to_owned),
+            _ => None,
+        };
+        // The popped message goes back, untouched, before anyone looks.
+        let copy = if copied {
+            held
+        } else {
+            if let Some(message) = held {
+                self.state.messages_mut().push(message);
+            }
+            None
+        };
+        self.emit_tool_finished(copy.as_ref(), &mut executed);
+        let tool_messages = outcome?.messages;
+        // Haystack appends, then counts; a failure of either fails the run
+        // (appending first), and neither shows in a failed run's outcome.
+        let counted = record_tool_calls(&mut self.state, &tool_messages);
+        self.state.append_messages(tool_messages)?;
+        counted?;
+        Ok(exit)
+    }
+
+    /// `false` when `text` is the only exit condition: no tool can end the run.
+    fn checks_tool_exit(&self) -> bool {
+        !(self.agent.exit_conditions.len() == 1 && self.agent.exit_conditions[0] == "text")
+    }
+
+    /// One `ToolFinished` per call that ran, in call order; the pending
+    /// batch is the copy, or the message back at the end of the conversation.
+    fn emit_tool_finished(&mut self, copy: Option<&ChatMessage>, executed: &mut [ExecutedCall]) {
+        let Some(observer) = self.observer.as_deref_mut() else {
+            return;
+        };
+        let source = copy.or_else(|| self.state.messages().last());
+        let pending: Vec<&ToolCall> = source.map(|m| m.tool_calls().collect()).unwrap_or_default();
+        executed.sort_by_key(|ran| ran.index);
+        for ran in executed.iter() {
+            observer.on_event(&Event::ToolFinished {
+                state: &self.state,
+                call: pending[ran.index],
+                error: ran.error,
+            });
+        }
+    }
+
+    async fn call_llm(&mut self, tools: &[Arc<dyn Tool>]) -> Result<Vec<ChatMessage>, AgentError> {
         let call = self.llm_calls;
         self.llm_calls += 1;
         if let Some(observer) = self.observer.as_deref_mut() {
@@ -391,7 +384,7 @@ impl Run<'_, '_> {
         } else {
             self.state.set_continue_run(false);
             self.run_hooks(HookPoint::OnExit).await?;
-            let flag = match self.state.data().get("continue_run") {
+            let flag = match self.state.data().get(keys::CONTINUE_RUN) {
                 Some(value) => truthy(value),
                 None => {
                     return Err(AgentError::InvalidControlKey(
@@ -404,7 +397,11 @@ impl Run<'_, '_> {
             flag
         };
         if let Some(observer) = self.observer.as_deref_mut() {
-            let reason = self.state.data().get("exit_reason").unwrap_or(&Value::Null);
+            let reason = self
+                .state
+                .data()
+                .get(keys::EXIT_REASON)
+                .unwrap_or(&Value::Null);
             observer.on_event(&Event::Exit {
                 state: &self.state,
                 reason,
@@ -412,15 +409,6 @@ impl Run<'_, '_> {
             });
         }
         Ok(continues)
-    }
-
-    fn emit_stopped(&mut self, reason: &Value) {
-        if let Some(observer) = self.observer.as_deref_mut() {
-            observer.on_event(&Event::Stopped {
-                state: &self.state,
-                reason,
-            });
-        }
     }
 
     fn into_output(mut self) -> AgentOutput {
@@ -437,19 +425,44 @@ impl Run<'_, '_> {
     }
 }
 
-/// The tool exit condition met by this step, if the check applies and the
-/// tools ran.
-fn exit_tool(
-    check: bool,
-    exit_conditions: &[String],
-    pending: &[&ToolCall],
-    outcome: &Result<crate::tool::ToolBatchReport, AgentError>,
-) -> Option<String> {
-    match outcome {
-        Ok(report) if check => {
-            tool_exit(exit_conditions, pending, &report.messages).map(str::to_owned)
+/// `true` when a pending call goes to a tool that could read or write the
+/// conversation: one that takes State or merges an output into `messages`.
+fn touches_conversation(last: Option<&ChatMessage>, tools: &[Arc<dyn Tool>]) -> bool {
+    last.is_some_and(|message| {
+        message.tool_calls().any(|call| {
+            tools.iter().any(|tool| {
+                let spec = tool.spec();
+                spec.name == call.tool_name
+                    && (spec.takes_state || spec.outputs_to_state.contains_key(keys::MESSAGES))
+            })
+        })
+    })
+}
+
+/// The tool calls of a held message as a slice; the common single call
+/// needs no allocation.
+enum Calls<'m> {
+    One([&'m ToolCall; 1]),
+    Many(Vec<&'m ToolCall>),
+}
+
+impl<'m> Calls<'m> {
+    fn of(message: Option<&'m ChatMessage>) -> Self {
+        let Some(message) = message else {
+            return Calls::Many(Vec::new());
+        };
+        let mut calls = message.tool_calls();
+        match (calls.next(), calls.next()) {
+            (Some(call), None) => Calls::One([call]),
+            _ => Calls::Many(message.tool_calls().collect()),
         }
-        _ => None,
+    }
+
+    fn as_slice(&self) -> &[&'m ToolCall] {
+        match self {
+            Calls::One(one) => one,
+            Calls::Many(many) => many,
+        }
     }
 }
 
@@ -465,7 +478,7 @@ fn record_tool_calls(state: &mut State, tool_messages: &[ChatMessage]) -> Result
     }
     let slot = state
         .data_mut()
-        .entry("tool_call_counts")
+        .entry(keys::TOOL_CALL_COUNTS)
         .or_insert(Value::Null);
     if !slot.is_object() {
         if truthy(slot) {
@@ -504,9 +517,7 @@ fn record_tool_calls(state: &mut State, tool_messages: &[ChatMessage]) -> Result
 }
 
 /// Haystack checks tool names at every step, after `before_run`.
-fn check_duplicate_names(
-    tools: &[std::sync::Arc<dyn crate::tool::Tool>],
-) -> Result<(), AgentError> {
+fn check_duplicate_names(tools: &[Arc<dyn Tool>]) -> Result<(), AgentError> {
     let mut duplicates: Vec<&str> = Vec::new();
     for (i, tool) in tools.iter().enumerate() {
         let name = tool.spec().name.as_str();

@@ -2,6 +2,7 @@
 
 use crate::message::ChatMessage;
 use crate::state::State;
+use crate::state::keys;
 use serde_json::{Map, Number, Value};
 
 /// Folds every reply's `meta.usage` map into `token_usage` (a recursive sum).
@@ -9,17 +10,18 @@ pub(crate) fn record_llm_usage(state: &mut State, replies: &[ChatMessage]) {
     let mut current: Option<Value> = None;
     for reply in replies {
         if let Some(usage @ Value::Object(_)) = reply.meta().get("usage") {
-            let base = current
-                .take()
-                .unwrap_or_else(|| match state.data().get("token_usage") {
-                    Some(v) if truthy_map_or_value(v) => v.clone(),
-                    _ => Value::Object(Map::new()),
-                });
+            let base =
+                current
+                    .take()
+                    .unwrap_or_else(|| match state.data().get(keys::TOKEN_USAGE) {
+                        Some(v) if truthy_map_or_value(v) => v.clone(),
+                        _ => Value::Object(Map::new()),
+                    });
             current = Some(accumulate(base, usage));
         }
     }
     if let Some(total) = current {
-        state.put("token_usage", total);
+        state.put(keys::TOKEN_USAGE, total);
     }
 }
 
@@ -101,7 +103,7 @@ pub(crate) fn record_context_tokens(state: &mut State, replies: &[ChatMessage]) 
     let tokens = first_numeric(usage, &["prompt_tokens", "input_tokens"])
         + first_numeric(usage, &["completion_tokens", "output_tokens"]);
     if tokens != 0 {
-        state.put("context_tokens", Value::Number(tokens.into()));
+        state.put(keys::CONTEXT_TOKENS, Value::Number(tokens.into()));
     }
 }
 

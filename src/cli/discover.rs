@@ -1,43 +1,99 @@
 //! Finding scenario files under the paths given on the command line.
+//!
+//! A path given by name is always taken: a folder is searched, anything else
+//! is a file to load, so that a missing or unreadable one gets its own error
+//! in the report while the other paths still run. Inside a searched folder:
+//!
+//! - files ending in `.yaml`, `.yml` or `.json` (any case) are scenarios;
+//!   a symbolic link to such a file is followed;
+//! - hidden entries (`.git/`, `.#draft.yaml`) and `target/` are skipped;
+//!   name one on the command line to search it;
+//! - symbolic links to folders are not followed (no cycles, no scenario
+//!   found twice), and FIFOs, sockets, devices and dangling links are
+//!   skipped, each with a warning on stderr.
+//!
+//! Each folder's entries are taken in name order, so runs list the same
+//! files in the same order.
 
+use super::output::errln;
+use crate::scenario::not_a_file;
 use std::path::{Path, PathBuf};
 
 const EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
 
-/// The scenario files under `paths`: files as given, folders searched
-/// recursively for `.yaml`, `.yml` and `.json`, each folder's files sorted.
-pub(crate) fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+/// Build output: searching it finds tool and compiler JSON, not scenarios.
+const SKIPPED_FOLDERS: [&str; 1] = ["target"];
+
+/// The scenario files under `paths` (see the module docs).
+pub(crate) fn discover(paths: &[PathBuf]) -> Vec<PathBuf> {
     let mut found = Vec::new();
     for path in paths {
         if path.is_dir() {
-            walk(path, &mut found)?;
-        } else if path.exists() {
-            found.push(path.clone());
+            walk(path, &mut found);
         } else {
-            return Err(format!(
-                "{}: no such file or folder; pass scenario files or folders that hold them",
-                path.display()
-            ));
+            found.push(path.clone());
         }
     }
-    Ok(found)
+    found
 }
 
-fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> Result<(), String> {
-    let entries = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: cannot read the folder: {e}", dir.display()))?;
+fn walk(dir: &Path, found: &mut Vec<PathBuf>) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(error) => {
+            errln!(
+                "warning: {}: cannot read the folder: {error}",
+                dir.display()
+            );
+            return;
+        }
+    };
     let mut paths: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
     paths.sort();
     for path in paths {
-        if path.is_dir() {
-            walk(&path, found)?;
-        } else if path
-            .extension()
-            .and_then(|e| e.to_str())
-            .is_some_and(|e| EXTENSIONS.contains(&e))
-        {
-            found.push(path);
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+        let name = name.as_deref().unwrap_or_default();
+        if name.starts_with('.') {
+            continue;
+        }
+        // `symlink_metadata` does not follow a link; `metadata` does.
+        let Ok(own) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        if own.is_dir() {
+            if !SKIPPED_FOLDERS.contains(&name) {
+                walk(&path, found);
+            }
+            continue;
+        }
+        let target = std::fs::metadata(&path);
+        if own.is_symlink() && target.as_ref().is_ok_and(std::fs::Metadata::is_dir) {
+            errln!(
+                "warning: {}: a link to a folder, not followed; name the folder to search it",
+                path.display()
+            );
+            continue;
+        }
+        if !is_scenario_name(&path) {
+            continue;
+        }
+        match target {
+            Ok(target) if target.is_file() => found.push(path),
+            Ok(target) => errln!(
+                "warning: {}: skipped, not a regular file ({})",
+                path.display(),
+                not_a_file(&target.file_type())
+            ),
+            Err(error) => errln!(
+                "warning: {}: skipped, a link whose target cannot be read ({error})",
+                path.display()
+            ),
         }
     }
-    Ok(())
+}
+
+fn is_scenario_name(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| EXTENSIONS.iter().any(|x| x.eq_ignore_ascii_case(e)))
 }

@@ -3,6 +3,7 @@
 use crate::observe::{Event, Observer};
 use crate::replay::Outcome;
 use crate::state::State;
+use crate::state::keys;
 use serde_json::{Map, Value};
 use std::fmt::Write;
 
@@ -55,7 +56,7 @@ fn message_changes(before: &[crate::ChatMessage], after: &[crate::ChatMessage], 
 fn step(state: &State) -> String {
     state
         .data()
-        .get("step_count")
+        .get(keys::STEP_COUNT)
         .map_or_else(|| "-".into(), Value::to_string)
 }
 
@@ -193,7 +194,7 @@ impl Observer for Timeline {
             Event::RunFinished { state } => {
                 let reason = state
                     .data()
-                    .get("exit_reason")
+                    .get(keys::EXIT_REASON)
                     .cloned()
                     .unwrap_or(Value::Null);
                 let _ = writeln!(

@@ -122,17 +122,12 @@ pub fn main() -> std::process::ExitCode {
 }
 
 fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, ExitCode> {
-    match discover::discover(paths) {
-        Ok(files) if files.is_empty() => {
-            errln!("no scenario files (.yaml, .yml, .json) found under the given paths");
-            Err(ExitCode::NoScenarios)
-        }
-        Ok(files) => Ok(files),
-        Err(message) => {
-            errln!("{message}");
-            Err(ExitCode::NoScenarios)
-        }
+    let files = discover::discover(paths);
+    if files.is_empty() {
+        errln!("no scenario files (.yaml, .yml, .json) found under the given paths");
+        return Err(ExitCode::NoScenarios);
     }
+    Ok(files)
 }
 
 fn run(paths: &[PathBuf], format: Format, filter: Option<&str>) -> ExitCode {

@@ -1,6 +1,7 @@
 //! Hooks made from closures: Haystack's `FunctionHook` and `@hook`.
 
-use super::{BoxFuture, Hook, HookError, short_type_name};
+use super::{Hook, HookError, short_type_name};
+use crate::future::{BoxFuture, ready};
 use crate::state::State;
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -140,7 +141,7 @@ impl Hook for FunctionHook {
     fn run_async<'a>(&'a self, state: &'a mut State) -> BoxFuture<'a, Result<(), HookError>> {
         match &self.async_function {
             Some(function) => function(state),
-            None => super::ready(self.run(state)),
+            None => ready(self.run(state)),
         }
     }
 

@@ -39,13 +39,11 @@ pub use function::{FunctionHook, IntoHookResult, async_hook_fn, hook_fn};
 pub use point::{HookPoint, InvalidHookPoint};
 pub use registry::{HookNotAllowed, HookRegistration, Hooks};
 
+pub use crate::future::BoxFuture;
+
+use crate::future::ready;
 use crate::state::State;
 use std::borrow::Cow;
-use std::future::Future;
-use std::pin::Pin;
-
-/// A boxed, sendable future: what the async methods of the extension traits return.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// The error a hook returns. The run fails with it, and names the hook,
 /// the point and the step.
@@ -135,25 +133,6 @@ pub trait Hook: Send + Sync + 'static {
     /// Releases resources on the async path (defaults to [`close`](Hook::close)).
     fn close_async(&self) -> BoxFuture<'_, Result<(), HookError>> {
         Box::pin(std::future::ready(self.close()))
-    }
-}
-
-/// A finished hook call as a future. Success (the common case) is a
-/// zero-sized future, which boxes without allocating.
-pub(crate) fn ready<'a>(result: Result<(), HookError>) -> BoxFuture<'a, Result<(), HookError>> {
-    match result {
-        Ok(()) => Box::pin(ReadyOk),
-        Err(error) => Box::pin(std::future::ready(Err(error))),
-    }
-}
-
-struct ReadyOk;
-
-impl Future for ReadyOk {
-    type Output = Result<(), HookError>;
-
-    fn poll(self: Pin<&mut Self>, _: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
-        std::task::Poll::Ready(Ok(()))
     }
 }
 

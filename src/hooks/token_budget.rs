@@ -5,6 +5,7 @@ use crate::hook::{Hook, HookError, HookPoint};
 use crate::hooks::component::{FromValueError, Init, component, open};
 use crate::message::ChatMessage;
 use crate::state::State;
+use crate::state::keys;
 use serde_json::{Map, Value};
 
 /// Haystack's `TokenBudgetHook` (a `before_llm` hook): when the run's
@@ -97,7 +98,7 @@ impl TokenBudgetHook {
 
 impl Hook for TokenBudgetHook {
     fn run(&self, state: &mut State) -> Result<(), HookError> {
-        let total = match state.data().get("token_usage") {
+        let total = match state.data().get(keys::TOKEN_USAGE) {
             Some(Value::Object(usage)) => Self::total(usage),
             _ => 0,
         };
@@ -107,7 +108,7 @@ impl Hook for TokenBudgetHook {
                 self.max_total_tokens,
                 total
             );
-            state.set("stop_run", Value::from("token_budget_exceeded"))?;
+            state.set(keys::STOP_RUN, Value::from("token_budget_exceeded"))?;
             if self.add_final_message {
                 state.append_messages(vec![ChatMessage::from_assistant(
                     "The Agent stopped because the token budget was exceeded.",

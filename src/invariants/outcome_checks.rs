@@ -3,6 +3,7 @@
 use super::view::{MODEL_REASONS, View, event_point};
 use super::{Invariant, Violation};
 use crate::replay::{Outcome, TraceEvent};
+use crate::state::keys;
 use serde_json::Value;
 
 pub(super) fn check(view: &View<'_>) -> Vec<Violation> {
@@ -101,7 +102,7 @@ fn after_run_once_unless_failed(view: &View<'_>, found: &mut Vec<Violation>) {
 /// name `tool_call_counts` holds) names a tool that ran without error
 /// since the step's LLM call.
 fn removed_tool_calls_do_not_run(view: &View<'_>, found: &mut Vec<Violation>) {
-    let Some(Value::Object(counts)) = view.field("tool_call_counts") else {
+    let Some(Value::Object(counts)) = view.field(keys::TOOL_CALL_COUNTS) else {
         return;
     };
     for (tool, ran) in view.tool_events() {
@@ -215,7 +216,7 @@ fn step_count_is_llm_calls(view: &View<'_>, found: &mut Vec<Violation>) {
 
 pub(super) fn step_count_matches(view: &View<'_>, found: &mut Vec<Violation>) {
     let calls = view.llm_calls() as i64;
-    let step_count = view.field("step_count").cloned().unwrap_or(Value::Null);
+    let step_count = view.field(keys::STEP_COUNT).cloned().unwrap_or(Value::Null);
     if step_count.as_i64() != Some(calls) {
         found.push(violation(
             view,
@@ -231,7 +232,10 @@ fn exit_reason_is_known(view: &View<'_>, found: &mut Vec<Violation>) {
     if !view.succeeded() {
         return;
     }
-    let reason = view.field("exit_reason").cloned().unwrap_or(Value::Null);
+    let reason = view
+        .field(keys::EXIT_REASON)
+        .cloned()
+        .unwrap_or(Value::Null);
     if !reason.is_string() {
         found.push(violation(
             view,
@@ -288,7 +292,7 @@ fn continue_run_is_consumed(view: &View<'_>, found: &mut Vec<Violation>) {
         if *continues
             && last
             && !view.ended_at_max_steps()
-            && view.field("exit_reason") == Some(reason)
+            && view.field(keys::EXIT_REASON) == Some(reason)
         {
             found.push(violation(
                 view,

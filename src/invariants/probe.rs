@@ -7,6 +7,7 @@ use crate::hook::HookPoint;
 use crate::observe::{Event, Observer};
 use crate::scenario::{Action, HookEntry, Scenario};
 use crate::state::State;
+use crate::state::keys;
 use crate::value::json_eq;
 use serde_json::Value;
 
@@ -127,7 +128,7 @@ pub struct RunProbe {
 fn counts(state: &State) -> Value {
     state
         .data()
-        .get("tool_call_counts")
+        .get(keys::TOOL_CALL_COUNTS)
         .cloned()
         .unwrap_or(Value::Null)
 }
@@ -226,7 +227,7 @@ fn leaves_continue_run(scenario: &Scenario) -> bool {
                 match entry {
                     HookEntry::Declarative { actions, .. } => actions.iter().any(|a| {
                         matches!(a, Action::ContinueRun(true))
-                            || matches!(a, Action::Set(m) | Action::Replace(m) if m.contains_key("continue_run"))
+                            || matches!(a, Action::Set(m) | Action::Replace(m) if m.contains_key(keys::CONTINUE_RUN))
                     }),
                     _ => false,
                 }
@@ -315,7 +316,7 @@ impl Observer for RunProbe {
                 self.continue_run_at_finish = Some(
                     state
                         .data()
-                        .get("continue_run")
+                        .get(keys::CONTINUE_RUN)
                         .cloned()
                         .unwrap_or(Value::Null),
                 );

@@ -191,7 +191,7 @@ fn after_run_once(
 /// Counts of declared tools equal their executed calls; an executed call
 /// is still in the history when no hook rewrites the history.
 fn removed_tool_calls(view: &View<'_>, scenario: &Scenario, found: &mut Vec<Violation>) {
-    let Some(Value::Object(counts)) = view.field("tool_call_counts") else {
+    let Some(Value::Object(counts)) = view.field(keys::TOOL_CALL_COUNTS) else {
         return;
     };
     let ran = view.tool_events();
@@ -216,7 +216,7 @@ fn removed_tool_calls(view: &View<'_>, scenario: &Scenario, found: &mut Vec<Viol
     if rewrites_history(scenario) {
         return;
     }
-    let Some(Value::Array(messages)) = view.field("messages") else {
+    let Some(Value::Array(messages)) = view.field(keys::MESSAGES) else {
         return;
     };
     let ids: Vec<&str> = messages.iter().flat_map(call_ids).collect();
@@ -254,7 +254,7 @@ fn rewrites_history(scenario: &Scenario) -> bool {
     let replaces = scenario
         .agent
         .state_schema
-        .get("messages")
+        .get(keys::MESSAGES)
         .is_some_and(|entry| entry.handler == Some(HandlerKind::ReplaceValues));
     if replaces {
         return true;
@@ -264,7 +264,7 @@ fn rewrites_history(scenario: &Scenario) -> bool {
         matches!(
             action,
             Action::PrependMessages(_) | Action::ReplaceMessages(_)
-        ) || sets_key(action, "messages")
+        ) || sets_key(action, keys::MESSAGES)
     })
 }
 
@@ -323,8 +323,8 @@ fn step_count(view: &View<'_>, scenario: &Scenario, found: &mut Vec<Violation>) 
         return;
     }
     let all: Vec<&str> = HookPoint::ALL[..5].iter().map(|p| p.as_str()).collect();
-    let no_writer = !may_do(scenario, &all, |a| sets_key(a, "step_count"));
-    let no_resume = !may_do(scenario, &["before_run"], |a| sets_key(a, "step_count"));
+    let no_writer = !may_do(scenario, &all, |a| sets_key(a, keys::STEP_COUNT));
+    let no_resume = !may_do(scenario, &["before_run"], |a| sets_key(a, keys::STEP_COUNT));
     let exit_ending = view
         .ending_exit()
         .is_some_and(|(_, reason)| Some(reason) == view.exit_reason());
@@ -346,7 +346,7 @@ fn stop_values(scenario: &Scenario) -> Option<Vec<&str>> {
                 match action {
                     Action::StopRun(Some(value)) => values.push(value.as_str()),
                     Action::Set(map) | Action::Replace(map) => {
-                        if let Some(StateValue::Value(value)) = map.get("stop_run") {
+                        if let Some(StateValue::Value(value)) = map.get(keys::STOP_RUN) {
                             values.extend(value.as_str());
                         }
                     }
@@ -415,7 +415,7 @@ fn continue_run(view: &View<'_>, scenario: &Scenario, found: &mut Vec<Violation>
 }
 
 fn token_usage(view: &View<'_>, scenario: &Scenario, found: &mut Vec<Violation>) {
-    let Some(actual) = view.field("token_usage") else {
+    let Some(actual) = view.field(keys::TOKEN_USAGE) else {
         return;
     };
     let consumed = scenario.model.iter().take(view.llm_calls());

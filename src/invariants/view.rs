@@ -2,6 +2,7 @@
 //! trace cut into blocks of hook events.
 
 use crate::replay::{Outcome, TraceEvent};
+use crate::state::keys;
 use serde_json::{Map, Value};
 
 /// The reasons a model exit gives.
@@ -92,7 +93,7 @@ impl<'a> View<'a> {
     }
 
     pub fn exit_reason(&self) -> Option<&'a str> {
-        self.field("exit_reason").and_then(Value::as_str)
+        self.field(keys::EXIT_REASON).and_then(Value::as_str)
     }
 
     /// How many chat-generator calls the trace shows.

@@ -10,6 +10,7 @@ use crate::hook::{Hook, HookPoint};
 use crate::message::ChatMessage;
 use crate::scenario::{HandlerKind, HookEntry, Scenario, ValueKind};
 use crate::scripted::{ScriptedChatGenerator, ScriptedTool};
+use crate::state::keys;
 use crate::state::{Handler, HookContext, StateSchema, ValueType};
 use crate::tool::ToolSpec;
 use indexmap::IndexMap;
@@ -174,7 +175,7 @@ fn schema(scenario: &Scenario) -> StateSchema {
     let mut schema = StateSchema::new();
     for (key, entry) in &scenario.agent.state_schema {
         let ty = match entry.ty {
-            ValueKind::List if key == "messages" => ValueType::ChatMessages,
+            ValueKind::List if key == keys::MESSAGES => ValueType::ChatMessages,
             ValueKind::List => ValueType::List,
             ValueKind::Str => ValueType::Str,
             ValueKind::Int => ValueType::Int,

@@ -7,6 +7,7 @@ use crate::scenario::{
     Action, LastMessageCondition, ResultRewrite, Role, StateValue, StepCountCondition,
     ToolSelection, When,
 };
+use crate::state::keys;
 use crate::state::{Handler, State};
 use crate::value::json_eq;
 use serde_json::Value;
@@ -41,7 +42,7 @@ impl DeclarativeHook {
     fn holds(&self, state: &State) -> bool {
         let when = &self.when;
         if let Some(condition) = &when.step_count {
-            let Some(step) = state.data().get("step_count").and_then(Value::as_f64) else {
+            let Some(step) = state.data().get(keys::STEP_COUNT).and_then(Value::as_f64) else {
                 return false;
             };
             let ok = match condition {
@@ -56,7 +57,7 @@ impl DeclarativeHook {
         }
         if let Some(reason) = &when.exit_reason {
             if !json_eq(
-                state.data().get("exit_reason").unwrap_or(&Value::Null),
+                state.data().get(keys::EXIT_REASON).unwrap_or(&Value::Null),
                 reason,
             ) {
                 return false;
@@ -127,9 +128,9 @@ impl DeclarativeHook {
                     set_value(state, key, value, Some(&Handler::ReplaceValues))?;
                 }
             }
-            Action::ContinueRun(flag) => state.set("continue_run", Value::Bool(*flag))?,
+            Action::ContinueRun(flag) => state.set(keys::CONTINUE_RUN, Value::Bool(*flag))?,
             Action::StopRun(reason) => state.set(
-                "stop_run",
+                keys::STOP_RUN,
                 reason.clone().map_or(Value::Null, Value::String),
             )?,
             Action::DropToolCalls(selection) => {
@@ -193,7 +194,7 @@ impl DeclarativeHook {
 fn messages_handler(state: &State) -> Handler {
     state
         .schema()
-        .get("messages")
+        .get(keys::MESSAGES)
         .map_or(Handler::MergeLists, |e| e.effective_handler())
 }
 
@@ -204,7 +205,7 @@ fn set_value(
     handler: Option<&Handler>,
 ) -> Result<(), HookError> {
     match value {
-        StateValue::Messages(specs) if key == "messages" => {
+        StateValue::Messages(specs) if key == keys::MESSAGES => {
             let new = convert::messages(specs).map_err(HookError::new)?;
             let handler = handler.cloned().unwrap_or_else(|| messages_handler(state));
             state.set_messages_with(new, &handler)?;

@@ -5,6 +5,7 @@ use super::trace::TraceEvent;
 use crate::message::ChatMessage;
 use crate::pyfmt;
 use crate::scenario::{ExpectedText, Scenario, UnusedReplies};
+use crate::state::keys;
 use crate::value::json_eq;
 use serde_json::{Value, json};
 
@@ -41,11 +42,17 @@ pub(crate) fn check(
     };
 
     let scalars = [
-        ("exit_reason", expect.exit_reason.clone().map(Value::String)),
-        ("step_count", expect.step_count.map(Value::from)),
-        ("token_usage", expect.token_usage.clone().map(Value::Object)),
         (
-            "tool_call_counts",
+            keys::EXIT_REASON,
+            expect.exit_reason.clone().map(Value::String),
+        ),
+        (keys::STEP_COUNT, expect.step_count.map(Value::from)),
+        (
+            keys::TOKEN_USAGE,
+            expect.token_usage.clone().map(Value::Object),
+        ),
+        (
+            keys::TOOL_CALL_COUNTS,
             expect.tool_call_counts.as_ref().map(|m| {
                 Value::Object(
                     m.iter()
@@ -96,7 +103,7 @@ pub(crate) fn check(
         if result.is_none() {
             failures.push(Failure::line(format!("message_count: {NO_RESULT}")));
         } else {
-            let count = field("messages").as_array().map_or(0, Vec::len);
+            let count = field(keys::MESSAGES).as_array().map_or(0, Vec::len);
             compare(
                 &mut failures,
                 "message_count",

@@ -51,11 +51,12 @@ pub use declarative::DeclarativeHook;
 pub use outcome::{Failure, Outcome, Status, sorted};
 pub use trace::{TraceEvent, TraceRecorder};
 
-use crate::block_on::block_on;
+use crate::future::block_on;
 use crate::generator::ChatGenerator;
 use crate::hook::Hook;
 use crate::observe::{Event, Observer};
 use crate::scenario::Scenario;
+use crate::state::keys;
 use build::{BuildError, prepare};
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
@@ -272,7 +273,7 @@ impl Observer for Tee<'_, '_> {
 fn result_value(scenario: &Scenario, output: &crate::AgentOutput) -> Value {
     let mut result = Map::new();
     result.insert(
-        "messages".into(),
+        keys::MESSAGES.into(),
         Value::Array(output.messages.iter().map(|m| m.to_value()).collect()),
     );
     result.insert(
@@ -283,10 +284,10 @@ fn result_value(scenario: &Scenario, output: &crate::AgentOutput) -> Value {
             .map_or(Value::Null, |m| m.to_value()),
     );
     for key in [
-        "exit_reason",
-        "step_count",
-        "token_usage",
-        "tool_call_counts",
+        keys::EXIT_REASON,
+        keys::STEP_COUNT,
+        keys::TOKEN_USAGE,
+        keys::TOOL_CALL_COUNTS,
     ] {
         result.insert(
             key.into(),
@@ -297,7 +298,7 @@ fn result_value(scenario: &Scenario, output: &crate::AgentOutput) -> Value {
         .agent
         .state_schema
         .keys()
-        .filter(|k| *k != "messages")
+        .filter(|k| *k != keys::MESSAGES)
         .filter_map(|k| output.data.get(k).map(|v| (k.clone(), v.clone())))
         .collect();
     result.insert("state".into(), Value::Object(state));

@@ -1,6 +1,7 @@
 //! A registered hook shown under the name the scenario gives it.
 
-use crate::hook::{BoxFuture, Hook, HookError, HookPoint};
+use crate::future::BoxFuture;
+use crate::hook::{Hook, HookError, HookPoint};
 use crate::state::State;
 use std::borrow::Cow;
 use std::sync::Arc;

@@ -6,6 +6,7 @@
 
 use crate::observe::{Event, Observer};
 use crate::state::State;
+use crate::state::keys;
 use serde_json::{Map, Value};
 
 /// One event of a run, as the outcome JSON shows it.
@@ -103,7 +104,7 @@ pub struct TraceRecorder {
 fn step(state: &State) -> Value {
     state
         .data()
-        .get("step_count")
+        .get(keys::STEP_COUNT)
         .cloned()
         .unwrap_or(Value::Null)
 }

@@ -35,6 +35,12 @@ pub enum ScenarioErrorKind {
         /// The I/O error's text.
         message: String,
     },
+    /// The path names something other than a regular file: a folder, a
+    /// FIFO, a socket or a device (reading one could block forever).
+    NotAFile {
+        /// What the path names (`a folder`, `a FIFO`, ...).
+        what: &'static str,
+    },
     /// The file name ends neither in `.yaml`/`.yml` nor in `.json`.
     UnsupportedExtension {
         /// The extension found, if any.

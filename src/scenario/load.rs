@@ -51,18 +51,29 @@ impl Scenario {
     /// error, or a value the format does not allow.
     pub fn from_path(path: &Path) -> Result<Scenario, ScenarioError> {
         let origin = path.display().to_string();
-        let Some(format) = Format::from_path(path) else {
-            let extension = path.extension().map(|e| e.to_string_lossy().into_owned());
-            let kind = ScenarioErrorKind::UnsupportedExtension { extension };
-            return Err(ScenarioError::new(kind, &origin));
-        };
-        let bytes = std::fs::read(path).map_err(|e| {
+        let io_error = |e: std::io::Error| {
             let kind = ScenarioErrorKind::Io {
                 kind: e.kind(),
                 message: e.to_string(),
             };
             ScenarioError::new(kind, &origin)
-        })?;
+        };
+        // Before the extension, so that a missing path is reported as
+        // missing; and never open a FIFO or a device, which may block.
+        let metadata = std::fs::metadata(path).map_err(io_error)?;
+        if !metadata.is_file() {
+            let what = not_a_file(&metadata.file_type());
+            return Err(ScenarioError::new(
+                ScenarioErrorKind::NotAFile { what },
+                &origin,
+            ));
+        }
+        let Some(format) = Format::from_path(path) else {
+            let extension = path.extension().map(|e| e.to_string_lossy().into_owned());
+            let kind = ScenarioErrorKind::UnsupportedExtension { extension };
+            return Err(ScenarioError::new(kind, &origin));
+        };
+        let bytes = std::fs::read(path).map_err(io_error)?;
         let text = std::str::from_utf8(&bytes).map_err(|e| {
             let valid = &bytes[..e.valid_up_to()];
             let line = 1 + valid.iter().filter(|&&b| b == b'\n').count();
@@ -105,5 +116,27 @@ fn top_level_name(root: &Node) -> Option<String> {
                 })
         }
         _ => None,
+    }
+}
+
+/// What a path that is not a regular file names, for an error message.
+pub(crate) fn not_a_file(file_type: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if file_type.is_fifo() {
+            return "a FIFO";
+        }
+        if file_type.is_socket() {
+            return "a socket";
+        }
+        if file_type.is_block_device() || file_type.is_char_device() {
+            return "a device";
+        }
+    }
+    if file_type.is_dir() {
+        "a folder"
+    } else {
+        "not a file"
     }
 }

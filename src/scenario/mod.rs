@@ -64,6 +64,7 @@ pub use error::{ScenarioError, ScenarioErrorKind};
 pub use expect::{Expect, ExpectedText, LastMessageExpect, ToolCallExpect, UnusedReplies};
 pub use hook::{HookEntry, ReadyMadeKind};
 pub use load::Format;
+pub(crate) use load::not_a_file;
 pub use message::{MessageSpec, Role};
 pub use model::{FinishReason, ModelReply, ScriptedToolCall};
 pub use run::RunSpec;

@@ -94,7 +94,7 @@ impl State {
 
     pub(crate) fn from_schema(schema: Arc<StateSchema>) -> Self {
         let messages_handler = schema
-            .get("messages")
+            .get(keys::MESSAGES)
             .map_or(Handler::MergeLists, SchemaEntry::effective_handler);
         State {
             messages_handler,
@@ -116,9 +116,9 @@ impl State {
     /// `true` when the key holds a value (a key holding `null` counts).
     pub fn has(&self, key: &str) -> bool {
         match key {
-            "messages" => self.messages.is_some(),
-            "tools" => self.tools.is_some() || self.tools_written.is_some(),
-            "hook_context" => self.hook_context.is_some() || self.hook_context_other.is_some(),
+            keys::MESSAGES => self.messages.is_some(),
+            keys::TOOLS => self.tools.is_some() || self.tools_written.is_some(),
+            keys::HOOK_CONTEXT => self.hook_context.is_some() || self.hook_context_other.is_some(),
             _ => self.data.contains_key(key),
         }
     }
@@ -127,16 +127,16 @@ impl State {
     /// their specs, `hook_context` without its shared objects).
     pub fn get(&self, key: &str) -> Option<Value> {
         match key {
-            "messages" => self
+            keys::MESSAGES => self
                 .messages
                 .as_ref()
                 .map(|m| Value::Array(m.iter().map(ChatMessage::to_value).collect())),
-            "tools" => self.tools_written.clone().or_else(|| {
+            keys::TOOLS => self.tools_written.clone().or_else(|| {
                 self.tools
                     .as_ref()
                     .map(|t| Value::Array(t.iter().map(|tool| tool.spec().to_value()).collect()))
             }),
-            "hook_context" => self.hook_context_other.clone().or_else(|| {
+            keys::HOOK_CONTEXT => self.hook_context_other.clone().or_else(|| {
                 self.hook_context
                     .as_ref()
                     .map(|c| Value::Object(c.to_json()))
@@ -165,20 +165,20 @@ impl State {
     ) -> Result<(), StateError> {
         self.entry(key)?;
         match key {
-            "messages" => {
+            keys::MESSAGES => {
                 let messages = parse_messages(value).map_err(|message| invalid(key, message))?;
                 self.set_messages_with(messages, handler)
             }
             // As in Haystack, a write is kept until the next step refreshes
             // the list, and never changes what the model is offered.
-            "tools" => match handler.apply(self.get(key), value) {
+            keys::TOOLS => match handler.apply(self.get(key), value) {
                 Ok(value) => {
                     self.tools_written = Some(value);
                     Ok(())
                 }
                 Err(message) => Err(invalid(key, message)),
             },
-            "hook_context" => match handler.apply(self.get(key), value) {
+            keys::HOOK_CONTEXT => match handler.apply(self.get(key), value) {
                 Ok(Value::Object(map)) => {
                     self.hook_context = Some(HookContext::from(map));
                     self.hook_context_other = None;
@@ -280,10 +280,10 @@ impl State {
             Handler::Custom { .. } => {
                 let new = Value::Array(new.iter().map(ChatMessage::to_value).collect());
                 let merged = handler
-                    .apply(self.get("messages"), new)
-                    .map_err(|message| invalid("messages", message))?;
+                    .apply(self.get(keys::MESSAGES), new)
+                    .map_err(|message| invalid(keys::MESSAGES, message))?;
                 let merged =
-                    parse_messages(merged).map_err(|message| invalid("messages", message))?;
+                    parse_messages(merged).map_err(|message| invalid(keys::MESSAGES, message))?;
                 self.messages = Some(merged);
             }
         }
@@ -350,18 +350,18 @@ impl State {
 
     /// `step_count` when it holds an integer.
     pub fn step_count(&self) -> Option<i64> {
-        self.data.get("step_count").and_then(Value::as_i64)
+        self.data.get(keys::STEP_COUNT).and_then(Value::as_i64)
     }
 
     /// `exit_reason` (`None` before any exit).
     pub fn exit_reason(&self) -> Option<&Value> {
-        self.data.get("exit_reason").filter(|v| !v.is_null())
+        self.data.get(keys::EXIT_REASON).filter(|v| !v.is_null())
     }
 
     /// `tool_call_counts[tool]`, 0 when absent.
     pub fn tool_call_count(&self, tool: &str) -> i64 {
         self.data
-            .get("tool_call_counts")
+            .get(keys::TOOL_CALL_COUNTS)
             .and_then(|counts| counts.get(tool))
             .and_then(Value::as_i64)
             .unwrap_or(0)
@@ -369,14 +369,15 @@ impl State {
 
     /// Sets `continue_run`.
     pub fn set_continue_run(&mut self, value: bool) {
-        self.data.insert("continue_run".into(), Value::Bool(value));
+        self.data
+            .insert(keys::CONTINUE_RUN.into(), Value::Bool(value));
     }
 
     /// Sets `stop_run`: the run stops at the next stop check, after the
     /// next step's `before_llm` hooks.
     pub fn set_stop_run(&mut self, reason: impl Into<String>) {
         self.data
-            .insert("stop_run".into(), Value::String(reason.into()));
+            .insert(keys::STOP_RUN.into(), Value::String(reason.into()));
     }
 
     pub(crate) fn take_messages(&mut self) -> Option<Vec<ChatMessage>> {
@@ -421,9 +422,9 @@ fn parse_messages(value: Value) -> Result<Vec<ChatMessage>, String> {
 }
 
 pub(crate) fn with_messages_key(mut schema: StateSchema) -> StateSchema {
-    if !schema.contains("messages") {
+    if !schema.contains(keys::MESSAGES) {
         schema.insert(
-            "messages",
+            keys::MESSAGES,
             SchemaEntry {
                 ty: ValueType::ChatMessages,
                 handler: Some(Handler::MergeLists),
@@ -494,7 +495,7 @@ mod tests {
         let mut s = state();
         s.append_messages(vec![ChatMessage::from_user("a")])
             .unwrap();
-        s.set("messages", ChatMessage::from_system("b").to_value())
+        s.set(keys::MESSAGES, ChatMessage::from_system("b").to_value())
             .unwrap();
         assert_eq!(s.messages().len(), 2);
         assert_eq!(s.messages()[1].text(), Some("b"));
@@ -503,7 +504,7 @@ mod tests {
     #[test]
     fn a_messages_key_redefined_with_replace_values_replaces_on_every_append() {
         let schema = StateSchema::new().key_with_handler(
-            "messages",
+            keys::MESSAGES,
             ValueType::ChatMessages,
             Handler::ReplaceValues,
         );

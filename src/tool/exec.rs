@@ -1,8 +1,8 @@
 //! Running one step's pending tool calls, by Haystack's rules.
 
+use super::exec_error::ExecError;
 use super::schedule::{schedule, state_io};
 use super::{Tool, ToolError, ToolErrorKind, ToolInvocation};
-use crate::agent::AgentError;
 use crate::message::{ChatMessage, ToolCall};
 use crate::pyfmt;
 use crate::state::State;
@@ -43,7 +43,7 @@ pub(crate) async fn execute_tool_calls(
     ordinals: &mut [usize],
     executed: &mut Vec<ExecutedCall>,
     options: &ExecOptions,
-) -> Result<ToolBatchReport, AgentError> {
+) -> Result<ToolBatchReport, ExecError> {
     let mut report = ToolBatchReport::default();
     if pending.is_empty() {
         return Ok(report);
@@ -83,7 +83,7 @@ pub(crate) async fn execute_tool_calls(
                         .join(", ")
                 );
                 if options.raise_on_failure {
-                    return Err(AgentError::ToolNotFound { message });
+                    return Err(ExecError::NotFound { message });
                 }
                 report
                     .messages
@@ -162,7 +162,7 @@ async fn execute_one(
     next_ordinal: &mut usize,
     executed: &mut Vec<ExecutedCall>,
     options: &ExecOptions,
-) -> Result<ToolBatchReport, AgentError> {
+) -> Result<ToolBatchReport, ExecError> {
     let name = &tool.spec().name;
     let ordinal = *next_ordinal;
     *next_ordinal += 1;
@@ -355,7 +355,7 @@ fn finalize(
     outcome: Result<Value, ToolError>,
     state: &mut State,
     options: &ExecOptions,
-) -> Result<ChatMessage, AgentError> {
+) -> Result<ChatMessage, ExecError> {
     let name = &job.tool.spec().name;
     let value = match outcome {
         Ok(value) => value,
@@ -370,7 +370,7 @@ fn finalize(
                 ),
             };
             if options.raise_on_failure {
-                return Err(AgentError::ToolInvocation { message });
+                return Err(ExecError::Invocation { message });
             }
             return Ok(ChatMessage::from_tool(message, job.call.clone(), true));
         }
@@ -388,7 +388,7 @@ fn finalize(
                 Some(handler) => state.set_with(state_key, merged, handler),
                 None => state.set(state_key, merged),
             };
-            outcome.map_err(|e| AgentError::StateMerge {
+            outcome.map_err(|e| ExecError::StateMerge {
                 message: format!("Tool '{name}': failed to merge outputs into state. {e}"),
             })?;
         }
@@ -400,8 +400,8 @@ fn finalize(
     Ok(ChatMessage::from_tool(text, job.call.clone(), false))
 }
 
-fn fatal(tool: &str, error: ToolError) -> AgentError {
-    AgentError::ToolFatal {
+fn fatal(tool: &str, error: ToolError) -> ExecError {
+    ExecError::Fatal {
         tool: tool.to_owned(),
         message: error.message().to_owned(),
     }

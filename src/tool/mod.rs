@@ -18,6 +18,7 @@
 //! ```
 
 mod exec;
+mod exec_error;
 mod function;
 mod schedule;
 mod spec;
@@ -25,9 +26,10 @@ mod spec;
 pub use function::{FunctionTool, tool_fn};
 pub use spec::{StateOutput, ToolSpec};
 
-pub(crate) use exec::{ExecOptions, ToolBatchReport, execute_tool_calls};
+pub(crate) use exec::{ExecOptions, ExecutedCall, execute_tool_calls};
+pub(crate) use exec_error::ExecError;
 
-use crate::hook::BoxFuture;
+use crate::future::BoxFuture;
 use crate::message::ToolCall;
 use crate::state::State;
 use serde_json::{Map, Value};

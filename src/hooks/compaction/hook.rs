@@ -3,10 +3,12 @@
 use super::counter::{ApproximateTokenCounter, TokenCounter, counter_from_value, py_number};
 use super::landmarks::last_assistant_index;
 use super::{Compacted, Compactor, compactor_from_value};
-use crate::hook::{BoxFuture, Hook, HookError, HookPoint};
+use crate::future::BoxFuture;
+use crate::hook::{Hook, HookError, HookPoint};
 use crate::hooks::component::{FromValueError, Init, component, format_error, open};
 use crate::message::ChatMessage;
 use crate::state::State;
+use crate::state::keys;
 use serde_json::{Map, Number, Value};
 use std::sync::Arc;
 
@@ -277,7 +279,7 @@ impl CompactionHook {
             } else {
                 Value::Number(float(tokens))
             };
-            state.set("context_tokens", value)?;
+            state.set(keys::CONTEXT_TOKENS, value)?;
         }
         tracing::debug!(
             "Compacted the Agent's conversation at step {} from {before} to {after} messages, targeting {} tokens.",
@@ -304,7 +306,7 @@ fn context_tokens(
     has_assistant: bool,
     compact_at: &Number,
 ) -> Result<f64, HookError> {
-    let value = match state.data().get("context_tokens") {
+    let value = match state.data().get(keys::CONTEXT_TOKENS) {
         None => return Ok(0.0),
         Some(value) => value,
     };

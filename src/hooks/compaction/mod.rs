@@ -46,7 +46,7 @@ pub use scripted_summarizer::{ScriptedSummarizer, SummaryReply};
 pub use sliding_window::SlidingWindowCompactor;
 pub use summarization::SummarizationCompactor;
 
-use crate::hook::BoxFuture;
+use crate::future::BoxFuture;
 use crate::hooks::component::{FromValueError, component, format_error, type_of};
 use crate::message::ChatMessage;
 use serde_json::{Map, Value};

@@ -8,8 +8,8 @@ use super::landmarks::{
 };
 use super::scripted_summarizer::ScriptedSummarizer;
 use super::{Compacted, CompactionError, Compactor, marker};
+use crate::future::BoxFuture;
 use crate::generator::{ChatGenerator, ChatRequest, GeneratorError};
-use crate::hook::BoxFuture;
 use crate::hooks::component::{FromValueError, component, format_error, open, type_of};
 use crate::message::{ChatMessage, ContentPart};
 use crate::pyfmt::{float_repr, repr};
@@ -467,7 +467,7 @@ impl Compactor for SummarizationCompactor {
         target_tokens: i64,
         counter: &dyn TokenCounter,
     ) -> Compacted {
-        crate::block_on::block_on(self.compact_with(messages, target_tokens, counter, false))
+        crate::future::block_on(self.compact_with(messages, target_tokens, counter, false))
     }
 
     fn compact_async<'a>(

@@ -6,7 +6,8 @@ use super::strategy::{
     confirmation_strategy_from_value, py_format,
 };
 use super::ui::ConfirmationRequest;
-use crate::hook::{BoxFuture, Hook, HookError, HookPoint};
+use crate::future::BoxFuture;
+use crate::hook::{Hook, HookError, HookPoint};
 use crate::hooks::component::{FromValueError, Init, component, open};
 use crate::hooks::tool_keys::{ToolKey, lookup};
 use crate::message::{ChatMessage, ChatRole, ContentPart, ToolCall};

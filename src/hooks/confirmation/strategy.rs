@@ -4,7 +4,8 @@
 use super::decision::ToolExecutionDecision;
 use super::policy::{ConfirmationPolicy, confirmation_policy_from_value};
 use super::ui::{ConfirmationRequest, ConfirmationUI, confirmation_ui_from_value};
-use crate::hook::{BoxFuture, HookError};
+use crate::future::BoxFuture;
+use crate::hook::HookError;
 use crate::hooks::component::{FromValueError, component, format_error, open, type_of};
 use crate::state::HookContext;
 use serde_json::{Map, Value};

@@ -9,6 +9,7 @@ use crate::hooks::component::{FromValueError, Init, component, open};
 use crate::hooks::tool_keys::{ToolKey, lookup};
 use crate::message::ChatMessage;
 use crate::state::State;
+use crate::state::keys;
 use crate::value::truthy;
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -153,7 +154,7 @@ impl ToolResultOffloadHook {
         if !policy.should_offload(tool_name, &payload, state) {
             return None;
         }
-        let step = match state.data().get("step_count") {
+        let step = match state.data().get(keys::STEP_COUNT) {
             None => "0".to_owned(),
             Some(Value::String(s)) => s.clone(),
             Some(other) => crate::pyfmt::repr(other),

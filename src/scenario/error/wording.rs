@@ -78,6 +78,10 @@ impl ScenarioError {
                 "cannot read the scenario file: {}",
                 lowercase_first(message)
             ),
+            K::NotAFile { what } => write!(
+                f,
+                "not a regular file ({what}); pass scenario files, or folders to search for them"
+            ),
             K::UnsupportedExtension { extension } => {
                 let found = match extension {
                     Some(ext) => format!("`.{ext}`"),

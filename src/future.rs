@@ -1,0 +1,67 @@
+//! Futures: the boxed future the extension traits return, and the driver
+//! of sync runs.
+//!
+//! The loop is written once, as an async function; a sync run polls it with
+//! [`block_on`]. On the sync path every hook, generator and tool call is a
+//! plain function call, so the future completes on its first poll; the
+//! parking waker only matters if a user's sync code returns a future that is
+//! not ready.
+//!
+//! Hooks, tools, generators and State all depend on this module, and it on
+//! none of them.
+
+use std::future::Future;
+use std::marker::PhantomData;
+use std::pin::{Pin, pin};
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
+use std::thread::Thread;
+
+/// A boxed, sendable future: what the async methods of the extension traits
+/// ([`Hook`](crate::Hook), [`Tool`](crate::Tool),
+/// [`ChatGenerator`](crate::ChatGenerator)) return.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// A finished call as a future. Success (the common case) is a zero-sized
+/// future, which boxes without allocating.
+pub(crate) fn ready<'a, E: Send + 'a>(result: Result<(), E>) -> BoxFuture<'a, Result<(), E>> {
+    match result {
+        Ok(()) => Box::pin(ReadyOk(PhantomData)),
+        Err(error) => Box::pin(std::future::ready(Err(error))),
+    }
+}
+
+/// `Ok(())`, ready at the first poll; zero-sized whatever `E` is.
+struct ReadyOk<E>(PhantomData<fn() -> E>);
+
+impl<E> Future for ReadyOk<E> {
+    type Output = Result<(), E>;
+
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Self::Output> {
+        Poll::Ready(Ok(()))
+    }
+}
+
+struct ThreadWaker(Thread);
+
+impl Wake for ThreadWaker {
+    fn wake(self: Arc<Self>) {
+        self.0.unpark();
+    }
+
+    fn wake_by_ref(self: &Arc<Self>) {
+        self.0.unpark();
+    }
+}
+
+pub(crate) fn block_on<F: Future>(future: F) -> F::Output {
+    let mut future = pin!(future);
+    let waker = Waker::from(Arc::new(ThreadWaker(std::thread::current())));
+    let mut context = Context::from_waker(&waker);
+    loop {
+        if let Poll::Ready(output) = future.as_mut().poll(&mut context) {
+            return output;
+        }
+        std::thread::park();
+    }
+}
