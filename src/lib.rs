@@ -101,6 +101,7 @@ pub mod message;
 pub mod observe;
 #[cfg(feature = "http")]
 pub mod openai;
+mod panic;
 mod pyfmt;
 pub mod record;
 pub mod replay;

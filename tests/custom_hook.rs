@@ -45,3 +45,21 @@ fn a_scenario_naming_an_unregistered_custom_hook_says_how_to_register_it() {
         )
     );
 }
+
+#[test]
+fn a_panic_in_a_custom_generator_is_that_scenarios_error_and_the_next_run_goes_on() {
+    let replay = Replay::new().custom_hook("require_citation", RequireCitation::default());
+    let panicking = std::sync::Arc::new(hookharness::generator_fn(|_request| {
+        panic!("the model client is broken")
+    }));
+    let outcome = replay.run_with_generator(&scenario(), panicking);
+    assert_eq!(outcome.status, hookharness::replay::Status::Error);
+    let error = outcome.error.as_deref().unwrap_or_default();
+    assert!(
+        error.starts_with(
+            "examples/scenarios/require_citation.yaml: the run panicked: the model client is broken; "
+        ),
+        "{error}"
+    );
+    assert!(replay.run(&scenario()).passed());
+}

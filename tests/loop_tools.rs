@@ -655,3 +655,42 @@ fn a_message_a_tool_merges_into_messages_lands_after_the_call_and_before_the_res
     assert_eq!(roles, ["user", "assistant", "system", "tool", "assistant"]);
     assert_eq!(output.messages[2].text(), Some("remembered"));
 }
+
+// ---- panics ----------------------------------------------------------------
+
+fn panicking_tool(name: &str) -> impl Tool {
+    tool_fn(ToolSpec::new(name), |_| panic!("the index is corrupt"))
+}
+
+fn assert_tool_panic_ends_the_run(result: Result<hookharness::AgentOutput, AgentError>) {
+    match result {
+        Err(AgentError::ToolFatal { tool, message, .. }) => {
+            assert_eq!(tool, "boom");
+            assert_eq!(message, "the tool `boom` panicked: the index is corrupt");
+        }
+        other => panic!("expected the tool's panic as its fatal error, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_tool_that_panics_ends_the_run_with_its_panic_as_the_error() {
+    // Alone, and beside other calls of the same batch on the thread pool.
+    for replies in [calls(&["boom"]), calls(&["a", "boom", "a"])] {
+        let agent = agent([replies, text("done")])
+            .tool(ok_tool("a"))
+            .tool(panicking_tool("boom"))
+            .build()
+            .unwrap();
+        assert_tool_panic_ends_the_run(run(&agent));
+    }
+}
+
+#[tokio::test]
+async fn a_tool_that_panics_ends_the_run_with_its_panic_as_the_error_on_the_async_path() {
+    let agent = agent([calls(&["a", "boom"]), text("done")])
+        .tool(ok_tool("a"))
+        .tool(panicking_tool("boom"))
+        .build()
+        .unwrap();
+    assert_tool_panic_ends_the_run(agent.run_async(user("go"), RunOptions::new()).await);
+}

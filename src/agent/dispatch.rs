@@ -136,10 +136,5 @@ fn hook_span(point: HookPoint, hook: &dyn Hook) -> tracing::Span {
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    let text = payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a non-string panic payload".into());
-    format!("the hook panicked: {text}")
+    format!("the hook panicked: {}", crate::panic::payload_text(payload))
 }

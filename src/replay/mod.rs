@@ -167,7 +167,35 @@ impl Replay {
         self.run_with_file(scenario, &file, None, Some(generator))
     }
 
+    /// Runs one scenario; a panic anywhere in it (a custom hook, tool or
+    /// generator, or a bug in the harness) is this scenario's error, so a
+    /// run over many files still reports every other one.
     fn run_with_file(
+        &self,
+        scenario: &Scenario,
+        file: &str,
+        extra: Option<&mut dyn Observer>,
+        generator: Option<Arc<dyn ChatGenerator>>,
+    ) -> Outcome {
+        let guarded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.run_unguarded(scenario, file, extra, generator)
+        }));
+        guarded.unwrap_or_else(|payload| Outcome {
+            scenario: scenario.name.clone(),
+            file: file.to_owned(),
+            status: Status::Error,
+            failures: Vec::new(),
+            error: Some(format!(
+                "{file}: the run panicked: {}; this is a bug in a custom hook, tool or \
+                 generator, or in hookharness: report it with this scenario",
+                crate::panic::payload_text(payload.as_ref())
+            )),
+            result: None,
+            trace: Vec::new(),
+        })
+    }
+
+    fn run_unguarded(
         &self,
         scenario: &Scenario,
         file: &str,
