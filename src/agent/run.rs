@@ -5,6 +5,7 @@
 //! One body for both paths means the sync and async loops cannot drift.
 
 use super::exit::{model_exit_reason, tool_exit};
+use super::select::select_tools;
 use super::usage::{record_context_tokens, record_llm_usage};
 use super::{Agent, AgentError, AgentOutput, RunOptions};
 use crate::generator::ChatRequest;
@@ -20,6 +21,8 @@ use tracing::Instrument;
 
 pub(super) struct Run<'a, 'o> {
     pub(super) agent: &'a Agent,
+    /// The tools of this run (all configured ones, or those selected by name).
+    pub(super) tools: Arc<[Arc<dyn Tool>]>,
     pub(super) state: State,
     /// The loop's counter: `step_count` as Python reads it after the
     /// `before_run` hooks (an int, or a float or bool a hook left there).
@@ -39,13 +42,15 @@ pub(super) async fn run(
     is_async: bool,
 ) -> Result<AgentOutput, AgentError> {
     warm_up(agent, is_async).await?;
-    let state = initial_state(agent, messages, options)?;
+    let tools = select_tools(&agent.tools, options.tools.as_deref())?;
+    let state = initial_state(agent, &tools, messages, options)?;
     let mut run = Run {
         agent,
+        ordinals: vec![0; tools.len()],
+        tools,
         state,
         counter: Value::from(0),
         llm_calls: 0,
-        ordinals: vec![0; agent.tools.len()],
         observer,
         is_async,
     };
@@ -83,6 +88,7 @@ async fn warm_up(agent: &Agent, is_async: bool) -> Result<(), AgentError> {
 /// Haystack's run initialisation, in its order of keys.
 fn initial_state(
     agent: &Agent,
+    tools: &Arc<[Arc<dyn Tool>]>,
     messages: Vec<ChatMessage>,
     options: RunOptions,
 ) -> Result<State, AgentError> {
@@ -116,8 +122,7 @@ fn initial_state(
     data.insert(
         keys::TOOL_CALL_COUNTS.into(),
         Value::Object(
-            agent
-                .tools
+            tools
                 .iter()
                 .map(|t| (t.spec().name.clone(), Value::from(0)))
                 .collect(),
@@ -125,7 +130,7 @@ fn initial_state(
     );
     data.insert(keys::EXIT_REASON.into(), Value::Null);
     data.insert(keys::CONTINUE_RUN.into(), Value::Bool(false));
-    state.set_tools(agent.tools.clone());
+    state.set_tools(tools.clone());
     state.set_hook_context(options.hook_context);
     Ok(state)
 }
@@ -175,7 +180,7 @@ impl Run<'_, '_> {
 
     /// One step; `Ok(false)` ends the loop.
     async fn step(&mut self) -> Result<bool, AgentError> {
-        let tools = self.agent.tools.clone();
+        let tools = self.tools.clone();
         check_duplicate_names(&tools)?;
         self.state.set_tools(tools.clone());
         self.run_hooks(HookPoint::BeforeLlm).await?;

@@ -231,6 +231,20 @@ fn write_json_str(out: &mut String, text: &str, ascii: bool) {
     out.push('"');
 }
 
+/// `repr(set_of_str)`, the items in the order given (Python's own order
+/// varies from process to process; callers pass them sorted). An empty set
+/// is `set()`.
+pub(crate) fn set_of_strings<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
+    let items: Vec<String> = items
+        .into_iter()
+        .map(|item| repr(&Value::String(item.to_owned())))
+        .collect();
+    if items.is_empty() {
+        return "set()".to_owned();
+    }
+    format!("{{{}}}", items.join(", "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

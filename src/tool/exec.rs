@@ -1,6 +1,7 @@
 //! Running one step's pending tool calls, by Haystack's rules.
 
 use super::exec_error::ExecError;
+use super::output;
 use super::schedule::{schedule, state_io};
 use super::{Tool, ToolError, ToolErrorKind, ToolInvocation};
 use crate::message::{ChatMessage, ToolCall};
@@ -393,9 +394,11 @@ fn finalize(
             return Ok(ChatMessage::from_tool(message, job.call.clone(), true));
         }
     };
+    let spec = job.tool.spec();
     if let Value::Object(result) = &value {
-        for (state_key, output) in &job.tool.spec().outputs_to_state {
-            let merged = match &output.source {
+        for (state_key, output) in &spec.outputs_to_state {
+            // As Haystack: an empty `source` is no source.
+            let merged = match output.source.as_deref().filter(|s| !s.is_empty()) {
                 Some(source) => match result.get(source) {
                     Some(v) => v.clone(),
                     None => continue,
@@ -411,9 +414,10 @@ fn finalize(
             })?;
         }
     }
-    let text = match value {
-        Value::String(text) => text,
-        other => pyfmt::json_dumps(&other),
+    let text = match (&spec.outputs_to_string, value) {
+        (Some(config), value) => config.render(&value),
+        (None, Value::String(text)) => text,
+        (None, other) => output::result_to_string(&other),
     };
     Ok(ChatMessage::from_tool(text, job.call.clone(), false))
 }
