@@ -142,36 +142,15 @@ impl Visit for Line {
         if !self.fields.is_empty() {
             self.fields.push_str(", ");
         }
-        let _ = write!(self.fields, "{}={}", field.name(), elide(&text));
+        let _ = write!(
+            self.fields,
+            "{}={}",
+            field.name(),
+            crate::elide::elide(&text, SHOWN_CHARS)
+        );
     }
 
     fn record_str(&mut self, field: &Field, value: &str) {
         self.record_debug(field, &format_args!("{value}"));
-    }
-}
-
-/// `text`, cut to [`SHOWN_CHARS`] characters with the count of the rest.
-fn elide(text: &str) -> String {
-    match text.char_indices().nth(SHOWN_CHARS) {
-        None => text.to_owned(),
-        Some((at, _)) => {
-            let rest = text[at..].chars().count();
-            format!("{}... ({rest} more characters)", &text[..at])
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn long_values_are_cut_with_the_count_of_what_was_left_out() {
-        assert_eq!(elide("short"), "short");
-        let long = "é".repeat(SHOWN_CHARS + 5);
-        assert_eq!(
-            elide(&long),
-            format!("{}... (5 more characters)", "é".repeat(SHOWN_CHARS))
-        );
     }
 }
