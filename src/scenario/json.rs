@@ -17,7 +17,10 @@ pub(crate) fn parse(text: &str, origin: &str) -> Result<Node, ScenarioError> {
     if text.trim().is_empty() {
         return Err(ScenarioError::new(ScenarioErrorKind::Empty, origin).at(1, 1));
     }
-    if let Err(e) = serde_json::from_str::<serde_json::Value>(text) {
+    // `IgnoredAny` checks the syntax without building a value: no second
+    // tree of the whole file. It does not check number ranges; the scanner
+    // decodes each number and words that error itself.
+    if let Err(e) = serde_json::from_str::<serde::de::IgnoredAny>(text) {
         let message = strip_position(&e.to_string());
         // The text before the error is valid, so the scanner reaches the same
         // place and words these two as the YAML loader does.
@@ -214,6 +217,9 @@ impl Scanner<'_> {
                 Some(b',') => self.bump(),
                 Some(b']') => {
                     self.bump();
+                    // No growth slack kept: the tree lives until the
+                    // scenario is read.
+                    items.shrink_to_fit();
                     return Ok(NodeValue::Seq(items));
                 }
                 _ => return Err(self.unexpected(path)),
@@ -258,6 +264,7 @@ impl Scanner<'_> {
                 Some(b',') => self.bump(),
                 Some(b'}') => {
                     self.bump();
+                    entries.shrink_to_fit();
                     return Ok(NodeValue::Map(entries));
                 }
                 _ => return Err(self.unexpected(path)),
