@@ -92,6 +92,7 @@ pub mod agent;
 pub mod bench;
 #[cfg(feature = "cli")]
 pub mod cli;
+mod elide;
 pub mod future;
 pub mod generator;
 pub mod hook;

@@ -686,3 +686,29 @@ proptest! {
         load_both(&serde_json::to_string_pretty(&value).unwrap());
     }
 }
+
+#[test]
+fn a_megabyte_long_bad_value_or_key_is_cut_in_the_message() {
+    let long = "x".repeat(3_000_000);
+    for (text, format) in [
+        (
+            format!("model: [{{text: hi}}]\nrun: {{messages: [{{role: {long}, text: hi}}]}}\n"),
+            Format::Yaml,
+        ),
+        (
+            format!(r#"{{"model": [{{"text": "hi"}}], "{long}": 1}}"#),
+            Format::Json,
+        ),
+    ] {
+        let error = Scenario::from_str(&text, "long", format)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.len() < 1_000,
+            "{} bytes: {}",
+            error.len(),
+            &error[..200]
+        );
+        assert!(error.contains("... (2999920 more characters)"), "{error}");
+    }
+}

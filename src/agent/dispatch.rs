@@ -108,7 +108,10 @@ impl Run<'_, '_> {
             Some(message) => Err(AgentError::Hook {
                 hook: hook.name().into_owned(),
                 point,
-                step: self.state.step_count().unwrap_or(self.counter),
+                step: self
+                    .state
+                    .step_count()
+                    .unwrap_or_else(|| crate::value::step_number(&self.counter)),
                 message,
                 panicked,
             }),

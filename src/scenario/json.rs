@@ -15,7 +15,7 @@ use super::{Format, MAX_DEPTH};
 /// Parses one JSON value into the tree.
 pub(crate) fn parse(text: &str, origin: &str) -> Result<Node, ScenarioError> {
     if text.trim().is_empty() {
-        return Err(ScenarioError::new(ScenarioErrorKind::Empty, origin));
+        return Err(ScenarioError::new(ScenarioErrorKind::Empty, origin).at(1, 1));
     }
     if let Err(e) = serde_json::from_str::<serde_json::Value>(text) {
         let message = strip_position(&e.to_string());

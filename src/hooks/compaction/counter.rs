@@ -7,7 +7,7 @@
 //! separator) by the tool schemas as `json.dumps(specs, sort_keys=True)`.
 //! Lengths are Python's: code points, after `\uNNNN` escaping in the JSON.
 
-use crate::hooks::component::{FromValueError, component, format_error, open, type_of};
+use crate::hooks::component::{FromValueError, component, format_error, open, shown, type_of};
 use crate::message::{ChatMessage, ContentPart, ToolResult};
 use crate::pyfmt::float_repr;
 use crate::tool::Tool;
@@ -102,8 +102,9 @@ impl ApproximateTokenCounter {
             Some(Value::Number(n)) => n.clone(),
             Some(other) => {
                 return Err(format_error(format!(
-                    "`{}` must be a number, got {other}",
-                    init.at("chars_per_token")
+                    "`{}` must be a number, got {}",
+                    init.at("chars_per_token"),
+                    shown(other)
                 )));
             }
         };

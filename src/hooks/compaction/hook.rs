@@ -5,7 +5,7 @@ use super::landmarks::last_assistant_index;
 use super::{Compacted, Compactor, compactor_from_value};
 use crate::future::BoxFuture;
 use crate::hook::{Hook, HookError, HookPoint};
-use crate::hooks::component::{FromValueError, Init, component, format_error, open};
+use crate::hooks::component::{FromValueError, Init, component, format_error, open, shown};
 use crate::message::ChatMessage;
 use crate::state::State;
 use crate::state::keys;
@@ -165,8 +165,9 @@ impl CompactionHook {
             None => Ok(float(default)),
             Some(Value::Number(n)) => Ok(n.clone()),
             Some(other) => Err(format_error(format!(
-                "`{}` must be a number, got {other}",
-                init.at(key)
+                "`{}` must be a number, got {}",
+                init.at(key),
+                shown(other)
             ))),
         };
         let compact_at = number("compact_at", 0.7);
