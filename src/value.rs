@@ -18,13 +18,16 @@ pub(crate) fn truthy(value: &Value) -> bool {
 /// booleans equal only booleans.
 pub fn json_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {
-        (Value::Number(x), Value::Number(y)) => match (x.as_i64(), y.as_i64()) {
-            (Some(x), Some(y)) => x == y,
-            _ => match (x.as_u64(), y.as_u64()) {
+        (Value::Number(x), Value::Number(y)) => {
+            if x.is_f64() || y.is_f64() {
+                return x.as_f64() == y.as_f64();
+            }
+            match (x.as_i128(), y.as_i128()) {
                 (Some(x), Some(y)) => x == y,
-                _ => x.as_f64() == y.as_f64(),
-            },
-        },
+                // Beyond 128 bits: canonical decimal digits.
+                _ => x.to_string() == y.to_string(),
+            }
+        }
         (Value::Array(x), Value::Array(y)) => {
             x.len() == y.len() && x.iter().zip(y).all(|(x, y)| json_eq(x, y))
         }
@@ -34,6 +37,66 @@ pub fn json_eq(a: &Value, b: &Value) -> bool {
                     .all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
         }
         _ => a == b,
+    }
+}
+
+/// The number a decimal integer or float literal denotes, in the form
+/// Python would write it back: an integer exact at any size (with the
+/// `exact-integers` feature; the nearest float without it), `+` and leading
+/// zeros dropped; a float as the shortest text that reads back to it.
+/// `None` for text that is no number, or a float out of range.
+pub(crate) fn python_number(text: &str) -> Option<serde_json::Number> {
+    let (negative, digits) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+        let digits = match digits.trim_start_matches('0') {
+            "" => "0",
+            trimmed => trimmed,
+        };
+        if let Some(number) = digits
+            .parse::<i128>()
+            .ok()
+            .and_then(|n| serde_json::Number::from_i128(if negative { -n } else { n }))
+        {
+            return Some(number);
+        }
+        let canonical = if negative && digits != "0" {
+            format!("-{digits}")
+        } else {
+            digits.to_owned()
+        };
+        return match canonical.parse::<serde_json::Number>() {
+            // Kept as digits (`exact-integers`), or read as a float.
+            Ok(number) if !number.is_f64() => Some(number),
+            _ => canonical
+                .parse::<f64>()
+                .ok()
+                .and_then(serde_json::Number::from_f64),
+        };
+    }
+    text.parse::<f64>()
+        .ok()
+        .filter(|f| f.is_finite())
+        .and_then(serde_json::Number::from_f64)
+}
+
+/// A value parsed from JSON text with every number in the form Python's
+/// `json.loads` then `json.dumps` gives it (`1.50` is `1.5`, `1E5` is
+/// `100000.0`, `-0` is `0`), so that parsed values compare and render as
+/// in Haystack whatever the text's spelling.
+pub(crate) fn canonical_numbers(value: Value) -> Value {
+    match value {
+        Value::Number(n) => Value::Number(python_number(&n.to_string()).unwrap_or(n)),
+        Value::Array(items) => Value::Array(items.into_iter().map(canonical_numbers).collect()),
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| (k, canonical_numbers(v)))
+                .collect(),
+        ),
+        other => other,
     }
 }
 
@@ -190,6 +253,50 @@ mod tests {
             add_one(&json!({})).unwrap_err(),
             "unsupported operand type(s) for +: 'dict' and 'int'"
         );
+    }
+
+    #[test]
+    fn python_numbers_are_canonical() {
+        assert_eq!(python_number("+007"), Some(7.into()));
+        assert_eq!(python_number("-0"), Some(0.into()));
+        assert_eq!(python_number("1.50").unwrap().to_string(), "1.5");
+        assert_eq!(python_number("1E5").unwrap().to_string(), "100000.0");
+        assert_eq!(python_number("x"), None);
+        assert_eq!(python_number("1e400"), None);
+        assert_eq!(
+            canonical_numbers(serde_json::from_str("[1.50, -0, {\"a\": 2e1}]").unwrap()),
+            json!([1.5, 0, {"a": 20.0}])
+        );
+    }
+
+    #[cfg(feature = "exact-integers")]
+    #[test]
+    fn integers_beyond_64_bits_stay_exact() {
+        let big = python_number("+0100000000000000000000").unwrap();
+        assert_eq!(big.to_string(), "100000000000000000000");
+        assert!(!big.is_f64());
+        let huge = python_number("-1234567890123456789012345678901234567890").unwrap();
+        assert_eq!(
+            huge.to_string(),
+            "-1234567890123456789012345678901234567890"
+        );
+        assert_eq!(
+            add_one(&Value::Number(huge)).unwrap().to_string(),
+            "-1234567890123456789012345678901234567889"
+        );
+        assert_eq!(
+            add_one(&Value::Number(
+                python_number("99999999999999999999999999999999999999999").unwrap()
+            ))
+            .unwrap()
+            .to_string(),
+            "100000000000000000000000000000000000000000"
+        );
+        assert!(json_eq(&Value::Number(big.clone()), &Value::Number(big)));
+        assert!(!json_eq(
+            &Value::Number(python_number("100000000000000000000").unwrap()),
+            &Value::Number(python_number("100000000000000000001").unwrap())
+        ));
     }
 
     #[test]

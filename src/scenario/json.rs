@@ -159,9 +159,11 @@ impl Scanner<'_> {
             self.bump();
         }
         let text = &self.text[start..self.at];
-        serde_json::from_str(text)
+        serde_json::from_str::<serde_json::Number>(text)
+            .ok()
+            .and_then(|n| crate::value::python_number(&n.to_string()))
             .map(NodeValue::Number)
-            .map_err(|_| {
+            .ok_or_else(|| {
                 // serde_json accepted the syntax, so the value is out of range.
                 let kind = ScenarioErrorKind::NonFiniteNumber {
                     text: text.to_owned(),

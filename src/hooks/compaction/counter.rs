@@ -112,7 +112,7 @@ impl ApproximateTokenCounter {
         if chars <= 0.0 {
             return Err(FromValueError::Invalid(format!(
                 "`chars_per_token` must be greater than 0, got {}.",
-                py_number(&raw)
+                crate::pyfmt::number_repr(&raw)
             )));
         }
         Ok(ApproximateTokenCounter {
@@ -120,16 +120,6 @@ impl ApproximateTokenCounter {
             tokens_per_image: init.int("tokens_per_image", 85)?,
             tokens_per_file: init.int("tokens_per_file", 1000)?,
         })
-    }
-}
-
-/// A JSON number as Python prints the int or float it loads as.
-pub(crate) fn py_number(number: &Number) -> String {
-    match (number.as_i64(), number.as_u64(), number.as_f64()) {
-        (Some(i), _, _) => i.to_string(),
-        (_, Some(u), _) => u.to_string(),
-        (_, _, Some(f)) => float_repr(f),
-        _ => number.to_string(),
     }
 }
 

@@ -1,6 +1,6 @@
 //! `CompactionHook`: decides *when* to compact and writes the result back.
 
-use super::counter::{ApproximateTokenCounter, TokenCounter, counter_from_value, py_number};
+use super::counter::{ApproximateTokenCounter, TokenCounter, counter_from_value};
 use super::landmarks::last_assistant_index;
 use super::{Compacted, Compactor, compactor_from_value};
 use crate::future::BoxFuture;
@@ -86,8 +86,8 @@ impl CompactionHook {
                 "`compact_at` and `compact_to` must satisfy 0 < compact_to < compact_at <= 1, got \
                  compact_at={} and compact_to={}. A target at or above the trigger would leave the \
                  conversation over the trigger after compacting, so it would be attempted again every step.",
-                py_number(&compact_at),
-                py_number(&compact_to)
+                crate::pyfmt::number_repr(&compact_at),
+                crate::pyfmt::number_repr(&compact_to)
             ));
         }
         Ok(CompactionHook {

@@ -115,7 +115,7 @@ impl ConsoleIo {
                     new_params.insert(key.clone(), Value::String(answer));
                     break;
                 }
-                match serde_json::from_str::<Value>(&answer) {
+                match serde_json::from_str::<Value>(&answer).map(crate::value::canonical_numbers) {
                     Ok(parsed) => {
                         new_params.insert(key.clone(), parsed);
                         break;
