@@ -7,7 +7,8 @@
 use super::message_tag::{MESSAGE_FILTER, is_py_space};
 use crate::message::ChatMessage;
 use crate::pyfmt;
-use minijinja::value::{Kwargs, Rest, Serde, Value as JinjaValue};
+use indexmap::IndexMap;
+use minijinja::value::{Kwargs, Rest, Value as JinjaValue};
 use minijinja::{Environment, Error, ErrorKind};
 use serde_json::{Map, Value};
 
@@ -212,5 +213,37 @@ pub(super) fn read_messages(rendered: &str) -> Result<Vec<ChatMessage>, String> 
 
 /// The variables of a render, as a template context.
 pub(super) fn context(variables: &Map<String, Value>) -> JinjaValue {
-    JinjaValue::from(Serde(variables))
+    map_to_jinja(variables)
+}
+
+/// A map in its own order (a Python dict keeps insertion order).
+fn map_to_jinja(map: &Map<String, Value>) -> JinjaValue {
+    let map: IndexMap<JinjaValue, JinjaValue> = map
+        .iter()
+        .map(|(key, value)| (JinjaValue::from(key.as_str()), to_jinja(value)))
+        .collect();
+    JinjaValue::from(map)
+}
+
+/// A JSON value as a template value, built by hand: with exact integers a
+/// JSON number serializes as a private map, which a template must not see.
+fn to_jinja(value: &Value) -> JinjaValue {
+    match value {
+        Value::Null => JinjaValue::from(()),
+        Value::Bool(b) => JinjaValue::from(*b),
+        Value::Number(number) => {
+            if let Some(n) = number.as_i64() {
+                JinjaValue::from(n)
+            } else if let Some(n) = number.as_u64() {
+                JinjaValue::from(n)
+            } else if let Ok(n) = number.to_string().parse::<i128>() {
+                JinjaValue::from(n)
+            } else {
+                JinjaValue::from(number.as_f64().unwrap_or(f64::NAN))
+            }
+        }
+        Value::String(text) => JinjaValue::from(text.as_str()),
+        Value::Array(items) => items.iter().map(to_jinja).collect(),
+        Value::Object(map) => map_to_jinja(map),
+    }
 }
