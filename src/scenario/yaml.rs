@@ -162,9 +162,7 @@ impl Builder<'_> {
         at: Pos,
     ) -> Result<(), ScenarioError> {
         let path = self.child_path();
-        if self.expects_key() && style == ScalarStyle::Plain && text == "<<" && tag.is_none() {
-            return Err(self.error(ScenarioErrorKind::MergeKey, &path, at));
-        }
+        // YAML 1.2's core schema has no merge keys: `<<` is an ordinary key.
         let resolved = match tag.as_deref() {
             Some(tag) if is_non_specific(tag) => Ok(NodeValue::String(text.to_owned())),
             Some(tag) => scalar::resolve_tagged(core_suffix(tag), text),
