@@ -103,6 +103,7 @@ pub mod observe;
 #[cfg(feature = "http")]
 pub mod openai;
 mod panic;
+pub mod prompt;
 mod pyfmt;
 pub mod record;
 pub mod replay;

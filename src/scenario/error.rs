@@ -190,6 +190,21 @@ pub enum ScenarioErrorKind {
         /// Every schema key.
         schema_keys: Vec<String>,
     },
+    /// A `run.variables` name that `run.state` also gives.
+    VariableAlsoInState {
+        /// The name.
+        name: String,
+    },
+    /// A `run.variables` name that is a parameter of `Agent.run`.
+    VariableIsRunParameter {
+        /// The name.
+        name: String,
+    },
+    /// `agent.required_variables` is a string other than `"*"`.
+    RequiredVariablesString {
+        /// The string as written.
+        value: String,
+    },
 }
 
 impl ScenarioError {
