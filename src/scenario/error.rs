@@ -79,8 +79,6 @@ pub enum ScenarioErrorKind {
         /// The number as written.
         text: String,
     },
-    /// A YAML merge key (`<<`), which YAML 1.2 does not define.
-    MergeKey,
     /// A map key that is not a string (a number, a boolean, null or a collection).
     NonStringKey {
         /// What the key is, e.g. `an integer`.

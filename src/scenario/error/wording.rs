@@ -126,11 +126,6 @@ write!(
                 self.in_path()
             )
 }
-            K::MergeKey => write!(
-                f,
-                "yaml merge keys (`<<`) are not supported {} (yaml 1.2 has none, and loaders disagree on them); write the keys out",
-                self.in_path()
-            ),
             K::NonStringKey { found, text } => {
                 let shown = match text {
                     Some(t) => format!(" `{}`", cut(t)),
