@@ -7,6 +7,8 @@
 
 mod discover;
 mod explain;
+#[cfg(feature = "proptest")]
+mod generate;
 mod output;
 #[cfg(feature = "http")]
 mod record;
@@ -82,6 +84,10 @@ enum Command {
     /// scenario whose `model` script holds the replies received.
     #[cfg(feature = "http")]
     Record(record::RecordArgs),
+    /// Write scenarios generated over the whole scenario contract (for
+    /// differential testing against Haystack: conformance/fuzz.sh).
+    #[cfg(feature = "proptest")]
+    Generate(generate::GenerateArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -117,6 +123,8 @@ pub fn main() -> std::process::ExitCode {
         Command::Explain { file } => explain(&file),
         #[cfg(feature = "http")]
         Command::Record(args) => record::run(args),
+        #[cfg(feature = "proptest")]
+        Command::Generate(args) => generate::run(args),
     };
     std::process::ExitCode::from(code as u8)
 }

@@ -228,9 +228,16 @@ impl Builder<'_> {
         let Some(frame) = self.stack.pop() else {
             return Ok(());
         };
+        // No growth slack kept: the tree lives until the scenario is read.
         let value = match frame.collection {
-            Collection::Seq(items) => NodeValue::Seq(items),
-            Collection::Map { entries, .. } => NodeValue::Map(entries),
+            Collection::Seq(mut items) => {
+                items.shrink_to_fit();
+                NodeValue::Seq(items)
+            }
+            Collection::Map { mut entries, .. } => {
+                entries.shrink_to_fit();
+                NodeValue::Map(entries)
+            }
         };
         let node = Node {
             value,
