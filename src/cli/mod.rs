@@ -12,15 +12,14 @@ mod generate;
 mod output;
 #[cfg(feature = "http")]
 mod record;
+mod stream;
 
 use crate::replay::{Outcome, Replay};
-use crate::report::{Summary, human_outcome, human_summary, junit};
+use crate::report::Summary;
 use crate::scenario::Scenario;
 use clap::{Parser, Subcommand, ValueEnum};
-use output::{err, errln, out, outln};
-use std::io::{IsTerminal, Write};
+use output::{errln, out, outln};
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
 
 /// The documented exit codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -146,14 +145,14 @@ fn run(paths: &[PathBuf], format: Format, filter: Option<&str>) -> ExitCode {
     let replay = Replay::new();
     let mut outcomes: Vec<Outcome> = Vec::new();
     let mut invalid = false;
-    let started = Instant::now();
-    let progress = std::io::stderr().is_terminal();
+    let mut stream = stream::Stream::new(format);
     for (i, file) in files.iter().enumerate() {
         let outcome = match Scenario::from_path(file) {
             Ok(mut scenario) => {
                 if filter.is_some_and(|f| {
                     !scenario.name.contains(f) && !file.display().to_string().contains(f)
                 }) {
+                    stream.progress(i + 1, files.len());
                     continue;
                 }
                 scenario.file = Some(file.clone());
@@ -164,40 +163,22 @@ fn run(paths: &[PathBuf], format: Format, filter: Option<&str>) -> ExitCode {
             }
             Err(_) => {
                 if filter.is_some_and(|f| !file.display().to_string().contains(f)) {
+                    stream.progress(i + 1, files.len());
                     continue;
                 }
                 invalid = true;
                 replay.run_file(file)
             }
         };
+        stream.outcome(&outcome, i + 1, files.len());
         outcomes.push(outcome);
-        if progress && started.elapsed() > Duration::from_millis(300) {
-            err!("\rrunning scenarios: {}/{}", i + 1, files.len());
-        }
-    }
-    if progress && started.elapsed() > Duration::from_millis(300) {
-        err!("\r\x1b[2K");
     }
     if outcomes.is_empty() {
         errln!("no scenario matches the filter");
         return ExitCode::NoScenarios;
     }
-    let mut stdout = std::io::stdout().lock();
     let summary = Summary::of(&outcomes);
-    let written = match format {
-        Format::Json => outcomes
-            .iter()
-            .try_for_each(|o| writeln!(stdout, "{}", o.to_json_line())),
-        Format::Junit => write!(stdout, "{}", junit(&outcomes)),
-        Format::Human => outcomes
-            .iter()
-            .try_for_each(|o| write!(stdout, "{}", human_outcome(o)))
-            .and_then(|()| writeln!(stdout, "\n{}", human_summary(&summary))),
-    }
-    .and_then(|()| stdout.flush());
-    if let Err(error) = written {
-        output::exit_on_write_error(&error, "stdout");
-    }
+    stream.finish(&outcomes, &summary);
     if invalid {
         ExitCode::Invalid
     } else if summary.failed + summary.errors > 0 {
