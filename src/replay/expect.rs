@@ -22,6 +22,7 @@ pub(crate) fn check(
     last: Option<&ChatMessage>,
     trace: &[TraceEvent],
     error: Option<&str>,
+    streamed: &[Value],
 ) -> Vec<Failure> {
     let expect = &scenario.expect;
     let mut failures = Vec::new();
@@ -159,6 +160,9 @@ pub(crate) fn check(
             })
             .collect();
         compare(&mut failures, "tools_run", json!(want), json!(ran));
+    }
+    if let Some(want) = &expect.streamed {
+        compare(&mut failures, "streamed", json!(want), json!(streamed));
     }
     if let Some(want) = &expect.error {
         match error {

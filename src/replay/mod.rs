@@ -45,6 +45,7 @@ mod expect;
 mod named;
 mod outcome;
 mod ready_made;
+mod stream;
 mod trace;
 
 pub use declarative::DeclarativeHook;
@@ -203,6 +204,7 @@ impl Replay {
         generator: Option<Arc<dyn ChatGenerator>>,
     ) -> Outcome {
         let mut recorder = TraceRecorder::default();
+        let mut streamed = None;
         let (result, last, error) = match prepare(scenario, &self.custom, generator) {
             Err(BuildError::Scenario(message)) => {
                 return Outcome {
@@ -217,6 +219,7 @@ impl Replay {
             }
             Err(BuildError::Agent(error)) => (None, None, Some(error.to_string())),
             Ok(prepared) => {
+                streamed = prepared.streamed.clone();
                 let mut tee = Tee {
                     recorder: &mut recorder,
                     extra,
@@ -241,12 +244,14 @@ impl Replay {
                 }
             }
         };
+        let streamed = streamed.map(|s| s.take()).unwrap_or_default();
         let failures = expect::check(
             scenario,
             result.as_ref(),
             last.as_ref(),
             &recorder.events,
             error.as_deref(),
+            &streamed,
         );
         let status = if error.is_some() && scenario.expect.error.is_none() {
             Status::Error
