@@ -2,7 +2,7 @@
 //! of sync runs.
 //!
 //! The loop is written once, as an async function; a sync run polls it with
-//! [`block_on`]. On the sync path every hook, generator and tool call is a
+//! `block_on`. On the sync path every hook, generator and tool call is a
 //! plain function call, so the future completes on its first poll; the
 //! parking waker only matters if a user's sync code returns a future that is
 //! not ready.

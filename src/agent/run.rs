@@ -282,6 +282,9 @@ impl Run<'_, '_> {
         let tool_messages = outcome?.messages;
         record_tool_calls(&mut self.state, &tool_messages);
         self.state.append_messages(tool_messages)?;
+        if let Some(observer) = self.observer.as_deref_mut() {
+            observer.on_event(&Event::ToolsFinished { state: &self.state });
+        }
         Ok(exit)
     }
 
