@@ -94,6 +94,7 @@ pub mod agent;
 pub mod bench;
 #[cfg(feature = "cli")]
 pub mod cli;
+mod elide;
 pub mod future;
 pub mod generator;
 pub mod hook;
@@ -104,6 +105,7 @@ pub mod observe;
 #[cfg(feature = "http")]
 pub mod openai;
 pub mod outcome;
+mod panic;
 mod pyfmt;
 pub mod record;
 pub mod replay;

@@ -31,7 +31,9 @@ fn the_citation_hook_sends_an_uncited_answer_back_once() {
         outcome.failures,
         outcome.error
     );
-    insta::assert_json_snapshot!(outcome.to_value());
+    // serde_json's own rendering: the outcome's numbers are arbitrary
+    // precision, which only serde_json's serializer writes as numbers.
+    insta::assert_snapshot!(serde_json::to_string_pretty(&outcome.to_value()).unwrap());
 }
 
 #[test]
@@ -52,4 +54,24 @@ fn a_scenario_naming_an_unregistered_custom_hook_says_how_to_register_it() {
              runs this scenario"
         )
     );
+}
+
+#[test]
+fn a_panic_in_a_custom_generator_is_that_scenarios_error_and_the_next_run_goes_on() {
+    let replay = Replay::new().custom_hook("require_citation", RequireCitation::default());
+    let panicking = std::sync::Arc::new(hookharness::generator_fn(|_request| {
+        panic!("the model client is broken")
+    }));
+    let outcome = replay.run_with_generator(&scenario(), panicking);
+    assert_eq!(outcome.status, hookharness::replay::Status::Error);
+    let error = outcome.error.unwrap();
+    assert_eq!(error.kind, ErrorKind::Panicked);
+    let error = error.message;
+    assert!(
+        error.starts_with(
+            "examples/scenarios/require_citation.yaml: the run panicked: the model client is broken; "
+        ),
+        "{error}"
+    );
+    assert!(replay.run(&scenario()).passed());
 }

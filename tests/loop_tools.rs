@@ -6,7 +6,7 @@ mod support;
 
 use hookharness::scripted::{ScriptedTool, ToolOutcome};
 use hookharness::state::{Handler, StateSchema, ValueType};
-use hookharness::tool::StateOutput;
+use hookharness::tool::{OutputsToString, StateOutput};
 use hookharness::{
     Agent, AgentError, ChatMessage, RunOptions, State, Tool, ToolError, ToolInvocation, ToolSpec,
     hook_fn, tool_fn,
@@ -654,4 +654,150 @@ fn a_message_a_tool_merges_into_messages_lands_after_the_call_and_before_the_res
     let roles: Vec<&str> = output.messages.iter().map(|m| m.role().as_str()).collect();
     assert_eq!(roles, ["user", "assistant", "system", "tool", "assistant"]);
     assert_eq!(output.messages[2].text(), Some("remembered"));
+}
+
+// ---- outputs_to_string and run-time selection ------------------------------
+
+#[test]
+fn outputs_to_string_makes_the_source_key_the_message_text() {
+    let spec = ToolSpec::new("w")
+        .outputs_to_string(OutputsToString::source("summary"))
+        .output_to_state(
+            "docs",
+            StateOutput {
+                source: Some("docs".into()),
+                handler: None,
+            },
+        );
+    let tool = ScriptedTool::new(
+        spec,
+        [ToolOutcome::Json(
+            json!({"summary": "two hits", "docs": ["a", "b"]}),
+        )],
+    );
+    let agent = agent([call("w", json!({})), text("done")])
+        .tool(tool)
+        .state_schema(StateSchema::new().key("docs", ValueType::List))
+        .build()
+        .unwrap();
+    let output = run(&agent).unwrap();
+    assert_eq!(
+        tool_results(&output.messages),
+        [("w".to_owned(), "two hits".to_owned(), false)]
+    );
+    assert_eq!(output.get("docs"), Some(&json!(["a", "b"])));
+}
+
+#[test]
+fn echoed_arguments_show_what_inputs_from_state_injected() {
+    let spec = ToolSpec::new("w")
+        .parameters(json!({"type": "object", "properties": {"q": {}, "repo": {}}}))
+        .input_from_state("repository", "repo");
+    let tool = ScriptedTool::new(spec, [ToolOutcome::EchoArguments]);
+    let agent = agent([call("w", json!({"q": "x"})), text("done")])
+        .tool(tool)
+        .state_schema(StateSchema::new().key("repository", ValueType::Str))
+        .build()
+        .unwrap();
+    let output = agent
+        .run(
+            user("go"),
+            RunOptions::new().state("repository", json!("hh")),
+        )
+        .unwrap();
+    assert_eq!(
+        tool_results(&output.messages)[0].1,
+        r#"{"q": "x", "repo": "hh"}"#
+    );
+}
+
+#[test]
+fn an_inputs_from_state_parameter_the_tool_does_not_take_fails_the_build() {
+    let spec = ToolSpec::new("w")
+        .parameters(json!({"type": "object", "properties": {"repo": {}}}))
+        .input_from_state("repository", "repository");
+    let err = agent([text("done")])
+        .tool(ScriptedTool::new(spec, []))
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        err,
+        AgentError::InvalidTool(
+            "inputs_from_state maps 'repository' to unknown parameter 'repository'. Valid parameters are: {'repo'}."
+                .into()
+        )
+    );
+}
+
+#[test]
+fn run_options_tools_select_the_tools_of_one_run() {
+    let model = model([calls(&["a", "b"]), text("done")]);
+    let agent = agent_with(&model)
+        .tool(ok_tool("a"))
+        .tool(ok_tool("b"))
+        .build()
+        .unwrap();
+    let output = agent
+        .run(user("go"), RunOptions::new().tools(["b"]))
+        .unwrap();
+    assert_eq!(
+        output.get("tool_call_counts"),
+        Some(&json!({"b": 1, "a": 1}))
+    );
+    let results = tool_results(&output.messages);
+    assert_eq!(results[0].1, "Tool 'a' not found. Available tools: b");
+    assert!(results[0].2);
+}
+
+#[test]
+fn selecting_an_unknown_tool_fails_the_run_before_any_llm_call() {
+    let model = model([text("done")]);
+    let agent = agent_with(&model).tool(ok_tool("a")).build().unwrap();
+    let err = agent
+        .run(user("go"), RunOptions::new().tools(["b"]))
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "The following tool names are not valid: {'b'}. Valid tool names are: {'a'}."
+    );
+    assert_eq!(model.calls(), 0);
+}
+
+// ---- panics ----------------------------------------------------------------
+
+fn panicking_tool(name: &str) -> impl Tool {
+    tool_fn(ToolSpec::new(name), |_| panic!("the index is corrupt"))
+}
+
+fn assert_tool_panic_ends_the_run(result: Result<hookharness::AgentOutput, AgentError>) {
+    match result {
+        Err(AgentError::ToolFatal { tool, message, .. }) => {
+            assert_eq!(tool, "boom");
+            assert_eq!(message, "the tool `boom` panicked: the index is corrupt");
+        }
+        other => panic!("expected the tool's panic as its fatal error, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_tool_that_panics_ends_the_run_with_its_panic_as_the_error() {
+    // Alone, and beside other calls of the same batch on the thread pool.
+    for replies in [calls(&["boom"]), calls(&["a", "boom", "a"])] {
+        let agent = agent([replies, text("done")])
+            .tool(ok_tool("a"))
+            .tool(panicking_tool("boom"))
+            .build()
+            .unwrap();
+        assert_tool_panic_ends_the_run(run(&agent));
+    }
+}
+
+#[tokio::test]
+async fn a_tool_that_panics_ends_the_run_with_its_panic_as_the_error_on_the_async_path() {
+    let agent = agent([calls(&["a", "boom"]), text("done")])
+        .tool(ok_tool("a"))
+        .tool(panicking_tool("boom"))
+        .build()
+        .unwrap();
+    assert_tool_panic_ends_the_run(agent.run_async(user("go"), RunOptions::new()).await);
 }

@@ -49,21 +49,81 @@ fn the_serialized_form_is_haystacks_with_tuple_keys_as_json_array_strings() {
     );
 }
 
+fn console_scenario(policy: &str, ui: &str) -> hookharness::replay::Outcome {
+    let text = format!(
+        r#"
+name: console
+hooks:
+  before_tool:
+    - name: confirm
+      confirmation:
+        confirmation_strategies:
+          "*":
+            type: haystack.hooks.human_in_the_loop.strategies.BlockingConfirmationStrategy
+            init_parameters:
+              confirmation_policy: {{type: haystack.hooks.human_in_the_loop.policies.{policy}}}
+              confirmation_ui: {{type: haystack.hooks.human_in_the_loop.user_interfaces.{ui}}}
+tools: [{{name: search, results: [found]}}]
+model: [{{tool_calls: [{{tool: search}}]}}, {{text: done}}]
+run:
+  messages: [{{role: user, text: hi}}]
+"#
+    );
+    let scenario = hookharness::scenario::Scenario::from_str(
+        &text,
+        "console.yaml",
+        hookharness::scenario::Format::Yaml,
+    )
+    .unwrap();
+    hookharness::replay::Replay::new().run(&scenario)
+}
+
 #[test]
-fn a_console_ui_cannot_be_read_because_scenarios_have_no_person_to_ask() {
-    let err = ConfirmationHook::from_params(&json!({"confirmation_strategies": {"*": {
+fn a_console_ui_runs_in_a_scenario_only_under_a_policy_that_never_asks() {
+    let never = console_scenario("NeverAskPolicy", "SimpleConsoleUI");
+    assert_eq!(
+        never.status,
+        hookharness::replay::Status::Pass,
+        "{:?}",
+        never.error
+    );
+
+    let always = console_scenario("AlwaysAskPolicy", "SimpleConsoleUI");
+    let error = always.error.map(|e| e.message).unwrap_or_default();
+    assert!(error.contains("asks a person at the console"), "{error}");
+    assert!(error.contains("NeverAskPolicy"), "{error}");
+    assert!(
+        error.contains("hookharness.hooks.confirmation.ScriptedConfirmationUI"),
+        "{error}"
+    );
+
+    let rich = console_scenario("NeverAskPolicy", "RichConsoleUI");
+    let error = rich.error.map(|e| e.message).unwrap_or_default();
+    assert!(error.contains("unknown confirmation UI type"), "{error}");
+}
+
+#[test]
+fn a_simple_console_ui_is_read_from_its_serialized_form() {
+    let hook = ConfirmationHook::from_params(&json!({"confirmation_strategies": {"*": {
         "type": "haystack.hooks.human_in_the_loop.strategies.BlockingConfirmationStrategy",
         "init_parameters": {
             "confirmation_policy": {"type": "haystack.hooks.human_in_the_loop.policies.AlwaysAskPolicy"},
             "confirmation_ui": {"type": "haystack.hooks.human_in_the_loop.user_interfaces.SimpleConsoleUI"}
         }}}}))
+    .unwrap();
+    let value = hook.to_value();
+    assert_eq!(
+        value["init_parameters"]["confirmation_strategies"]["*"]["init_parameters"]["confirmation_ui"],
+        json!({"type": "haystack.hooks.human_in_the_loop.user_interfaces.SimpleConsoleUI", "init_parameters": {}})
+    );
+    let err = ConfirmationHook::from_params(&json!({"confirmation_strategies": {"*": {
+        "type": "haystack.hooks.human_in_the_loop.strategies.BlockingConfirmationStrategy",
+        "init_parameters": {
+            "confirmation_policy": {"type": "haystack.hooks.human_in_the_loop.policies.AlwaysAskPolicy"},
+            "confirmation_ui": {"type": "haystack.hooks.human_in_the_loop.user_interfaces.RichConsoleUI"}
+        }}}}))
     .unwrap_err();
     assert!(matches!(err, FromValueError::Format(_)));
-    assert!(
-        err.to_string()
-            .contains("hookharness.hooks.confirmation.ScriptedConfirmationUI"),
-        "{err}"
-    );
 }
 
 #[test]

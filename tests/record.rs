@@ -434,3 +434,220 @@ version: 1
     again.file = scenario.file.clone();
     assert_eq!(again, scenario);
 }
+
+// ---- limits and output checks ------------------------------------------------
+
+/// `record INPUT --base-url URL --model m --output OUTPUT EXTRA...`.
+fn record_cli(
+    server: &Server,
+    input: &Path,
+    output: &Path,
+    extra: &[&str],
+) -> std::process::Output {
+    hookharness(&["record", input.to_str().unwrap()])
+        .args(["--base-url", &server.base_url(), "--model", "m"])
+        .args(["--output", output.to_str().unwrap()])
+        .args(extra)
+        .output()
+        .unwrap()
+}
+
+/// The files of `dir` (temporary files included).
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// A fresh folder holding the research scenario as `input.yaml`.
+fn workspace(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("record-limits")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("input.yaml"), RESEARCH).unwrap();
+    dir
+}
+
+#[test]
+fn an_oversized_reply_stops_the_recording_with_a_clear_error_and_writes_nothing() {
+    let server = Server::start();
+    let huge = "x".repeat(2_000_000);
+    server.answer_json(text_completion(&huge));
+    let dir = workspace("oversized");
+    let output = dir.join("out.json");
+    let run = record_cli(
+        &server,
+        &dir.join("input.yaml"),
+        &output,
+        &["--max-reply-bytes", "1000000", "--max-retries", "0"],
+    );
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("sent an answer over the 1000000-byte limit on one reply")
+            && stderr.contains("--max-reply-bytes")
+            && stderr.ends_with("nothing written\n"),
+        "{stderr}"
+    );
+    assert_eq!(files_in(&dir), ["input.yaml"]);
+}
+
+#[test]
+fn the_total_bytes_limit_stops_a_recording_whose_replies_add_up_past_it() {
+    let server = Server::start();
+    serve_research(&server);
+    let dir = workspace("total");
+    let run = record_cli(
+        &server,
+        &dir.join("input.yaml"),
+        &dir.join("out.json"),
+        &["--max-total-bytes", "400", "--max-retries", "0"],
+    );
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("passed the 400-byte limit on all replies together"),
+        "{stderr}"
+    );
+    assert_eq!(files_in(&dir), ["input.yaml"]);
+}
+
+#[test]
+fn output_checks_fail_before_any_live_call() {
+    let server = Server::start();
+    serve_research(&server);
+    let dir = workspace("checks");
+    let input = dir.join("input.yaml");
+    std::fs::write(dir.join("existing.json"), "keep me").unwrap();
+    std::fs::write(dir.join("target.json"), "keep me too").unwrap();
+    #[cfg(unix)]
+    std::os::unix::fs::symlink("target.json", dir.join("link.json")).unwrap();
+    let json_input = dir.join("input.json");
+    std::fs::write(
+        &json_input,
+        Scenario::from_str(RESEARCH, "input.yaml", Format::Yaml)
+            .unwrap()
+            .to_json(),
+    )
+    .unwrap();
+    let mut cases = vec![
+        (
+            input.clone(),
+            dir.join("missing/out.json"),
+            vec![],
+            "the folder `",
+        ),
+        (
+            input.clone(),
+            dir.join("existing.json"),
+            vec![],
+            "exists; pass --force to overwrite it",
+        ),
+        (
+            json_input.clone(),
+            json_input.clone(),
+            vec!["--force"],
+            "is the input scenario; give another --output",
+        ),
+    ];
+    if cfg!(unix) {
+        cases.push((
+            input.clone(),
+            dir.join("link.json"),
+            vec!["--force"],
+            "is a symbolic link",
+        ));
+    }
+    for (input, output, extra, expected) in cases {
+        let run = record_cli(&server, &input, &output, &extra);
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(4), "{stderr}");
+        assert!(stderr.contains(expected), "{expected}: {stderr}");
+    }
+    assert!(server.requests().is_empty(), "a live call was made");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("existing.json")).unwrap(),
+        "keep me"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("target.json")).unwrap(),
+        "keep me too"
+    );
+    let mut expected_files = vec!["existing.json", "input.json", "input.yaml", "target.json"];
+    if cfg!(unix) {
+        expected_files.push("link.json");
+        expected_files.sort();
+    }
+    // No temporary file is left behind either.
+    assert_eq!(files_in(&dir), expected_files);
+
+    // With --force, an existing recording is replaced.
+    let run = record_cli(&server, &input, &dir.join("existing.json"), &["--force"]);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let written = Scenario::from_path(&dir.join("existing.json")).unwrap();
+    assert_eq!(written.model.len(), 3);
+}
+
+#[test]
+fn a_redirect_is_not_followed_so_the_conversation_is_sent_once() {
+    let server = Server::start();
+    server.answer(
+        ResponseTemplate::new(307)
+            .insert_header("location", "http://127.0.0.1:9/v1/chat/completions"),
+        None,
+    );
+    let dir = workspace("redirect");
+    let run = record_cli(
+        &server,
+        &dir.join("input.yaml"),
+        &dir.join("out.json"),
+        &["--max-retries", "0"],
+    );
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("answered 307 Temporary Redirect")
+            && stderr.contains("redirects are not followed")
+            && stderr.contains("the server points to http://127.0.0.1:9/v1/chat/completions"),
+        "{stderr}"
+    );
+    assert_eq!(server.requests().len(), 1);
+    assert_eq!(files_in(&dir), ["input.yaml"]);
+}
+
+#[test]
+fn a_tool_call_with_arguments_that_are_not_json_is_dropped_with_a_warning() {
+    let server = Server::start();
+    server.answer(
+        ResponseTemplate::new(200).set_body_json(completion(
+            json!({"role": "assistant", "content": null, "tool_calls": [
+                openai_call("call_bad", "search", "{oops"),
+            ]}),
+            "tool_calls",
+            usage(10, 2),
+        )),
+        Some(1),
+    );
+    server.answer_json(text_completion("done"));
+    let dir = workspace("dropped");
+    let run = record_cli(&server, &dir.join("input.yaml"), &dir.join("out.json"), &[]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.starts_with(
+            "warning: OpenAI returned a malformed JSON string for tool call arguments. \
+             This tool call will be skipped. (tool_call_id=call_bad, tool_name=search, \
+             arguments=\"{oops\")\n"
+        ),
+        "{stderr}"
+    );
+}

@@ -558,6 +558,9 @@ invalid_files! {
     drop_tool_calls_takes_all_or_a_list => "drop_tool_calls_bad_value.yaml",
     an_invalid_unused_replies_suggests_the_close_value => "expect_unused_replies_typo.yaml",
     a_haystack_field_name_suggests_the_format_s_name => "tool_call_without_tool.yaml",
+    an_unknown_outputs_to_state_handler_suggests_the_close_one => "unknown_output_handler.yaml",
+    an_outputs_to_string_handler_is_not_part_of_the_format => "outputs_to_string_handler.yaml",
+    each_outputs_to_string_output_needs_a_source => "outputs_to_string_output_without_source.yaml",
     a_json_number_beyond_a_double_is_rejected => "infinite_number.json",
     nesting_beyond_the_limit_is_rejected => "too_deep.json",
     a_yaml_merge_key_is_rejected => "merge_key.yaml",
@@ -678,5 +681,31 @@ proptest! {
     fn scenario_shaped_values_never_panic(value in json_value()) {
         load_both(&serde_json::to_string(&value).unwrap());
         load_both(&serde_json::to_string_pretty(&value).unwrap());
+    }
+}
+
+#[test]
+fn a_megabyte_long_bad_value_or_key_is_cut_in_the_message() {
+    let long = "x".repeat(3_000_000);
+    for (text, format) in [
+        (
+            format!("model: [{{text: hi}}]\nrun: {{messages: [{{role: {long}, text: hi}}]}}\n"),
+            Format::Yaml,
+        ),
+        (
+            format!(r#"{{"model": [{{"text": "hi"}}], "{long}": 1}}"#),
+            Format::Json,
+        ),
+    ] {
+        let error = Scenario::from_str(&text, "long", format)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.len() < 1_000,
+            "{} bytes: {}",
+            error.len(),
+            &error[..200]
+        );
+        assert!(error.contains("... (2999920 more characters)"), "{error}");
     }
 }

@@ -67,7 +67,8 @@ class DeclarativeHook:
         if "exit_reason" in when and not json_eq(data.get("exit_reason"), when["exit_reason"]):
             return False
         if "tool_call_counts" in when:
-            counts = data.get("tool_call_counts") or {}
+            counts = data.get("tool_call_counts")
+            counts = counts if isinstance(counts, dict) else {}
             if not all(json_eq(counts.get(tool, 0), n) for tool, n in when["tool_call_counts"].items()):
                 return False
         if "last_message" in when and not _last_message_matches(data.get("messages") or [], when["last_message"]):
@@ -76,7 +77,8 @@ class DeclarativeHook:
             if not all(key in data and json_eq(jsonify(data[key]), v) for key, v in when["state"].items()):
                 return False
         if "hook_context" in when:
-            context = data.get("hook_context") or {}
+            context = data.get("hook_context")
+            context = context if isinstance(context, dict) else {}
             if not all(key in context and json_eq(jsonify(context[key]), v) for key, v in when["hook_context"].items()):
                 return False
         if "times" in when and not self.fired < when["times"]:

@@ -162,6 +162,9 @@ def scripted_tool_function(recorder: Recorder, name: str):
             raise Exception(value)
         if kind == "json":
             return copy.deepcopy(value)
+        if kind == "echo":
+            # The arguments as invoked: the call's, then those injected from State.
+            return copy.deepcopy(kwargs)
         return value
 
     return function

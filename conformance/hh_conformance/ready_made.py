@@ -65,10 +65,8 @@ ALWAYS_ASK = _CONFIRMATION_POLICIES + "AlwaysAskPolicy"
 NEVER_ASK = _CONFIRMATION_POLICIES + "NeverAskPolicy"
 ASK_ONCE = _CONFIRMATION_POLICIES + "AskOncePolicy"
 SCRIPTED_UI = "hookharness.hooks.confirmation.ScriptedConfirmationUI"
-_CONSOLE_UIS = (
-    "haystack.hooks.human_in_the_loop.user_interfaces.RichConsoleUI",
-    "haystack.hooks.human_in_the_loop.user_interfaces.SimpleConsoleUI",
-)
+SIMPLE_CONSOLE_UI = "haystack.hooks.human_in_the_loop.user_interfaces.SimpleConsoleUI"
+_CONSOLE_UIS = ("haystack.hooks.human_in_the_loop.user_interfaces.RichConsoleUI",)
 COMPACTION_HOOK = "haystack.hooks.compaction.hooks.CompactionHook"
 _COMPACTION = "haystack.hooks.compaction."
 SLIDING_WINDOW = _COMPACTION + "sliding_window.SlidingWindowCompactor"
@@ -397,6 +395,7 @@ _REFUSED_STORES = {
     f"scenarios use `{IN_MEMORY_STORE}`",
 }
 _REFUSED_UIS = {ui: f"a console UI needs a person; scenarios use `{SCRIPTED_UI}`" for ui in _CONSOLE_UIS}
+
 _REFUSED_COUNTERS = {
     counter: f"a provider's counter calls its API or downloads its encodings; scenarios use `{APPROXIMATE_COUNTER}`"
     for counter in _PROVIDER_COUNTERS
@@ -443,9 +442,19 @@ def _blocking_strategy(c: _Checker, init: dict, path: tuple) -> dict:
             {ALWAYS_ASK: _no_parameters, NEVER_ASK: _no_parameters, ASK_ONCE: _no_parameters},
         ),
         "confirmation_ui": _component(
-            c, init["confirmation_ui"], (*path, "confirmation_ui"), {SCRIPTED_UI: _scripted_ui}, _REFUSED_UIS
+            c,
+            init["confirmation_ui"],
+            (*path, "confirmation_ui"),
+            {SCRIPTED_UI: _scripted_ui, SIMPLE_CONSOLE_UI: _no_parameters},
+            _REFUSED_UIS,
         ),
     }
+    if out["confirmation_ui"]["type"] == SIMPLE_CONSOLE_UI and out["confirmation_policy"]["type"] != NEVER_ASK:
+        raise c.err(
+            (*path, "confirmation_ui", "type"),
+            f"`{SIMPLE_CONSOLE_UI}` asks a person at the console, and a scenario run has none; "
+            f"use it with `{NEVER_ASK}` (which never asks), or use `{SCRIPTED_UI}`",
+        )
     for key in templates:
         if key in init:
             out[key] = c.str(init[key], (*path, key))

@@ -57,6 +57,8 @@ def _run_agent(agent: Agent, sc: scenario_mod.Scenario, recorder: Recorder) -> d
         "hook_context": copy.deepcopy(sc.run["hook_context"]),
         **copy.deepcopy(sc.run["state"]),
     }
+    if sc.run["tools"] is not None:
+        kwargs["tools"] = list(sc.run["tools"])
     with instrumented(agent, recorder):
         if sc.run["async"]:
             return asyncio.run(agent.run_async(**kwargs))

@@ -30,8 +30,11 @@ class ToolSpec:
     name: str
     description: str
     parameters: dict
-    results: list  # ("text", str) | ("error", str) | ("json", value)
+    results: list  # ("text", str) | ("error", str) | ("json", value) | ("echo", None)
     repeat_last: bool
+    inputs_from_state: dict | None = None  # state key -> parameter
+    outputs_to_state: dict | None = None  # state key -> {"source"?, "handler"?: name}
+    outputs_to_string: dict | None = None  # {"source"?} or {out: {"source"}}
 
 
 @dataclass
@@ -234,20 +237,39 @@ def _tools(c: _Checker, raw) -> list:
     tools = []
     for i, entry in enumerate(c.list(raw, ("tools",))):
         p = ("tools", i)
-        entry = c.map(entry, p, allowed=("name", "description", "parameters", "results", "repeat_last"), required=("name",))
+        entry = c.map(
+            entry,
+            p,
+            allowed=(
+                "name",
+                "description",
+                "parameters",
+                "results",
+                "repeat_last",
+                "inputs_from_state",
+                "outputs_to_state",
+                "outputs_to_string",
+            ),
+            required=("name",),
+        )
         results = []
         for j, r in enumerate(c.list(entry.get("results", []), (*p, "results"))):
             rp = (*p, "results", j)
             if isinstance(r, str):
                 results.append(("text", r))
                 continue
+            shape = "a result is a string, `{error: MESSAGE}`, `{json: VALUE}` or `{echo_arguments: true}`"
             if not isinstance(r, dict):
-                raise c.err(rp, "a result is a string, `{error: MESSAGE}` or `{json: VALUE}`")
-            r = c.map(r, rp, allowed=("error", "json"))
+                raise c.err(rp, shape)
+            r = c.map(r, rp, allowed=("error", "json", "echo_arguments"))
             if len(r) != 1:
-                raise c.err(rp, "a result is a string, `{error: MESSAGE}` or `{json: VALUE}`")
+                raise c.err(rp, shape)
             if "error" in r:
                 results.append(("error", c.str(r["error"], (*rp, "error"))))
+            elif "echo_arguments" in r:
+                if c.bool(r["echo_arguments"], (*rp, "echo_arguments")) is not True:
+                    raise c.err((*rp, "echo_arguments"), "`echo_arguments` takes only `true`")
+                results.append(("echo", None))
             else:
                 results.append(("json", r["json"]))
         parameters = entry.get("parameters")
@@ -260,9 +282,50 @@ def _tools(c: _Checker, raw) -> list:
                 else {"type": "object", "properties": {}},
                 results=results,
                 repeat_last=c.bool(entry.get("repeat_last", False), (*p, "repeat_last")),
+                inputs_from_state=_inputs_from_state(c, entry, p),
+                outputs_to_state=_outputs_to_state(c, entry, p),
+                outputs_to_string=_outputs_to_string(c, entry, p),
             )
         )
     return tools
+
+
+def _inputs_from_state(c: _Checker, entry: dict, p: tuple) -> dict | None:
+    if "inputs_from_state" not in entry:
+        return None
+    ip = (*p, "inputs_from_state")
+    return {key: c.str(param, (*ip, key)) for key, param in c.map(entry["inputs_from_state"], ip).items()}
+
+
+def _outputs_to_state(c: _Checker, entry: dict, p: tuple) -> dict | None:
+    if "outputs_to_state" not in entry:
+        return None
+    op = (*p, "outputs_to_state")
+    out = {}
+    for key, config in c.map(entry["outputs_to_state"], op).items():
+        config = c.map(config, (*op, key), allowed=("source", "handler"))
+        out[key] = {}
+        if "source" in config:
+            out[key]["source"] = c.str(config["source"], (*op, key, "source"))
+        if "handler" in config:
+            out[key]["handler"] = c.one_of(config["handler"], (*op, key, "handler"), HANDLERS)
+    return out
+
+
+def _outputs_to_string(c: _Checker, entry: dict, p: tuple) -> dict | None:
+    """`{source: KEY}` (or `{}`), else the multiple-output form `{out: {source: KEY}, ...}`."""
+    if "outputs_to_string" not in entry:
+        return None
+    sp = (*p, "outputs_to_string")
+    config = c.map(entry["outputs_to_string"], sp)
+    if "source" in config or not config:
+        c.map(config, sp, allowed=("source",))
+        return {"source": c.str(config["source"], (*sp, "source"))} if "source" in config else {}
+    out = {}
+    for key, output in config.items():
+        output = c.map(output, (*sp, key), allowed=("source",), required=("source",))
+        out[key] = {"source": c.str(output["source"], (*sp, key, "source"))}
+    return out
 
 
 def _tool_call(c: _Checker, raw, path) -> dict:
@@ -331,7 +394,7 @@ def _messages(c: _Checker, raw, path) -> list:
 
 def _run(c: _Checker, raw, agent: dict) -> dict:
     p = ("run",)
-    raw = c.map(raw, p, allowed=("messages", "hook_context", "state", "async"))
+    raw = c.map(raw, p, allowed=("messages", "hook_context", "state", "tools", "async"))
     state = c.map(raw.get("state", {}), (*p, "state"))
     for key in state:
         if key not in agent["state_schema"]:
@@ -343,6 +406,7 @@ def _run(c: _Checker, raw, agent: dict) -> dict:
         "messages": _messages(c, raw.get("messages", []), (*p, "messages")),
         "hook_context": c.map(hook_context, (*p, "hook_context")) if hook_context is not None else None,
         "state": state,
+        "tools": c.str_list(raw["tools"], (*p, "tools")) if "tools" in raw else None,
         "async": c.bool(raw.get("async", False), (*p, "async")),
     }
 

@@ -1,10 +1,12 @@
 """The scripted chat generator and the scripted tools."""
 
 import copy
+import inspect
 from typing import Any
 
 from haystack import component
 from haystack.dataclasses import ChatMessage, ToolCall
+from haystack.components.agents.state.state_utils import merge_lists, replace_values
 from haystack.tools import Tool
 
 from .instrument import Recorder, ScenarioRunError, ToolScript, scripted_tool_function
@@ -61,17 +63,33 @@ class ScriptedChatGenerator:
         return self.run(messages=messages, tools=tools)
 
 
+_HANDLERS = {"merge_lists": merge_lists, "replace_values": replace_values}
+
+
 def build_tools(specs: list[ToolSpec], recorder: Recorder) -> list[Tool]:
     tools = []
     for spec in specs:
         # A duplicate name keeps the first script; Haystack rejects duplicate tool names at the first step anyway.
         recorder.tool_scripts.setdefault(spec.name, ToolScript(spec.name, spec.results, spec.repeat_last))
+        function = scripted_tool_function(recorder, spec.name)
+        # The function declares no parameters of its own: the parameters it accepts (for `inputs_from_state`
+        # validation, `_get_valid_inputs`) are those of its `parameters` schema, as the contract says.
+        function.__signature__ = inspect.Signature()
+        outputs_to_state = None
+        if spec.outputs_to_state is not None:
+            outputs_to_state = {
+                key: {**config, **({"handler": _HANDLERS[config["handler"]]} if "handler" in config else {})}
+                for key, config in spec.outputs_to_state.items()
+            }
         tools.append(
             Tool(
                 name=spec.name,
                 description=spec.description,
                 parameters=copy.deepcopy(spec.parameters),
-                function=scripted_tool_function(recorder, spec.name),
+                function=function,
+                inputs_from_state=copy.deepcopy(spec.inputs_from_state),
+                outputs_to_state=outputs_to_state,
+                outputs_to_string=copy.deepcopy(spec.outputs_to_string),
             )
         )
     return tools

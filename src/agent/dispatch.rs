@@ -108,7 +108,10 @@ impl Run<'_, '_> {
             Some(message) => Err(AgentError::Hook {
                 hook: hook.name().into_owned(),
                 point,
-                step: self.state.step_count().unwrap_or(self.counter),
+                step: self
+                    .state
+                    .step_count()
+                    .unwrap_or_else(|| crate::value::step_number(&self.counter)),
                 message,
                 panicked,
             }),
@@ -133,10 +136,5 @@ fn hook_span(point: HookPoint, hook: &dyn Hook) -> tracing::Span {
 }
 
 fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    let text = payload
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a non-string panic payload".into());
-    format!("the hook panicked: {text}")
+    format!("the hook panicked: {}", crate::panic::payload_text(payload))
 }

@@ -52,6 +52,21 @@ pub enum AgentError {
     /// A hook registered outside its `allowed_hook_points`.
     #[error(transparent)]
     HookNotAllowed(#[from] HookNotAllowed),
+    /// A tool whose configuration Haystack's `Tool` rejects at construction
+    /// (an `inputs_from_state` parameter the tool does not take).
+    #[error("{0}")]
+    InvalidTool(String),
+    /// Tools selected by name for a run of an Agent that has none.
+    #[error("No tools were configured for the Agent at initialization.")]
+    NoToolsConfigured,
+    /// Tools selected by name that the Agent does not have.
+    #[error("The following tool names are not valid: {invalid}. Valid tool names are: {valid}.")]
+    InvalidToolNames {
+        /// The unknown names, as a Python set.
+        invalid: String,
+        /// The configured names, as a Python set.
+        valid: String,
+    },
     /// A run input that is not a `state_schema` key.
     #[error(
         "run state key `{key}` is not in the Agent's state_schema; declare it in `state_schema` or remove it from the run's state"

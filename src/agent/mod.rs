@@ -19,6 +19,7 @@ mod exit;
 mod options;
 mod output;
 mod run;
+mod select;
 pub(crate) mod usage;
 
 pub use error::AgentError;
@@ -279,6 +280,10 @@ impl AgentBuilder {
     /// Validates and builds, in Haystack's order: tool support, reserved
     /// keys, schema, concurrency limit, hooks.
     pub fn build(self) -> Result<Agent, AgentError> {
+        // Haystack checks each `Tool` when it is made, before the Agent is.
+        for tool in &self.tools {
+            tool.spec().validate().map_err(AgentError::InvalidTool)?;
+        }
         let generator = self.generator.ok_or(AgentError::MissingChatGenerator)?;
         if !self.tools.is_empty() && !generator.supports_tools() {
             return Err(AgentError::ToolsNotSupported {

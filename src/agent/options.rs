@@ -23,6 +23,9 @@ pub struct RunOptions {
     /// Initial state values, by key. Reserved keys are accepted as in
     /// Haystack (a `stop_run` here stops the run at the first stop check).
     pub state: Map<String, Value>,
+    /// The tools of this run, by name (Haystack's `Agent.run(tools=[...])`);
+    /// `None` runs every configured tool.
+    pub tools: Option<Vec<String>>,
 }
 
 impl RunOptions {
@@ -40,6 +43,18 @@ impl RunOptions {
     /// Adds a JSON `hook_context` entry.
     pub fn context(mut self, key: impl Into<String>, value: Value) -> Self {
         self.hook_context.insert(key, value);
+        self
+    }
+
+    /// Runs only the configured tools with these names (an empty list runs
+    /// none); Haystack's errors for unknown names and for an Agent without
+    /// tools.
+    pub fn tools<I, S>(mut self, names: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        self.tools = Some(names.into_iter().map(Into::into).collect());
         self
     }
 

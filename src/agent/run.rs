@@ -5,6 +5,7 @@
 //! One body for both paths means the sync and async loops cannot drift.
 
 use super::exit::{model_exit_reason, tool_exit};
+use super::select::select_tools;
 use super::usage::{record_context_tokens, record_llm_usage};
 use super::{Agent, AgentError, AgentOutput, RunOptions};
 use crate::generator::ChatRequest;
@@ -13,15 +14,19 @@ use crate::message::{ChatMessage, ToolCall};
 use crate::observe::{Event, Observer};
 use crate::state::{State, keys};
 use crate::tool::{ExecOptions, ExecutedCall, Tool, execute_tool_calls};
-use crate::value::truthy;
+use crate::value::{add_one, less_than, step_number, truthy, type_name};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use tracing::Instrument;
 
 pub(super) struct Run<'a, 'o> {
     pub(super) agent: &'a Agent,
+    /// The tools of this run (all configured ones, or those selected by name).
+    pub(super) tools: Arc<[Arc<dyn Tool>]>,
     pub(super) state: State,
-    pub(super) counter: i64,
+    /// The loop's counter: `step_count` as Python reads it after the
+    /// `before_run` hooks (an int, or a float or bool a hook left there).
+    pub(super) counter: Value,
     pub(super) llm_calls: usize,
     /// Per tool (by position in the agent's tools): executions so far.
     pub(super) ordinals: Vec<usize>,
@@ -37,13 +42,15 @@ pub(super) async fn run(
     is_async: bool,
 ) -> Result<AgentOutput, AgentError> {
     warm_up(agent, is_async).await?;
-    let state = initial_state(agent, messages, options)?;
+    let tools = select_tools(&agent.tools, options.tools.as_deref())?;
+    let state = initial_state(agent, &tools, messages, options)?;
     let mut run = Run {
         agent,
+        ordinals: vec![0; tools.len()],
+        tools,
         state,
-        counter: 0,
+        counter: Value::from(0),
         llm_calls: 0,
-        ordinals: vec![0; agent.tools.len()],
         observer,
         is_async,
     };
@@ -52,7 +59,7 @@ pub(super) async fn run(
         haystack.agent.steps_taken = tracing::field::Empty
     );
     let result = run.drive().instrument(span.clone()).await;
-    span.record("haystack.agent.steps_taken", run.counter);
+    span.record("haystack.agent.steps_taken", step_number(&run.counter));
     result?;
     Ok(run.into_output())
 }
@@ -81,6 +88,7 @@ async fn warm_up(agent: &Agent, is_async: bool) -> Result<(), AgentError> {
 /// Haystack's run initialisation, in its order of keys.
 fn initial_state(
     agent: &Agent,
+    tools: &Arc<[Arc<dyn Tool>]>,
     messages: Vec<ChatMessage>,
     options: RunOptions,
 ) -> Result<State, AgentError> {
@@ -114,8 +122,7 @@ fn initial_state(
     data.insert(
         keys::TOOL_CALL_COUNTS.into(),
         Value::Object(
-            agent
-                .tools
+            tools
                 .iter()
                 .map(|t| (t.spec().name.clone(), Value::from(0)))
                 .collect(),
@@ -123,7 +130,7 @@ fn initial_state(
     );
     data.insert(keys::EXIT_REASON.into(), Value::Null);
     data.insert(keys::CONTINUE_RUN.into(), Value::Bool(false));
-    state.set_tools(agent.tools.clone());
+    state.set_tools(tools.clone());
     state.set_hook_context(options.hook_context);
     Ok(state)
 }
@@ -134,19 +141,20 @@ impl Run<'_, '_> {
             observer.on_event(&Event::RunStarted { state: &self.state });
         }
         self.run_hooks(HookPoint::BeforeRun).await?;
-        // A before_run hook may restore a saved State: resume from its count.
-        self.counter = match self.state.data().get(keys::STEP_COUNT) {
-            None => 0,
-            Some(value) => value.as_i64().ok_or_else(|| {
-                AgentError::InvalidControlKey(format!(
-                    "`step_count` must be an integer after before_run hooks, got {value}"
-                ))
-            })?,
-        };
+        // A before_run hook may restore a saved State: resume from its count,
+        // whatever it holds, as Haystack does (`state.data.get("step_count", 0)`).
+        self.counter = self
+            .state
+            .data()
+            .get(keys::STEP_COUNT)
+            .cloned()
+            .unwrap_or_else(|| Value::from(0));
         let mut stopped_by_step = false;
-        while self.counter < self.agent.max_agent_steps {
-            let step_span =
-                tracing::info_span!("haystack.agent.step", haystack.agent.step = self.counter);
+        while self.below_max_steps()? {
+            let step_span = tracing::info_span!(
+                "haystack.agent.step",
+                haystack.agent.step = step_number(&self.counter)
+            );
             if !self.step().instrument(step_span).await? {
                 stopped_by_step = true;
                 break;
@@ -172,7 +180,7 @@ impl Run<'_, '_> {
 
     /// One step; `Ok(false)` ends the loop.
     async fn step(&mut self) -> Result<bool, AgentError> {
-        let tools = self.agent.tools.clone();
+        let tools = self.tools.clone();
         check_duplicate_names(&tools)?;
         self.state.set_tools(tools.clone());
         self.run_hooks(HookPoint::BeforeLlm).await?;
@@ -186,7 +194,7 @@ impl Run<'_, '_> {
         let model_exit = model_exit_reason(&replies);
         self.state.append_messages(replies)?;
         if tools.is_empty() || model_exit.is_some() {
-            self.advance();
+            self.advance()?;
             self.state
                 .put(keys::EXIT_REASON, Value::from(model_exit.unwrap_or("text")));
             return self.continue_after_exit().await;
@@ -195,7 +203,7 @@ impl Run<'_, '_> {
         self.run_hooks(HookPoint::BeforeTool).await?;
         let exit = self.run_tools(&tools).await?;
         self.run_hooks(HookPoint::AfterTool).await?;
-        self.advance();
+        self.advance()?;
         match exit {
             Some(tool) => {
                 self.state.put(keys::EXIT_REASON, Value::from(tool));
@@ -203,6 +211,25 @@ impl Run<'_, '_> {
             }
             None => Ok(true),
         }
+    }
+
+    /// `counter < max_agent_steps`, with Python's error for a counter that
+    /// is no number.
+    fn below_max_steps(&self) -> Result<bool, AgentError> {
+        less_than(&self.counter, self.agent.max_agent_steps).map_err(|python| {
+            AgentError::InvalidControlKey(format!(
+                "{python}: `step_count` is {} after the before_run hooks, and the loop compares it with max_agent_steps; set it to an integer",
+                crate::pyfmt::repr(&self.counter)
+            ))
+        })
+    }
+
+    /// `counter += 1`, written to `step_count` (the counter is a number: it
+    /// passed the comparison with `max_agent_steps`).
+    fn advance(&mut self) -> Result<(), AgentError> {
+        self.counter = add_one(&self.counter).map_err(AgentError::InvalidControlKey)?;
+        self.state.put(keys::STEP_COUNT, self.counter.clone());
+        Ok(())
     }
 
     /// The stop check after `before_llm`: a `stop_run` value ends the run
@@ -280,8 +307,11 @@ impl Run<'_, '_> {
         };
         self.emit_tool_finished(copy.as_ref(), &mut executed);
         let tool_messages = outcome?.messages;
-        record_tool_calls(&mut self.state, &tool_messages);
+        // Haystack appends, then counts; a failure of either fails the run
+        // (appending first), and neither shows in a failed run's outcome.
+        let counted = record_tool_calls(&mut self.state, &tool_messages);
         self.state.append_messages(tool_messages)?;
+        counted?;
         if let Some(observer) = self.observer.as_deref_mut() {
             observer.on_event(&Event::ToolsFinished { state: &self.state });
         }
@@ -309,11 +339,6 @@ impl Run<'_, '_> {
                 error: ran.error,
             });
         }
-    }
-
-    fn advance(&mut self) {
-        self.counter += 1;
-        self.state.put(keys::STEP_COUNT, Value::from(self.counter));
     }
 
     async fn call_llm(&mut self, tools: &[Arc<dyn Tool>]) -> Result<Vec<ChatMessage>, AgentError> {
@@ -352,7 +377,7 @@ impl Run<'_, '_> {
                 }
                 Err(AgentError::Generator {
                     call,
-                    step: self.counter,
+                    step: step_number(&self.counter),
                     message: error.message().to_owned(),
                 })
             }
@@ -451,33 +476,52 @@ impl<'m> Calls<'m> {
 
 /// Counts every returned tool message with a result, errored and unknown
 /// calls included; results written by hooks are not counted.
-fn record_tool_calls(state: &mut State, tool_messages: &[ChatMessage]) {
+///
+/// As Haystack's `_record_tool_calls`: `counts = state.data.get("tool_call_counts") or {}`,
+/// then `counts[name] = counts.get(name, 0) + 1` on whatever a hook left
+/// there, failing with Python's text where Python fails.
+fn record_tool_calls(state: &mut State, tool_messages: &[ChatMessage]) -> Result<(), AgentError> {
     if !tool_messages.iter().any(|m| m.tool_call_result().is_some()) {
-        return;
+        return Ok(());
     }
-    let data = state.data_mut();
-    if let Some(Value::Object(counts)) = data.get_mut(keys::TOOL_CALL_COUNTS) {
-        count_results(counts, tool_messages);
-        return;
+    let slot = state
+        .data_mut()
+        .entry(keys::TOOL_CALL_COUNTS)
+        .or_insert(Value::Null);
+    if !slot.is_object() {
+        if truthy(slot) {
+            return Err(AgentError::InvalidControlKey(format!(
+                "'{}' object has no attribute 'get': `tool_call_counts` is {}, and the loop counts tool calls in it; keep it a map of tool names to integers",
+                type_name(slot),
+                crate::pyfmt::repr(slot)
+            )));
+        }
+        // Missing, or a falsy value (`None`, `0`, `[]`, `""`): a new map.
+        *slot = Value::Object(Map::new());
     }
-    // A hook removed the map or put something else there: start a new one.
-    let mut counts = Map::new();
-    count_results(&mut counts, tool_messages);
-    data.insert(keys::TOOL_CALL_COUNTS.into(), Value::Object(counts));
-}
-
-fn count_results(counts: &mut Map<String, Value>, tool_messages: &[ChatMessage]) {
+    let Value::Object(counts) = slot else {
+        return Ok(());
+    };
     for message in tool_messages {
         if let Some(result) = message.tool_call_result() {
             let name = &result.origin.tool_name;
             match counts.get_mut(name) {
-                Some(count) => *count = Value::from(count.as_i64().unwrap_or(0) + 1),
+                Some(count) => {
+                    *count = add_one(count).map_err(|python| {
+                        AgentError::InvalidControlKey(format!(
+                            "{python}: `tool_call_counts[{}]` is {}, and the loop adds 1 to it after the tool ran; keep it an integer",
+                            crate::pyfmt::repr(&Value::String(name.clone())),
+                            crate::pyfmt::repr(count)
+                        ))
+                    })?;
+                }
                 None => {
                     counts.insert(name.clone(), Value::from(1));
                 }
             }
         }
     }
+    Ok(())
 }
 
 /// Haystack checks tool names at every step, after `before_run`.

@@ -63,10 +63,9 @@ enum Num {
 fn as_number(value: &Value) -> Option<Num> {
     match value {
         Value::Bool(b) => Some(Num::Int(i128::from(*b))),
-        Value::Number(n) => Some(match (n.as_i64(), n.as_u64()) {
-            (Some(i), _) => Num::Int(i128::from(i)),
-            (None, Some(u)) => Num::Int(i128::from(u)),
-            _ => Num::Float(n.as_f64().unwrap_or(0.0)),
+        Value::Number(n) => Some(match n.as_i128().filter(|_| !n.is_f64()) {
+            Some(i) => Num::Int(i),
+            None => Num::Float(n.as_f64().unwrap_or(0.0)),
         }),
         _ => None,
     }
@@ -74,16 +73,10 @@ fn as_number(value: &Value) -> Option<Num> {
 
 fn add(a: Num, b: Num) -> Value {
     match (a, b) {
-        (Num::Int(a), Num::Int(b)) => {
-            let sum = a + b;
-            if let Ok(i) = i64::try_from(sum) {
-                Value::Number(i.into())
-            } else if let Ok(u) = u64::try_from(sum) {
-                Value::Number(u.into())
-            } else {
-                float(sum as f64)
-            }
-        }
+        (Num::Int(a), Num::Int(b)) => match a.checked_add(b).and_then(Number::from_i128) {
+            Some(sum) => Value::Number(sum),
+            None => float(a as f64 + b as f64),
+        },
         (Num::Int(a), Num::Float(b)) => float(a as f64 + b),
         (Num::Float(a), Num::Int(b)) => float(a + b as f64),
         (Num::Float(a), Num::Float(b)) => float(a + b),

@@ -283,8 +283,7 @@ fn explain_saved(path: &std::path::Path) -> ExitCode {
         );
         return ExitCode::Invalid;
     };
-    let outcome = serde_json::from_str(line).and_then(|value| Outcome::from_full_value(&value));
-    match outcome {
+    match Outcome::from_full_json(line) {
         Ok(outcome) => print_explained(&outcome),
         Err(error) => {
             errln!(

@@ -36,8 +36,7 @@ pub(crate) fn component(type_name: &str, init: Map<String, Value>) -> Value {
 pub(crate) fn type_of<'a>(value: &'a Value, path: &str) -> Result<&'a str, FromValueError> {
     let map = value.as_object().ok_or_else(|| {
         format_error(format!(
-            "`{path}` must be a serialized component `{{type: ..., init_parameters: {{...}}}}`, got {value}"
-        ))
+            "`{path}` must be a serialized component `{{type: ..., init_parameters: {{...}}}}`, got {}", shown(value)))
     })?;
     for key in map.keys() {
         if key != "type" && key != "init_parameters" {
@@ -49,7 +48,8 @@ pub(crate) fn type_of<'a>(value: &'a Value, path: &str) -> Result<&'a str, FromV
     match map.get("type") {
         Some(Value::String(name)) => Ok(name),
         Some(other) => Err(format_error(format!(
-            "`{path}.type` must be a qualified class name, got {other}"
+            "`{path}.type` must be a qualified class name, got {}",
+            shown(other)
         ))),
         None => Err(format_error(format!("`{path}` needs a `type`"))),
     }
@@ -73,7 +73,8 @@ pub(crate) fn open<'a>(
         Some(Value::Object(map)) => Some(map),
         Some(other) => {
             return Err(format_error(format!(
-                "`{path}.init_parameters` must be a map, got {other}"
+                "`{path}.init_parameters` must be a map, got {}",
+                shown(other)
             )));
         }
     };
@@ -102,7 +103,8 @@ impl<'a> Init<'a> {
                 path: path.to_owned(),
             }),
             other => Err(format_error(format!(
-                "`{path}` takes a map of constructor parameters, got {other}"
+                "`{path}` takes a map of constructor parameters, got {}",
+                shown(other)
             ))),
         }
     }
@@ -161,8 +163,9 @@ impl<'a> Init<'a> {
                 .as_f64()
                 .ok_or_else(|| format_error(format!("`{}` must be a number", self.at(key)))),
             Some(other) => Err(format_error(format!(
-                "`{}` must be a number, got {other}",
-                self.at(key)
+                "`{}` must be a number, got {}",
+                self.at(key),
+                shown(other)
             ))),
         }
     }
@@ -172,8 +175,9 @@ impl<'a> Init<'a> {
             None => Ok(default),
             Some(Value::Bool(b)) => Ok(*b),
             Some(other) => Err(format_error(format!(
-                "`{}` must be true or false, got {other}",
-                self.at(key)
+                "`{}` must be true or false, got {}",
+                self.at(key),
+                shown(other)
             ))),
         }
     }
@@ -189,8 +193,9 @@ impl<'a> Init<'a> {
             Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
             Some(other) => Err(format_error(format!(
-                "`{}` must be a string, got {other}",
-                self.at(key)
+                "`{}` must be a string, got {}",
+                self.at(key),
+                shown(other)
             ))),
         }
     }
@@ -200,8 +205,9 @@ impl<'a> Init<'a> {
             None => Ok(default.to_owned()),
             Some(Value::String(s)) => Ok(s.clone()),
             Some(other) => Err(format_error(format!(
-                "`{}` must be a string, got {other}",
-                self.at(key)
+                "`{}` must be a string, got {}",
+                self.at(key),
+                shown(other)
             ))),
         }
     }
@@ -212,8 +218,9 @@ impl<'a> Init<'a> {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Object(map)) => Ok(Some(map)),
             Some(other) => Err(format_error(format!(
-                "`{}` must be a map, got {other}",
-                self.at(key)
+                "`{}` must be a map, got {}",
+                self.at(key),
+                shown(other)
             ))),
         }
     }
@@ -222,10 +229,26 @@ impl<'a> Init<'a> {
 fn int_at(value: &Value, path: &str) -> Result<i64, FromValueError> {
     match value {
         Value::Number(n) if n.is_i64() => Ok(n.as_i64().unwrap_or_default()),
+        Value::Number(n) if n.is_u64() => Err(format_error(format!(
+            "`{path}` must be an integer from {} to {}, got {n}, which is out of range",
+            i64::MIN,
+            i64::MAX
+        ))),
         other => Err(format_error(format!(
-            "`{path}` must be an integer, got {other}"
+            "`{path}` must be an integer, got {}",
+            shown(other)
         ))),
     }
+}
+
+/// The longest value text an error message shows.
+const SHOWN_CHARS: usize = 80;
+
+/// A value as an error message shows it: its JSON text, cut past
+/// [`SHOWN_CHARS`] characters with the count of the rest, so that a
+/// megabyte-long wrong value does not fill the report.
+pub(crate) fn shown(value: &Value) -> String {
+    crate::elide::elide(&value.to_string(), SHOWN_CHARS)
 }
 
 /// Python's `text[:n]` on code points (a negative `n` counts from the end).
@@ -248,6 +271,24 @@ mod tests {
         let value = json!({"type": "a.B", "init_parameters": {}});
         let err = open(&value, "a.C", "store").err().unwrap();
         assert_eq!(err.to_string(), "`store.type` is `a.B`, expected `a.C`");
+    }
+
+    #[test]
+    fn an_integer_past_64_bits_is_out_of_range_and_a_long_value_is_cut() {
+        let init = json!({"n": 18446744073709551615u64, "s": "x".repeat(100)});
+        let init = Init::direct(&init, "hook").unwrap();
+        assert_eq!(
+            init.int("n", 0).unwrap_err().to_string(),
+            "`hook.n` must be an integer from -9223372036854775808 to 9223372036854775807, \
+             got 18446744073709551615, which is out of range"
+        );
+        assert_eq!(
+            init.int("s", 0).unwrap_err().to_string(),
+            format!(
+                "`hook.s` must be an integer, got \"{}... (22 more characters)",
+                "x".repeat(79)
+            )
+        );
     }
 
     #[test]

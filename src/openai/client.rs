@@ -8,6 +8,7 @@
 //!                        └────────────────────────────────┘
 //! ```
 
+use super::body;
 use super::config::{OpenAiChatGeneratorBuilder, OpenAiConfig};
 use super::error::{OpenAiError, OpenAiErrorKind};
 use super::request;
@@ -20,6 +21,7 @@ use serde_json::Value;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::AtomicUsize;
 use std::task::{Context, Poll};
 use std::time::SystemTime;
 use tokio::runtime::Runtime;
@@ -56,6 +58,8 @@ struct Shared {
     config: OpenAiConfig,
     endpoint: String,
     client: reqwest::Client,
+    /// Body bytes received so far, against `config.max_total_bytes`.
+    received: AtomicUsize,
 }
 
 impl std::fmt::Debug for OpenAiChatGenerator {
@@ -77,9 +81,12 @@ impl OpenAiChatGenerator {
     /// # Errors
     /// [`OpenAiErrorKind::Config`] when the HTTP client or its runtime cannot start.
     pub fn from_config(config: OpenAiConfig) -> Result<Self, OpenAiError> {
+        // No redirects: following one re-sends the request body (and the
+        // conversation in it) to wherever the server points.
         let client = reqwest::Client::builder()
             .timeout(config.timeout)
             .connect_timeout(config.timeout)
+            .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| {
                 OpenAiError::new(
@@ -103,6 +110,7 @@ impl OpenAiChatGenerator {
                 endpoint: config.endpoint(),
                 config,
                 client,
+                received: AtomicUsize::new(0),
             }),
             runtime: Some(runtime),
         })
@@ -286,10 +294,23 @@ impl Shared {
         let response = request.send().await.map_err(|e| self.transport_error(&e))?;
         let status = response.status();
         let hint = RetryHint::from_headers(response.headers(), SystemTime::now());
-        let bytes = response
-            .bytes()
-            .await
-            .map_err(|e| self.transport_error(&e))?;
+        let location = response
+            .headers()
+            .get(reqwest::header::LOCATION)
+            .and_then(|l| l.to_str().ok())
+            .map(str::to_owned);
+        let bytes = body::read(
+            response,
+            &self.endpoint,
+            self.config.max_reply_bytes,
+            &self.received,
+            self.config.max_total_bytes,
+        )
+        .await
+        .map_err(|error| Attempt {
+            error,
+            hint: RetryHint::default(),
+        })?;
         if status.is_success() {
             return response::replies(&bytes, &self.endpoint).map_err(Attempt::from);
         }
@@ -297,10 +318,11 @@ impl Shared {
         let error = OpenAiError::new(
             OpenAiErrorKind::Status(status.as_u16()),
             format!(
-                "{} answered {} {reason}: {}",
+                "{} answered {} {reason}: {}{}",
                 self.endpoint,
                 status.as_u16(),
-                error_detail(&bytes)
+                error_detail(&bytes),
+                redirect_note(status, location.as_deref()),
             ),
         );
         Err(Attempt { error, hint })
@@ -333,6 +355,20 @@ impl Shared {
             )
         }
     }
+}
+
+/// For a redirect, why it was not followed and what to pass instead.
+fn redirect_note(status: reqwest::StatusCode, location: Option<&str>) -> String {
+    if !status.is_redirection() {
+        return String::new();
+    }
+    format!(
+        " (redirects are not followed, so that the conversation is not sent again \
+         elsewhere; pass the final base URL{})",
+        location
+            .map(|l| format!(", the server points to {l}"))
+            .unwrap_or_default()
+    )
 }
 
 /// OpenAI's `{"error": {"message": ...}}` when the body has it, else the

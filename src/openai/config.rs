@@ -8,6 +8,8 @@
 //! | model | [`model`](OpenAiChatGeneratorBuilder::model) | | `gpt-5-mini` (Haystack's) |
 //! | timeout | [`timeout`](OpenAiChatGeneratorBuilder::timeout) | `OPENAI_TIMEOUT` (seconds) | 30 s |
 //! | retries | [`max_retries`](OpenAiChatGeneratorBuilder::max_retries) | `OPENAI_MAX_RETRIES` | 5 |
+//! | largest reply | [`max_reply_bytes`](OpenAiChatGeneratorBuilder::max_reply_bytes) | | 8 MiB |
+//! | all replies | [`max_total_bytes`](OpenAiChatGeneratorBuilder::max_total_bytes) | | no limit |
 
 use super::client::OpenAiChatGenerator;
 use super::error::{OpenAiError, OpenAiErrorKind};
@@ -15,6 +17,10 @@ use super::retry::RetryPolicy;
 use serde_json::{Map, Value};
 use std::fmt;
 use std::time::Duration;
+
+/// The largest reply body read by default (8 MiB); a longer one is an
+/// [`OpenAiErrorKind::ReplyTooLarge`] error, never held in memory whole.
+pub const DEFAULT_MAX_REPLY_BYTES: usize = 8 << 20;
 
 /// The base URL when neither the builder nor `OPENAI_BASE_URL` gives one.
 pub const DEFAULT_BASE_URL: &str = "https://api.openai.com/v1";
@@ -62,6 +68,11 @@ pub struct OpenAiConfig {
     /// Extra body keys (`temperature`, `max_completion_tokens`, `n`, ...),
     /// as Haystack's `generation_kwargs`.
     pub generation_kwargs: Map<String, Value>,
+    /// The largest body one answer may have.
+    pub max_reply_bytes: usize,
+    /// The most body bytes all answers together may have (`None`: no
+    /// limit), for a process that keeps every reply, as `record` does.
+    pub max_total_bytes: Option<usize>,
 }
 
 impl OpenAiConfig {
@@ -96,6 +107,8 @@ pub struct OpenAiChatGeneratorBuilder {
     backoff_max: Option<Duration>,
     max_retry_after: Option<Duration>,
     generation_kwargs: Map<String, Value>,
+    max_reply_bytes: Option<usize>,
+    max_total_bytes: Option<usize>,
     read_env: bool,
 }
 
@@ -111,6 +124,8 @@ impl Default for OpenAiChatGeneratorBuilder {
             backoff_max: None,
             max_retry_after: None,
             generation_kwargs: Map::new(),
+            max_reply_bytes: None,
+            max_total_bytes: None,
             read_env: true,
         }
     }
@@ -169,6 +184,22 @@ impl OpenAiChatGeneratorBuilder {
     /// Adds a key to every request body (`temperature`, `seed`, ...).
     pub fn generation_kwarg(mut self, key: impl Into<String>, value: Value) -> Self {
         self.generation_kwargs.insert(key.into(), value);
+        self
+    }
+
+    /// The largest body one answer may have (default
+    /// [`DEFAULT_MAX_REPLY_BYTES`]); reading stops past it with an
+    /// [`OpenAiErrorKind::ReplyTooLarge`] error.
+    pub fn max_reply_bytes(mut self, bytes: usize) -> Self {
+        self.max_reply_bytes = Some(bytes);
+        self
+    }
+
+    /// The most body bytes all answers of this generator may have together
+    /// (default: no limit); past it every call fails with an
+    /// [`OpenAiErrorKind::ReplyTooLarge`] error.
+    pub fn max_total_bytes(mut self, bytes: usize) -> Self {
+        self.max_total_bytes = Some(bytes);
         self
     }
 
@@ -241,6 +272,8 @@ impl OpenAiChatGeneratorBuilder {
                 max_retry_after: self.max_retry_after.unwrap_or(defaults.max_retry_after),
             },
             generation_kwargs: self.generation_kwargs,
+            max_reply_bytes: self.max_reply_bytes.unwrap_or(DEFAULT_MAX_REPLY_BYTES),
+            max_total_bytes: self.max_total_bytes,
         })
     }
 }

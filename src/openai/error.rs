@@ -28,6 +28,9 @@ pub enum OpenAiErrorKind {
     MissingField,
     /// A field of the JSON answer has the wrong type.
     WrongType,
+    /// An answer's body is longer than the generator's `max_reply_bytes`,
+    /// or all answers together passed its `max_total_bytes`.
+    ReplyTooLarge,
 }
 
 impl OpenAiErrorKind {

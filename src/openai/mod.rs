@@ -13,6 +13,7 @@
 //! `hookharness record` runs a scenario against such a server and writes
 //! the replies as the scenario's `model` script; see [`crate::record`].
 
+mod body;
 mod client;
 mod config;
 mod error;
@@ -22,8 +23,8 @@ mod retry;
 
 pub use client::OpenAiChatGenerator;
 pub use config::{
-    ApiKey, DEFAULT_BASE_URL, DEFAULT_MODEL, DEFAULT_TIMEOUT, OpenAiChatGeneratorBuilder,
-    OpenAiConfig,
+    ApiKey, DEFAULT_BASE_URL, DEFAULT_MAX_REPLY_BYTES, DEFAULT_MODEL, DEFAULT_TIMEOUT,
+    OpenAiChatGeneratorBuilder, OpenAiConfig,
 };
 pub use error::{OpenAiError, OpenAiErrorKind};
 pub use retry::RetryPolicy;

@@ -9,15 +9,17 @@ use serde_json::{Map, Value};
 
 /// The replies in a success body.
 pub(crate) fn replies(body: &[u8], endpoint: &str) -> Result<Vec<ChatMessage>, OpenAiError> {
-    let value: Value = serde_json::from_slice(body).map_err(|e| {
-        OpenAiError::new(
-            OpenAiErrorKind::NotJson,
-            format!(
-                "the answer from {endpoint} is not JSON ({e}); it starts with {:?}",
-                excerpt(body)
-            ),
-        )
-    })?;
+    let value: Value = serde_json::from_slice(body)
+        .map(crate::value::canonical_numbers)
+        .map_err(|e| {
+            OpenAiError::new(
+                OpenAiErrorKind::NotJson,
+                format!(
+                    "the answer from {endpoint} is not JSON ({e}); it starts with {:?}",
+                    excerpt(body)
+                ),
+            )
+        })?;
     let reader = Reader { endpoint };
     let completion = reader.object(&value, "the answer")?;
     let model = reader.required(completion, "model", "")?;
@@ -197,10 +199,12 @@ fn parse_arguments(raw: &Value) -> Option<Map<String, Value>> {
         Value::Object(map) => Some(map.clone()),
         Value::Null => Some(Map::new()),
         Value::String(text) if text.is_empty() => Some(Map::new()),
-        Value::String(text) => match serde_json::from_str(text) {
-            Ok(Value::Object(map)) => Some(map),
-            _ => None,
-        },
+        Value::String(text) => {
+            match serde_json::from_str(text).map(crate::value::canonical_numbers) {
+                Ok(Value::Object(map)) => Some(map),
+                _ => None,
+            }
+        }
         _ => None,
     }
 }

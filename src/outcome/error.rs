@@ -74,6 +74,9 @@ pub enum ErrorKind {
     },
     /// A tool call failed the run.
     Tool,
+    /// The run panicked outside any hook (a custom tool or generator, or a
+    /// bug in the harness).
+    Panicked,
     /// Any other run failure: a warm-up, a state operation, a control key
     /// in a shape the loop cannot read, a run input.
     Run,
@@ -92,6 +95,14 @@ impl RunError {
     pub(crate) fn unregistered(name: String, message: String) -> Self {
         RunError {
             kind: ErrorKind::UnregisteredHook { name },
+            message,
+        }
+    }
+
+    /// A panic that escaped the run.
+    pub(crate) fn panicked(message: String) -> Self {
+        RunError {
+            kind: ErrorKind::Panicked,
             message,
         }
     }

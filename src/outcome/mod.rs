@@ -13,7 +13,7 @@
 //! [`Outcome::to_value`] writes the outcome JSON of the scenario-format
 //! contract: its trace holds the four [`WireEvent`] kinds, and that shape is
 //! what the conformance runner compares. [`Outcome::to_full_value`] writes
-//! every recorded event as well, and [`Outcome::from_full_value`] reads that
+//! every recorded event as well, and [`Outcome::from_full_json`] reads that
 //! back, so a saved outcome can be explained and checked later.
 
 mod error;
@@ -176,7 +176,7 @@ impl Outcome {
     /// `message`), failures with `expected` and `actual`, and every trace
     /// event. Keys come in a fixed order, not sorted: tool-call arguments
     /// keep the order the model gave them, as Haystack renders them.
-    /// [`from_full_value`](Self::from_full_value) reads it back.
+    /// [`from_full_json`](Self::from_full_json) reads its text back.
     ///
     /// ```
     /// use hookharness::replay::{Outcome, Replay};
@@ -185,8 +185,7 @@ impl Outcome {
     /// let scenario = Scenario::from_str("model: [{text: hi}]", "hi.yaml", Format::Yaml)?;
     /// let outcome = Replay::new().run(&scenario);
     /// let line = outcome.to_full_value().to_string();
-    /// let saved: serde_json::Value = serde_json::from_str(&line).unwrap();
-    /// assert_eq!(Outcome::from_full_value(&saved).unwrap(), outcome);
+    /// assert_eq!(Outcome::from_full_json(&line).unwrap(), outcome);
     /// # Ok::<(), hookharness::scenario::ScenarioError>(())
     /// ```
     pub fn to_full_value(&self) -> Value {
@@ -194,9 +193,11 @@ impl Outcome {
         serde_json::to_value(self).expect("an outcome serializes to JSON")
     }
 
-    /// Reads an outcome written by [`to_full_value`](Self::to_full_value)
-    /// (`hookharness run --format json --trace full`).
-    pub fn from_full_value(value: &Value) -> Result<Self, serde_json::Error> {
-        Outcome::deserialize(value)
+    /// Reads the text of an outcome written by
+    /// [`to_full_value`](Self::to_full_value) (one line of `hookharness run
+    /// --format json --trace full`). The text, not a parsed value: integers
+    /// past 64 bits stay exact only on the way from text.
+    pub fn from_full_json(text: &str) -> Result<Self, serde_json::Error> {
+        serde_json::from_str(text)
     }
 }

@@ -101,12 +101,15 @@ fn write_json(out: &mut String, value: &Value, ascii: bool) {
 }
 
 fn write_number(out: &mut String, number: &Number) {
-    if let Some(int) = number.as_i64() {
-        let _ = write!(out, "{int}");
-    } else if let Some(int) = number.as_u64() {
-        let _ = write!(out, "{int}");
-    } else if let Some(float) = number.as_f64() {
-        out.push_str(&float_repr(float));
+    out.push_str(&number_repr(number));
+}
+
+/// Python's `repr` of the int or float a JSON number loads as; an integer
+/// is exact at any size (its digits, canonical where the number was read).
+pub(crate) fn number_repr(number: &Number) -> String {
+    match number.as_f64().filter(|_| number.is_f64()) {
+        Some(float) => float_repr(float),
+        None => number.to_string(),
     }
 }
 
@@ -229,6 +232,20 @@ fn write_json_str(out: &mut String, text: &str, ascii: bool) {
         }
     }
     out.push('"');
+}
+
+/// `repr(set_of_str)`, the items in the order given (Python's own order
+/// varies from process to process; callers pass them sorted). An empty set
+/// is `set()`.
+pub(crate) fn set_of_strings<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
+    let items: Vec<String> = items
+        .into_iter()
+        .map(|item| repr(&Value::String(item.to_owned())))
+        .collect();
+    if items.is_empty() {
+        return "set()".to_owned();
+    }
+    format!("{{{}}}", items.join(", "))
 }
 
 #[cfg(test)]

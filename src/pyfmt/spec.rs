@@ -181,11 +181,10 @@ pub(crate) fn render(
         (PyObject::Value(_), Value::Bool(flag)) => {
             render_int(i128::from(*flag), type_name, spec, budget)
         }
-        (PyObject::Value(_), Value::Number(n)) => match (n.as_i64(), n.as_u64(), n.as_f64()) {
-            (Some(int), _, _) => render_int(i128::from(int), type_name, spec, budget),
-            (None, Some(int), _) => render_int(i128::from(int), type_name, spec, budget),
-            (None, None, Some(float)) => render_float(float, spec, budget),
-            (None, None, None) => Ok(object.str()),
+        (PyObject::Value(_), Value::Number(n)) => match (n.is_f64(), n.as_i128(), n.as_f64()) {
+            (false, Some(int), _) => render_int(int, type_name, spec, budget),
+            (true, _, Some(float)) => render_float(float, spec, budget),
+            _ => Ok(object.str()),
         },
         _ => Err(PyException::new(
             "TypeError",

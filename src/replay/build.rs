@@ -8,11 +8,11 @@ use crate::agent::{Agent, AgentError, RunOptions};
 use crate::generator::ChatGenerator;
 use crate::hook::{Hook, HookPoint};
 use crate::message::ChatMessage;
-use crate::scenario::{HandlerKind, HookEntry, Scenario, ValueKind};
+use crate::scenario::{HandlerKind, HookEntry, Scenario, ToolScript, ValueKind};
 use crate::scripted::{ScriptedChatGenerator, ScriptedTool};
 use crate::state::keys;
 use crate::state::{Handler, HookContext, StateSchema, ValueType};
-use crate::tool::ToolSpec;
+use crate::tool::{StateOutput, ToolSpec};
 use indexmap::IndexMap;
 use serde_json::Value;
 use std::sync::Arc;
@@ -73,9 +73,7 @@ pub(crate) fn prepare(
         builder = builder.system_prompt(prompt.clone());
     }
     for tool in &scenario.tools {
-        let tool_spec = ToolSpec::new(tool.name.clone())
-            .description(tool.description.clone())
-            .parameters(Value::Object(tool.parameters.clone()));
+        let tool_spec = tool_spec(tool);
         builder = builder.tool(
             ScriptedTool::new(tool_spec, tool.results.iter().map(convert::outcome))
                 .repeat_last(tool.repeat_last),
@@ -107,6 +105,7 @@ pub(crate) fn prepare(
     let options = RunOptions {
         hook_context: HookContext::from(scenario.run.hook_context.clone()),
         state: scenario.run.state.clone(),
+        tools: scenario.run.tools.clone(),
         ..RunOptions::default()
     };
     Ok(Prepared {
@@ -182,6 +181,35 @@ fn hook_for(
     })
 }
 
+/// A scripted tool's spec: its description, parameters and State and string
+/// mappings.
+fn tool_spec(tool: &ToolScript) -> ToolSpec {
+    let mut spec = ToolSpec::new(tool.name.clone())
+        .description(tool.description.clone())
+        .parameters(Value::Object(tool.parameters.clone()));
+    for (state_key, param) in &tool.inputs_from_state {
+        spec = spec.input_from_state(state_key.clone(), param.clone());
+    }
+    for (state_key, output) in &tool.outputs_to_state {
+        let output = StateOutput {
+            source: output.source.clone(),
+            handler: output.handler.map(handler),
+        };
+        spec = spec.output_to_state(state_key.clone(), output);
+    }
+    if let Some(config) = &tool.outputs_to_string {
+        spec = spec.outputs_to_string(config.clone());
+    }
+    spec
+}
+
+fn handler(kind: HandlerKind) -> Handler {
+    match kind {
+        HandlerKind::MergeLists => Handler::MergeLists,
+        HandlerKind::ReplaceValues => Handler::ReplaceValues,
+    }
+}
+
 fn schema(scenario: &Scenario) -> StateSchema {
     let mut schema = StateSchema::new();
     for (key, entry) in &scenario.agent.state_schema {
@@ -197,12 +225,7 @@ fn schema(scenario: &Scenario) -> StateSchema {
         };
         schema = match entry.handler {
             None => schema.key(key.clone(), ty),
-            Some(HandlerKind::MergeLists) => {
-                schema.key_with_handler(key.clone(), ty, Handler::MergeLists)
-            }
-            Some(HandlerKind::ReplaceValues) => {
-                schema.key_with_handler(key.clone(), ty, Handler::ReplaceValues)
-            }
+            Some(kind) => schema.key_with_handler(key.clone(), ty, handler(kind)),
         };
     }
     schema

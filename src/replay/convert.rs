@@ -77,5 +77,6 @@ pub(crate) fn outcome(result: &ScriptedResult) -> ToolOutcome {
         ScriptedResult::Text(text) => ToolOutcome::Text(text.clone()),
         ScriptedResult::Json(value) => ToolOutcome::Json(value.clone()),
         ScriptedResult::Error(message) => ToolOutcome::Error(message.clone()),
+        ScriptedResult::EchoArguments => ToolOutcome::EchoArguments,
     }
 }

@@ -63,9 +63,19 @@ impl DeclarativeHook {
                 return false;
             }
         }
-        for (tool, count) in &when.tool_call_counts {
-            if state.tool_call_count(tool) != *count {
-                return false;
+        if !when.tool_call_counts.is_empty() {
+            // A tool missing from the map counts as 0; a map a hook replaced
+            // by another value holds no counts.
+            let counts = state.data().get("tool_call_counts");
+            let zero = Value::from(0);
+            for (tool, count) in &when.tool_call_counts {
+                let actual = match counts {
+                    Some(Value::Object(counts)) => counts.get(tool).unwrap_or(&zero),
+                    _ => &zero,
+                };
+                if !json_eq(actual, &Value::from(*count)) {
+                    return false;
+                }
             }
         }
         if let Some(condition) = &when.last_message {

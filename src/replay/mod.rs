@@ -174,7 +174,35 @@ impl Replay {
         self.run_with_file(scenario, &file, Some(generator), None)
     }
 
+    /// Runs one scenario; a panic anywhere in it (a custom hook, tool or
+    /// generator, or a bug in the harness) is this scenario's error, so a
+    /// run over many files still reports every other one.
     fn run_with_file(
+        &self,
+        scenario: &Scenario,
+        file: &str,
+        generator: Option<Arc<dyn ChatGenerator>>,
+        extra: Option<&mut dyn Observer>,
+    ) -> Outcome {
+        let guarded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.run_unguarded(scenario, file, generator, extra)
+        }));
+        guarded.unwrap_or_else(|payload| Outcome {
+            scenario: scenario.name.clone(),
+            file: file.to_owned(),
+            status: Status::Error,
+            failures: Vec::new(),
+            error: Some(RunError::panicked(format!(
+                "{file}: the run panicked: {}; this is a bug in a custom hook, tool or \
+                 generator, or in hookharness: report it with this scenario",
+                crate::panic::payload_text(payload.as_ref())
+            ))),
+            result: None,
+            trace: Vec::new(),
+        })
+    }
+
+    fn run_unguarded(
         &self,
         scenario: &Scenario,
         file: &str,

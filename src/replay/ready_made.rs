@@ -2,6 +2,7 @@
 //! to hooks: each entry's parameters are the hook's constructor parameters.
 
 use crate::hook::Hook;
+use crate::hooks::confirmation::{NeverAskPolicy, ScriptedConfirmationUI, SimpleConsoleUI};
 use crate::hooks::offload::{FileSystemToolResultStore, ToolResultOffloadHook};
 use crate::hooks::{CompactionHook, ConfirmationHook, FromValueError, TokenBudgetHook};
 use crate::scenario::ReadyMadeKind;
@@ -40,7 +41,11 @@ pub(crate) fn build(kind: ReadyMadeKind, params: &Value) -> Result<Arc<dyn Hook>
             }
             Ok(Arc::new(hook))
         }
-        ReadyMadeKind::Confirmation => Ok(Arc::new(ConfirmationHook::from_params(params)?)),
+        ReadyMadeKind::Confirmation => {
+            let hook = ConfirmationHook::from_params(params)?;
+            refuse_asking_console(&hook.to_value())?;
+            Ok(Arc::new(hook))
+        }
         ReadyMadeKind::Compaction => {
             let hook = CompactionHook::from_params(params)?;
             let store =
@@ -56,4 +61,28 @@ pub(crate) fn build(kind: ReadyMadeKind, params: &Value) -> Result<Arc<dyn Hook>
             Ok(Arc::new(hook))
         }
     }
+}
+
+/// A console UI asks a person, whom a scenario run does not have: it is
+/// accepted only under `NeverAskPolicy`, which never asks.
+fn refuse_asking_console(hook: &Value) -> Result<(), ReadyMadeError> {
+    let strategies = hook["init_parameters"]["confirmation_strategies"].as_object();
+    for (key, strategy) in strategies.into_iter().flatten() {
+        let init = &strategy["init_parameters"];
+        let policy = init["confirmation_policy"]["type"]
+            .as_str()
+            .unwrap_or_default();
+        if init["confirmation_ui"]["type"] == SimpleConsoleUI::TYPE
+            && policy != NeverAskPolicy::TYPE
+        {
+            return Err(ReadyMadeError::Scenario(format!(
+                "`confirmation.confirmation_strategies.{key}`: `{}` asks a person at the console, \
+                 and a scenario run has none; use it with `{}` (which never asks), or use `{}`",
+                SimpleConsoleUI::TYPE,
+                NeverAskPolicy::TYPE,
+                ScriptedConfirmationUI::TYPE
+            )));
+        }
+    }
+    Ok(())
 }

@@ -87,7 +87,7 @@ const VALUE_KINDS: &[(&str, ValueKind)] = &[
     ("any", ValueKind::Any),
 ];
 
-const HANDLERS: &[(&str, HandlerKind)] = &[
+pub(crate) const HANDLERS: &[(&str, HandlerKind)] = &[
     ("merge_lists", HandlerKind::MergeLists),
     ("replace_values", HandlerKind::ReplaceValues),
 ];

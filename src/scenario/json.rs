@@ -15,7 +15,7 @@ use super::{Format, MAX_DEPTH};
 /// Parses one JSON value into the tree.
 pub(crate) fn parse(text: &str, origin: &str) -> Result<Node, ScenarioError> {
     if text.trim().is_empty() {
-        return Err(ScenarioError::new(ScenarioErrorKind::Empty, origin));
+        return Err(ScenarioError::new(ScenarioErrorKind::Empty, origin).at(1, 1));
     }
     if let Err(e) = serde_json::from_str::<serde_json::Value>(text) {
         let message = strip_position(&e.to_string());
@@ -159,9 +159,11 @@ impl Scanner<'_> {
             self.bump();
         }
         let text = &self.text[start..self.at];
-        serde_json::from_str(text)
+        serde_json::from_str::<serde_json::Number>(text)
+            .ok()
+            .and_then(|n| crate::value::python_number(&n.to_string()))
             .map(NodeValue::Number)
-            .map_err(|_| {
+            .ok_or_else(|| {
                 // serde_json accepted the syntax, so the value is out of range.
                 let kind = ScenarioErrorKind::NonFiniteNumber {
                     text: text.to_owned(),

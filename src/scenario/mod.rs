@@ -69,7 +69,7 @@ pub use message::{MessageSpec, Role};
 pub use model::{FinishReason, ModelReply, ScriptedToolCall};
 pub use run::RunSpec;
 pub use spec::{SUPPORTED_VERSIONS, Scenario};
-pub use tool::{ScriptedResult, ToolScript};
+pub use tool::{ScriptedResult, StateOutputScript, ToolScript};
 pub use when::{LastMessageCondition, StepCountCondition, When};
 
 /// The deepest nesting of lists and maps a scenario file may use.

@@ -1,6 +1,7 @@
 //! The spanned tree both parsers build: JSON-shaped values with the line and
 //! column of every node and key, so that decoding errors can point at them.
 
+use crate::elide::elide;
 use std::fmt;
 
 /// A 1-based line and column (in characters) in the scenario file.
@@ -105,6 +106,9 @@ fn is_bare(key: &str) -> bool {
             .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
 }
 
+/// The longest key a path or an error message shows whole.
+pub(crate) const MAX_SHOWN_KEY: usize = 80;
+
 impl fmt::Display for KeyPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for (i, segment) in self.0.iter().enumerate() {
@@ -113,11 +117,11 @@ impl fmt::Display for KeyPath {
                     if i > 0 {
                         f.write_str(".")?;
                     }
-                    f.write_str(key)?;
+                    f.write_str(&elide(key, MAX_SHOWN_KEY))?;
                 }
                 Segment::Key(key) => {
-                    let quoted = serde_json::Value::String(key.clone());
-                    write!(f, "[{quoted}]")?;
+                    let quoted = serde_json::Value::String(key.clone()).to_string();
+                    write!(f, "[{}]", elide(&quoted, MAX_SHOWN_KEY))?;
                 }
                 Segment::Index(index) => write!(f, "[{index}]")?,
             }

@@ -91,7 +91,7 @@ impl<'n> Field<'n> {
 
     pub(crate) fn i64(&self) -> Read<i64> {
         match &self.node.value {
-            NodeValue::Number(n) if n.is_u64() => n.as_i64().ok_or_else(|| {
+            NodeValue::Number(n) if !n.is_f64() => n.as_i64().ok_or_else(|| {
                 self.error(ScenarioErrorKind::WrongType {
                     expected: "an integer",
                     found: "an integer too large for 64 bits",

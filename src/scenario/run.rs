@@ -21,6 +21,8 @@ pub struct RunSpec {
     pub state: Map<String, Value>,
     /// `async`: run the async path.
     pub is_async: bool,
+    /// `tools`: the tools of this run, by name (`None`: every tool).
+    pub tools: Option<Vec<String>>,
 }
 
 pub(crate) fn read_run(
@@ -48,6 +50,9 @@ pub(crate) fn read_run(
             }
         }
         run.state = f.json_map()?;
+    }
+    if let Some(f) = map.get("tools") {
+        run.tools = Some(f.strings()?);
     }
     if let Some(f) = map.get("async") {
         run.is_async = f.bool()?;

@@ -69,13 +69,8 @@ fn resolve_number(text: &str) -> Result<Option<Number>, ScalarError> {
         return Ok(radix_int(digits, 16));
     }
     if is_decimal_int(text) {
-        if let Ok(n) = text.parse::<i64>() {
-            return Ok(Some(n.into()));
-        }
-        if let Ok(n) = text.trim_start_matches('+').parse::<u64>() {
-            return Ok(Some(n.into()));
-        }
-        // Too large for 64 bits: a float, as JSON parsers read it.
+        // Exact at any size, as Python's `int` (with `exact-integers`).
+        return Ok(crate::value::python_number(text));
     }
     if is_float(text) {
         let value: f64 = text.parse().map_err(|_| ScalarError::NonFinite)?;
@@ -95,6 +90,11 @@ fn radix_int(digits: &str, radix: u32) -> Option<Number> {
         .map(Number::from)
         .or_else(|_| u64::from_str_radix(digits, radix).map(Number::from))
         .ok()
+        .or_else(|| {
+            u128::from_str_radix(digits, radix)
+                .ok()
+                .and_then(Number::from_u128)
+        })
 }
 
 /// `[-+]?[0-9]+`

@@ -1,9 +1,12 @@
 //! `tools`: scripted tools and the results they return, call by call.
 
+use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
+use super::agent::{HANDLERS, HandlerKind};
 use super::error::ScenarioErrorKind;
 use super::reader::{Field, Read};
+use crate::tool::OutputsToString;
 
 /// A scripted tool (`tools:` entry).
 #[derive(Debug, Clone, PartialEq)]
@@ -20,6 +23,23 @@ pub struct ToolScript {
     pub results: Vec<ScriptedResult>,
     /// `repeat_last`: past the end of `results`, repeat the last one.
     pub repeat_last: bool,
+    /// `inputs_from_state`: state key -> parameter the tool receives.
+    pub inputs_from_state: IndexMap<String, String>,
+    /// `outputs_to_state`: state key <- result key, merged with a handler.
+    pub outputs_to_state: IndexMap<String, StateOutputScript>,
+    /// `outputs_to_string`: which part of the result becomes the message text.
+    pub outputs_to_string: Option<OutputsToString>,
+}
+
+/// One `outputs_to_state` entry: `{source?, handler?}`.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct StateOutputScript {
+    /// `source`: the result key (default: the whole result).
+    pub source: Option<String>,
+    /// `handler`: `merge_lists` or `replace_values` (default: the state
+    /// key's own handler).
+    pub handler: Option<HandlerKind>,
 }
 
 /// One scripted tool result.
@@ -32,6 +52,9 @@ pub enum ScriptedResult {
     Json(Value),
     /// `{error: MESSAGE}`: the tool raises.
     Error(String),
+    /// `{echo_arguments: true}`: the tool returns the arguments it was
+    /// invoked with (the call's plus those injected from State) as a map.
+    EchoArguments,
 }
 
 /// The default `parameters`: `{type: object, properties: {}}`.
@@ -61,6 +84,22 @@ pub(crate) fn read_tool(field: &Field<'_>) -> Read<ToolScript> {
         Some(f) => f.bool()?,
         None => false,
     };
+    let mut inputs_from_state = IndexMap::new();
+    if let Some(f) = map.get("inputs_from_state") {
+        for (key, param) in f.entries()? {
+            inputs_from_state.insert(key.to_owned(), param.string()?);
+        }
+    }
+    let mut outputs_to_state = IndexMap::new();
+    if let Some(f) = map.get("outputs_to_state") {
+        for (key, entry) in f.entries()? {
+            outputs_to_state.insert(key.to_owned(), read_state_output(&entry)?);
+        }
+    }
+    let outputs_to_string = match map.get("outputs_to_string") {
+        Some(f) => Some(read_outputs_to_string(&f)?),
+        None => None,
+    };
     map.finish()?;
     Ok(ToolScript {
         name,
@@ -68,10 +107,51 @@ pub(crate) fn read_tool(field: &Field<'_>) -> Read<ToolScript> {
         parameters,
         results,
         repeat_last,
+        inputs_from_state,
+        outputs_to_state,
+        outputs_to_string,
     })
 }
 
-const RESULT_SHAPE: &str = "a string, `{json: VALUE}` or `{error: MESSAGE}`";
+fn read_state_output(field: &Field<'_>) -> Read<StateOutputScript> {
+    let mut map = field.map()?;
+    let source = match map.get("source") {
+        Some(f) => Some(f.string()?),
+        None => None,
+    };
+    let handler = match map.get("handler") {
+        Some(f) => Some(f.variant(HANDLERS)?),
+        None => None,
+    };
+    map.finish()?;
+    Ok(StateOutputScript { source, handler })
+}
+
+/// `{source: KEY}` (or `{}`: the whole result), else the multiple-output
+/// form `{out: {source: KEY}, ...}`. Handlers are Python callables in
+/// Haystack, so only `source` is read.
+fn read_outputs_to_string(field: &Field<'_>) -> Read<OutputsToString> {
+    let mut map = field.map()?;
+    if map.has("source") || map.keys().is_empty() {
+        let source = match map.get("source") {
+            Some(f) => Some(f.string()?),
+            None => None,
+        };
+        map.finish()?;
+        return Ok(OutputsToString::Single { source });
+    }
+    let mut outputs = IndexMap::new();
+    for (key, entry) in field.entries()? {
+        let mut output = entry.map()?;
+        let source = output.required("source")?.string()?;
+        output.finish()?;
+        outputs.insert(key.to_owned(), source);
+    }
+    Ok(OutputsToString::Multiple(outputs))
+}
+
+const RESULT_SHAPE: &str =
+    "a string, `{json: VALUE}`, `{error: MESSAGE}` or `{echo_arguments: true}`";
 
 fn read_result(field: &Field<'_>) -> Read<ScriptedResult> {
     if let Some(text) = field.as_str() {
@@ -80,12 +160,24 @@ fn read_result(field: &Field<'_>) -> Read<ScriptedResult> {
     let mut map = field.map().map_err(|_| field.wrong_type(RESULT_SHAPE))?;
     let json = map.get("json");
     let error = map.get("error");
+    let echo = map.get("echo_arguments");
     map.finish()?;
-    match (json, error) {
-        (Some(f), None) => Ok(ScriptedResult::Json(f.json())),
-        (None, Some(f)) => Ok(ScriptedResult::Error(f.string()?)),
+    match (json, error, echo) {
+        (Some(f), None, None) => Ok(ScriptedResult::Json(f.json())),
+        (None, Some(f), None) => Ok(ScriptedResult::Error(f.string()?)),
+        (None, None, Some(f)) => {
+            if f.bool()? {
+                Ok(ScriptedResult::EchoArguments)
+            } else {
+                Err(f.wrong_type("`true` (remove the entry for another result)"))
+            }
+        }
         _ => Err(field.error(ScenarioErrorKind::NeedsOneOf {
-            keys: vec!["json".to_owned(), "error".to_owned()],
+            keys: vec![
+                "json".to_owned(),
+                "error".to_owned(),
+                "echo_arguments".to_owned(),
+            ],
             exactly: true,
         })),
     }

@@ -22,6 +22,7 @@ use super::run::RunSpec;
 use super::spec::Scenario;
 use super::tool::{ScriptedResult, ToolScript, default_parameters};
 use super::when::{StepCountCondition, When};
+use crate::tool::OutputsToString;
 
 impl Scenario {
     /// The scenario as a JSON value in the scenario format.
@@ -197,6 +198,7 @@ fn tool(script: &ToolScript) -> Value {
                 ScriptedResult::Text(text) => json!(text),
                 ScriptedResult::Json(value) => json!({"json": value}),
                 ScriptedResult::Error(message) => json!({"error": message}),
+                ScriptedResult::EchoArguments => json!({"echo_arguments": true}),
             })
             .collect();
         out.insert("results".into(), Value::Array(results));
@@ -204,7 +206,45 @@ fn tool(script: &ToolScript) -> Value {
     if script.repeat_last {
         out.insert("repeat_last".into(), json!(true));
     }
+    if !script.inputs_from_state.is_empty() {
+        out.insert("inputs_from_state".into(), json!(script.inputs_from_state));
+    }
+    if !script.outputs_to_state.is_empty() {
+        let outputs = script
+            .outputs_to_state
+            .iter()
+            .map(|(key, output)| {
+                let mut entry = Map::new();
+                if let Some(source) = &output.source {
+                    entry.insert("source".into(), json!(source));
+                }
+                if let Some(kind) = output.handler {
+                    entry.insert("handler".into(), json!(handler_kind(kind)));
+                }
+                (key.clone(), Value::Object(entry))
+            })
+            .collect();
+        out.insert("outputs_to_state".into(), Value::Object(outputs));
+    }
+    if let Some(config) = &script.outputs_to_string {
+        out.insert("outputs_to_string".into(), outputs_to_string(config));
+    }
     Value::Object(out)
+}
+
+fn outputs_to_string(config: &OutputsToString) -> Value {
+    match config {
+        OutputsToString::Single { source: None } => json!({}),
+        OutputsToString::Single {
+            source: Some(source),
+        } => json!({"source": source}),
+        OutputsToString::Multiple(outputs) => Value::Object(
+            outputs
+                .iter()
+                .map(|(key, source)| (key.clone(), json!({"source": source})))
+                .collect(),
+        ),
+    }
 }
 
 /// One `model` entry.
@@ -434,6 +474,9 @@ fn run(spec: &RunSpec) -> Map<String, Value> {
     }
     if !spec.state.is_empty() {
         out.insert("state".into(), Value::Object(spec.state.clone()));
+    }
+    if let Some(tools) = &spec.tools {
+        out.insert("tools".into(), json!(tools));
     }
     if spec.is_async {
         out.insert("async".into(), json!(true));

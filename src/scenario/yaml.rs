@@ -38,13 +38,16 @@ pub(crate) fn parse(text: &str, origin: &str) -> Result<Node, ScenarioError> {
         })?;
         builder.on_event(event, pos(span.start))?;
     }
+    let empty = || ScenarioError::new(ScenarioErrorKind::Empty, origin);
     match builder.root {
+        // Only comments or blank lines: the file's start.
+        None => Err(empty().at(1, 1)),
         // `---` alone, `~` or `null`: nothing to read either.
-        None
-        | Some(Node {
+        Some(Node {
             value: NodeValue::Null,
+            pos,
             ..
-        }) => Err(ScenarioError::new(ScenarioErrorKind::Empty, origin)),
+        }) => Err(empty().at(pos.line, pos.column)),
         Some(root) => Ok(root),
     }
 }

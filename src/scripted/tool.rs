@@ -15,6 +15,9 @@ pub enum ToolOutcome {
     Json(Value),
     /// The tool raises with this message.
     Error(String),
+    /// The tool returns the arguments it was invoked with (the call's plus
+    /// those filled from State) as a map.
+    EchoArguments,
 }
 
 /// A tool that answers its `n`-th call with the `n`-th scripted result.
@@ -101,6 +104,7 @@ impl Tool for ScriptedTool {
             Some(ToolOutcome::Text(text)) => Ok(Value::String(text.clone())),
             Some(ToolOutcome::Json(value)) => Ok(value.clone()),
             Some(ToolOutcome::Error(message)) => Err(ToolError::new(message.clone())),
+            Some(ToolOutcome::EchoArguments) => Ok(Value::Object(invocation.arguments.clone())),
             None => Err(self.exhausted(invocation.ordinal + 1)),
         }
     }

@@ -69,6 +69,9 @@ pub struct State {
     /// The `messages` handler, looked up once (the schema never changes).
     messages_handler: Handler,
     hook_context: Option<HookContext>,
+    /// What a hook set in place of the `hook_context` map when it is not a
+    /// map; it hides `hook_context` until a map is set again.
+    hook_context_other: Option<Value>,
     data: Map<String, Value>,
 }
 
@@ -100,6 +103,7 @@ impl State {
             tools: None,
             tools_written: None,
             hook_context: None,
+            hook_context_other: None,
             data: Map::new(),
         }
     }
@@ -114,7 +118,7 @@ impl State {
         match key {
             keys::MESSAGES => self.messages.is_some(),
             keys::TOOLS => self.tools.is_some() || self.tools_written.is_some(),
-            keys::HOOK_CONTEXT => self.hook_context.is_some(),
+            keys::HOOK_CONTEXT => self.hook_context.is_some() || self.hook_context_other.is_some(),
             _ => self.data.contains_key(key),
         }
     }
@@ -132,10 +136,11 @@ impl State {
                     .as_ref()
                     .map(|t| Value::Array(t.iter().map(|tool| tool.spec().to_value()).collect()))
             }),
-            keys::HOOK_CONTEXT => self
-                .hook_context
-                .as_ref()
-                .map(|c| Value::Object(c.to_json())),
+            keys::HOOK_CONTEXT => self.hook_context_other.clone().or_else(|| {
+                self.hook_context
+                    .as_ref()
+                    .map(|c| Value::Object(c.to_json()))
+            }),
             _ => self.data.get(key).cloned(),
         }
     }
@@ -176,9 +181,15 @@ impl State {
             keys::HOOK_CONTEXT => match handler.apply(self.get(key), value) {
                 Ok(Value::Object(map)) => {
                     self.hook_context = Some(HookContext::from(map));
+                    self.hook_context_other = None;
                     Ok(())
                 }
-                Ok(other) => Err(invalid(key, format!("expected a map, got {other}"))),
+                // Haystack's `State.set` checks no type: `null`, a string or
+                // a list are kept as they are.
+                Ok(other) => {
+                    self.hook_context_other = Some(other);
+                    Ok(())
+                }
                 Err(message) => Err(invalid(key, message)),
             },
             _ => {
@@ -289,20 +300,50 @@ impl State {
         self.tools_written = None;
     }
 
-    /// The run's `hook_context`.
+    /// The run's `hook_context` (`None` before the run sets it, or when a
+    /// hook set something that is not a map in its place: see
+    /// [`hook_context_other`](Self::hook_context_other)).
     pub fn hook_context(&self) -> Option<&HookContext> {
-        self.hook_context.as_ref()
+        match self.hook_context_other {
+            Some(_) => None,
+            None => self.hook_context.as_ref(),
+        }
     }
 
-    /// The run's `hook_context`, mutable.
+    /// What a hook set in place of the `hook_context` map when it is not a
+    /// map (`set: {hook_context: null}`): Haystack's `State.set` checks no
+    /// type, so the run goes on with it, and code that reads the context
+    /// as a map (`hook_context.get(...)`) sees this value.
+    ///
+    /// ```
+    /// use hookharness::state::{State, StateSchema, ValueType};
+    /// use serde_json::json;
+    ///
+    /// let mut state = State::new(StateSchema::new().key("hook_context", ValueType::Dict));
+    /// state.set("hook_context", json!("x")).unwrap();
+    /// assert_eq!(state.hook_context_other(), Some(&json!("x")));
+    /// assert!(state.hook_context().is_none());
+    /// assert_eq!(state.get("hook_context"), Some(json!("x")));
+    /// ```
+    pub fn hook_context_other(&self) -> Option<&Value> {
+        self.hook_context_other.as_ref()
+    }
+
+    /// The run's `hook_context`, mutable; it replaces a value that is not
+    /// a map (see [`hook_context_other`](Self::hook_context_other)) by the
+    /// map it hid, or by an empty map.
     pub fn hook_context_mut(&mut self) -> &mut HookContext {
+        self.hook_context_other = None;
         self.hook_context.get_or_insert_with(HookContext::new)
     }
 
     pub(crate) fn set_hook_context(&mut self, context: HookContext) {
         self.hook_context = Some(context);
+        self.hook_context_other = None;
     }
 
+    /// The context for the run's output: the last map it held (a value
+    /// that is not a map cannot be handed back as a [`HookContext`]).
     pub(crate) fn take_hook_context(&mut self) -> HookContext {
         self.hook_context.take().unwrap_or_default()
     }

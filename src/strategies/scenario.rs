@@ -268,6 +268,7 @@ fn run_spec() -> impl Strategy<Value = RunSpec> {
         hook_context,
         state: Map::new(),
         is_async,
+        tools: None,
     })
 }
 

@@ -43,6 +43,9 @@ pub fn tool_script(name: &str) -> BoxedStrategy<ToolScript> {
             parameters: empty_parameters(),
             results,
             repeat_last: true,
+            inputs_from_state: Default::default(),
+            outputs_to_state: Default::default(),
+            outputs_to_string: None,
         })
         .boxed()
 }

@@ -1,13 +1,16 @@
 //! Running one step's pending tool calls, by Haystack's rules.
 
 use super::exec_error::ExecError;
+use super::output;
 use super::schedule::{schedule, state_io};
 use super::{Tool, ToolError, ToolErrorKind, ToolInvocation};
 use crate::message::{ChatMessage, ToolCall};
 use crate::pyfmt;
 use crate::state::State;
+use futures_util::FutureExt;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
+use std::panic::AssertUnwindSafe;
 use std::sync::{Arc, Mutex};
 use tracing::Instrument;
 
@@ -273,9 +276,22 @@ fn record_error(span: &tracing::Span, outcome: &Result<Value, ToolError>) {
 
 fn invoke_sync(job: &Job<'_>, state: Option<&mut State>) -> Result<Value, ToolError> {
     let span = tool_span(job);
-    let outcome = span.in_scope(|| job.tool.invoke(invocation(job, state)));
+    let outcome = span.in_scope(|| {
+        std::panic::catch_unwind(AssertUnwindSafe(|| job.tool.invoke(invocation(job, state))))
+            .unwrap_or_else(|payload| Err(panicked(job, payload.as_ref())))
+    });
     record_error(&span, &outcome);
     outcome
+}
+
+/// A tool that panics ends the run, as a hook that panics does: the panic is
+/// a bug in the tool, not a failure the model should see and work around.
+fn panicked(job: &Job<'_>, payload: &(dyn std::any::Any + Send)) -> ToolError {
+    ToolError::fatal(format!(
+        "the tool `{}` panicked: {}",
+        job.tool.spec().name,
+        crate::panic::payload_text(payload)
+    ))
 }
 
 /// The sync path: a pool of at most `limit` scoped threads. The one
@@ -338,11 +354,14 @@ async fn run_batch_async(
         async move {
             let _permit = semaphore.acquire().await;
             let span = tool_span(job);
-            let outcome = job
-                .tool
-                .invoke_async(invocation(job, state))
-                .instrument(span.clone())
-                .await;
+            // The call is made inside the future: a sync tool's
+            // `invoke_async` may run `invoke` eagerly, and its panic must be
+            // caught too.
+            let call = async move { job.tool.invoke_async(invocation(job, state)).await };
+            let outcome = AssertUnwindSafe(call.instrument(span.clone()))
+                .catch_unwind()
+                .await
+                .unwrap_or_else(|payload| Err(panicked(job, payload.as_ref())));
             record_error(&span, &outcome);
             outcome
         }
@@ -375,9 +394,11 @@ fn finalize(
             return Ok(ChatMessage::from_tool(message, job.call.clone(), true));
         }
     };
+    let spec = job.tool.spec();
     if let Value::Object(result) = &value {
-        for (state_key, output) in &job.tool.spec().outputs_to_state {
-            let merged = match &output.source {
+        for (state_key, output) in &spec.outputs_to_state {
+            // As Haystack: an empty `source` is no source.
+            let merged = match output.source.as_deref().filter(|s| !s.is_empty()) {
                 Some(source) => match result.get(source) {
                     Some(v) => v.clone(),
                     None => continue,
@@ -393,9 +414,10 @@ fn finalize(
             })?;
         }
     }
-    let text = match value {
-        Value::String(text) => text,
-        other => pyfmt::json_dumps(&other),
+    let text = match (&spec.outputs_to_string, value) {
+        (Some(config), value) => config.render(&value),
+        (None, Value::String(text)) => text,
+        (None, other) => output::result_to_string(&other),
     };
     Ok(ChatMessage::from_tool(text, job.call.clone(), false))
 }

@@ -20,10 +20,12 @@
 mod exec;
 mod exec_error;
 mod function;
+mod output;
 mod schedule;
 mod spec;
 
 pub use function::{FunctionTool, tool_fn};
+pub use output::OutputsToString;
 pub use spec::{StateOutput, ToolSpec};
 
 pub(crate) use exec::{ExecOptions, ExecutedCall, execute_tool_calls};

@@ -1,5 +1,6 @@
 //! What the model and the loop know about a tool.
 
+use super::output::OutputsToString;
 use crate::state::Handler;
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
@@ -27,6 +28,9 @@ pub struct ToolSpec {
     pub inputs_from_state: IndexMap<String, String>,
     /// `state key -> output`: merged into State when the result is a map.
     pub outputs_to_state: IndexMap<String, StateOutput>,
+    /// Which part of the result becomes the tool message's text (`None`:
+    /// the whole result).
+    pub outputs_to_string: Option<OutputsToString>,
     /// `true` when the tool receives the live State (it then reads and
     /// writes every key, so it runs apart from calls that touch State).
     pub takes_state: bool,
@@ -41,6 +45,7 @@ impl ToolSpec {
             parameters: json!({"type": "object", "properties": {}}),
             inputs_from_state: IndexMap::new(),
             outputs_to_state: IndexMap::new(),
+            outputs_to_string: None,
             takes_state: false,
         }
     }
@@ -74,10 +79,56 @@ impl ToolSpec {
         self
     }
 
+    /// Renders the tool message's text from part of the result.
+    pub fn outputs_to_string(mut self, config: OutputsToString) -> Self {
+        self.outputs_to_string = Some(config);
+        self
+    }
+
     /// The tool receives the live State.
     pub fn takes_state(mut self) -> Self {
         self.takes_state = true;
         self
+    }
+
+    /// Haystack's construction-time check of `inputs_from_state` (in
+    /// `Tool.__post_init__`): every mapped parameter must be a property of the
+    /// parameters' schema, unless the schema declares none.
+    ///
+    /// ```
+    /// use hookharness::ToolSpec;
+    /// use serde_json::json;
+    ///
+    /// let spec = ToolSpec::new("search")
+    ///     .parameters(json!({"type": "object", "properties": {"query": {"type": "string"}}}))
+    ///     .input_from_state("topic", "qeury");
+    /// assert_eq!(
+    ///     spec.validate().unwrap_err(),
+    ///     "inputs_from_state maps 'topic' to unknown parameter 'qeury'. Valid parameters are: {'query'}."
+    /// );
+    /// ```
+    pub fn validate(&self) -> Result<(), String> {
+        let mut valid: Vec<&str> = self
+            .parameters
+            .get("properties")
+            .and_then(Value::as_object)
+            .map(|p| p.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        if valid.is_empty() {
+            return Ok(());
+        }
+        // Haystack prints a Python set, whose order varies from process to
+        // process; sorted here so the text is the same on every run.
+        valid.sort_unstable();
+        for (state_key, param) in &self.inputs_from_state {
+            if !valid.contains(&param.as_str()) {
+                return Err(format!(
+                    "inputs_from_state maps '{state_key}' to unknown parameter '{param}'. Valid parameters are: {}.",
+                    crate::pyfmt::set_of_strings(valid.iter().copied())
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The spec as the model sees it: `{name, description, parameters}`.

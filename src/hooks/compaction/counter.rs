@@ -7,7 +7,7 @@
 //! separator) by the tool schemas as `json.dumps(specs, sort_keys=True)`.
 //! Lengths are Python's: code points, after `\uNNNN` escaping in the JSON.
 
-use crate::hooks::component::{FromValueError, component, format_error, open, type_of};
+use crate::hooks::component::{FromValueError, component, format_error, open, shown, type_of};
 use crate::message::{ChatMessage, ContentPart, ToolResult};
 use crate::pyfmt::float_repr;
 use crate::tool::Tool;
@@ -102,8 +102,9 @@ impl ApproximateTokenCounter {
             Some(Value::Number(n)) => n.clone(),
             Some(other) => {
                 return Err(format_error(format!(
-                    "`{}` must be a number, got {other}",
-                    init.at("chars_per_token")
+                    "`{}` must be a number, got {}",
+                    init.at("chars_per_token"),
+                    shown(other)
                 )));
             }
         };
@@ -111,7 +112,7 @@ impl ApproximateTokenCounter {
         if chars <= 0.0 {
             return Err(FromValueError::Invalid(format!(
                 "`chars_per_token` must be greater than 0, got {}.",
-                py_number(&raw)
+                crate::pyfmt::number_repr(&raw)
             )));
         }
         Ok(ApproximateTokenCounter {
@@ -119,16 +120,6 @@ impl ApproximateTokenCounter {
             tokens_per_image: init.int("tokens_per_image", 85)?,
             tokens_per_file: init.int("tokens_per_file", 1000)?,
         })
-    }
-}
-
-/// A JSON number as Python prints the int or float it loads as.
-pub(crate) fn py_number(number: &Number) -> String {
-    match (number.as_i64(), number.as_u64(), number.as_f64()) {
-        (Some(i), _, _) => i.to_string(),
-        (_, Some(u), _) => u.to_string(),
-        (_, _, Some(f)) => float_repr(f),
-        _ => number.to_string(),
     }
 }
 

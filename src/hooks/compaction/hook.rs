@@ -1,11 +1,11 @@
 //! `CompactionHook`: decides *when* to compact and writes the result back.
 
-use super::counter::{ApproximateTokenCounter, TokenCounter, counter_from_value, py_number};
+use super::counter::{ApproximateTokenCounter, TokenCounter, counter_from_value};
 use super::landmarks::last_assistant_index;
 use super::{Compacted, Compactor, compactor_from_value};
 use crate::future::BoxFuture;
 use crate::hook::{Hook, HookError, HookPoint};
-use crate::hooks::component::{FromValueError, Init, component, format_error, open};
+use crate::hooks::component::{FromValueError, Init, component, format_error, open, shown};
 use crate::message::ChatMessage;
 use crate::state::State;
 use crate::state::keys;
@@ -86,8 +86,8 @@ impl CompactionHook {
                 "`compact_at` and `compact_to` must satisfy 0 < compact_to < compact_at <= 1, got \
                  compact_at={} and compact_to={}. A target at or above the trigger would leave the \
                  conversation over the trigger after compacting, so it would be attempted again every step.",
-                py_number(&compact_at),
-                py_number(&compact_to)
+                crate::pyfmt::number_repr(&compact_at),
+                crate::pyfmt::number_repr(&compact_to)
             ));
         }
         Ok(CompactionHook {
@@ -165,8 +165,9 @@ impl CompactionHook {
             None => Ok(float(default)),
             Some(Value::Number(n)) => Ok(n.clone()),
             Some(other) => Err(format_error(format!(
-                "`{}` must be a number, got {other}",
-                init.at(key)
+                "`{}` must be a number, got {}",
+                init.at(key),
+                shown(other)
             ))),
         };
         let compact_at = number("compact_at", 0.7);

@@ -3,7 +3,7 @@
 use super::counter::TokenCounter;
 use super::landmarks::{COMPACTION_META_KEY, Replacement, replace_tool_results_until_target};
 use super::{Compacted, Compactor, marker};
-use crate::hooks::component::{FromValueError, component, format_error, open};
+use crate::hooks::component::{FromValueError, component, format_error, open, shown};
 use crate::message::ChatMessage;
 use serde_json::{Map, Value};
 
@@ -106,16 +106,18 @@ impl ToolResultPruningCompactor {
                 .map(|item| {
                     item.as_str().map(str::to_owned).ok_or_else(|| {
                         format_error(format!(
-                            "`{}` must be a list of strings, got {item}",
-                            init.at("skip_meta_keys")
+                            "`{}` must be a list of strings, got {}",
+                            init.at("skip_meta_keys"),
+                            shown(item)
                         ))
                     })
                 })
                 .collect::<Result<_, _>>()?,
             Some(other) => {
                 return Err(format_error(format!(
-                    "`{}` must be a list of strings, got {other}",
-                    init.at("skip_meta_keys")
+                    "`{}` must be a list of strings, got {}",
+                    init.at("skip_meta_keys"),
+                    shown(other)
                 )));
             }
         };

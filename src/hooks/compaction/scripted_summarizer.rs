@@ -2,7 +2,7 @@
 
 use super::CompactionError;
 use crate::generator::{ChatGenerator, ChatRequest, GeneratorError};
-use crate::hooks::component::{FromValueError, component, format_error, open};
+use crate::hooks::component::{FromValueError, component, format_error, open, shown};
 use crate::message::ChatMessage;
 use serde_json::{Map, Value};
 use std::sync::Mutex;
@@ -91,9 +91,8 @@ impl ScriptedSummarizer {
                 }
                 other => {
                     return Err(format_error(format!(
-                        "`{}[{i}]` must be a summary text, null (no reply) or {{error: \"...\"}}, got {other}",
-                        init.at("replies")
-                    )));
+                        "`{}[{i}]` must be a summary text, null (no reply) or {{error: \"...\"}}, got {}",
+                        init.at("replies"), shown(other))));
                 }
             });
         }

@@ -1,12 +1,14 @@
 //! Human-in-the-loop confirmation (Haystack's `haystack.hooks.human_in_the_loop`):
 //! the hook, its strategies, policies and UIs.
 
+mod console;
 mod decision;
 mod hook;
 mod policy;
 mod strategy;
 mod ui;
 
+pub use console::SimpleConsoleUI;
 pub use decision::{ConfirmationUIResult, ToolExecutionDecision};
 pub use hook::ConfirmationHook;
 pub use policy::{

@@ -150,9 +150,13 @@ pub fn confirmation_ui_from_value(
         ScriptedConfirmationUI::TYPE => {
             Ok(Arc::new(ScriptedConfirmationUI::from_value(value, path)?))
         }
+        super::SimpleConsoleUI::TYPE => {
+            Ok(Arc::new(super::SimpleConsoleUI::from_value(value, path)?))
+        }
         other => Err(format_error(format!(
-            "unknown confirmation UI type `{other}` at `{path}`; scenarios use `{}` (console UIs need a person)",
-            ScriptedConfirmationUI::TYPE
+            "unknown confirmation UI type `{other}` at `{path}`; known: `{}`, `{}`",
+            ScriptedConfirmationUI::TYPE,
+            super::SimpleConsoleUI::TYPE
         ))),
     }
 }

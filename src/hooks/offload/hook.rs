@@ -182,6 +182,14 @@ impl Hook for ToolResultOffloadHook {
         if start == messages.len() {
             return Ok(());
         }
+        // Haystack reads `(state.data.get("hook_context") or {}).get(...)`:
+        // a value a hook set in place of the map fails there unless falsy.
+        if let Some(other) = state.hook_context_other().filter(|v| truthy(v)) {
+            return Err(HookError::new(format!(
+                "'{}' object has no attribute 'get'",
+                crate::value::type_name(other)
+            )));
+        }
         let context = context_store(state.hook_context());
         let store: Option<&dyn ToolResultStore> = match &context {
             ContextStore::Absent => Some(self.store.as_ref()),

@@ -1,7 +1,7 @@
 //! Where offloaded tool results go: the [`ToolResultStore`] trait, Haystack's
 //! [`FileSystemToolResultStore`] and an [`InMemoryToolResultStore`].
 
-use crate::hooks::component::{FromValueError, component, format_error, open, type_of};
+use crate::hooks::component::{FromValueError, component, format_error, open, shown, type_of};
 use crate::state::HookContext;
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
@@ -128,8 +128,9 @@ impl FileSystemToolResultStore {
         match init.required("root")? {
             Value::String(root) => Ok(Self::new(root)),
             other => Err(format_error(format!(
-                "`{}` must be a string, got {other}",
-                init.at("root")
+                "`{}` must be a string, got {}",
+                init.at("root"),
+                shown(other)
             ))),
         }
     }

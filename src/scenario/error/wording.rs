@@ -110,16 +110,22 @@ impl ScenarioError {
                 f,
                 "yaml aliases expand to more than {limit} values; expand fewer aliases (or write the values out)"
             ),
-            K::UnsupportedTag { tag } => write!(
+            K::UnsupportedTag { tag } => {
+let tag = cut(tag);
+write!(
                 f,
                 "unsupported yaml tag `{tag}` {}; only the core tags (`!!str`, `!!int`, `!!float`, `!!bool`, `!!null`, `!!seq`, `!!map`) are read",
                 self.in_path()
-            ),
-            K::NonFiniteNumber { text } => write!(
+            )
+}
+            K::NonFiniteNumber { text } => {
+let text = cut(text);
+write!(
                 f,
                 "`{text}` {} is not a finite number, which json cannot hold; write a finite number or quote it as a string",
                 self.in_path()
-            ),
+            )
+}
             K::MergeKey => write!(
                 f,
                 "yaml merge keys (`<<`) are not supported {} (yaml 1.2 has none, and loaders disagree on them); write the keys out",
@@ -127,7 +133,7 @@ impl ScenarioError {
             ),
             K::NonStringKey { found, text } => {
                 let shown = match text {
-                    Some(t) => format!(" `{t}`"),
+                    Some(t) => format!(" `{}`", cut(t)),
                     None => String::new(),
                 };
                 write!(
@@ -140,21 +146,27 @@ impl ScenarioError {
                 key,
                 first_line,
                 first_column,
-            } => write!(
+            } => {
+let key = cut(key);
+write!(
                 f,
                 "duplicate key `{key}` {} (first defined at {first_line}:{first_column}); keep only one",
                 self.in_parent()
-            ),
+            )
+}
             K::UnknownKey {
                 key,
                 suggestion,
                 valid,
-            } => write!(
+            } => {
+let key = cut(key);
+write!(
                 f,
                 "unknown key `{key}` {}; {}",
                 self.in_parent(),
                 did_you_mean(suggestion.as_ref(), valid, "keys")
-            ),
+            )
+}
             K::WrongType { expected, found } => {
                 write!(f, "expected {expected} {}, found {found}", self.for_path())
             }
@@ -183,6 +195,8 @@ impl ScenarioError {
                 suggestion,
                 valid,
             } => {
+let value = cut(value);
+
                 write!(f, "invalid value `{value}` {}; ", self.for_path())?;
                 match suggestion {
                     Some(s) => write!(f, "did you mean `{s}`? (valid: {})", tick_list(valid)),
@@ -225,6 +239,8 @@ impl ScenarioError {
                 self.in_path()
             ),
             K::UnknownAction { action, suggestion } => {
+let action = cut(action);
+
                 write!(f, "unknown action `{action}` {}; ", self.in_parent())?;
                 match suggestion {
                     Some(s) => write!(f, "did you mean `{s}`?"),
@@ -242,12 +258,15 @@ impl ScenarioError {
                 name,
                 suggestion,
                 defined,
-            } => write!(
+            } => {
+let name = cut(name);
+write!(
                 f,
                 "unknown shared hook `{name}` {}; define it under `shared_hooks` or fix the name ({})",
                 self.in_path(),
                 did_you_mean(suggestion.as_ref(), defined, "shared hooks")
-            ),
+            )
+}
             K::NestedSharedHook => write!(
                 f,
                 "{} is itself `shared: NAME`; define a shared hook as a declarative, ready-made or custom hook",
@@ -257,11 +276,14 @@ impl ScenarioError {
                 key,
                 suggestion,
                 schema_keys,
-            } => write!(
+            } => {
+let key = cut(key);
+write!(
                 f,
                 "`run.state` key `{key}` is not declared in `agent.state_schema`; declare it there or remove it ({})",
                 did_you_mean(suggestion.as_ref(), schema_keys, "schema keys")
-            ),
+            )
+}
         }
     }
 
@@ -273,4 +295,10 @@ impl ScenarioError {
             format!("`{}`", self.0.path)
         }
     }
+}
+
+/// A text from the file as a message shows it: cut past
+/// [`MAX_SHOWN_KEY`](crate::scenario::node::MAX_SHOWN_KEY) characters.
+fn cut(text: &str) -> String {
+    crate::elide::elide(text, crate::scenario::node::MAX_SHOWN_KEY)
 }

@@ -1,16 +1,25 @@
 //! `hookharness record`: run a scenario against a live OpenAI-compatible
 //! server and write a new scenario whose `model` script holds the replies.
 
+mod destination;
+mod live;
+
 use super::ExitCode;
 use super::output::{errln, out, outln};
-use crate::openai::OpenAiChatGenerator;
+use crate::openai::{DEFAULT_MAX_REPLY_BYTES, OpenAiChatGenerator};
 use crate::record::{record, same_run};
 use crate::replay::{Replay, Status};
 use crate::report::human_outcome;
 use crate::scenario::Scenario;
+use destination::Destination;
+use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
+
+/// The default of `--max-total-bytes` (64 MiB): every reply is kept in
+/// memory until the recording is written.
+const DEFAULT_MAX_TOTAL_BYTES: usize = 64 << 20;
 
 /// `hookharness record` arguments.
 #[derive(clap::Args)]
@@ -34,6 +43,15 @@ pub(super) struct RecordArgs {
     /// Retries of a rate-limited or failed request (default: $OPENAI_MAX_RETRIES, else 5).
     #[arg(long)]
     max_retries: Option<u32>,
+    /// The longest reply body accepted, in bytes (default: 8 MiB).
+    #[arg(long, default_value_t = DEFAULT_MAX_REPLY_BYTES)]
+    max_reply_bytes: usize,
+    /// The most reply bytes of the whole recording (default: 64 MiB).
+    #[arg(long, default_value_t = DEFAULT_MAX_TOTAL_BYTES)]
+    max_total_bytes: usize,
+    /// Overwrite an existing --output file (never the input scenario).
+    #[arg(long)]
+    force: bool,
 }
 
 fn default_output(scenario: &Path) -> PathBuf {
@@ -56,14 +74,18 @@ pub(super) fn run(args: RecordArgs) -> ExitCode {
         .output
         .clone()
         .unwrap_or_else(|| default_output(&args.scenario));
-    if output.extension().and_then(|e| e.to_str()) != Some("json") {
-        errln!(
-            "the recording is written as JSON: give an --output ending in `.json`, got `{}`",
-            output.display()
-        );
-        return ExitCode::Usage;
-    }
-    let mut builder = OpenAiChatGenerator::builder().model(args.model.clone());
+    // Every check of the output before the first live call.
+    let destination = match Destination::prepare(&output, &args.scenario, args.force) {
+        Ok(destination) => destination,
+        Err(refused) => {
+            errln!("{}", refused.message);
+            return refused.code;
+        }
+    };
+    let mut builder = OpenAiChatGenerator::builder()
+        .model(args.model.clone())
+        .max_reply_bytes(args.max_reply_bytes)
+        .max_total_bytes(args.max_total_bytes);
     if let Some(url) = &args.base_url {
         builder = builder.base_url(url.clone());
     }
@@ -93,6 +115,9 @@ pub(super) fn run(args: RecordArgs) -> ExitCode {
         .as_ref()
         .map(|k| k.expose().to_owned());
 
+    // Only `record` installs it: the library leaves logging to its users.
+    let _ = tracing::subscriber::set_global_default(live::Warnings);
+    let generator = live::Progress::new(generator, std::io::stderr().is_terminal());
     let recording = record(&Replay::new(), &scenario, Arc::new(generator));
     if let Some((call, message)) = recording.failed_call() {
         errln!("model call {call} failed: {message}\nnothing written");
@@ -115,7 +140,7 @@ pub(super) fn run(args: RecordArgs) -> ExitCode {
         errln!("the recording holds the API key; nothing written");
         return ExitCode::Failed;
     }
-    if let Err(error) = std::fs::write(&output, &text) {
+    if let Err(error) = destination.commit(&text) {
         errln!("cannot write {}: {error}", output.display());
         return ExitCode::OutputFailed;
     }
