@@ -106,6 +106,7 @@ pub mod observe;
 pub mod openai;
 pub mod outcome;
 mod panic;
+pub mod prompt;
 mod pyfmt;
 pub mod record;
 pub mod replay;

@@ -561,9 +561,12 @@ invalid_files! {
     an_unknown_outputs_to_state_handler_suggests_the_close_one => "unknown_output_handler.yaml",
     an_outputs_to_string_handler_is_not_part_of_the_format => "outputs_to_string_handler.yaml",
     each_outputs_to_string_output_needs_a_source => "outputs_to_string_output_without_source.yaml",
+    a_run_variable_also_given_as_state_is_rejected => "run_variable_also_in_state.yaml",
+    a_run_variable_naming_a_run_parameter_is_rejected => "run_variable_is_run_parameter.yaml",
+    required_variables_takes_star_a_list_or_null => "required_variables_string.yaml",
     a_json_number_beyond_a_double_is_rejected => "infinite_number.json",
     nesting_beyond_the_limit_is_rejected => "too_deep.json",
-    a_yaml_merge_key_is_rejected => "merge_key.yaml",
+    a_yaml_merge_key_is_an_ordinary_key_so_unknown_in_a_hook => "merge_key.yaml",
     a_document_with_no_value_is_an_empty_file => "empty_document.yaml",
 }
 
@@ -707,5 +710,57 @@ fn a_megabyte_long_bad_value_or_key_is_cut_in_the_message() {
             &error[..200]
         );
         assert!(error.contains("... (2999920 more characters)"), "{error}");
+    }
+}
+
+// ---------------------------------------------------------------------------
+// YAML 1.2, core schema: the values the format's text lists.
+
+#[test]
+fn yaml_values_follow_the_core_schema_of_yaml_1_2() {
+    let scenario = yaml(
+        "agent:\n  state_schema: {v: {type: any}}\nmodel: []\nrun:\n  state:\n    v:\n      \
+         words: [yes, no, on, off, y, n]\n      booleans: [true, True, FALSE]\n      \
+         nulls: [~, null, Null]\n      octal_looking: 010\n      octal: 0o17\n      hex: 0x1F\n      \
+         underscored: 1_000\n      date: 2024-01-01\n      exponent: 1e3\n      \
+         <<: an ordinary key\n",
+    );
+    let expected = serde_json::json!({
+        "words": ["yes", "no", "on", "off", "y", "n"],
+        "booleans": [true, true, false],
+        "nulls": [null, null, null],
+        "octal_looking": 10,
+        "octal": 15,
+        "hex": 31,
+        "underscored": "1_000",
+        "date": "2024-01-01",
+        "exponent": 1000.0,
+        "<<": "an ordinary key",
+    });
+    let got = &scenario.run.state["v"];
+    assert_eq!(got, &expected);
+    assert!(got["exponent"].is_f64(), "1e3 is a float");
+}
+
+#[test]
+fn non_core_tags_and_infinities_are_file_errors() {
+    for text in [
+        "!!timestamp 2024-01-01",
+        "!foo bar",
+        ".inf",
+        "-.inf",
+        ".nan",
+    ] {
+        let file = format!(
+            "agent:\n  state_schema: {{v: {{type: any}}}}\nmodel: []\nrun:\n  state:\n    v: {text}\n"
+        );
+        let error = Scenario::from_str(&file, "core.yaml", Format::Yaml).unwrap_err();
+        let expected_kind = if text.starts_with('!') {
+            matches!(error.kind(), ScenarioErrorKind::UnsupportedTag { .. })
+        } else {
+            matches!(error.kind(), ScenarioErrorKind::NonFiniteNumber { .. })
+        };
+        assert!(expected_kind, "{text}: {error}");
+        assert_eq!((error.line(), error.column()), (Some(6), Some(8)), "{text}");
     }
 }

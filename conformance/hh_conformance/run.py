@@ -41,6 +41,8 @@ def _build_agent(sc: scenario_mod.Scenario, recorder: Recorder) -> Agent:
         chat_generator=ScriptedChatGenerator(sc.model, recorder),
         tools=build_tools(sc.tools, recorder),
         system_prompt=a["system_prompt"],
+        user_prompt=a["user_prompt"],
+        required_variables=copy.deepcopy(a["required_variables"]),
         exit_conditions=list(a["exit_conditions"]),
         state_schema=_state_schema(a["state_schema"]),
         max_agent_steps=a["max_agent_steps"],
@@ -56,6 +58,7 @@ def _run_agent(agent: Agent, sc: scenario_mod.Scenario, recorder: Recorder) -> d
         # The caller's dict: Haystack keeps a non-empty one by identity so hooks can mutate it.
         "hook_context": copy.deepcopy(sc.run["hook_context"]),
         **copy.deepcopy(sc.run["state"]),
+        **copy.deepcopy(sc.run["variables"]),
     }
     if sc.run["tools"] is not None:
         kwargs["tools"] = list(sc.run["tools"])

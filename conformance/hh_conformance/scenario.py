@@ -22,6 +22,7 @@ STATE_TYPES = ("list", "str", "int", "float", "bool", "dict", "any")
 HANDLERS = ("merge_lists", "replace_values")
 READY_MADE = ("token_budget", "tool_result_offload", "compaction", "confirmation")
 SUPPORTED_READY_MADE = ready_made.SUPPORTED
+RUN_PARAMETERS = ("messages", "tools", "hook_context", "streaming_callback", "generation_kwargs")
 MESSAGE_ACTIONS = ("append_messages", "prepend_messages", "replace_messages")
 
 
@@ -209,6 +210,8 @@ def _agent(c: _Checker, raw) -> dict:
             "max_agent_steps",
             "exit_conditions",
             "system_prompt",
+            "user_prompt",
+            "required_variables",
             "state_schema",
             "raise_on_tool_invocation_failure",
             "tool_concurrency_limit",
@@ -225,12 +228,23 @@ def _agent(c: _Checker, raw) -> dict:
         "max_agent_steps": c.int(raw.get("max_agent_steps", 100), (*p, "max_agent_steps")),
         "exit_conditions": c.str_list(raw.get("exit_conditions", ["text"]), (*p, "exit_conditions")),
         "system_prompt": c.str(raw.get("system_prompt"), (*p, "system_prompt"), nullable=True),
+        "user_prompt": c.str(raw.get("user_prompt"), (*p, "user_prompt"), nullable=True),
+        "required_variables": _required_variables(c, raw.get("required_variables", "*"), (*p, "required_variables")),
         "state_schema": schema,
         "raise_on_tool_invocation_failure": c.bool(
             raw.get("raise_on_tool_invocation_failure", False), (*p, "raise_on_tool_invocation_failure")
         ),
         "tool_concurrency_limit": c.int(raw.get("tool_concurrency_limit", 4), (*p, "tool_concurrency_limit")),
     }
+
+
+def _required_variables(c: _Checker, raw, path):
+    """`"*"`, a list of names, or null (none)."""
+    if raw is None or raw == "*":
+        return raw
+    if isinstance(raw, str):
+        raise c.err(path, f"`agent.required_variables` is `{raw}`; write `\"*\"`, a list of names, or null")
+    return c.str_list(raw, path)
 
 
 def _tools(c: _Checker, raw) -> list:
@@ -394,15 +408,22 @@ def _messages(c: _Checker, raw, path) -> list:
 
 def _run(c: _Checker, raw, agent: dict) -> dict:
     p = ("run",)
-    raw = c.map(raw, p, allowed=("messages", "hook_context", "state", "tools", "async"))
+    raw = c.map(raw, p, allowed=("messages", "hook_context", "state", "variables", "tools", "async"))
     state = c.map(raw.get("state", {}), (*p, "state"))
     for key in state:
         if key not in agent["state_schema"]:
             raise c.err((*p, "state", key), f"`{key}` is not a state_schema key")
         if key == "messages":
             raise c.err((*p, "state", key), "initial messages go in run.messages")
+    variables = c.map(raw.get("variables", {}), (*p, "variables"))
+    for name in variables:
+        if name in state:
+            raise c.err((*p, "variables", name), f"`{name}` is given in both `run.state` and `run.variables`")
+        if name in RUN_PARAMETERS:
+            raise c.err((*p, "variables", name), f"`run.variables` cannot name `{name}`, a parameter of `Agent.run`")
     hook_context = raw.get("hook_context")
     return {
+        "variables": variables,
         "messages": _messages(c, raw.get("messages", []), (*p, "messages")),
         "hook_context": c.map(hook_context, (*p, "hook_context")) if hook_context is not None else None,
         "state": state,

@@ -52,6 +52,12 @@ pub enum AgentError {
     /// A hook registered outside its `allowed_hook_points`.
     #[error(transparent)]
     HookNotAllowed(#[from] HookNotAllowed),
+    /// A prompt template that Haystack rejects: a syntax error, a message
+    /// block of the wrong role or number, a variable that collides with a
+    /// state key or a run parameter (at construction); a missing required
+    /// variable or a rendering error (when a run starts).
+    #[error("{0}")]
+    Prompt(String),
     /// A tool whose configuration Haystack's `Tool` rejects at construction
     /// (an `inputs_from_state` parameter the tool does not take).
     #[error("{0}")]

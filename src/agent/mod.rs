@@ -18,6 +18,7 @@ mod error;
 mod exit;
 mod options;
 mod output;
+mod prompts;
 mod run;
 mod select;
 pub(crate) mod usage;
@@ -25,12 +26,14 @@ pub(crate) mod usage;
 pub use error::AgentError;
 pub use options::RunOptions;
 pub use output::AgentOutput;
+pub(crate) use prompts::RUN_PARAMETERS;
 
 use crate::future::block_on;
 use crate::generator::ChatGenerator;
 use crate::hook::{Hook, HookPoint, HookRegistration, Hooks};
 use crate::message::ChatMessage;
 use crate::observe::Observer;
+use crate::prompt::RequiredVariables;
 use crate::state::{Handler, SchemaEntry, StateSchema, ValueType, keys};
 use crate::tool::Tool;
 use std::sync::Arc;
@@ -43,7 +46,7 @@ use std::sync::Arc;
 pub struct Agent {
     generator: Arc<dyn ChatGenerator>,
     tools: Arc<[Arc<dyn Tool>]>,
-    system_prompt: Option<String>,
+    prompts: prompts::Prompts,
     exit_conditions: Vec<String>,
     schema: Arc<StateSchema>,
     max_agent_steps: i64,
@@ -171,6 +174,8 @@ pub struct AgentBuilder {
     generator_type: &'static str,
     tools: Vec<Arc<dyn Tool>>,
     system_prompt: Option<String>,
+    user_prompt: Option<String>,
+    required_variables: RequiredVariables,
     exit_conditions: Vec<String>,
     state_schema: StateSchema,
     max_agent_steps: i64,
@@ -186,6 +191,8 @@ impl Default for AgentBuilder {
             generator_type: "",
             tools: Vec::new(),
             system_prompt: None,
+            user_prompt: None,
+            required_variables: RequiredVariables::All,
             exit_conditions: vec!["text".into()],
             state_schema: StateSchema::new(),
             max_agent_steps: 100,
@@ -223,9 +230,24 @@ impl AgentBuilder {
         self
     }
 
-    /// A system prompt, prepended to the messages of every run.
+    /// A system prompt, prepended to the messages of every run: a Jinja2
+    /// template, plain text or one `{% message role="system" %}` block (see
+    /// [`prompt`](crate::prompt)).
     pub fn system_prompt(mut self, prompt: impl Into<String>) -> Self {
         self.system_prompt = Some(prompt.into());
+        self
+    }
+
+    /// A user prompt, appended to the messages of every run: a Jinja2
+    /// template, plain text or one `{% message role="user" %}` block.
+    pub fn user_prompt(mut self, prompt: impl Into<String>) -> Self {
+        self.user_prompt = Some(prompt.into());
+        self
+    }
+
+    /// Which template variables a run must give (default: all of them).
+    pub fn required_variables(mut self, required: RequiredVariables) -> Self {
+        self.required_variables = required;
         self
     }
 
@@ -309,6 +331,7 @@ impl AgentBuilder {
                 )));
             }
         }
+        prompts::validate_blocks(self.user_prompt.as_deref(), self.system_prompt.as_deref())?;
         if self.tool_concurrency_limit < 1 {
             return Err(AgentError::ToolConcurrencyLimit);
         }
@@ -321,10 +344,16 @@ impl AgentBuilder {
         }
 
         let schema = resolve_schema(self.state_schema);
+        let prompts = prompts::build(
+            self.system_prompt.as_deref(),
+            self.user_prompt.as_deref(),
+            &self.required_variables,
+            &schema,
+        )?;
         Ok(Agent {
             generator,
             tools: self.tools.into(),
-            system_prompt: self.system_prompt,
+            prompts,
             exit_conditions: self.exit_conditions,
             schema: Arc::new(schema),
             max_agent_steps: self.max_agent_steps,

@@ -26,6 +26,9 @@ pub struct RunOptions {
     /// The tools of this run, by name (Haystack's `Agent.run(tools=[...])`);
     /// `None` runs every configured tool.
     pub tools: Option<Vec<String>>,
+    /// Template variables of the system and user prompts (Haystack's
+    /// `**kwargs`); one that names a state key also seeds it, as there.
+    pub variables: Map<String, Value>,
 }
 
 impl RunOptions {
@@ -55,6 +58,12 @@ impl RunOptions {
         S: Into<String>,
     {
         self.tools = Some(names.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Sets a template variable of the prompts.
+    pub fn variable(mut self, name: impl Into<String>, value: Value) -> Self {
+        self.variables.insert(name.into(), value);
         self
     }
 

@@ -5,6 +5,7 @@
 //! One body for both paths means the sync and async loops cannot drift.
 
 use super::exit::{model_exit_reason, tool_exit};
+use super::prompts;
 use super::select::select_tools;
 use super::usage::{record_context_tokens, record_llm_usage};
 use super::{Agent, AgentError, AgentOutput, RunOptions};
@@ -42,8 +43,9 @@ pub(super) async fn run(
     is_async: bool,
 ) -> Result<AgentOutput, AgentError> {
     warm_up(agent, is_async).await?;
+    let (system, user) = prompts::render(&agent.prompts, &options)?;
     let tools = select_tools(&agent.tools, options.tools.as_deref())?;
-    let state = initial_state(agent, &tools, messages, options)?;
+    let state = initial_state(agent, &tools, system, messages, user, options)?;
     let mut run = Run {
         agent,
         ordinals: vec![0; tools.len()],
@@ -89,7 +91,9 @@ async fn warm_up(agent: &Agent, is_async: bool) -> Result<(), AgentError> {
 fn initial_state(
     agent: &Agent,
     tools: &Arc<[Arc<dyn Tool>]>,
+    system: Option<ChatMessage>,
     messages: Vec<ChatMessage>,
+    user: Option<ChatMessage>,
     options: RunOptions,
 ) -> Result<State, AgentError> {
     let mut state = State::from_schema(agent.schema.clone());
@@ -99,21 +103,16 @@ fn initial_state(
         }
         state.data_mut().insert(key, value);
     }
-    let mut prepared = Vec::with_capacity(messages.len() + 1);
-    if let Some(prompt) = &agent.system_prompt {
-        // Haystack renders the prompt through its chat template, which strips
-        // surrounding whitespace (Python's `str.strip`) and rejects a blank one.
-        let stripped =
-            prompt.trim_matches(|c: char| c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c));
-        if stripped.is_empty() {
-            return Err(AgentError::InvalidControlKey(format!(
-                "Message content in template is empty or contains only whitespace characters. Content: {}",
-                crate::pyfmt::repr(&Value::String(prompt.clone()))
-            )));
+    // Variables are keyword arguments too: those naming a state key seed it.
+    for (key, value) in options.variables {
+        if key != keys::MESSAGES && agent.schema.contains(&key) {
+            state.data_mut().insert(key, value);
         }
-        prepared.push(ChatMessage::from_system(stripped.to_owned()));
     }
+    let mut prepared = Vec::with_capacity(messages.len() + 2);
+    prepared.extend(system);
     prepared.extend(messages);
+    prepared.extend(user);
     state.append_messages(prepared)?;
     let data = state.data_mut();
     data.insert(keys::STEP_COUNT.into(), Value::from(0));

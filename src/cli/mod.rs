@@ -6,6 +6,8 @@
 //! written, 141 the reader of stdout went away.
 
 mod discover;
+#[cfg(feature = "proptest")]
+mod generate;
 mod output;
 #[cfg(feature = "http")]
 mod record;
@@ -92,6 +94,10 @@ enum Command {
     /// scenario whose `model` script holds the replies received.
     #[cfg(feature = "http")]
     Record(record::RecordArgs),
+    /// Write scenarios generated over the whole scenario contract (for
+    /// differential testing against Haystack: conformance/fuzz.sh).
+    #[cfg(feature = "proptest")]
+    Generate(generate::GenerateArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -138,6 +144,8 @@ pub fn main() -> std::process::ExitCode {
         },
         #[cfg(feature = "http")]
         Command::Record(args) => record::run(args),
+        #[cfg(feature = "proptest")]
+        Command::Generate(args) => generate::run(args),
     };
     std::process::ExitCode::from(code as u8)
 }

@@ -98,8 +98,17 @@ impl TokenBudgetHook {
 
 impl Hook for TokenBudgetHook {
     fn run(&self, state: &mut State) -> Result<(), HookError> {
+        // Haystack reads `state.data.get("token_usage") or {}` and then
+        // `.get(...)` on it: a value a hook left there that is no map fails
+        // unless it is falsy.
         let total = match state.data().get(keys::TOKEN_USAGE) {
             Some(Value::Object(usage)) => Self::total(usage),
+            Some(other) if crate::value::truthy(other) => {
+                return Err(HookError::new(format!(
+                    "'{}' object has no attribute 'get'",
+                    crate::value::type_name(other)
+                )));
+            }
             _ => 0,
         };
         if total >= self.max_total_tokens {

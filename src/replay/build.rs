@@ -72,6 +72,10 @@ pub(crate) fn prepare(
     if let Some(prompt) = &spec.system_prompt {
         builder = builder.system_prompt(prompt.clone());
     }
+    if let Some(prompt) = &spec.user_prompt {
+        builder = builder.user_prompt(prompt.clone());
+    }
+    builder = builder.required_variables(spec.required_variables.clone());
     for tool in &scenario.tools {
         let tool_spec = tool_spec(tool);
         builder = builder.tool(
@@ -106,6 +110,7 @@ pub(crate) fn prepare(
         hook_context: HookContext::from(scenario.run.hook_context.clone()),
         state: scenario.run.state.clone(),
         tools: scenario.run.tools.clone(),
+        variables: scenario.run.variables.clone(),
         ..RunOptions::default()
     };
     Ok(Prepared {

@@ -3,7 +3,9 @@
 
 use indexmap::IndexMap;
 
+use super::error::ScenarioErrorKind;
 use super::reader::{Field, Read};
+use crate::prompt::RequiredVariables;
 
 /// The Agent's constructor settings (`agent:` in a scenario file).
 #[derive(Debug, Clone, PartialEq)]
@@ -13,8 +15,14 @@ pub struct AgentSpec {
     pub max_agent_steps: i64,
     /// `exit_conditions` (default `["text"]`): `"text"` and/or tool names.
     pub exit_conditions: Vec<String>,
-    /// `system_prompt`, a plain string.
+    /// `system_prompt`, a Jinja2 template (plain text or one
+    /// `{% message role="system" %}` block).
     pub system_prompt: Option<String>,
+    /// `user_prompt`, a Jinja2 template whose message is appended to the
+    /// run's messages.
+    pub user_prompt: Option<String>,
+    /// `required_variables` (default `"*"`).
+    pub required_variables: RequiredVariables,
     /// `state_schema`, in file order. Reserved keys are not checked here.
     pub state_schema: IndexMap<String, SchemaEntrySpec>,
     /// `raise_on_tool_invocation_failure` (default false).
@@ -29,6 +37,8 @@ impl Default for AgentSpec {
             max_agent_steps: 100,
             exit_conditions: vec!["text".to_owned()],
             system_prompt: None,
+            user_prompt: None,
+            required_variables: RequiredVariables::All,
             state_schema: IndexMap::new(),
             raise_on_tool_invocation_failure: false,
             tool_concurrency_limit: 4,
@@ -104,6 +114,12 @@ pub(crate) fn read_agent(field: &Field<'_>) -> Read<AgentSpec> {
     if let Some(f) = map.get("system_prompt") {
         agent.system_prompt = f.opt_string()?;
     }
+    if let Some(f) = map.get("user_prompt") {
+        agent.user_prompt = f.opt_string()?;
+    }
+    if let Some(f) = map.get("required_variables") {
+        agent.required_variables = read_required_variables(&f)?;
+    }
     if let Some(f) = map.get("state_schema") {
         for (key, entry) in f.entries()? {
             agent
@@ -119,6 +135,20 @@ pub(crate) fn read_agent(field: &Field<'_>) -> Read<AgentSpec> {
     }
     map.finish()?;
     Ok(agent)
+}
+
+/// `"*"`, a list of names, or null.
+fn read_required_variables(field: &Field<'_>) -> Read<RequiredVariables> {
+    if field.is_null() {
+        return Ok(RequiredVariables::None);
+    }
+    match field.as_str() {
+        Some("*") => Ok(RequiredVariables::All),
+        Some(other) => Err(field.error(ScenarioErrorKind::RequiredVariablesString {
+            value: other.to_owned(),
+        })),
+        None => Ok(RequiredVariables::Listed(field.strings()?)),
+    }
 }
 
 fn read_schema_entry(field: &Field<'_>) -> Read<SchemaEntrySpec> {

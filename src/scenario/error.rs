@@ -79,8 +79,6 @@ pub enum ScenarioErrorKind {
         /// The number as written.
         text: String,
     },
-    /// A YAML merge key (`<<`), which YAML 1.2 does not define.
-    MergeKey,
     /// A map key that is not a string (a number, a boolean, null or a collection).
     NonStringKey {
         /// What the key is, e.g. `an integer`.
@@ -189,6 +187,21 @@ pub enum ScenarioErrorKind {
         suggestion: Option<String>,
         /// Every schema key.
         schema_keys: Vec<String>,
+    },
+    /// A `run.variables` name that `run.state` also gives.
+    VariableAlsoInState {
+        /// The name.
+        name: String,
+    },
+    /// A `run.variables` name that is a parameter of `Agent.run`.
+    VariableIsRunParameter {
+        /// The name.
+        name: String,
+    },
+    /// `agent.required_variables` is a string other than `"*"`.
+    RequiredVariablesString {
+        /// The string as written.
+        value: String,
     },
 }
 

@@ -17,7 +17,7 @@ pub(crate) fn parse(text: &str, origin: &str) -> Result<Node, ScenarioError> {
     if text.trim().is_empty() {
         return Err(ScenarioError::new(ScenarioErrorKind::Empty, origin).at(1, 1));
     }
-    if let Err(e) = serde_json::from_str::<serde_json::Value>(text) {
+    if let Err(e) = serde_json::from_str::<Syntax>(text) {
         let message = strip_position(&e.to_string());
         // The text before the error is valid, so the scanner reaches the same
         // place and words these two as the YAML loader does.
@@ -49,6 +49,63 @@ fn scan(text: &str, origin: &str) -> Result<Node, ScenarioError> {
         return Err(scanner.unexpected(&KeyPath::default()));
     }
     Ok(root)
+}
+
+/// Any JSON value, read through the parser paths `serde_json::Value` takes
+/// (so syntax errors are worded as for a `Value`), building nothing: no
+/// second tree of the whole file.
+struct Syntax;
+
+impl<'de> serde::Deserialize<'de> for Syntax {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(SyntaxVisitor)
+    }
+}
+
+struct SyntaxVisitor;
+
+impl<'de> serde::de::Visitor<'de> for SyntaxVisitor {
+    type Value = Syntax;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any json value")
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Syntax, E> {
+        Ok(Syntax)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<Syntax, E> {
+        Ok(Syntax)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<Syntax, E> {
+        Ok(Syntax)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<Syntax, E> {
+        Ok(Syntax)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<Syntax, E> {
+        Ok(Syntax)
+    }
+
+    fn visit_unit<E>(self) -> Result<Syntax, E> {
+        Ok(Syntax)
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Syntax, A::Error> {
+        while seq.next_element::<Syntax>()?.is_some() {}
+        Ok(Syntax)
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Syntax, A::Error> {
+        while map.next_key::<Syntax>()?.is_some() {
+            map.next_value::<Syntax>()?;
+        }
+        Ok(Syntax)
+    }
 }
 
 /// `serde_json` appends " at line L column C"; the loader prints it in front.
@@ -216,6 +273,9 @@ impl Scanner<'_> {
                 Some(b',') => self.bump(),
                 Some(b']') => {
                     self.bump();
+                    // No growth slack kept: the tree lives until the
+                    // scenario is read.
+                    items.shrink_to_fit();
                     return Ok(NodeValue::Seq(items));
                 }
                 _ => return Err(self.unexpected(path)),
@@ -260,6 +320,7 @@ impl Scanner<'_> {
                 Some(b',') => self.bump(),
                 Some(b'}') => {
                     self.bump();
+                    entries.shrink_to_fit();
                     return Ok(NodeValue::Map(entries));
                 }
                 _ => return Err(self.unexpected(path)),

@@ -95,11 +95,12 @@ impl Scenario {
     /// A [`ScenarioError`], as for [`Scenario::from_path`].
     pub fn from_str(text: &str, origin: &str, format: Format) -> Result<Scenario, ScenarioError> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let root = match format {
+        let mut root = match format {
             Format::Yaml => yaml::parse(text, origin)?,
             Format::Json => json::parse(text, origin)?,
         };
-        read_scenario(&Field::root(&root, origin), origin)
+        let model_items = take_model_items(&mut root);
+        read_scenario(&Field::root(&root, origin), origin, model_items)
             .map_err(|error| error.in_scenario(top_level_name(&root)))
     }
 }
@@ -138,5 +139,18 @@ pub(crate) fn not_a_file(file_type: &std::fs::FileType) -> &'static str {
         "a folder"
     } else {
         "not a file"
+    }
+}
+
+/// The items of a top-level `model` list, taken out of the tree (an empty
+/// list stays in their place), for [`read_scenario`] to read one by one.
+fn take_model_items(root: &mut Node) -> Option<Vec<Node>> {
+    let NodeValue::Map(entries) = &mut root.value else {
+        return None;
+    };
+    let entry = entries.iter_mut().find(|entry| entry.key == "model")?;
+    match &mut entry.value.value {
+        NodeValue::Seq(items) => Some(std::mem::take(items)),
+        _ => None,
     }
 }

@@ -29,6 +29,18 @@ impl<'n> Field<'n> {
         }
     }
 
+    /// Item `index` of this list, for an item held outside the tree.
+    pub(crate) fn item<'m>(&self, node: &'m Node, index: usize) -> Field<'m>
+    where
+        'n: 'm,
+    {
+        Field {
+            node,
+            path: self.path.index(index),
+            origin: self.origin,
+        }
+    }
+
     fn child(&self, node: &'n Node, path: KeyPath) -> Field<'n> {
         Field {
             node,

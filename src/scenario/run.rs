@@ -8,6 +8,7 @@ use super::error::ScenarioErrorKind;
 use super::message::{MessageSpec, read_messages};
 use super::reader::{Field, Read};
 use super::suggest;
+use crate::agent::RUN_PARAMETERS;
 
 /// The inputs of the run (`run:`).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -23,6 +24,8 @@ pub struct RunSpec {
     pub is_async: bool,
     /// `tools`: the tools of this run, by name (`None`: every tool).
     pub tools: Option<Vec<String>>,
+    /// `variables`: template variables of the prompts (Haystack's `**kwargs`).
+    pub variables: Map<String, Value>,
 }
 
 pub(crate) fn read_run(
@@ -50,6 +53,23 @@ pub(crate) fn read_run(
             }
         }
         run.state = f.json_map()?;
+    }
+    if let Some(f) = map.get("variables") {
+        for (name, _) in f.entries()? {
+            let kind = if run.state.contains_key(name) {
+                ScenarioErrorKind::VariableAlsoInState {
+                    name: name.to_owned(),
+                }
+            } else if RUN_PARAMETERS.contains(&name) {
+                ScenarioErrorKind::VariableIsRunParameter {
+                    name: name.to_owned(),
+                }
+            } else {
+                continue;
+            };
+            return Err(f.key_error(name, kind));
+        }
+        run.variables = f.json_map()?;
     }
     if let Some(f) = map.get("tools") {
         run.tools = Some(f.strings()?);

@@ -9,6 +9,7 @@ use super::error::ScenarioErrorKind;
 use super::expect::{Expect, read_expect};
 use super::hook::{HookEntry, Place, read_hook};
 use super::model::{ModelReply, read_reply};
+use super::node::Node;
 use super::reader::{Field, Read};
 use super::run::{RunSpec, read_run};
 use super::suggest;
@@ -47,7 +48,15 @@ pub struct Scenario {
     pub expect: Expect,
 }
 
-pub(crate) fn read_scenario(root: &Field<'_>, origin: &str) -> Read<Scenario> {
+/// Reads the scenario at `root`. `model_items`, when given, are the items
+/// of the `model` list taken out of the tree (which keeps an empty list in
+/// their place): each is dropped once read, so that the tree and the
+/// replies built from it are not both whole in memory.
+pub(crate) fn read_scenario(
+    root: &Field<'_>,
+    origin: &str,
+    model_items: Option<Vec<Node>>,
+) -> Read<Scenario> {
     let mut map = root
         .map()
         .map_err(|_| root.wrong_type("a map of scenario keys (with at least `model`)"))?;
@@ -92,7 +101,16 @@ pub(crate) fn read_scenario(root: &Field<'_>, origin: &str) -> Read<Scenario> {
         Some(f) => read_hook_points(&f, &shared_hooks)?,
         None => IndexMap::new(),
     };
-    let model = model.seq()?.iter().map(read_reply).collect::<Read<_>>()?;
+    let model = match model_items {
+        Some(items) => {
+            let mut replies = Vec::with_capacity(items.len());
+            for (i, item) in items.into_iter().enumerate() {
+                replies.push(read_reply(&model.item(&item, i))?);
+            }
+            replies
+        }
+        None => model.seq()?.iter().map(read_reply).collect::<Read<_>>()?,
+    };
     let run = match run {
         Some(f) => read_run(&f, &agent.state_schema)?,
         None => RunSpec::default(),

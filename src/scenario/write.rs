@@ -22,6 +22,7 @@ use super::run::RunSpec;
 use super::spec::Scenario;
 use super::tool::{ScriptedResult, ToolScript, default_parameters};
 use super::when::{StepCountCondition, When};
+use crate::prompt::RequiredVariables;
 use crate::tool::OutputsToString;
 
 impl Scenario {
@@ -131,6 +132,18 @@ fn agent(spec: &AgentSpec) -> Map<String, Value> {
     }
     if let Some(prompt) = &spec.system_prompt {
         out.insert("system_prompt".into(), json!(prompt));
+    }
+    if let Some(prompt) = &spec.user_prompt {
+        out.insert("user_prompt".into(), json!(prompt));
+    }
+    match &spec.required_variables {
+        RequiredVariables::All => {}
+        RequiredVariables::Listed(names) => {
+            out.insert("required_variables".into(), json!(names));
+        }
+        RequiredVariables::None => {
+            out.insert("required_variables".into(), Value::Null);
+        }
     }
     if !spec.state_schema.is_empty() {
         let schema = spec
@@ -474,6 +487,9 @@ fn run(spec: &RunSpec) -> Map<String, Value> {
     }
     if !spec.state.is_empty() {
         out.insert("state".into(), Value::Object(spec.state.clone()));
+    }
+    if !spec.variables.is_empty() {
+        out.insert("variables".into(), Value::Object(spec.variables.clone()));
     }
     if let Some(tools) = &spec.tools {
         out.insert("tools".into(), json!(tools));

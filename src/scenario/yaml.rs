@@ -162,9 +162,7 @@ impl Builder<'_> {
         at: Pos,
     ) -> Result<(), ScenarioError> {
         let path = self.child_path();
-        if self.expects_key() && style == ScalarStyle::Plain && text == "<<" && tag.is_none() {
-            return Err(self.error(ScenarioErrorKind::MergeKey, &path, at));
-        }
+        // YAML 1.2's core schema has no merge keys: `<<` is an ordinary key.
         let resolved = match tag.as_deref() {
             Some(tag) if is_non_specific(tag) => Ok(NodeValue::String(text.to_owned())),
             Some(tag) => scalar::resolve_tagged(core_suffix(tag), text),
@@ -230,9 +228,16 @@ impl Builder<'_> {
         let Some(frame) = self.stack.pop() else {
             return Ok(());
         };
+        // No growth slack kept: the tree lives until the scenario is read.
         let value = match frame.collection {
-            Collection::Seq(items) => NodeValue::Seq(items),
-            Collection::Map { entries, .. } => NodeValue::Map(entries),
+            Collection::Seq(mut items) => {
+                items.shrink_to_fit();
+                NodeValue::Seq(items)
+            }
+            Collection::Map { mut entries, .. } => {
+                entries.shrink_to_fit();
+                NodeValue::Map(entries)
+            }
         };
         let node = Node {
             value,

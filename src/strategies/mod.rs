@@ -17,7 +17,10 @@
 //!   [`tool_scripts`] (successes and errors, `repeat_last`),
 //!   [`hook_entry`] and [`hook_registrations`] (declarative hooks that drop
 //!   calls, continue, stop, append, resume or fail), [`state_schemas`], and
-//!   whole scenarios with [`scenarios`] / [`scenarios_shaped`].
+//!   whole scenarios with [`scenarios`] / [`scenarios_shaped`];
+//!   [`contract_scenarios`] covers the whole scenario contract (ready-made
+//!   hooks, tool mappings, odd-typed run metadata) for differential testing
+//!   against Haystack.
 //! - [`permuted_registrations`] permutes the registration order of your own
 //!   hooks, within and across the points each allows; [`install`] puts them
 //!   into a scenario.
@@ -38,6 +41,7 @@
 //! });
 //! ```
 
+mod contract;
 mod hooks;
 mod model;
 mod permute;
@@ -46,6 +50,7 @@ mod scenario;
 mod tools;
 
 pub use crate::invariants::{Invariant, Invariants, Violation, check_invariants, compare_outcomes};
+pub use contract::{METADATA_KEYS, contract_scenarios, odd_value};
 pub use hooks::{STOP_VALUES, hook_entry, hook_registrations};
 pub use model::{UNKNOWN_TOOL, model_reply, model_script, usage};
 pub use permute::{Registration, install, permuted_registrations};

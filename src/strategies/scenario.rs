@@ -268,7 +268,7 @@ fn run_spec() -> impl Strategy<Value = RunSpec> {
         hook_context,
         state: Map::new(),
         is_async,
-        tools: None,
+        ..RunSpec::default()
     })
 }
 
@@ -373,6 +373,7 @@ pub fn scenarios_shaped(shape: Shape) -> BoxedStrategy<Scenario> {
                         raise_on_tool_invocation_failure: raise,
                         tool_concurrency_limit,
                         system_prompt,
+                        ..AgentSpec::default()
                     },
                     tools,
                     hooks,

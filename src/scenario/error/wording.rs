@@ -126,11 +126,6 @@ write!(
                 self.in_path()
             )
 }
-            K::MergeKey => write!(
-                f,
-                "yaml merge keys (`<<`) are not supported {} (yaml 1.2 has none, and loaders disagree on them); write the keys out",
-                self.in_path()
-            ),
             K::NonStringKey { found, text } => {
                 let shown = match text {
                     Some(t) => format!(" `{}`", cut(t)),
@@ -283,7 +278,25 @@ write!(
                 "`run.state` key `{key}` is not declared in `agent.state_schema`; declare it there or remove it ({})",
                 did_you_mean(suggestion.as_ref(), schema_keys, "schema keys")
             )
-}
+            }
+            K::VariableAlsoInState { name } => {
+                let name = cut(name);
+                write!(
+                    f,
+                    "`{name}` is given in both `run.state` and `run.variables`; both are keyword arguments of `Agent.run`, so give it once"
+                )
+            }
+            K::VariableIsRunParameter { name } => write!(
+                f,
+                "`run.variables` cannot name `{name}`, a parameter of `Agent.run`; rename the template variable (Haystack rejects it too)"
+            ),
+            K::RequiredVariablesString { value } => {
+                let value = cut(value);
+                write!(
+                    f,
+                    "`agent.required_variables` is `{value}`; write `\"*\"` (every variable), a list of names, or null (none)"
+                )
+            }
         }
     }
 

@@ -1,0 +1,103 @@
+//! `hookharness generate`: write generated scenarios to a folder.
+
+use super::ExitCode;
+use super::output::{errln, outln};
+use crate::strategies::contract_scenarios;
+use clap::{Args, ValueEnum};
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use std::path::PathBuf;
+
+/// Options of `hookharness generate`.
+#[derive(Args)]
+pub(super) struct GenerateArgs {
+    /// The folder to write to (created when missing).
+    #[arg(long)]
+    out: PathBuf,
+    /// How many scenarios.
+    #[arg(long, default_value_t = 100)]
+    count: u64,
+    /// The seed; a random one (printed) when not given. A seed and an index
+    /// always give the same scenario.
+    #[arg(long)]
+    seed: Option<u64>,
+    /// The index of the first scenario (to regenerate part of a campaign).
+    #[arg(long, default_value_t = 0)]
+    start: u64,
+    /// The file format.
+    #[arg(long, value_enum, default_value_t = FileFormat::Yaml)]
+    format: FileFormat,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum FileFormat {
+    Yaml,
+    Json,
+}
+
+/// The scenario of `seed` at `index`: a runner of its own per scenario, so
+/// that any one of a campaign can be regenerated alone.
+pub(crate) fn scenario_at(seed: u64, index: u64) -> Result<crate::scenario::Scenario, String> {
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    bytes[8..16].copy_from_slice(&index.to_le_bytes());
+    let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &bytes);
+    let mut runner = TestRunner::new_with_rng(Config::default(), rng);
+    let mut scenario = contract_scenarios()
+        .new_tree(&mut runner)
+        .map_err(|reason| {
+            format!("scenario {index} of seed {seed} could not be generated: {reason}")
+        })?
+        .current();
+    scenario.name = format!("generated-{seed}-{index}");
+    scenario.description = Some(format!(
+        "hookharness generate --seed {seed} --start {index} --count 1"
+    ));
+    Ok(scenario)
+}
+
+pub(super) fn run(args: GenerateArgs) -> ExitCode {
+    let seed = args.seed.unwrap_or_else(random_seed);
+    if let Err(error) = std::fs::create_dir_all(&args.out) {
+        errln!("cannot create {}: {error}", args.out.display());
+        return ExitCode::OutputFailed;
+    }
+    let extension = match args.format {
+        FileFormat::Yaml => "yaml",
+        FileFormat::Json => "json",
+    };
+    for index in args.start..args.start.saturating_add(args.count) {
+        let scenario = match scenario_at(seed, index) {
+            Ok(scenario) => scenario,
+            Err(error) => {
+                errln!("{error}");
+                return ExitCode::Failed;
+            }
+        };
+        let text = match args.format {
+            FileFormat::Yaml => scenario.to_yaml(),
+            FileFormat::Json => scenario.to_json(),
+        };
+        let path = args
+            .out
+            .join(format!("generated_{seed}_{index:06}.{extension}"));
+        if let Err(error) = std::fs::write(&path, text) {
+            errln!("cannot write {}: {error}", path.display());
+            return ExitCode::OutputFailed;
+        }
+    }
+    outln!(
+        "wrote {} scenarios to {} (seed {seed})",
+        args.count,
+        args.out.display()
+    );
+    ExitCode::Ok
+}
+
+/// A seed from the clock and the process id, for a campaign that names none.
+fn random_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    (nanos as u64) ^ (u64::from(std::process::id()) << 32)
+}

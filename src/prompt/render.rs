@@ -1,0 +1,249 @@
+//! The Jinja2 environment of a prompt, as Haystack's `ChatPromptBuilder`
+//! sets it up: values printed as Python's `str()`, the sentinel of content
+//! parts escaped (`_finalize`), the message filter building one message per
+//! block as `ChatMessageExtension._build_chat_message_json` does, and limits
+//! so that a hostile template fails instead of hanging or exhausting memory.
+
+use super::message_tag::{MESSAGE_FILTER, is_py_space};
+use crate::message::ChatMessage;
+use crate::pyfmt;
+use indexmap::IndexMap;
+use minijinja::value::{Kwargs, Rest, Value as JinjaValue};
+use minijinja::{Environment, Error, ErrorKind};
+use serde_json::{Map, Value};
+
+/// Instructions one rendering may execute: far above any real prompt
+/// (a loop over ten thousand documents uses a few hundred thousand).
+pub(super) const FUEL: u64 = 50_000_000;
+/// Nesting depth of macros, includes and blocks.
+pub(super) const RECURSION_LIMIT: usize = 100;
+/// The one template of an environment.
+pub(super) const TEMPLATE: &str = "prompt";
+
+/// A Haystack error raised inside the template (its text is the error).
+#[derive(Debug)]
+pub(super) struct HaystackError(pub(super) String);
+
+impl std::fmt::Display for HaystackError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for HaystackError {}
+
+/// An environment holding `source` (already rewritten) as its template.
+pub(super) fn environment(source: String) -> Result<Environment<'static>, Error> {
+    let mut env = Environment::new();
+    env.set_fuel(Some(FUEL));
+    env.set_recursion_limit(RECURSION_LIMIT);
+    env.set_formatter(|out, _state, value| {
+        if value.is_undefined() {
+            return Ok(());
+        }
+        let text = python_str(value);
+        out.write_str(&escape_sentinel(&text))
+            .map_err(|e| Error::new(ErrorKind::WriteFailure, e.to_string()))
+    });
+    // Jinja2's filters and Python's methods on strings, lists and dicts
+    // (`d.items()`, `s.upper()`), which Haystack's templates use.
+    minijinja_contrib::add_to_environment(&mut env);
+    env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
+    env.add_filter("truncate", truncate);
+    env.add_filter("tojson", tojson);
+    env.add_filter("center", center);
+    env.add_filter(MESSAGE_FILTER, message_filter);
+    env.add_template_owned(TEMPLATE, source)?;
+    Ok(env)
+}
+
+/// Python's `str(value)` for what a template prints.
+fn python_str(value: &JinjaValue) -> String {
+    if let Some(text) = value.as_str() {
+        return text.to_owned();
+    }
+    match serde_json::to_value(value) {
+        Ok(Value::String(text)) => text,
+        Ok(json) => pyfmt::repr(&json),
+        Err(_) => value.to_string(),
+    }
+}
+
+/// Haystack's `_finalize`: a printed value cannot forge a content part.
+fn escape_sentinel(text: &str) -> String {
+    const TAG: &str = "haystack_content_part";
+    if !text.contains(TAG) {
+        return text.to_owned();
+    }
+    text.replace(&format!("<{TAG}"), &format!("&lt;{TAG}"))
+        .replace(&format!("</{TAG}"), &format!("&lt;/{TAG}"))
+}
+
+/// Jinja2's `truncate(s, length=255, killwords=False, end='...', leeway=None)`,
+/// positional arguments included.
+fn truncate(
+    state: &mut minijinja::State,
+    value: &JinjaValue,
+    positional: Rest<JinjaValue>,
+    kwargs: Kwargs,
+) -> Result<JinjaValue, Error> {
+    const NAMES: [&str; 4] = ["length", "killwords", "end", "leeway"];
+    if positional.len() > NAMES.len() {
+        return Err(Error::new(
+            ErrorKind::TooManyArguments,
+            "truncate takes at most 4 arguments",
+        ));
+    }
+    let mut pairs: Vec<(&str, JinjaValue)> = Vec::new();
+    for (index, name) in NAMES.into_iter().enumerate() {
+        let keyword: Option<JinjaValue> = kwargs.get(name)?;
+        if let Some(value) = positional.get(index).cloned().or(keyword) {
+            pairs.push((name, value));
+        }
+    }
+    kwargs.assert_all_used()?;
+    minijinja_contrib::filters::truncate(state, value, Kwargs::from_iter(pairs))
+}
+
+/// Jinja2's `center(value, width=80)`: Python's `str.center`, whose odd
+/// padding goes left when the width is odd.
+fn center(value: &JinjaValue, width: Option<usize>) -> String {
+    let text = python_str(value);
+    let width = width.unwrap_or(80);
+    let length = text.chars().count();
+    if width <= length {
+        return text;
+    }
+    let margin = width - length;
+    let left = margin / 2 + (margin & width & 1);
+    format!("{}{text}{}", " ".repeat(left), " ".repeat(margin - left))
+}
+
+/// Jinja2's `tojson`: `json.dumps(value, sort_keys=True)` with `<`, `>`,
+/// `&` and `'` escaped for HTML.
+fn tojson(value: &JinjaValue) -> Result<JinjaValue, Error> {
+    let json = serde_json::to_value(value)
+        .map_err(|e| Error::new(ErrorKind::InvalidOperation, e.to_string()))?;
+    let text = pyfmt::json_dumps_ascii(&sort_keys(json))
+        .replace('<', "\\u003c")
+        .replace('>', "\\u003e")
+        .replace('&', "\\u0026")
+        .replace('\'', "\\u0027");
+    Ok(JinjaValue::from_safe_string(text))
+}
+
+fn sort_keys(value: Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(String, Value)> = map.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Value::Object(
+                entries
+                    .into_iter()
+                    .map(|(k, v)| (k, sort_keys(v)))
+                    .collect(),
+            )
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(sort_keys).collect()),
+        other => other,
+    }
+}
+
+fn haystack_error(message: String) -> Error {
+    Error::new(ErrorKind::InvalidOperation, message.clone()).with_source(HaystackError(message))
+}
+
+/// `{% message %}`: the block's rendered body as one message, written as a
+/// JSON line (read back after rendering, as Haystack reads its lines).
+fn message_filter(body: String, kwargs: Kwargs) -> Result<JinjaValue, Error> {
+    let role: JinjaValue = kwargs.get("role")?;
+    let name: Option<String> = kwargs.get("name")?;
+    let meta: Option<JinjaValue> = kwargs.get("meta")?;
+    kwargs.assert_all_used()?;
+    let text = body.trim_matches(is_py_space);
+    if text.is_empty() {
+        return Err(haystack_error(format!(
+            "Message content in template is empty or contains only whitespace characters. Content: {}",
+            pyfmt::repr(&Value::String(body.clone()))
+        )));
+    }
+    let mut message = match role.as_str() {
+        Some("user") => ChatMessage::from_user(text),
+        Some("system") => ChatMessage::from_system(text),
+        Some("assistant") => ChatMessage::from_assistant(text),
+        Some("tool") => {
+            return Err(haystack_error(
+                "Tool message must contain only one tool call result.".to_owned(),
+            ));
+        }
+        _ => {
+            return Err(haystack_error(format!(
+                "Unsupported role: {}",
+                python_str(&role)
+            )));
+        }
+    };
+    if let Some(meta) = meta {
+        if let Ok(Value::Object(map)) = serde_json::to_value(&meta) {
+            message = message.with_meta(map);
+        }
+    }
+    if let Some(name) = name {
+        message = message.with_name(name);
+    }
+    let line = serde_json::to_string(&message.to_value()).unwrap_or_default();
+    Ok(JinjaValue::from_safe_string(line + "\n"))
+}
+
+/// Haystack's `_render_chat_messages_from_str_template` after rendering:
+/// every non-blank line is a message in `to_dict()` form.
+pub(super) fn read_messages(rendered: &str) -> Result<Vec<ChatMessage>, String> {
+    rendered
+        .trim_matches(is_py_space)
+        .split('\n')
+        .map(|line| line.trim_matches(is_py_space))
+        .filter(|line| !line.is_empty())
+        .map(|line| {
+            let value: Value = serde_json::from_str(line)
+                .map_err(|_| "Expecting value: line 1 column 1 (char 0)".to_owned())?;
+            ChatMessage::from_value(&value).map_err(|e| e.to_string())
+        })
+        .collect()
+}
+
+/// The variables of a render, as a template context.
+pub(super) fn context(variables: &Map<String, Value>) -> JinjaValue {
+    map_to_jinja(variables)
+}
+
+/// A map in its own order (a Python dict keeps insertion order).
+fn map_to_jinja(map: &Map<String, Value>) -> JinjaValue {
+    let map: IndexMap<JinjaValue, JinjaValue> = map
+        .iter()
+        .map(|(key, value)| (JinjaValue::from(key.as_str()), to_jinja(value)))
+        .collect();
+    JinjaValue::from(map)
+}
+
+/// A JSON value as a template value, built by hand: with exact integers a
+/// JSON number serializes as a private map, which a template must not see.
+fn to_jinja(value: &Value) -> JinjaValue {
+    match value {
+        Value::Null => JinjaValue::from(()),
+        Value::Bool(b) => JinjaValue::from(*b),
+        Value::Number(number) => {
+            if let Some(n) = number.as_i64() {
+                JinjaValue::from(n)
+            } else if let Some(n) = number.as_u64() {
+                JinjaValue::from(n)
+            } else if let Ok(n) = number.to_string().parse::<i128>() {
+                JinjaValue::from(n)
+            } else {
+                JinjaValue::from(number.as_f64().unwrap_or(f64::NAN))
+            }
+        }
+        Value::String(text) => JinjaValue::from(text.as_str()),
+        Value::Array(items) => items.iter().map(to_jinja).collect(),
+        Value::Object(map) => map_to_jinja(map),
+    }
+}

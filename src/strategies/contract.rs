@@ -1,0 +1,611 @@
+//! Scenarios over the whole scenario contract, for differential testing
+//! against Haystack: every hook point and action, every condition, ready-made
+//! hooks, tools with every result kind and their State and string mappings,
+//! schemas with handlers, and odd-typed values written into the run-metadata
+//! keys.
+
+use super::Shape;
+use super::model::UNKNOWN_TOOL;
+use super::scenario::scenarios_shaped;
+use super::tools::TOOL_NAMES;
+use crate::hook::HookPoint;
+use crate::scenario::{
+    Action, HandlerKind, HookEntry, LastMessageCondition, MessageSpec, ReadyMadeKind,
+    ResultRewrite, Role, Scenario, SchemaEntrySpec, ScriptedResult, StateOutputScript, StateValue,
+    StepCountCondition, ToolSelection, ValueKind, When,
+};
+use crate::tool::OutputsToString;
+use indexmap::IndexMap;
+use proptest::prelude::*;
+use serde_json::{Map, Value, json};
+
+/// The run-metadata and control keys hooks write odd-typed values into.
+///
+/// ```
+/// use hookharness::strategies::METADATA_KEYS;
+/// assert!(METADATA_KEYS.contains(&"tool_call_counts"));
+/// ```
+pub const METADATA_KEYS: &[&str] = &[
+    "step_count",
+    "tool_call_counts",
+    "hook_context",
+    "token_usage",
+    "exit_reason",
+    "context_tokens",
+    "continue_run",
+    "stop_run",
+];
+
+/// The user keys contract scenarios declare (with [`ValueKind`]s of every
+/// kind), besides those of [`state_schemas`](super::state_schemas).
+const USER_KEYS: &[(&str, ValueKind)] = &[
+    ("notes", ValueKind::List),
+    ("count", ValueKind::Int),
+    ("flag", ValueKind::Bool),
+    ("label", ValueKind::Str),
+    ("score", ValueKind::Float),
+    ("info", ValueKind::Dict),
+    ("blob", ValueKind::Any),
+];
+
+/// A JSON value of any type, as hooks write into keys whose Python type
+/// nobody checks: `null`, booleans, integers (one beyond 64 bits), floats,
+/// strings, lists and maps (some shaped like `tool_call_counts`).
+///
+/// ```
+/// use hookharness::strategies::odd_value;
+/// use proptest::strategy::{Strategy, ValueTree};
+/// use proptest::test_runner::TestRunner;
+///
+/// let mut runner = TestRunner::deterministic();
+/// let kinds: std::collections::BTreeSet<&str> = (0..200)
+///     .map(|_| match odd_value().new_tree(&mut runner).unwrap().current() {
+///         serde_json::Value::Null => "null",
+///         serde_json::Value::Bool(_) => "bool",
+///         serde_json::Value::Number(_) => "number",
+///         serde_json::Value::String(_) => "string",
+///         serde_json::Value::Array(_) => "list",
+///         serde_json::Value::Object(_) => "map",
+///     })
+///     .collect();
+/// assert_eq!(kinds.len(), 6);
+/// ```
+pub fn odd_value() -> BoxedStrategy<Value> {
+    let big: Value = "100000000000000000000"
+        .parse::<serde_json::Number>()
+        .map_or(Value::Null, Value::Number);
+    prop::sample::select(vec![
+        Value::Null,
+        json!(true),
+        json!(false),
+        json!(0),
+        json!(1),
+        json!(-1),
+        json!(2),
+        json!(1.0),
+        json!(1.5),
+        big,
+        json!("x"),
+        json!(""),
+        json!("halt"),
+        json!([]),
+        json!([1]),
+        json!({}),
+        json!({"search": "x"}),
+        json!({"search": 1.5}),
+        json!({"search": 2, "ghost": 1}),
+        json!({"user": "u1"}),
+        json!({"prompt_tokens": 3}),
+    ])
+    .boxed()
+}
+
+/// The [`USER_KEYS`] name `key` is, if any.
+fn user_key(key: &str) -> Option<&'static str> {
+    USER_KEYS.iter().map(|(k, _)| *k).find(|k| *k == key)
+}
+
+fn message(role: Role, text: &str) -> MessageSpec {
+    MessageSpec::Simple {
+        role,
+        text: Some(text.to_owned()),
+        tool_calls: Vec::new(),
+        meta: Map::new(),
+        name: None,
+    }
+}
+
+fn messages() -> BoxedStrategy<Vec<MessageSpec>> {
+    let one = prop_oneof![
+        3 => Just(message(Role::User, "Search before answering.")),
+        1 => Just(message(Role::System, "Be brief.")),
+        1 => Just(message(Role::Assistant, "Noted.")),
+    ];
+    prop::collection::vec(one, 0..=2).boxed()
+}
+
+fn set_one(key: &str, value: StateValue) -> IndexMap<String, StateValue> {
+    let mut values = IndexMap::new();
+    values.insert(key.to_owned(), value);
+    values
+}
+
+/// The actions of a contract hook at `point`, weighted.
+fn contract_actions(point: HookPoint) -> BoxedStrategy<Vec<Action>> {
+    let user_key = prop::sample::select(USER_KEYS).prop_map(|(key, _)| key);
+    let odd_metadata = (
+        prop::sample::select(METADATA_KEYS),
+        odd_value(),
+        any::<bool>(),
+    )
+        .prop_map(|(key, value, replace)| {
+            let values = set_one(key, StateValue::Value(value));
+            vec![if replace {
+                Action::Replace(values)
+            } else {
+                Action::Set(values)
+            }]
+        });
+    let user_value = (user_key, odd_value(), any::<bool>()).prop_map(|(key, value, replace)| {
+        let values = set_one(key, StateValue::Value(value));
+        vec![if replace {
+            Action::Replace(values)
+        } else {
+            Action::Set(values)
+        }]
+    });
+    let message_ops = (messages(), 0u8..4).prop_map(|(specs, op)| {
+        vec![match op {
+            0 => Action::AppendMessages(specs),
+            1 => Action::PrependMessages(specs),
+            2 => Action::ReplaceMessages(specs),
+            _ => Action::Set(set_one("messages", StateValue::Messages(specs))),
+        }]
+    });
+    let tool_names: Vec<String> = TOOL_NAMES
+        .iter()
+        .map(|n| (*n).to_owned())
+        .chain([UNKNOWN_TOOL.to_owned()])
+        .collect();
+    let set_arguments =
+        (prop::sample::select(tool_names.clone()), odd_value()).prop_map(|(tool, value)| {
+            let mut arguments = Map::new();
+            arguments.insert("query".into(), value);
+            vec![Action::SetToolArguments { tool, arguments }]
+        });
+    let drop = prop_oneof![
+        Just(ToolSelection::All),
+        prop::sample::subsequence(tool_names, 1..=2).prop_map(ToolSelection::Named),
+    ]
+    .prop_map(|selection| vec![Action::DropToolCalls(selection)]);
+    let rewrite = prop_oneof![
+        (0usize..6).prop_map(ResultRewrite::Truncate),
+        prop::sample::select(&["redacted", ""][..]).prop_map(|t| ResultRewrite::Replace(t.into())),
+    ]
+    .prop_map(|rewrite| vec![Action::RewriteToolResults(rewrite)]);
+    let stop = prop_oneof![
+        Just(Action::StopRun(Some("halt".to_owned()))),
+        Just(Action::StopRun(None)),
+    ]
+    .prop_map(|action| vec![action]);
+    let continue_run = any::<bool>().prop_map(|flag| vec![Action::ContinueRun(flag)]);
+    let mut choices: Vec<(u32, BoxedStrategy<Vec<Action>>)> = vec![
+        (4, odd_metadata.boxed()),
+        (3, user_value.boxed()),
+        (3, message_ops.boxed()),
+        (1, stop.boxed()),
+    ];
+    match point {
+        HookPoint::BeforeTool => {
+            choices.push((3, set_arguments.boxed()));
+            choices.push((2, drop.boxed()));
+        }
+        HookPoint::AfterTool => choices.push((3, rewrite.boxed())),
+        HookPoint::OnExit => choices.push((3, continue_run.boxed())),
+        _ => {}
+    }
+    proptest::strategy::Union::new_weighted(choices).boxed()
+}
+
+/// Conditions over every `when` key.
+fn contract_when() -> BoxedStrategy<When> {
+    prop_oneof![
+        4 => Just(When::default()),
+        1 => (0i64..3).prop_map(|n| When {
+            step_count: Some(StepCountCondition::Eq(n)),
+            ..When::default()
+        }),
+        1 => (0i64..3, 1i64..4).prop_map(|(gte, lt)| When {
+            step_count: Some(StepCountCondition::Range { gte: Some(gte), lt: Some(lt) }),
+            ..When::default()
+        }),
+        1 => (prop::sample::select(TOOL_NAMES), 0i64..3).prop_map(|(tool, n)| When {
+            tool_call_counts: [(tool.to_owned(), n)].into_iter().collect(),
+            ..When::default()
+        }),
+        1 => (prop::sample::select(&[None, Some(Role::User), Some(Role::Assistant), Some(Role::Tool)][..]),
+              prop::sample::select(&[None, Some("done"), Some("Search")][..]))
+            .prop_map(|(role, text)| When {
+                last_message: Some(LastMessageCondition {
+                    role,
+                    text_contains: text.map(str::to_owned),
+                    ..LastMessageCondition::default()
+                }),
+                ..When::default()
+            }),
+        1 => (prop::sample::select(&["flag", "step_count", "continue_run", "label"][..]), odd_value())
+            .prop_map(|(key, value)| When {
+                state: [(key.to_owned(), value)].into_iter().collect(),
+                ..When::default()
+            }),
+        1 => prop::sample::select(&["u1", "u2"][..]).prop_map(|user| When {
+            hook_context: [("user".to_owned(), Value::from(user))].into_iter().collect(),
+            ..When::default()
+        }),
+        1 => prop::sample::select(&["text", "halt", "search"][..]).prop_map(|reason| When {
+            exit_reason: Some(Value::from(reason)),
+            ..When::default()
+        }),
+        1 => (1i64..3).prop_map(|n| When { times: Some(n), ..When::default() }),
+    ]
+    .boxed()
+}
+
+/// One contract hook for `point`: a condition, one action, named `x<i>`.
+/// A hook that sets `continue_run` gets `times: 1`, so runs stay short.
+fn contract_hook(point: HookPoint) -> BoxedStrategy<HookEntry> {
+    (contract_when(), contract_actions(point))
+        .prop_map(|(mut when, actions)| {
+            if actions.contains(&Action::ContinueRun(true)) {
+                when.times = Some(1);
+            }
+            HookEntry::Declarative {
+                name: None,
+                when,
+                actions,
+                allowed_hook_points: None,
+            }
+        })
+        .boxed()
+}
+
+fn component(type_name: &str, init: Value) -> Value {
+    json!({"type": type_name, "init_parameters": init})
+}
+
+/// A ready-made hook entry with parameters Haystack accepts (and now and
+/// then one it rejects), at the point where it belongs.
+fn ready_made() -> BoxedStrategy<(HookPoint, ReadyMadeKind, Value)> {
+    let max_tokens = prop_oneof![
+        12 => prop::sample::select(&[1i64, 5, 40, 1000][..]),
+        1 => Just(0i64),
+    ];
+    let budget = (max_tokens, any::<bool>()).prop_map(|(max, final_message)| {
+        (
+            HookPoint::BeforeLlm,
+            ReadyMadeKind::TokenBudget,
+            json!({"max_total_tokens": max, "add_final_message": final_message}),
+        )
+    });
+    let offload_policy = prop_oneof![
+        Just(component(
+            "haystack.hooks.tool_result_offloading.policies.AlwaysOffload",
+            json!({})
+        )),
+        Just(component(
+            "haystack.hooks.tool_result_offloading.policies.NeverOffload",
+            json!({})
+        )),
+        (0i64..30).prop_map(|threshold| component(
+            "haystack.hooks.tool_result_offloading.policies.OffloadOverChars",
+            json!({"threshold": threshold})
+        )),
+    ];
+    let offload = (
+        prop::sample::select(&["*", "search", "[\"search\", \"calc\"]"][..]),
+        offload_policy,
+        prop::sample::select(&[0i64, 5, 200][..]),
+    )
+        .prop_map(|(key, policy, preview)| {
+            let mut strategies = Map::new();
+            strategies.insert(key.to_owned(), policy);
+            (
+                HookPoint::AfterTool,
+                ReadyMadeKind::ToolResultOffload,
+                json!({
+                    "store": {"type": "hookharness.hooks.offload.InMemoryToolResultStore"},
+                    "offload_strategies": strategies,
+                    "preview_chars": preview,
+                }),
+            )
+        });
+    let answer = prop_oneof![
+        Just(json!({"action": "confirm"})),
+        Just(json!({"action": "reject", "feedback": "Not now."})),
+        Just(json!({"action": "reject"})),
+        Just(json!({"action": "modify", "new_tool_params": {"query": "safe"}})),
+    ];
+    let confirm_policy =
+        prop::sample::select(&["AlwaysAskPolicy", "NeverAskPolicy", "AskOncePolicy"][..]);
+    let confirmation = (
+        prop::sample::select(&["*", "search"][..]),
+        confirm_policy,
+        prop::collection::vec(answer, 0..4),
+        prop::bool::weighted(0.2),
+    )
+        .prop_map(|(key, policy, answers, console)| {
+            let (policy, ui) = if console {
+                (
+                    "NeverAskPolicy",
+                    component("haystack.hooks.human_in_the_loop.user_interfaces.SimpleConsoleUI", json!({})),
+                )
+            } else {
+                (
+                    policy,
+                    component(
+                        "hookharness.hooks.confirmation.ScriptedConfirmationUI",
+                        json!({"answers": answers}),
+                    ),
+                )
+            };
+            let strategy = component(
+                "haystack.hooks.human_in_the_loop.strategies.BlockingConfirmationStrategy",
+                json!({
+                    "confirmation_policy": {"type": format!("haystack.hooks.human_in_the_loop.policies.{policy}")},
+                    "confirmation_ui": ui,
+                }),
+            );
+            let mut strategies = Map::new();
+            strategies.insert(key.to_owned(), strategy);
+            (
+                HookPoint::BeforeTool,
+                ReadyMadeKind::Confirmation,
+                json!({"confirmation_strategies": strategies}),
+            )
+        });
+    let compactor = prop_oneof![
+        Just(component(
+            "haystack.hooks.compaction.sliding_window.SlidingWindowCompactor",
+            json!({})
+        )),
+        Just(component(
+            "haystack.hooks.compaction.tool_result_pruning.ToolResultPruningCompactor",
+            json!({})
+        )),
+    ];
+    let compaction =
+        (compactor, prop::sample::select(&[20i64, 60, 400][..])).prop_map(|(compactor, window)| {
+            (
+                HookPoint::BeforeLlm,
+                ReadyMadeKind::Compaction,
+                json!({"compactor": compactor, "context_window": window}),
+            )
+        });
+    prop_oneof![
+        2 => budget,
+        2 => offload,
+        3 => confirmation,
+        1 => compaction,
+    ]
+    .boxed()
+}
+
+/// Per-tool additions: `echo_arguments` results and the State and string
+/// mappings, drawn for each of [`TOOL_NAMES`] whether the scenario has it.
+#[derive(Debug, Clone)]
+struct ToolExtras {
+    echo: bool,
+    inputs_from_state: Option<(String, String)>,
+    outputs_to_state: Option<(String, StateOutputScript)>,
+    outputs_to_string: Option<OutputsToString>,
+}
+
+fn tool_extras() -> BoxedStrategy<ToolExtras> {
+    let user_key = prop::sample::select(&["notes", "label", "blob", "count"][..]);
+    let handler = prop::sample::select(
+        &[
+            None,
+            Some(HandlerKind::MergeLists),
+            Some(HandlerKind::ReplaceValues),
+        ][..],
+    );
+    let source = prop::sample::select(&[None, Some("hits"), Some("query")][..]);
+    let to_state =
+        (user_key.clone(), source.clone(), handler).prop_map(|(key, source, handler)| {
+            (
+                key.to_owned(),
+                StateOutputScript {
+                    source: source.map(str::to_owned),
+                    handler,
+                },
+            )
+        });
+    let to_string = prop_oneof![
+        source.prop_map(|source| OutputsToString::Single {
+            source: source.map(str::to_owned)
+        }),
+        Just(OutputsToString::Multiple(
+            [("out".to_owned(), "hits".to_owned())]
+                .into_iter()
+                .collect()
+        )),
+    ];
+    (
+        prop::bool::weighted(0.3),
+        prop::option::weighted(
+            0.2,
+            user_key.prop_map(|key| (key.to_owned(), "query".to_owned())),
+        ),
+        prop::option::weighted(0.25, to_state),
+        prop::option::weighted(0.2, to_string),
+    )
+        .prop_map(
+            |(echo, inputs_from_state, outputs_to_state, outputs_to_string)| ToolExtras {
+                echo,
+                inputs_from_state,
+                outputs_to_state,
+                outputs_to_string,
+            },
+        )
+        .boxed()
+}
+
+/// Scenarios over the whole scenario contract: the scenarios of
+/// [`scenarios_shaped`] (model replies with text, several tool calls, usage
+/// variants, finish reasons, empty replies and errors; exit conditions;
+/// `max_agent_steps`; concurrency limits; shared hooks; sync and async runs)
+/// with, on top and with weights: hooks at every point taking every action
+/// (odd-typed values written into [`METADATA_KEYS`] and user keys, message
+/// edits, tool-argument and result rewrites, stops, continues, failures)
+/// under every condition; ready-made hooks (`token_budget`,
+/// `tool_result_offload`, `confirmation` with scripted answers or Haystack's
+/// `SimpleConsoleUI` under `NeverAskPolicy`, `compaction`); tools returning
+/// their arguments and mapping State in and results out; schema keys of
+/// every type with handlers; a `hook_context` and an initial `state`.
+///
+/// These are the scenarios `hookharness generate` writes for the
+/// differential campaign against Haystack (`conformance/fuzz.sh`).
+///
+/// ```
+/// use hookharness::replay::Replay;
+/// use hookharness::strategies::contract_scenarios;
+/// use proptest::strategy::{Strategy, ValueTree};
+/// use proptest::test_runner::TestRunner;
+///
+/// let mut runner = TestRunner::deterministic();
+/// for _ in 0..16 {
+///     let scenario = contract_scenarios().new_tree(&mut runner).unwrap().current();
+///     // Every generated scenario replays to an outcome (a pass, a failed
+///     // expectation or a run error), never a panic.
+///     let _ = Replay::new().run(&scenario);
+/// }
+/// ```
+pub fn contract_scenarios() -> BoxedStrategy<Scenario> {
+    let per_point = HookPoint::ALL
+        .iter()
+        .map(|&point| {
+            prop::collection::vec(contract_hook(point), 0..=1).prop_map(move |hooks| (point, hooks))
+        })
+        .collect::<Vec<_>>();
+    let extras = TOOL_NAMES.iter().map(|_| tool_extras()).collect::<Vec<_>>();
+    let schema = prop::collection::vec(
+        (
+            prop::sample::select(USER_KEYS),
+            prop::sample::select(
+                &[
+                    None,
+                    Some(HandlerKind::MergeLists),
+                    Some(HandlerKind::ReplaceValues),
+                ][..],
+            ),
+        ),
+        0..4,
+    );
+    let run_state = prop::option::weighted(
+        0.2,
+        (
+            prop::sample::select(&["notes", "count", "label"][..]),
+            odd_value(),
+        ),
+    );
+    let hook_context = prop::option::weighted(
+        0.3,
+        odd_value().prop_map(|v| json!({"user": "u1", "extra": v})),
+    );
+    (
+        scenarios_shaped(Shape::default().hooks_per_point(1)),
+        per_point,
+        prop::collection::vec(ready_made(), 0..=2),
+        extras,
+        schema,
+        run_state,
+        hook_context,
+        1i64..=4,
+    )
+        .prop_map(
+            |(mut scenario, hooks, ready, extras, schema, run_state, hook_context, limit)| {
+                // Every user key a hook, a tool or the run names is declared
+                // (the base scenarios cover the unknown-key errors).
+                let mut used: Vec<&str> = Vec::new();
+                for (point, entries) in hooks {
+                    let list = scenario.hooks.entry(point.as_str().to_owned()).or_default();
+                    for (i, entry) in entries.into_iter().enumerate() {
+                        if let HookEntry::Declarative { actions, .. } = &entry {
+                            for action in actions {
+                                if let Action::Set(values) | Action::Replace(values) = action {
+                                    used.extend(values.keys().filter_map(|k| user_key(k)));
+                                }
+                            }
+                        }
+                        list.push(match entry {
+                            HookEntry::Declarative {
+                                when,
+                                actions,
+                                allowed_hook_points,
+                                ..
+                            } => HookEntry::Declarative {
+                                name: Some(format!("x{i}")),
+                                when,
+                                actions,
+                                allowed_hook_points,
+                            },
+                            other => other,
+                        });
+                    }
+                }
+                for (i, (point, kind, params)) in ready.into_iter().enumerate() {
+                    scenario
+                        .hooks
+                        .entry(point.as_str().to_owned())
+                        .or_default()
+                        .push(HookEntry::ReadyMade {
+                            name: Some(format!("{}{i}", kind.as_str())),
+                            kind,
+                            params,
+                        });
+                }
+                scenario.hooks.retain(|_, entries| !entries.is_empty());
+                for (tool, extra) in scenario.tools.iter_mut().zip(extras) {
+                    if extra.echo {
+                        tool.results.insert(0, ScriptedResult::EchoArguments);
+                    }
+                    if let Some((key, param)) = extra.inputs_from_state {
+                        used.extend(user_key(&key));
+                        tool.inputs_from_state.insert(key, param);
+                    }
+                    if let Some((key, output)) = extra.outputs_to_state {
+                        used.extend(user_key(&key));
+                        tool.outputs_to_state.insert(key, output);
+                    }
+                    tool.outputs_to_string = extra.outputs_to_string;
+                }
+                if let Some((key, value)) = run_state {
+                    used.extend(user_key(key));
+                    scenario.run.state.insert(key.to_owned(), value);
+                }
+                let declared = schema
+                    .into_iter()
+                    .map(|((key, ty), handler)| (key, ty, handler))
+                    .chain(used.into_iter().filter_map(|key| {
+                        USER_KEYS
+                            .iter()
+                            .find(|(k, _)| *k == key)
+                            .map(|(k, ty)| (*k, *ty, None))
+                    }));
+                for (key, ty, handler) in declared {
+                    if !scenario.agent.state_schema.contains_key(key) {
+                        scenario
+                            .agent
+                            .state_schema
+                            .insert(key.to_owned(), SchemaEntrySpec { ty, handler });
+                    }
+                }
+                if let Some(Value::Object(context)) = hook_context {
+                    scenario.run.hook_context = context;
+                }
+                scenario.agent.tool_concurrency_limit = limit;
+                scenario
+            },
+        )
+        .boxed()
+}
