@@ -116,6 +116,7 @@ pub mod scripted;
 pub mod state;
 #[cfg(feature = "proptest")]
 pub mod strategies;
+pub mod stream;
 pub mod tool;
 mod value;
 

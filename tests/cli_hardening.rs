@@ -285,3 +285,64 @@ fn a_missing_path_is_reported_and_the_other_paths_still_run() {
         "{text}"
     );
 }
+
+#[test]
+fn run_prints_each_result_as_its_scenario_finishes() {
+    use std::io::{BufRead, BufReader};
+    let dir = scratch("streaming");
+    std::fs::write(
+        dir.join("a.yaml"),
+        corpus("scenarios/docs_examples/require_search.yaml"),
+    )
+    .unwrap();
+    // A run of 20,000 steps: seconds, even in release.
+    let mut slow = String::from(
+        "name: slow\nagent: {max_agent_steps: 100000}\ntools:\n  - name: search\n    results: [r]\n    repeat_last: true\nmodel:\n",
+    );
+    for _ in 0..20_000 {
+        slow.push_str("  - tool_calls: [{tool: search, arguments: {q: x}}]\n");
+    }
+    slow.push_str("  - text: done\nrun:\n  messages: [{role: user, text: hi}]\n");
+    std::fs::write(dir.join("b.yaml"), slow).unwrap();
+
+    let mut child = Command::new(env!("CARGO_BIN_EXE_hookharness"))
+        .args(["run", dir.to_str().unwrap()])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = lines.next().unwrap().unwrap();
+    let still_running = child.try_wait().unwrap().is_none();
+    let rest: Vec<String> = lines.map(Result::unwrap).collect();
+    assert!(child.wait().unwrap().success());
+    assert!(
+        first.starts_with("PASS  ") && first.contains("a.yaml"),
+        "{first}"
+    );
+    assert!(
+        still_running,
+        "the first result came only when the run ended"
+    );
+    assert!(rest[0].starts_with("PASS  ") && rest[0].contains("b.yaml"));
+    assert_eq!(rest.last().unwrap(), "2 passed, 0 failed, 0 errors");
+}
+
+#[test]
+fn a_failed_run_shows_its_cause_before_the_expectations_it_left_unchecked() {
+    let dir = scratch("cause_first");
+    let file = dir.join("huge.yaml");
+    std::fs::write(
+        &file,
+        with_reject_template("{tool_name:>9223372036854775807}"),
+    )
+    .unwrap();
+    let output = hookharness(&["run", file.to_str().unwrap()]);
+    let text = stdout(&output);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[0].starts_with("ERROR "), "{text}");
+    assert!(
+        lines[1].ends_with("hook `confirm` failed at before_tool (step 0): MemoryError"),
+        "{text}"
+    );
+    assert!(lines[2].contains("no result to check"), "{text}");
+}

@@ -11,16 +11,15 @@ mod generate;
 mod output;
 #[cfg(feature = "http")]
 mod record;
+mod stream;
 
 use crate::outcome::{Detail, Outcome};
 use crate::replay::Replay;
-use crate::report::{Summary, explain as timeline, human_outcome, human_summary, junit};
+use crate::report::{Summary, explain as timeline, human_outcome};
 use crate::scenario::Scenario;
 use clap::{Parser, Subcommand, ValueEnum};
-use output::{err, errln, out, outln};
-use std::io::{IsTerminal, Write};
+use output::{errln, out, outln};
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
 
 /// The documented exit codes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -168,60 +167,45 @@ fn run(paths: &[PathBuf], format: Format, filter: Option<&str>, trace: Trace) ->
         Trace::Summary => Detail::Summary,
         Trace::Full => Detail::Full,
     };
-    let outcomes = replay_files(&Replay::new().detail(detail), &files, filter);
+    let mut stream = stream::Stream::new(format, trace == Trace::Full);
+    let replay = Replay::new().detail(detail);
+    let outcomes = replay_files(&replay, &files, filter, |outcome, done| match outcome {
+        Some(outcome) => stream.outcome(outcome, done, files.len()),
+        None => stream.progress(done, files.len()),
+    });
     if outcomes.is_empty() {
         errln!("no scenario matches the filter");
         return ExitCode::NoScenarios;
     }
-    let mut stdout = std::io::stdout().lock();
     let summary = Summary::of(&outcomes);
-    let written = match format {
-        Format::Json => outcomes.iter().try_for_each(|o| match trace {
-            Trace::Summary => writeln!(stdout, "{}", o.to_json_line()),
-            Trace::Full => writeln!(stdout, "{}", o.to_full_value()),
-        }),
-        Format::Junit => write!(stdout, "{}", junit(&outcomes)),
-        Format::Human => outcomes
-            .iter()
-            .try_for_each(|o| write!(stdout, "{}", human_outcome(o)))
-            .and_then(|()| writeln!(stdout, "\n{}", human_summary(&summary))),
-    }
-    .and_then(|()| stdout.flush());
-    if let Err(error) = written {
-        output::exit_on_write_error(&error, "stdout");
-    }
+    stream.finish(&outcomes, &summary);
     exit_code(&summary)
 }
 
 /// One pass per file: an invalid file becomes its outcome at once; a valid
-/// one is prepared and run once. Files outside `filter` are skipped.
-fn replay_files(replay: &Replay, files: &[PathBuf], filter: Option<&str>) -> Vec<Outcome> {
-    let started = Instant::now();
-    let progress = std::io::stderr().is_terminal();
+/// one is prepared and run once. `each` sees every outcome as it is known,
+/// and `None` for a file outside `filter`, with the count of files done.
+fn replay_files(
+    replay: &Replay,
+    files: &[PathBuf],
+    filter: Option<&str>,
+    mut each: impl FnMut(Option<&Outcome>, usize),
+) -> Vec<Outcome> {
     let mut outcomes = Vec::new();
     for (i, file) in files.iter().enumerate() {
         let path = file.display().to_string();
         let outcome = match Scenario::from_path(file) {
-            Ok(scenario) => {
-                if filter.is_some_and(|f| !scenario.name.contains(f) && !path.contains(f)) {
-                    continue;
-                }
-                replay.run(&scenario)
+            Ok(scenario)
+                if filter.is_some_and(|f| !scenario.name.contains(f) && !path.contains(f)) =>
+            {
+                None
             }
-            Err(error) => {
-                if filter.is_some_and(|f| !path.contains(f)) {
-                    continue;
-                }
-                crate::replay::invalid_file(file, &error)
-            }
+            Ok(scenario) => Some(replay.run(&scenario)),
+            Err(_) if filter.is_some_and(|f| !path.contains(f)) => None,
+            Err(error) => Some(crate::replay::invalid_file(file, &error)),
         };
-        outcomes.push(outcome);
-        if progress && started.elapsed() > Duration::from_millis(300) {
-            err!("\rrunning scenarios: {}/{}", i + 1, files.len());
-        }
-    }
-    if progress && started.elapsed() > Duration::from_millis(300) {
-        err!("\r\x1b[2K");
+        each(outcome.as_ref(), i + 1);
+        outcomes.extend(outcome);
     }
     outcomes
 }
@@ -354,7 +338,7 @@ mod tests {
         let counter = Arc::new(CountsBuilds::default());
         let replay = Replay::new().custom_hook_arc("counted", counter.clone());
 
-        let outcomes = replay_files(&replay, &[file, invalid], None);
+        let outcomes = replay_files(&replay, &[file, invalid], None, |_, _| {});
         std::fs::remove_dir_all(&dir).unwrap();
 
         assert_eq!(counter.0.load(Ordering::SeqCst), 1);

@@ -4,6 +4,7 @@ use super::convert;
 use super::declarative::DeclarativeHook;
 use super::named::NamedHook;
 use super::ready_made::{self, ReadyMadeError};
+use super::stream::Streamed;
 use crate::agent::{Agent, AgentError, RunOptions};
 use crate::generator::ChatGenerator;
 use crate::hook::{Hook, HookPoint};
@@ -39,6 +40,8 @@ pub(crate) struct Prepared {
     pub agent: Agent,
     pub messages: Vec<ChatMessage>,
     pub options: RunOptions,
+    /// What the run streams, with `run.stream`.
+    pub streamed: Option<Streamed>,
 }
 
 /// `generator`: the model to run instead of the scenario's `model` script.
@@ -111,12 +114,19 @@ pub(crate) fn prepare(
         state: scenario.run.state.clone(),
         tools: scenario.run.tools.clone(),
         variables: scenario.run.variables.clone(),
+        generation_kwargs: scenario.run.generation_kwargs.clone(),
         ..RunOptions::default()
+    };
+    let streamed = scenario.run.stream.then(Streamed::default);
+    let options = match &streamed {
+        Some(streamed) => options.streaming_callback(streamed.callback(scenario.run.is_async)),
+        None => options,
     };
     Ok(Prepared {
         agent,
         messages,
         options,
+        streamed,
     })
 }
 

@@ -20,6 +20,7 @@ pub(crate) fn check(
     result: Option<&RunResult>,
     trace: &[TraceEvent],
     error: Option<&RunError>,
+    streamed: &[Value],
 ) -> Vec<Failure> {
     let error = error.map(|e| e.message.as_str());
     let expect = &scenario.expect;
@@ -157,6 +158,9 @@ pub(crate) fn check(
             })
             .collect();
         compare(&mut failures, "tools_run", json!(want), json!(ran));
+    }
+    if let Some(want) = &expect.streamed {
+        compare(&mut failures, "streamed", json!(want), json!(streamed));
     }
     if let Some(want) = &expect.error {
         match error {

@@ -44,6 +44,7 @@ mod declarative;
 mod expect;
 mod named;
 mod ready_made;
+mod stream;
 
 pub use crate::outcome::{Failure, Outcome, Status, TraceEvent, TraceRecorder};
 pub use crate::value::sorted;
@@ -210,6 +211,7 @@ impl Replay {
         extra: Option<&mut dyn Observer>,
     ) -> Outcome {
         let mut recorder = TraceRecorder::new(self.detail);
+        let mut streamed = None;
         // Nothing runs for a file that cannot be prepared, and nothing is
         // checked: its expectations are about a run.
         let unprepared = |status, error| Outcome {
@@ -236,6 +238,7 @@ impl Replay {
             }
             Err(BuildError::Agent(error)) => Err(RunError::construction(&error)),
             Ok(prepared) => {
+                streamed = prepared.streamed.clone();
                 let mut tee = Tee {
                     recorder: &mut recorder,
                     extra,
@@ -260,7 +263,8 @@ impl Replay {
             Ok(result) => (Some(result), None),
             Err(error) => (None, Some(error)),
         };
-        let failures = expect::check(scenario, result.as_ref(), &trace, error.as_ref());
+        let streamed = streamed.map(|s| s.take()).unwrap_or_default();
+        let failures = expect::check(scenario, result.as_ref(), &trace, error.as_ref(), &streamed);
         let status = if error.is_some() && scenario.expect.error.is_none() {
             Status::Error
         } else if failures.is_empty() {

@@ -5,8 +5,9 @@ use super::diff::json_diff;
 use crate::outcome::{Outcome, Status};
 use std::fmt::Write;
 
-/// One outcome: a status line, then each failure (with a diff for lists
-/// and maps) or the error.
+/// One outcome: a status line, then, for a run that failed, its cause (the
+/// expectations it left unchecked follow from it), then each failure (with
+/// a diff for lists and maps).
 pub fn human_outcome(outcome: &Outcome) -> String {
     let tag = match outcome.status {
         Status::Pass => "PASS ",
@@ -14,6 +15,11 @@ pub fn human_outcome(outcome: &Outcome) -> String {
         Status::Error | Status::Invalid => "ERROR",
     };
     let mut out = format!("{tag} {}  ({})\n", outcome.file, outcome.scenario);
+    if matches!(outcome.status, Status::Error | Status::Invalid) {
+        if let Some(error) = &outcome.error {
+            let _ = writeln!(out, "      {error}");
+        }
+    }
     for failure in &outcome.failures {
         let _ = writeln!(out, "      {}", failure.message);
         if let (Some(expected), Some(actual)) = (&failure.expected, &failure.actual) {
@@ -23,11 +29,6 @@ pub fn human_outcome(outcome: &Outcome) -> String {
                     let _ = writeln!(out, "        {line}");
                 }
             }
-        }
-    }
-    if matches!(outcome.status, Status::Error | Status::Invalid) {
-        if let Some(error) = &outcome.error {
-            let _ = writeln!(out, "      {error}");
         }
     }
     out
