@@ -117,10 +117,25 @@ fn message(role: Role, text: &str) -> MessageSpec {
 }
 
 fn messages() -> BoxedStrategy<Vec<MessageSpec>> {
+    let with_call = MessageSpec::Simple {
+        role: Role::Assistant,
+        text: None,
+        tool_calls: vec![crate::scenario::ScriptedToolCall {
+            tool: "search".to_owned(),
+            arguments: [("query".to_owned(), Value::from("late"))]
+                .into_iter()
+                .collect(),
+            id: Some("hook_call".to_owned()),
+        }],
+        meta: Map::new(),
+        name: None,
+    };
     let one = prop_oneof![
         3 => Just(message(Role::User, "Search before answering.")),
         1 => Just(message(Role::System, "Be brief.")),
         1 => Just(message(Role::Assistant, "Noted.")),
+        1 => Just(message(Role::User, "Ünïcode \"quotes\" 'and' \\ tabs\t\nnew line ✓")),
+        1 => Just(with_call),
     ];
     prop::collection::vec(one, 0..=2).boxed()
 }
@@ -374,6 +389,31 @@ fn ready_made() -> BoxedStrategy<(HookPoint, ReadyMadeKind, Value)> {
             json!({})
         )),
     ];
+    let summarizer = (
+        prop::collection::vec(
+            prop_oneof![
+                3 => Just(json!("- the user asked about fusion")),
+                1 => Just(Value::Null),
+                1 => Just(json!({"error": "rate limited"})),
+            ],
+            0..3,
+        ),
+        any::<bool>(),
+    )
+        .prop_map(|(replies, raise)| {
+            component(
+                "haystack.hooks.compaction.summarization.SummarizationCompactor",
+                json!({
+                    "chat_generator": component(
+                        "hookharness.hooks.compaction.ScriptedSummarizer",
+                        json!({"replies": replies})
+                    ),
+                    "approximate_summary_tokens": 8,
+                    "raise_on_failure": raise,
+                }),
+            )
+        });
+    let compactor = prop_oneof![2 => compactor, 1 => summarizer];
     let compaction =
         (compactor, prop::sample::select(&[20i64, 60, 400][..])).prop_map(|(compactor, window)| {
             (
@@ -449,6 +489,26 @@ fn tool_extras() -> BoxedStrategy<ToolExtras> {
             },
         )
         .boxed()
+}
+
+/// Texts with what Python's `repr` and `json.dumps` escape: quotes, a
+/// backslash, control characters, non-ASCII letters, an emoji.
+fn text() -> BoxedStrategy<String> {
+    prop::sample::select(
+        &[
+            "plain",
+            "it's",
+            "say \"hi\"",
+            "both ' and \"",
+            "back\\slash",
+            "tab\tand\nnewline",
+            "café ✓",
+            "emoji 😀",
+            "",
+        ][..],
+    )
+    .prop_map(str::to_owned)
+    .boxed()
 }
 
 /// System and user prompt templates with their variables.
@@ -611,7 +671,13 @@ pub fn contract_scenarios() -> BoxedStrategy<Scenario> {
         0.3,
         odd_value().prop_map(|v| json!({"user": "u1", "extra": v})),
     );
-    let run_extras = (prompts(), run_tools(), haystack_messages());
+    let run_extras = (
+        prompts(),
+        run_tools(),
+        haystack_messages(),
+        prop::collection::vec(prop::option::weighted(0.3, (odd_value(), text())), 6),
+        prop::bool::weighted(0.15),
+    );
     (
         scenarios_shaped(Shape::default().hooks_per_point(1)),
         per_point,
@@ -633,7 +699,7 @@ pub fn contract_scenarios() -> BoxedStrategy<Scenario> {
                 run_state,
                 hook_context,
                 limit,
-                (prompts, run_tools, haystack_messages),
+                (prompts, run_tools, haystack_messages, arguments, stream),
             )| {
                 // Every user key a hook, a tool or the run names is declared
                 // (the base scenarios cover the unknown-key errors).
@@ -727,6 +793,20 @@ pub fn contract_scenarios() -> BoxedStrategy<Scenario> {
                     scenario.run.variables = prompts.variables;
                 }
                 scenario.run.tools = run_tools;
+                scenario.run.stream = stream;
+                // Odd-typed and odd-text arguments on the first call of some replies.
+                for (reply, extra) in scenario.model.iter_mut().zip(arguments) {
+                    if let (
+                        crate::scenario::ModelReply::Reply { tool_calls, .. },
+                        Some((value, text)),
+                    ) = (reply, extra)
+                    {
+                        if let Some(call) = tool_calls.first_mut() {
+                            call.arguments.insert("x".to_owned(), value);
+                            call.arguments.insert("note".to_owned(), Value::from(text));
+                        }
+                    }
+                }
                 scenario.run.messages.extend(haystack_messages);
                 scenario
             },
