@@ -13,12 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-venv="${HOOKHARNESS_REF_VENV:-.venv-ref}"
-if [ ! -x "$venv/bin/python" ]; then
-  echo "creating $venv with haystack-ai 3.4.1 (conformance/requirements.txt)" >&2
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install --quiet --disable-pip-version-check -r conformance/requirements.txt
-fi
+source conformance/venv.sh
 
 cargo build --release --quiet
 

@@ -39,15 +39,7 @@ impl PyObject<'_> {
     pub(crate) fn type_name(&self) -> &'static str {
         match self {
             PyObject::Type(_) => "type",
-            PyObject::Value(value) => match value.as_ref() {
-                Value::Null => "NoneType",
-                Value::Bool(_) => "bool",
-                Value::Number(n) if n.is_f64() => "float",
-                Value::Number(_) => "int",
-                Value::String(_) => "str",
-                Value::Array(_) => "list",
-                Value::Object(_) => "dict",
-            },
+            PyObject::Value(value) => crate::value::type_name(value.as_ref()),
         }
     }
 
