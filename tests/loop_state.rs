@@ -598,6 +598,16 @@ fn own_keys_schema() -> StateSchema {
 }
 
 #[test]
+fn state_has_messages_once_there_are_any() {
+    let mut state = State::new(own_keys_schema());
+    assert!(!state.has("messages"));
+    state
+        .append_messages(vec![ChatMessage::from_user("hi")])
+        .unwrap();
+    assert!(state.has("messages"));
+}
+
+#[test]
 fn state_has_tools_once_written_and_hook_context_once_set() {
     let mut state = State::new(own_keys_schema());
     assert!(!state.has("tools") && !state.has("hook_context") && !state.has("notes"));
