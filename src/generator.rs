@@ -2,7 +2,9 @@
 
 use crate::future::BoxFuture;
 use crate::message::ChatMessage;
+use crate::stream::StreamingCallback;
 use crate::tool::Tool;
+use serde_json::{Map, Value};
 use std::sync::Arc;
 
 /// What the loop passes to the chat generator on each call.
@@ -12,12 +14,23 @@ pub struct ChatRequest<'a> {
     pub messages: &'a [ChatMessage],
     /// The tools offered to the model (empty when the agent has none).
     pub tools: &'a [Arc<dyn Tool>],
+    /// The run's streaming callback: a generator that streams hands it
+    /// each chunk (sync path: [`StreamingCallback::call`]; async path:
+    /// [`StreamingCallback::call_async`]).
+    pub streaming_callback: Option<&'a StreamingCallback>,
+    /// The run's `generation_kwargs`, for the generator to merge over its own.
+    pub generation_kwargs: Option<&'a Map<String, Value>>,
 }
 
 impl<'a> ChatRequest<'a> {
     /// A request over these messages and tools.
     pub fn new(messages: &'a [ChatMessage], tools: &'a [Arc<dyn Tool>]) -> Self {
-        ChatRequest { messages, tools }
+        ChatRequest {
+            messages,
+            tools,
+            streaming_callback: None,
+            generation_kwargs: None,
+        }
     }
 }
 

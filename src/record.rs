@@ -218,5 +218,6 @@ fn entry_of(replies: &[ChatMessage]) -> Result<ModelReply, GeneratorError> {
         tool_calls,
         usage,
         finish_reason,
+        chunks: None,
     })
 }

@@ -3,6 +3,7 @@
 //! This is the code path of `hookharness run scenarios/`: the same loader,
 //! the same replay, the same outcome JSON.
 
+use hookharness::outcome::{Detail, Outcome};
 use hookharness::replay::{Replay, Status};
 use hookharness::scenario::Scenario;
 use std::path::Path;
@@ -72,5 +73,16 @@ fn sync_and_async_replays_of_the_corpus_give_the_same_outcome() {
             "{}",
             relative(path)
         );
+    });
+}
+
+#[test]
+fn a_full_outcome_reads_back_equal_for_every_corpus_scenario() {
+    insta::glob!("../scenarios", "**/*.{yaml,yml,json}", |path| {
+        let outcome = Replay::new().detail(Detail::Full).run(&load(path));
+        let line = outcome.to_full_value().to_string();
+        let saved = Outcome::from_full_json(&line).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(saved, outcome, "{}", relative(path));
+        assert_eq!(saved.to_json_line(), outcome.to_json_line());
     });
 }

@@ -435,3 +435,26 @@ fn the_typed_error_tells_the_cases_apart() {
         "an invalid message sends nothing"
     );
 }
+
+#[test]
+fn a_runs_generation_kwargs_are_merged_over_the_generators_own() {
+    let server = Server::start();
+    server.answer_json(text_completion("ok"));
+    let generator = server
+        .builder()
+        .generation_kwarg("temperature", json!(0.0))
+        .generation_kwarg("seed", json!(7))
+        .build()
+        .unwrap();
+    let run_kwargs = args(json!({"temperature": 0.5, "max_completion_tokens": 9}));
+    let messages = user("hi");
+    let mut request = ChatRequest::new(&messages, &[]);
+    request.generation_kwargs = Some(&run_kwargs);
+
+    generator.run(request).unwrap();
+
+    let body = &server.bodies()[0];
+    assert_eq!(body["temperature"], json!(0.5));
+    assert_eq!(body["seed"], json!(7));
+    assert_eq!(body["max_completion_tokens"], json!(9));
+}

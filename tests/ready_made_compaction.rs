@@ -400,6 +400,7 @@ fn in_a_run_the_first_estimate_includes_the_tool_schemas() {
                 )],
                 usage: None,
                 finish_reason: None,
+                chunks: None,
             },
             ReplyScript::text("done"),
         ]))

@@ -102,6 +102,7 @@ fn the_format_examples_load_into_the_expected_model_replies() {
         tool_calls,
         usage: Some(usage),
         finish_reason: None,
+        ..
     } = first
     else {
         panic!("unexpected first reply: {first:?}");
@@ -121,6 +122,7 @@ fn the_format_examples_load_into_the_expected_model_replies() {
             tool_calls: vec![],
             usage: None,
             finish_reason: Some(FinishReason::Stop),
+            chunks: None,
         }
     );
     assert_eq!(third, &ModelReply::Error("rate limited".into()));
@@ -226,6 +228,7 @@ fn an_empty_or_null_model_entry_is_a_reply_without_content() {
         tool_calls: vec![],
         usage: None,
         finish_reason: None,
+        chunks: None,
     };
     assert_eq!(scenario.model[0], empty);
     assert_eq!(scenario.model[1], empty);
@@ -564,6 +567,7 @@ invalid_files! {
     a_run_variable_also_given_as_state_is_rejected => "run_variable_also_in_state.yaml",
     a_run_variable_naming_a_run_parameter_is_rejected => "run_variable_is_run_parameter.yaml",
     required_variables_takes_star_a_list_or_null => "required_variables_string.yaml",
+    a_reply_takes_text_or_chunks_not_both => "chunks_and_text.yaml",
     a_json_number_beyond_a_double_is_rejected => "infinite_number.json",
     nesting_beyond_the_limit_is_rejected => "too_deep.json",
     a_yaml_merge_key_is_an_ordinary_key_so_unknown_in_a_hook => "merge_key.yaml",

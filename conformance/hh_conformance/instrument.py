@@ -75,6 +75,7 @@ class Recorder:
         self.state = None  # the run's live State, captured from the first `_run_hooks` call (before_run)
         self.point: str | None = None
         self.llm_calls = 0
+        self.streamed: list = []  # `run.stream`: what the streaming callback received, summarized
         self.tool_scripts: dict[str, ToolScript] = {}
         self._lock = threading.Lock()
         self._pending_tool_events: list[tuple[int, dict]] = []

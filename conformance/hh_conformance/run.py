@@ -62,10 +62,39 @@ def _run_agent(agent: Agent, sc: scenario_mod.Scenario, recorder: Recorder) -> d
     }
     if sc.run["tools"] is not None:
         kwargs["tools"] = list(sc.run["tools"])
+    if sc.run["generation_kwargs"] is not None:
+        kwargs["generation_kwargs"] = copy.deepcopy(sc.run["generation_kwargs"])
+    if sc.run["stream"]:
+        kwargs["streaming_callback"] = _recording_callback(recorder.streamed, is_async=sc.run["async"])
     with instrumented(agent, recorder):
         if sc.run["async"]:
             return asyncio.run(agent.run_async(**kwargs))
         return agent.run(**kwargs)
+
+
+def _chunk_summary(chunk) -> Any:
+    """A text chunk as its text, a tool result as {tool_result: TEXT}, an empty ending chunk as {finish_reason: R}."""
+    if chunk.tool_call_result is not None:
+        result = chunk.tool_call_result.result
+        return {"tool_result": result if isinstance(result, str) else None}
+    if chunk.finish_reason is not None and chunk.content == "":
+        return {"finish_reason": chunk.finish_reason}
+    return chunk.content
+
+
+def _recording_callback(sink: list, *, is_async: bool):
+    """`run.stream`: records every chunk; async on the async path, so that it is awaited."""
+    if is_async:
+
+        async def record_async(chunk) -> None:
+            sink.append(_chunk_summary(chunk))
+
+        return record_async
+
+    def record(chunk) -> None:
+        sink.append(_chunk_summary(chunk))
+
+    return record
 
 
 def _result(sc: scenario_mod.Scenario, result: dict) -> dict:
@@ -111,7 +140,7 @@ def run_file(file: str) -> dict:
     except (Exception, ScenarioAbort) as e:  # any failure of the run is part of the outcome
         error = _error_text(e)
 
-    failures = check_expectations(sc, result, recorder.events, error)
+    failures = check_expectations(sc, result, recorder.events, error, recorder.streamed)
     if error is not None and "error" not in sc.expect:
         status = "error"
     else:
@@ -134,7 +163,9 @@ def _outcome(name, file, status, failures, error, result, trace) -> dict:
 # --- expectations ------------------------------------------------------------------------------------------------
 
 
-def check_expectations(sc: scenario_mod.Scenario, result: dict | None, trace: list, error: str | None) -> list:
+def check_expectations(
+    sc: scenario_mod.Scenario, result: dict | None, trace: list, error: str | None, streamed: list
+) -> list:
     """One readable line per unmet expectation, in the order of the contract's `expect` table."""
     expect = sc.expect
     failures: list[str] = []
@@ -183,6 +214,8 @@ def check_expectations(sc: scenario_mod.Scenario, result: dict | None, trace: li
         compare("llm_calls", expect["llm_calls"], sum(1 for e in trace if e["event"] == "llm"))
     if "tools_run" in expect:
         compare("tools_run", expect["tools_run"], [e["tool"] for e in trace if e["event"] == "tool"])
+    if "streamed" in expect:
+        compare("streamed", expect["streamed"], streamed)
 
     if "error" in expect:
         if error is None:

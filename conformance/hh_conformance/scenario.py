@@ -45,6 +45,7 @@ class Reply:
     tool_calls: list = field(default_factory=list)  # {"tool", "arguments", "id"}
     usage: dict | None = None
     finish_reason: str | None = None
+    chunks: list | None = None  # streamed before the reply when the run streams
 
 
 @dataclass
@@ -358,7 +359,7 @@ def _model(c: _Checker, raw) -> list:
         if entry is None:
             replies.append(Reply())
             continue
-        entry = c.map(entry, p, allowed=("text", "tool_calls", "usage", "finish_reason", "error"))
+        entry = c.map(entry, p, allowed=("text", "chunks", "tool_calls", "usage", "finish_reason", "error"))
         if "error" in entry:
             if len(entry) != 1:
                 other = next(k for k in entry if k != "error")
@@ -366,6 +367,11 @@ def _model(c: _Checker, raw) -> list:
             replies.append(Reply(error=c.str(entry["error"], (*p, "error"))))
             continue
         reply = Reply(text=c.str(entry.get("text"), (*p, "text"), nullable=True))
+        if "chunks" in entry:
+            if "text" in entry:
+                raise c.err(p, "a reply takes `text` or `chunks`, not both")
+            reply.chunks = c.str_list(entry["chunks"], (*p, "chunks"))
+            reply.text = "".join(reply.chunks)
         for j, call in enumerate(c.list(entry.get("tool_calls", []), (*p, "tool_calls"))):
             reply.tool_calls.append(_tool_call(c, call, (*p, "tool_calls", j)))
         if "usage" in entry:
@@ -408,7 +414,9 @@ def _messages(c: _Checker, raw, path) -> list:
 
 def _run(c: _Checker, raw, agent: dict) -> dict:
     p = ("run",)
-    raw = c.map(raw, p, allowed=("messages", "hook_context", "state", "variables", "tools", "async"))
+    raw = c.map(
+        raw, p, allowed=("messages", "hook_context", "state", "variables", "tools", "stream", "generation_kwargs", "async")
+    )
     state = c.map(raw.get("state", {}), (*p, "state"))
     for key in state:
         if key not in agent["state_schema"]:
@@ -424,6 +432,10 @@ def _run(c: _Checker, raw, agent: dict) -> dict:
     hook_context = raw.get("hook_context")
     return {
         "variables": variables,
+        "stream": c.bool(raw.get("stream", False), (*p, "stream")),
+        "generation_kwargs": c.map(raw["generation_kwargs"], (*p, "generation_kwargs"))
+        if "generation_kwargs" in raw
+        else None,
         "messages": _messages(c, raw.get("messages", []), (*p, "messages")),
         "hook_context": c.map(hook_context, (*p, "hook_context")) if hook_context is not None else None,
         "state": state,
@@ -594,6 +606,7 @@ def _expect(c: _Checker, raw) -> dict:
             "hooks",
             "llm_calls",
             "tools_run",
+            "streamed",
             "error",
             "unused_replies",
         ),
@@ -638,6 +651,8 @@ def _expect(c: _Checker, raw) -> dict:
     for key in ("hooks", "tools_run"):
         if key in raw:
             out[key] = c.str_list(raw[key], (*p, key))
+    if "streamed" in raw:
+        out["streamed"] = c.list(raw["streamed"], (*p, "streamed"))
     if "error" in raw:
         out["error"] = c.str(raw["error"], (*p, "error"))
     out["unused_replies"] = c.one_of(raw.get("unused_replies", "fail"), (*p, "unused_replies"), ("fail", "allow"))

@@ -5,7 +5,7 @@ import inspect
 from typing import Any
 
 from haystack import component
-from haystack.dataclasses import ChatMessage, ToolCall
+from haystack.dataclasses import ChatMessage, StreamingChunk, ToolCall
 from haystack.components.agents.state.state_utils import merge_lists, replace_values
 from haystack.tools import Tool
 
@@ -44,8 +44,7 @@ class ScriptedChatGenerator:
         self.replies = replies
         self.recorder = recorder
 
-    @component.output_types(replies=list[ChatMessage])
-    def run(self, messages: list[ChatMessage], tools: Any = None) -> dict[str, Any]:
+    def _next(self, messages: list[ChatMessage]) -> tuple[ChatMessage, list[StreamingChunk]]:
         # The event is recorded before the reply is looked up: a failing call (error entry, exhausted script)
         # is still a call.
         index = self.recorder.llm_event(messages_in=len(messages))
@@ -56,11 +55,38 @@ class ScriptedChatGenerator:
         reply = self.replies[index]
         if reply.error is not None:
             raise Exception(reply.error)
-        return {"replies": [build_reply(reply, index)]}
+        chunks = [StreamingChunk(content=piece, index=0, start=i == 0) for i, piece in enumerate(reply.chunks or [])]
+        return build_reply(reply, index), chunks
 
     @component.output_types(replies=list[ChatMessage])
-    async def run_async(self, messages: list[ChatMessage], tools: Any = None) -> dict[str, Any]:
-        return self.run(messages=messages, tools=tools)
+    def run(
+        self,
+        messages: list[ChatMessage],
+        tools: Any = None,
+        streaming_callback: Any = None,
+        generation_kwargs: dict | None = None,
+    ) -> dict[str, Any]:
+        message, chunks = self._next(messages)
+        if streaming_callback is not None:
+            for chunk in chunks:
+                streaming_callback(chunk)
+        return {"replies": [message]}
+
+    @component.output_types(replies=list[ChatMessage])
+    async def run_async(
+        self,
+        messages: list[ChatMessage],
+        tools: Any = None,
+        streaming_callback: Any = None,
+        generation_kwargs: dict | None = None,
+    ) -> dict[str, Any]:
+        message, chunks = self._next(messages)
+        if streaming_callback is not None:
+            for chunk in chunks:
+                result = streaming_callback(chunk)
+                if inspect.isawaitable(result):
+                    await result
+        return {"replies": [message]}
 
 
 _HANDLERS = {"merge_lists": merge_lists, "replace_values": replace_values}

@@ -58,6 +58,10 @@ pub enum AgentError {
     /// variable or a rendering error (when a run starts).
     #[error("{0}")]
     Prompt(String),
+    /// An async streaming callback given to a sync run (Haystack's
+    /// `select_streaming_callback`).
+    #[error("{0}")]
+    StreamingCallback(String),
     /// A tool whose configuration Haystack's `Tool` rejects at construction
     /// (an `inputs_from_state` parameter the tool does not take).
     #[error("{0}")]

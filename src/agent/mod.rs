@@ -35,6 +35,7 @@ use crate::message::ChatMessage;
 use crate::observe::Observer;
 use crate::prompt::RequiredVariables;
 use crate::state::{Handler, SchemaEntry, StateSchema, ValueType, keys};
+use crate::stream::StreamingCallback;
 use crate::tool::Tool;
 use std::sync::Arc;
 
@@ -47,6 +48,8 @@ pub struct Agent {
     generator: Arc<dyn ChatGenerator>,
     tools: Arc<[Arc<dyn Tool>]>,
     prompts: prompts::Prompts,
+    streaming_callback: Option<StreamingCallback>,
+    tool_streaming_callback_passthrough: bool,
     exit_conditions: Vec<String>,
     schema: Arc<StateSchema>,
     max_agent_steps: i64,
@@ -176,6 +179,8 @@ pub struct AgentBuilder {
     system_prompt: Option<String>,
     user_prompt: Option<String>,
     required_variables: RequiredVariables,
+    streaming_callback: Option<StreamingCallback>,
+    tool_streaming_callback_passthrough: bool,
     exit_conditions: Vec<String>,
     state_schema: StateSchema,
     max_agent_steps: i64,
@@ -193,6 +198,8 @@ impl Default for AgentBuilder {
             system_prompt: None,
             user_prompt: None,
             required_variables: RequiredVariables::All,
+            streaming_callback: None,
+            tool_streaming_callback_passthrough: false,
             exit_conditions: vec!["text".into()],
             state_schema: StateSchema::new(),
             max_agent_steps: 100,
@@ -242,6 +249,20 @@ impl AgentBuilder {
     /// template, plain text or one `{% message role="user" %}` block.
     pub fn user_prompt(mut self, prompt: impl Into<String>) -> Self {
         self.user_prompt = Some(prompt.into());
+        self
+    }
+
+    /// Streams every run's chunks to `callback` unless the run gives its own
+    /// ([`RunOptions::streaming_callback`]).
+    pub fn streaming_callback(mut self, callback: StreamingCallback) -> Self {
+        self.streaming_callback = Some(callback);
+        self
+    }
+
+    /// Hands the streaming callback to the tools too
+    /// ([`ToolInvocation::streaming_callback`](crate::ToolInvocation::streaming_callback)).
+    pub fn tool_streaming_callback_passthrough(mut self, passthrough: bool) -> Self {
+        self.tool_streaming_callback_passthrough = passthrough;
         self
     }
 
@@ -354,6 +375,8 @@ impl AgentBuilder {
             generator,
             tools: self.tools.into(),
             prompts,
+            streaming_callback: self.streaming_callback,
+            tool_streaming_callback_passthrough: self.tool_streaming_callback_passthrough,
             exit_conditions: self.exit_conditions,
             schema: Arc::new(schema),
             max_agent_steps: self.max_agent_steps,

@@ -1,6 +1,7 @@
 //! The inputs of one run besides the messages.
 
 use crate::state::HookContext;
+use crate::stream::StreamingCallback;
 use serde_json::{Map, Value};
 
 /// What `Agent::run` takes besides the messages: the `hook_context` and
@@ -29,6 +30,12 @@ pub struct RunOptions {
     /// Template variables of the system and user prompts (Haystack's
     /// `**kwargs`); one that names a state key also seeds it, as there.
     pub variables: Map<String, Value>,
+    /// The streaming callback of this run; it wins over the Agent's.
+    pub streaming_callback: Option<StreamingCallback>,
+    /// Keyword arguments for the chat generator (Haystack's
+    /// `generation_kwargs`), handed to every call in
+    /// [`ChatRequest::generation_kwargs`](crate::ChatRequest::generation_kwargs).
+    pub generation_kwargs: Option<Map<String, Value>>,
 }
 
 impl RunOptions {
@@ -58,6 +65,18 @@ impl RunOptions {
         S: Into<String>,
     {
         self.tools = Some(names.into_iter().map(Into::into).collect());
+        self
+    }
+
+    /// Streams this run's chunks to `callback` (instead of the Agent's).
+    pub fn streaming_callback(mut self, callback: StreamingCallback) -> Self {
+        self.streaming_callback = Some(callback);
+        self
+    }
+
+    /// Keyword arguments for the chat generator.
+    pub fn generation_kwargs(mut self, kwargs: Map<String, Value>) -> Self {
+        self.generation_kwargs = Some(kwargs);
         self
     }
 

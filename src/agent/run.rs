@@ -14,6 +14,7 @@ use crate::hook::HookPoint;
 use crate::message::{ChatMessage, ToolCall};
 use crate::observe::{Event, Observer};
 use crate::state::{State, keys};
+use crate::stream::{StreamingCallback, select_streaming_callback};
 use crate::tool::{ExecOptions, ExecutedCall, Tool, execute_tool_calls};
 use crate::value::{add_one, less_than, step_number, truthy, type_name};
 use serde_json::{Map, Value};
@@ -33,6 +34,10 @@ pub(super) struct Run<'a, 'o> {
     pub(super) ordinals: Vec<usize>,
     pub(super) observer: Option<&'o mut dyn Observer>,
     pub(super) is_async: bool,
+    /// The streaming callback of this run (`select_streaming_callback`).
+    pub(super) streaming: Option<StreamingCallback>,
+    /// The run's `generation_kwargs`, passed to every generator call.
+    pub(super) generation_kwargs: Option<Map<String, Value>>,
 }
 
 pub(super) async fn run(
@@ -45,8 +50,18 @@ pub(super) async fn run(
     warm_up(agent, is_async).await?;
     let (system, user) = prompts::render(&agent.prompts, &options)?;
     let tools = select_tools(&agent.tools, options.tools.as_deref())?;
+    let runtime_callback = options.streaming_callback.clone();
+    let generation_kwargs = options.generation_kwargs.clone();
     let state = initial_state(agent, &tools, system, messages, user, options)?;
+    let streaming = select_streaming_callback(
+        agent.streaming_callback.as_ref(),
+        runtime_callback.as_ref(),
+        is_async,
+    )
+    .map_err(AgentError::StreamingCallback)?;
     let mut run = Run {
+        streaming,
+        generation_kwargs,
         agent,
         ordinals: vec![0; tools.len()],
         tools,
@@ -261,6 +276,8 @@ impl Run<'_, '_> {
             raise_on_failure: self.agent.raise_on_tool_invocation_failure,
             concurrency_limit: self.agent.tool_concurrency_limit,
             is_async: self.is_async,
+            streaming: self.streaming.clone(),
+            passthrough: self.agent.tool_streaming_callback_passthrough,
         };
         // The calls are borrowed from that message, which leaves the
         // conversation while the tools run, unless a tool could read or write
@@ -311,6 +328,9 @@ impl Run<'_, '_> {
         let counted = record_tool_calls(&mut self.state, &tool_messages);
         self.state.append_messages(tool_messages)?;
         counted?;
+        if let Some(observer) = self.observer.as_deref_mut() {
+            observer.on_event(&Event::ToolsFinished { state: &self.state });
+        }
         Ok(exit)
     }
 
@@ -346,7 +366,9 @@ impl Run<'_, '_> {
                 messages: self.state.messages(),
             });
         }
-        let request = ChatRequest::new(self.state.messages(), tools);
+        let mut request = ChatRequest::new(self.state.messages(), tools);
+        request.streaming_callback = self.streaming.as_ref();
+        request.generation_kwargs = self.generation_kwargs.as_ref();
         let generator = &self.agent.generator;
         let span = tracing::info_span!("haystack.agent.step.llm");
         let outcome = if self.is_async {

@@ -6,7 +6,7 @@
 //! Python load here and serialize back to the same JSON value.
 
 mod content;
-mod serde_form;
+pub(crate) mod serde_form;
 
 pub use content::{ContentPart, ToolCall, ToolCallResult, ToolResult};
 pub use serde_form::MessageFormatError;

@@ -117,7 +117,7 @@ fn part_to_value(part: &ContentPart) -> Value {
     Value::Object(map)
 }
 
-fn tool_call_to_value(call: &ToolCall) -> Value {
+pub(crate) fn tool_call_to_value(call: &ToolCall) -> Value {
     let mut map = Map::with_capacity(4);
     map.insert("tool_name".into(), Value::String(call.tool_name.clone()));
     map.insert("arguments".into(), Value::Object(call.arguments.clone()));

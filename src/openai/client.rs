@@ -128,13 +128,13 @@ impl OpenAiChatGenerator {
             return Ok(None);
         }
         let config = &self.shared.config;
-        request::body(
-            &config.model,
-            request.messages,
-            request.tools,
-            &config.generation_kwargs,
-        )
-        .map(Some)
+        // The run's kwargs are merged key by key over the generator's, the
+        // run's winning, as Haystack's `OpenAIChatGenerator` merges them.
+        let mut kwargs = config.generation_kwargs.clone();
+        if let Some(run) = request.generation_kwargs {
+            kwargs.extend(run.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        request::body(&config.model, request.messages, request.tools, &kwargs).map(Some)
     }
 
     fn runtime(&self) -> &Runtime {

@@ -282,11 +282,16 @@ fn assigned_names(template: &str) -> Vec<String> {
     let mut from = 0;
     while let Some(offset) = template[from..].find("{%") {
         let start = from + offset + 2;
-        from = start;
-        let body = template[start..]
+        // The tag ends at the next `%}`; scanning resumes there, so the
+        // whole walk is linear in the template (an unclosed tag ends it).
+        let Some(length) = template[start..].find("%}") else {
+            break;
+        };
+        from = start + length + 2;
+        let tag = template[start..start + length]
             .trim_start_matches(['-', '+'])
             .trim_start_matches(message_tag::is_py_space);
-        let Some(rest) = body.strip_prefix("set") else {
+        let Some(rest) = tag.strip_prefix("set") else {
             continue;
         };
         if !rest.starts_with(message_tag::is_py_space) {
@@ -295,9 +300,6 @@ fn assigned_names(template: &str) -> Vec<String> {
         let Some(equals) = rest.find('=') else {
             continue;
         };
-        if rest[..equals].contains("%}") {
-            continue;
-        }
         for name in rest[..equals].split(',') {
             let name =
                 name.trim_matches(|c: char| message_tag::is_py_space(c) || c == '(' || c == ')');
@@ -450,5 +452,25 @@ mod tests {
             "system_prompt must define exactly one message block, found 2."
         );
         assert!(validate_message_blocks(None, Some("plain {{ x }}")).is_ok());
+    }
+}
+#[cfg(test)]
+mod hostile {
+    use super::*;
+
+    #[test]
+    fn deeply_nested_syntax_is_an_error_not_a_crash() {
+        let ifs = format!(
+            "{}x{}",
+            "{% if true %}".repeat(5000),
+            "{% endif %}".repeat(5000)
+        );
+        let parens = format!("{{{{ {}1{} }}}}", "(".repeat(5000), ")".repeat(5000));
+        let lists = format!("{{{{ {}1{} }}}}", "[".repeat(5000), "]".repeat(5000));
+        let sets = format!("{}%}}", "{% set ".repeat(100_000));
+        for template in [ifs, parens, lists, sets] {
+            let result = Prompt::new(PromptKind::User, &template, &RequiredVariables::None);
+            assert!(result.is_err(), "{}", &template[..20]);
+        }
     }
 }

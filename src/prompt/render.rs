@@ -12,8 +12,8 @@ use minijinja::value::{Kwargs, Rest, Value as JinjaValue};
 use minijinja::{Environment, Error, ErrorKind};
 use serde_json::{Map, Value};
 
-/// Instructions one rendering may execute: far above any real prompt
-/// (a loop over ten thousand documents uses a few hundred thousand).
+/// Instructions one rendering may execute: far above what a prompt of
+/// Haystack's docs needs, low enough that a runaway loop fails in seconds.
 pub(super) const FUEL: u64 = 50_000_000;
 /// Nesting depth of macros, includes and blocks.
 pub(super) const RECURSION_LIMIT: usize = 100;

@@ -4,6 +4,7 @@ use super::convert;
 use super::declarative::DeclarativeHook;
 use super::named::NamedHook;
 use super::ready_made::{self, ReadyMadeError};
+use super::stream::Streamed;
 use crate::agent::{Agent, AgentError, RunOptions};
 use crate::generator::ChatGenerator;
 use crate::hook::{Hook, HookPoint};
@@ -22,6 +23,14 @@ pub(crate) enum BuildError {
     /// The scenario itself is wrong (an undefined shared or custom hook, a
     /// message that is not a message): the outcome is an error.
     Scenario(String),
+    /// A `custom:` hook the replayer does not have: the file is fine, the
+    /// Rust test that runs it registers the hook.
+    Unregistered {
+        /// The hook's name.
+        name: String,
+        /// What to do.
+        message: String,
+    },
     /// The Agent refused to build (Haystack's construction errors): the run
     /// fails, and `expect.error` may expect it.
     Agent(AgentError),
@@ -31,6 +40,8 @@ pub(crate) struct Prepared {
     pub agent: Agent,
     pub messages: Vec<ChatMessage>,
     pub options: RunOptions,
+    /// What the run streams, with `run.stream`.
+    pub streamed: Option<Streamed>,
 }
 
 /// `generator`: the model to run instead of the scenario's `model` script.
@@ -77,7 +88,7 @@ pub(crate) fn prepare(
     }
     let mut shared: IndexMap<&str, Arc<dyn Hook>> = IndexMap::new();
     for (key, entry) in &scenario.shared_hooks {
-        let hook = hook_for(entry, key, None, custom).map_err(BuildError::Scenario)??;
+        let hook = hook_for(entry, key, None, custom)?;
         shared.insert(key.as_str(), hook);
     }
     for (point, entries) in &scenario.hooks {
@@ -90,7 +101,7 @@ pub(crate) fn prepare(
                          add it under `shared_hooks`"
                     ))
                 })?,
-                other => hook_for(other, &fallback, Some(&shared), custom).map_err(BuildError::Scenario)??,
+                other => hook_for(other, &fallback, Some(&shared), custom)?,
             };
             builder = builder.hook_arc(point, hook);
         }
@@ -103,24 +114,29 @@ pub(crate) fn prepare(
         state: scenario.run.state.clone(),
         tools: scenario.run.tools.clone(),
         variables: scenario.run.variables.clone(),
+        generation_kwargs: scenario.run.generation_kwargs.clone(),
         ..RunOptions::default()
+    };
+    let streamed = scenario.run.stream.then(Streamed::default);
+    let options = match &streamed {
+        Some(streamed) => options.streaming_callback(streamed.callback(scenario.run.is_async)),
+        None => options,
     };
     Ok(Prepared {
         agent,
         messages,
         options,
+        streamed,
     })
 }
 
-/// Builds one hook entry. The outer `Result` is a scenario error; the inner
-/// one an Agent construction error (an unknown point in `allowed_hook_points`).
-#[allow(clippy::type_complexity)]
+/// Builds one hook entry.
 fn hook_for(
     entry: &HookEntry,
     fallback: &str,
     shared: Option<&IndexMap<&str, Arc<dyn Hook>>>,
     custom: &IndexMap<String, Arc<dyn Hook>>,
-) -> Result<Result<Arc<dyn Hook>, BuildError>, String> {
+) -> Result<Arc<dyn Hook>, BuildError> {
     Ok(match entry {
         HookEntry::Declarative {
             name,
@@ -137,39 +153,44 @@ fn hook_for(
                     .collect::<Vec<_>>()
             });
             let name = name.clone().unwrap_or_else(|| fallback.to_owned());
-            Ok(Arc::new(DeclarativeHook::new(
+            Arc::new(DeclarativeHook::new(
                 name,
                 when.clone(),
                 actions.clone(),
                 allowed,
-            )) as Arc<dyn Hook>)
+            ))
         }
         HookEntry::ReadyMade { kind, name, params } => {
             let hook = match ready_made::build(*kind, params) {
                 Ok(hook) => hook,
-                Err(ReadyMadeError::Scenario(message)) => return Err(message),
+                Err(ReadyMadeError::Scenario(message)) => {
+                    return Err(BuildError::Scenario(message));
+                }
                 Err(ReadyMadeError::Constructor(message)) => {
-                    return Ok(Err(BuildError::Agent(AgentError::HookParameters(message))));
+                    return Err(BuildError::Agent(AgentError::HookParameters(message)));
                 }
             };
             let name = name.clone().unwrap_or_else(|| fallback.to_owned());
-            Ok(Arc::new(NamedHook::new(name, hook)) as Arc<dyn Hook>)
+            Arc::new(NamedHook::new(name, hook))
         }
         HookEntry::Custom(name) => match custom.get(name) {
-            Some(hook) => Ok(hook.clone()),
+            Some(hook) => hook.clone(),
             None => {
-                return Err(format!(
-                    "custom hook `{name}` is not registered; register it with \
+                return Err(BuildError::Unregistered {
+                    name: name.clone(),
+                    message: format!(
+                        "custom hook `{name}` is not registered; register it with \
                      `Replay::new().custom_hook(\"{name}\", hook)` in the Rust test that runs this scenario"
-                ));
+                    ),
+                });
             }
         },
         HookEntry::Shared(name) => match shared.and_then(|s| s.get(name.as_str())) {
-            Some(hook) => Ok(hook.clone()),
+            Some(hook) => hook.clone(),
             None => {
-                return Err(format!(
+                return Err(BuildError::Scenario(format!(
                     "`shared: {name}` cannot be used inside `shared_hooks`"
-                ));
+                )));
             }
         },
     })

@@ -59,7 +59,9 @@ pub(crate) fn reply(entry: &ModelReply) -> ReplyScript {
             tool_calls,
             usage,
             finish_reason,
+            chunks,
         } => ReplyScript::Message {
+            chunks: chunks.clone(),
             text: text.clone(),
             tool_calls: tool_calls
                 .iter()

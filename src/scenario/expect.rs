@@ -35,6 +35,10 @@ pub struct Expect {
     pub error: Option<String>,
     /// `unused_replies` (default `fail`).
     pub unused_replies: UnusedReplies,
+    /// `streamed`: what a streaming run (`run.stream`) received, in order: a
+    /// string per text chunk, `{tool_result: TEXT}` per tool result and
+    /// `{finish_reason: R}` for a chunk that ends a stream.
+    pub streamed: Option<Vec<Value>>,
 }
 
 /// `expect.last_message: {role, text, text_contains, tool_calls}`.
@@ -116,6 +120,9 @@ pub(crate) fn read_expect(field: &Field<'_>) -> Read<Expect> {
     expect.error = map.get("error").map(|f| f.string()).transpose()?;
     if let Some(f) = map.get("unused_replies") {
         expect.unused_replies = f.variant(UNUSED_REPLIES)?;
+    }
+    if let Some(f) = map.get("streamed") {
+        expect.streamed = Some(f.seq()?.iter().map(Field::json).collect());
     }
     map.finish()?;
     Ok(expect)

@@ -42,6 +42,7 @@ mod action;
 mod agent;
 mod error;
 mod expect;
+mod haystack;
 mod hook;
 mod json;
 mod load;
@@ -62,6 +63,9 @@ pub use action::{Action, ResultRewrite, StateValue, ToolSelection};
 pub use agent::{AgentSpec, HandlerKind, SchemaEntrySpec, ValueKind};
 pub use error::{ScenarioError, ScenarioErrorKind};
 pub use expect::{Expect, ExpectedText, LastMessageExpect, ToolCallExpect, UnusedReplies};
+pub use haystack::{
+    AGENT_TYPE, HaystackAgent, HaystackDictError, agent_from_haystack, agent_to_haystack,
+};
 pub use hook::{HookEntry, ReadyMadeKind};
 pub use load::Format;
 pub(crate) use load::not_a_file;

@@ -21,6 +21,9 @@ pub enum ModelReply {
         usage: Option<Map<String, Value>>,
         /// `finish_reason`: becomes `meta.finish_reason`.
         finish_reason: Option<FinishReason>,
+        /// `chunks`: the pieces a streaming run receives, in order; the
+        /// reply's text is their concatenation (exclusive with `text`).
+        chunks: Option<Vec<String>>,
     },
 }
 
@@ -76,6 +79,7 @@ pub(crate) fn read_reply(field: &Field<'_>) -> Read<ModelReply> {
         tool_calls: Vec::new(),
         usage: None,
         finish_reason: None,
+        chunks: None,
     };
     if field.is_null() {
         return Ok(empty);
@@ -88,8 +92,22 @@ pub(crate) fn read_reply(field: &Field<'_>) -> Read<ModelReply> {
         }
         return Ok(ModelReply::Error(error.string()?));
     }
-    let text = match map.get("text") {
+    let mut text = match map.get("text") {
         Some(f) => f.opt_string()?,
+        None => None,
+    };
+    let chunks = match map.get("chunks") {
+        Some(_) if map.has("text") => {
+            return Err(field.error(ScenarioErrorKind::NeedsOneOf {
+                keys: vec!["text".to_owned(), "chunks".to_owned()],
+                exactly: true,
+            }));
+        }
+        Some(f) => {
+            let chunks = f.strings()?;
+            text = Some(chunks.concat());
+            Some(chunks)
+        }
         None => None,
     };
     let tool_calls = match map.get("tool_calls") {
@@ -112,6 +130,7 @@ pub(crate) fn read_reply(field: &Field<'_>) -> Read<ModelReply> {
         tool_calls,
         usage,
         finish_reason,
+        chunks,
     })
 }
 

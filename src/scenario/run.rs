@@ -26,6 +26,11 @@ pub struct RunSpec {
     pub tools: Option<Vec<String>>,
     /// `variables`: template variables of the prompts (Haystack's `**kwargs`).
     pub variables: Map<String, Value>,
+    /// `stream`: the run gets a streaming callback that records every
+    /// chunk (async on the async path), for `expect.streamed`.
+    pub stream: bool,
+    /// `generation_kwargs`: passed to every chat-generator call.
+    pub generation_kwargs: Option<Map<String, Value>>,
 }
 
 pub(crate) fn read_run(
@@ -70,6 +75,12 @@ pub(crate) fn read_run(
             return Err(f.key_error(name, kind));
         }
         run.variables = f.json_map()?;
+    }
+    if let Some(f) = map.get("stream") {
+        run.stream = f.bool()?;
+    }
+    if let Some(f) = map.get("generation_kwargs") {
+        run.generation_kwargs = Some(f.json_map()?);
     }
     if let Some(f) = map.get("tools") {
         run.tools = Some(f.strings()?);

@@ -269,10 +269,17 @@ pub(crate) fn reply(entry: &ModelReply) -> Value {
             tool_calls,
             usage,
             finish_reason,
+            chunks,
         } => {
             let mut out = Map::new();
-            if let Some(text) = text {
-                out.insert("text".into(), json!(text));
+            match (chunks, text) {
+                (Some(chunks), _) => {
+                    out.insert("chunks".into(), json!(chunks));
+                }
+                (None, Some(text)) => {
+                    out.insert("text".into(), json!(text));
+                }
+                (None, None) => {}
             }
             if !tool_calls.is_empty() {
                 out.insert(
@@ -491,6 +498,12 @@ fn run(spec: &RunSpec) -> Map<String, Value> {
     if !spec.variables.is_empty() {
         out.insert("variables".into(), Value::Object(spec.variables.clone()));
     }
+    if spec.stream {
+        out.insert("stream".into(), json!(true));
+    }
+    if let Some(kwargs) = &spec.generation_kwargs {
+        out.insert("generation_kwargs".into(), Value::Object(kwargs.clone()));
+    }
     if let Some(tools) = &spec.tools {
         out.insert("tools".into(), json!(tools));
     }
@@ -547,6 +560,7 @@ fn expect(spec: &Expect) -> Map<String, Value> {
     put("hooks", spec.hooks.as_ref().map(|v| json!(v)));
     put("llm_calls", spec.llm_calls.map(|v| json!(v)));
     put("tools_run", spec.tools_run.as_ref().map(|v| json!(v)));
+    put("streamed", spec.streamed.as_ref().map(|v| json!(v)));
     put("error", spec.error.as_ref().map(|v| json!(v)));
     if spec.unused_replies == UnusedReplies::Allow {
         put("unused_replies", Some(json!("allow")));

@@ -1,7 +1,9 @@
 //! A chat generator that replays scripted replies.
 
+use crate::future::BoxFuture;
 use crate::generator::{ChatGenerator, ChatRequest, GeneratorError};
 use crate::message::{ChatMessage, ToolCall};
+use crate::stream::StreamingChunk;
 use crate::tool::Tool;
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -23,6 +25,8 @@ pub enum ReplyScript {
         usage: Option<Map<String, Value>>,
         /// Becomes `meta.finish_reason`.
         finish_reason: Option<String>,
+        /// The pieces streamed before the reply, when the run streams.
+        chunks: Option<Vec<String>>,
     },
 }
 
@@ -34,6 +38,7 @@ impl ReplyScript {
             tool_calls: Vec::new(),
             usage: None,
             finish_reason: None,
+            chunks: None,
         }
     }
 
@@ -49,6 +54,7 @@ impl ReplyScript {
             tool_calls: Vec::new(),
             usage: None,
             finish_reason: None,
+            chunks: None,
         }
     }
 
@@ -86,6 +92,21 @@ impl ReplyScript {
         self
     }
 
+    /// Streams these pieces before the reply when the run streams; the
+    /// reply's text becomes their concatenation.
+    pub fn with_chunks<I, S>(mut self, pieces: I) -> Self
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        if let ReplyScript::Message { text, chunks, .. } = &mut self {
+            let pieces: Vec<String> = pieces.into_iter().map(Into::into).collect();
+            *text = Some(pieces.concat());
+            *chunks = Some(pieces);
+        }
+        self
+    }
+
     /// The reply as the `call`-th LLM call returns it.
     pub fn to_message(&self, call: usize) -> Result<ChatMessage, GeneratorError> {
         match self {
@@ -95,6 +116,7 @@ impl ReplyScript {
                 tool_calls,
                 usage,
                 finish_reason,
+                ..
             } => {
                 let calls = tool_calls
                     .iter()
@@ -204,25 +226,89 @@ impl ScriptedChatGenerator {
     }
 }
 
-impl ChatGenerator for ScriptedChatGenerator {
-    fn run(&self, request: ChatRequest<'_>) -> Result<Vec<ChatMessage>, GeneratorError> {
+impl ScriptedChatGenerator {
+    /// The next reply and the chunks it streams first (when the run streams).
+    fn next_reply(
+        &self,
+        request: &ChatRequest<'_>,
+    ) -> Result<(Vec<ChatMessage>, Vec<StreamingChunk>), GeneratorError> {
         let call = self.calls.fetch_add(1, Ordering::SeqCst);
         match &self.source {
             Source::Script(replies) => match replies.get(call) {
-                Some(reply) => reply.to_message(call).map(|m| vec![m]),
+                Some(reply) => {
+                    let message = reply.to_message(call)?;
+                    let chunks = match (reply, request.streaming_callback) {
+                        (
+                            ReplyScript::Message {
+                                chunks: Some(chunks),
+                                ..
+                            },
+                            Some(_),
+                        ) => chunks
+                            .iter()
+                            .enumerate()
+                            .map(|(i, piece)| {
+                                let mut chunk = StreamingChunk::text(piece.clone());
+                                chunk.index = Some(0);
+                                chunk.start = i == 0;
+                                chunk
+                            })
+                            .collect(),
+                        _ => Vec::new(),
+                    };
+                    Ok((vec![message], chunks))
+                }
                 None => Err(GeneratorError::new(format!(
                     "model script exhausted at LLM call {call} (the scenario scripts {} replies); \
                      script one more reply under `model`, or expect this error with `expect.error`",
                     replies.len()
                 ))),
             },
-            Source::Function(function) => function(request.messages, request.tools),
+            Source::Function(function) => {
+                Ok((function(request.messages, request.tools)?, Vec::new()))
+            }
         }
+    }
+}
+
+/// A reply with `chunks` streams them, each `{content, index: 0}` and the
+/// first marked `start`, before the reply is returned.
+impl ChatGenerator for ScriptedChatGenerator {
+    fn run(&self, request: ChatRequest<'_>) -> Result<Vec<ChatMessage>, GeneratorError> {
+        let (replies, chunks) = self.next_reply(&request)?;
+        if let Some(callback) = request.streaming_callback {
+            for chunk in &chunks {
+                callback.call(chunk);
+            }
+        }
+        Ok(replies)
+    }
+
+    fn run_async<'a>(
+        &'a self,
+        request: ChatRequest<'a>,
+    ) -> BoxFuture<'a, Result<Vec<ChatMessage>, GeneratorError>> {
+        Box::pin(async move {
+            let (replies, chunks) = self.next_reply(&request)?;
+            if let Some(callback) = request.streaming_callback {
+                for chunk in chunks {
+                    callback.call_async(chunk).await;
+                }
+            }
+            Ok(replies)
+        })
     }
 }
 
 impl ChatGenerator for Arc<ScriptedChatGenerator> {
     fn run(&self, request: ChatRequest<'_>) -> Result<Vec<ChatMessage>, GeneratorError> {
         (**self).run(request)
+    }
+
+    fn run_async<'a>(
+        &'a self,
+        request: ChatRequest<'a>,
+    ) -> BoxFuture<'a, Result<Vec<ChatMessage>, GeneratorError>> {
+        (**self).run_async(request)
     }
 }

@@ -9,6 +9,7 @@ use super::model::UNKNOWN_TOOL;
 use super::scenario::scenarios_shaped;
 use super::tools::TOOL_NAMES;
 use crate::hook::HookPoint;
+use crate::prompt::RequiredVariables;
 use crate::scenario::{
     Action, HandlerKind, HookEntry, LastMessageCondition, MessageSpec, ReadyMadeKind,
     ResultRewrite, Role, Scenario, SchemaEntrySpec, ScriptedResult, StateOutputScript, StateValue,
@@ -116,10 +117,25 @@ fn message(role: Role, text: &str) -> MessageSpec {
 }
 
 fn messages() -> BoxedStrategy<Vec<MessageSpec>> {
+    let with_call = MessageSpec::Simple {
+        role: Role::Assistant,
+        text: None,
+        tool_calls: vec![crate::scenario::ScriptedToolCall {
+            tool: "search".to_owned(),
+            arguments: [("query".to_owned(), Value::from("late"))]
+                .into_iter()
+                .collect(),
+            id: Some("hook_call".to_owned()),
+        }],
+        meta: Map::new(),
+        name: None,
+    };
     let one = prop_oneof![
         3 => Just(message(Role::User, "Search before answering.")),
         1 => Just(message(Role::System, "Be brief.")),
         1 => Just(message(Role::Assistant, "Noted.")),
+        1 => Just(message(Role::User, "Ünïcode \"quotes\" 'and' \\ tabs\t\nnew line ✓")),
+        1 => Just(with_call),
     ];
     prop::collection::vec(one, 0..=2).boxed()
 }
@@ -373,6 +389,31 @@ fn ready_made() -> BoxedStrategy<(HookPoint, ReadyMadeKind, Value)> {
             json!({})
         )),
     ];
+    let summarizer = (
+        prop::collection::vec(
+            prop_oneof![
+                3 => Just(json!("- the user asked about fusion")),
+                1 => Just(Value::Null),
+                1 => Just(json!({"error": "rate limited"})),
+            ],
+            0..3,
+        ),
+        any::<bool>(),
+    )
+        .prop_map(|(replies, raise)| {
+            component(
+                "haystack.hooks.compaction.summarization.SummarizationCompactor",
+                json!({
+                    "chat_generator": component(
+                        "hookharness.hooks.compaction.ScriptedSummarizer",
+                        json!({"replies": replies})
+                    ),
+                    "approximate_summary_tokens": 8,
+                    "raise_on_failure": raise,
+                }),
+            )
+        });
+    let compactor = prop_oneof![2 => compactor, 1 => summarizer];
     let compaction =
         (compactor, prop::sample::select(&[20i64, 60, 400][..])).prop_map(|(compactor, window)| {
             (
@@ -450,6 +491,124 @@ fn tool_extras() -> BoxedStrategy<ToolExtras> {
         .boxed()
 }
 
+/// Texts with what Python's `repr` and `json.dumps` escape: quotes, a
+/// backslash, control characters, non-ASCII letters, an emoji.
+fn text() -> BoxedStrategy<String> {
+    prop::sample::select(
+        &[
+            "plain",
+            "it's",
+            "say \"hi\"",
+            "both ' and \"",
+            "back\\slash",
+            "tab\tand\nnewline",
+            "café ✓",
+            "emoji 😀",
+            "",
+        ][..],
+    )
+    .prop_map(str::to_owned)
+    .boxed()
+}
+
+/// System and user prompt templates with their variables.
+#[derive(Debug, Clone)]
+struct Prompts {
+    system: Option<String>,
+    user: Option<String>,
+    required: RequiredVariables,
+    variables: Map<String, Value>,
+}
+
+fn prompts() -> BoxedStrategy<Option<Prompts>> {
+    let system = prop::sample::select(
+        &[
+            None,
+            Some("You are a research assistant."),
+            Some("Answer in {{ language }}."),
+            Some("  Be brief, {{ name }}.  "),
+        ][..],
+    );
+    let user = prop::sample::select(
+        &[
+            None,
+            Some("Summarize {{ topic }}."),
+            Some("Look up {{ topic }} for {{ name }}: {{ count }} items."),
+            Some("{% message role=\"user\" %}About {{ topic }}{% endmessage %}"),
+        ][..],
+    );
+    let required = prop_oneof![
+        3 => Just(RequiredVariables::All),
+        1 => Just(RequiredVariables::None),
+        1 => Just(RequiredVariables::Listed(vec!["topic".to_owned()])),
+    ];
+    let variables = prop::collection::vec(
+        (
+            prop::sample::select(&["language", "topic", "name", "count"][..]),
+            prop_oneof![
+                3 => prop::sample::select(&["French", "fusion", "ada"][..]).prop_map(Value::from),
+                2 => odd_value(),
+            ],
+        ),
+        0..=4,
+    )
+    .prop_map(|entries| {
+        entries
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v))
+            .collect::<Map<String, Value>>()
+    });
+    prop::option::weighted(
+        0.3,
+        (system, user, required, variables).prop_map(|(system, user, required, variables)| {
+            Prompts {
+                system: system.map(str::to_owned),
+                user: user.map(str::to_owned),
+                required,
+                variables,
+            }
+        }),
+    )
+    .boxed()
+}
+
+/// `run.tools`: mostly every tool; sometimes a selection by name, an
+/// unknown name among them, or none.
+fn run_tools() -> BoxedStrategy<Option<Vec<String>>> {
+    let names: Vec<String> = TOOL_NAMES
+        .iter()
+        .map(|n| (*n).to_owned())
+        .chain([UNKNOWN_TOOL.to_owned()])
+        .collect();
+    prop_oneof![
+        8 => Just(None),
+        2 => prop::sample::subsequence(names[..TOOL_NAMES.len()].to_vec(), 0..=2).prop_map(Some),
+        1 => prop::sample::subsequence(names, 1..=2).prop_map(Some),
+    ]
+    .boxed()
+}
+
+/// Messages given in Haystack's `to_dict()` form: a tool call with its
+/// result, an image-less assistant text with meta, a named user message.
+fn haystack_messages() -> BoxedStrategy<Vec<MessageSpec>> {
+    let call = json!({"tool_name": "search", "arguments": {"query": "fusion"}, "id": "old_1", "extra": null});
+    let options = vec![
+        json!({"role": "user", "content": [{"text": "Earlier question"}], "meta": {}, "name": "ada"}),
+        json!({"role": "assistant", "content": [{"tool_call": call}], "meta": {"usage": {"prompt_tokens": 4}}, "name": null}),
+        json!({"role": "tool", "content": [{"tool_call_result": {"result": "old result", "origin": call, "error": false}}], "meta": {}, "name": null}),
+        json!({"role": "assistant", "content": [{"text": "Earlier answer"}, {"reasoning": {"reasoning_text": "thinking", "extra": {}}}], "meta": {"finish_reason": "stop"}, "name": null}),
+    ];
+    prop::option::weighted(0.15, prop::sample::subsequence(options, 1..=4))
+        .prop_map(|picked| {
+            picked
+                .unwrap_or_default()
+                .into_iter()
+                .map(MessageSpec::Haystack)
+                .collect()
+        })
+        .boxed()
+}
+
 /// Scenarios over the whole scenario contract: the scenarios of
 /// [`scenarios_shaped`] (model replies with text, several tool calls, usage
 /// variants, finish reasons, empty replies and errors; exit conditions;
@@ -512,6 +671,13 @@ pub fn contract_scenarios() -> BoxedStrategy<Scenario> {
         0.3,
         odd_value().prop_map(|v| json!({"user": "u1", "extra": v})),
     );
+    let run_extras = (
+        prompts(),
+        run_tools(),
+        haystack_messages(),
+        prop::collection::vec(prop::option::weighted(0.3, (odd_value(), text())), 6),
+        prop::bool::weighted(0.15),
+    );
     (
         scenarios_shaped(Shape::default().hooks_per_point(1)),
         per_point,
@@ -521,9 +687,20 @@ pub fn contract_scenarios() -> BoxedStrategy<Scenario> {
         run_state,
         hook_context,
         1i64..=4,
+        run_extras,
     )
         .prop_map(
-            |(mut scenario, hooks, ready, extras, schema, run_state, hook_context, limit)| {
+            |(
+                mut scenario,
+                hooks,
+                ready,
+                extras,
+                schema,
+                run_state,
+                hook_context,
+                limit,
+                (prompts, run_tools, haystack_messages, arguments, stream),
+            )| {
                 // Every user key a hook, a tool or the run names is declared
                 // (the base scenarios cover the unknown-key errors).
                 let mut used: Vec<&str> = Vec::new();
@@ -604,6 +781,33 @@ pub fn contract_scenarios() -> BoxedStrategy<Scenario> {
                     scenario.run.hook_context = context;
                 }
                 scenario.agent.tool_concurrency_limit = limit;
+                if let Some(mut prompts) = prompts {
+                    // A name in both would be a file error (both are
+                    // keyword arguments of `Agent.run`).
+                    prompts
+                        .variables
+                        .retain(|key, _| !scenario.run.state.contains_key(key));
+                    scenario.agent.system_prompt = prompts.system;
+                    scenario.agent.user_prompt = prompts.user;
+                    scenario.agent.required_variables = prompts.required;
+                    scenario.run.variables = prompts.variables;
+                }
+                scenario.run.tools = run_tools;
+                scenario.run.stream = stream;
+                // Odd-typed and odd-text arguments on the first call of some replies.
+                for (reply, extra) in scenario.model.iter_mut().zip(arguments) {
+                    if let (
+                        crate::scenario::ModelReply::Reply { tool_calls, .. },
+                        Some((value, text)),
+                    ) = (reply, extra)
+                    {
+                        if let Some(call) = tool_calls.first_mut() {
+                            call.arguments.insert("x".to_owned(), value);
+                            call.arguments.insert("note".to_owned(), Value::from(text));
+                        }
+                    }
+                }
+                scenario.run.messages.extend(haystack_messages);
                 scenario
             },
         )

@@ -129,6 +129,7 @@ pub fn model_reply(tools: Vec<String>, errors: bool) -> BoxedStrategy<ModelReply
                 tool_calls,
                 usage,
                 finish_reason,
+                chunks: None,
             }
         });
     if !errors {

@@ -350,6 +350,7 @@ pub fn scenarios_shaped(shape: Shape) -> BoxedStrategy<Scenario> {
                     tool_calls: Vec::new(),
                     usage: None,
                     finish_reason: None,
+                    chunks: None,
                 });
                 let mut shared_hooks = IndexMap::new();
                 if let Some((definition, points)) = shared {

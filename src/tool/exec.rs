@@ -7,6 +7,7 @@ use super::{Tool, ToolError, ToolErrorKind, ToolInvocation};
 use crate::message::{ChatMessage, ToolCall};
 use crate::pyfmt;
 use crate::state::State;
+use crate::stream::{StreamingCallback, StreamingChunk};
 use futures_util::FutureExt;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -34,12 +35,50 @@ pub(crate) struct ExecOptions {
     pub raise_on_failure: bool,
     pub concurrency_limit: usize,
     pub is_async: bool,
+    /// Receives each tool result, then an end-of-results chunk.
+    pub streaming: Option<StreamingCallback>,
+    /// Hands the callback to the tools (`tool_streaming_callback_passthrough`).
+    pub passthrough: bool,
 }
 
 /// Executes the tool calls of `pending` (the last message, when it has
 /// calls). `ordinals[i]` counts the earlier executions of `tools[i]`;
 /// `executed` receives every call that ran, even when the step then fails.
+/// With a streaming callback, each executed result is streamed as it is
+/// merged, and a step in which a tool ran ends with an empty
+/// `tool_call_results` chunk, as Haystack's `_run_tool` does.
 pub(crate) async fn execute_tool_calls(
+    pending: &[&ToolCall],
+    state: &mut State,
+    tools: &[Arc<dyn Tool>],
+    ordinals: &mut [usize],
+    executed: &mut Vec<ExecutedCall>,
+    options: &ExecOptions,
+) -> Result<ToolBatchReport, ExecError> {
+    let before = executed.len();
+    let report = execute_calls(pending, state, tools, ordinals, executed, options).await?;
+    if let Some(callback) = &options.streaming {
+        // As `_run_tool`: a step whose calls all named unknown tools returns
+        // before the end chunk.
+        if executed.len() > before {
+            callback
+                .call_async(StreamingChunk::end_of_tool_results())
+                .await;
+        }
+    }
+    Ok(report)
+}
+
+/// Streams one merged tool result.
+async fn stream_result(options: &ExecOptions, message: &ChatMessage, call: &ToolCall, index: i64) {
+    if let (Some(callback), Some(result)) = (&options.streaming, message.tool_call_result()) {
+        callback
+            .call_async(StreamingChunk::tool_result(result, call, index))
+            .await;
+    }
+}
+
+async fn execute_calls(
     pending: &[&ToolCall],
     state: &mut State,
     tools: &[Arc<dyn Tool>],
@@ -126,6 +165,7 @@ pub(crate) async fn execute_tool_calls(
         schedule(&io)
     };
     let mut results: Vec<Option<ChatMessage>> = vec![None; calls.len()];
+    let mut stream_index = 0;
     let parent = tracing::Span::current();
     for batch in batches {
         // Arguments are prepared per batch, so readers see earlier batches' writes.
@@ -138,6 +178,7 @@ pub(crate) async fn execute_tool_calls(
                 index: call_index[i],
                 arguments: prepare_arguments(calls[i].1, calls[i].0, state),
                 ordinal: call_ordinals[i],
+                streaming: passed_callback(options),
             })
             .collect();
         let outcomes = run_batch(&jobs, state, options).await;
@@ -149,7 +190,10 @@ pub(crate) async fn execute_tool_calls(
         }
         // Merged in call order within the batch, as Haystack does.
         for ((&index, job), outcome) in batch.iter().zip(&jobs).zip(outcomes) {
-            results[index] = Some(finalize(job, outcome, state, options)?);
+            let message = finalize(job, outcome, state, options)?;
+            stream_result(options, &message, job.call, stream_index).await;
+            stream_index += 1;
+            results[index] = Some(message);
         }
     }
     report.messages.extend(results.into_iter().flatten());
@@ -178,6 +222,7 @@ async fn execute_one(
         tool,
         arguments: prepare_arguments(tool, call, state),
         ordinal,
+        streaming: passed_callback(options),
     };
     let outcome = if options.is_async {
         let span = tool_span(&job);
@@ -194,9 +239,16 @@ async fn execute_one(
         index: 0,
         error: outcome.is_err(),
     });
+    let message = finalize(&job, outcome, state, options)?;
+    stream_result(options, &message, call, 0).await;
     Ok(ToolBatchReport {
-        messages: vec![finalize(&job, outcome, state, options)?],
+        messages: vec![message],
     })
+}
+
+/// The callback a tool receives: only with `tool_streaming_callback_passthrough`.
+fn passed_callback(options: &ExecOptions) -> Option<&StreamingCallback> {
+    options.streaming.as_ref().filter(|_| options.passthrough)
 }
 
 struct Job<'a> {
@@ -206,6 +258,8 @@ struct Job<'a> {
     tool: &'a Arc<dyn Tool>,
     arguments: Cow<'a, Map<String, Value>>,
     ordinal: usize,
+    /// The streaming callback handed to the tool, with passthrough on.
+    streaming: Option<&'a StreamingCallback>,
 }
 
 /// The model's arguments, plus those filled from State (copied only when
@@ -247,6 +301,7 @@ fn invocation<'a>(job: &'a Job<'a>, state: Option<&'a mut State>) -> ToolInvocat
         arguments: &job.arguments,
         call: job.call,
         ordinal: job.ordinal,
+        streaming_callback: job.streaming,
         state: if job.tool.spec().takes_state {
             state
         } else {

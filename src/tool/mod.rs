@@ -34,6 +34,7 @@ pub(crate) use exec_error::ExecError;
 use crate::future::BoxFuture;
 use crate::message::ToolCall;
 use crate::state::State;
+use crate::stream::StreamingCallback;
 use serde_json::{Map, Value};
 use std::ops::Range;
 
@@ -106,6 +107,9 @@ pub struct ToolInvocation<'a> {
     pub ordinal: usize,
     /// The live State, for tools whose spec says `takes_state`.
     pub state: Option<&'a mut State>,
+    /// The run's streaming callback, when the Agent passes it through to
+    /// its tools (`tool_streaming_callback_passthrough`).
+    pub streaming_callback: Option<&'a StreamingCallback>,
 }
 
 /// A tool the model can call.
