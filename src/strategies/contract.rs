@@ -436,6 +436,8 @@ fn ready_made() -> BoxedStrategy<(HookPoint, ReadyMadeKind, Value)> {
 #[derive(Debug, Clone)]
 struct ToolExtras {
     echo: bool,
+    /// A result with escaped text, or a JSON result holding an odd value.
+    odd_result: Option<ScriptedResult>,
     inputs_from_state: Option<(String, String)>,
     outputs_to_state: Option<(String, StateOutputScript)>,
     outputs_to_string: Option<OutputsToString>,
@@ -471,8 +473,16 @@ fn tool_extras() -> BoxedStrategy<ToolExtras> {
                 .collect()
         )),
     ];
+    let odd_result = prop_oneof![
+        text().prop_map(ScriptedResult::Text),
+        (odd_value(), text())
+            .prop_map(|(v, t)| ScriptedResult::Json(json!({"hits": v, "query": t}))),
+        odd_value().prop_map(ScriptedResult::Json),
+        text().prop_map(ScriptedResult::Error),
+    ];
     (
         prop::bool::weighted(0.3),
+        prop::option::weighted(0.3, odd_result),
         prop::option::weighted(
             0.2,
             user_key.prop_map(|key| (key.to_owned(), "query".to_owned())),
@@ -481,11 +491,14 @@ fn tool_extras() -> BoxedStrategy<ToolExtras> {
         prop::option::weighted(0.2, to_string),
     )
         .prop_map(
-            |(echo, inputs_from_state, outputs_to_state, outputs_to_string)| ToolExtras {
-                echo,
-                inputs_from_state,
-                outputs_to_state,
-                outputs_to_string,
+            |(echo, odd_result, inputs_from_state, outputs_to_state, outputs_to_string)| {
+                ToolExtras {
+                    echo,
+                    odd_result,
+                    inputs_from_state,
+                    outputs_to_state,
+                    outputs_to_string,
+                }
             },
         )
         .boxed()
@@ -649,7 +662,13 @@ pub fn contract_scenarios() -> BoxedStrategy<Scenario> {
     let extras = TOOL_NAMES.iter().map(|_| tool_extras()).collect::<Vec<_>>();
     let schema = prop::collection::vec(
         (
-            prop::sample::select(USER_KEYS),
+            prop::sample::select(
+                USER_KEYS
+                    .iter()
+                    .copied()
+                    .chain([("messages", ValueKind::List)])
+                    .collect::<Vec<_>>(),
+            ),
             prop::sample::select(
                 &[
                     None,
@@ -743,6 +762,9 @@ pub fn contract_scenarios() -> BoxedStrategy<Scenario> {
                 }
                 scenario.hooks.retain(|_, entries| !entries.is_empty());
                 for (tool, extra) in scenario.tools.iter_mut().zip(extras) {
+                    if let Some(result) = extra.odd_result {
+                        tool.results.insert(0, result);
+                    }
                     if extra.echo {
                         tool.results.insert(0, ScriptedResult::EchoArguments);
                     }
