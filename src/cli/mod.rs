@@ -232,7 +232,11 @@ fn check(paths: &[PathBuf]) -> ExitCode {
     for file in &files {
         let checked = Scenario::from_path(file)
             .map_err(|error| error.to_string())
-            .and_then(|scenario| replay.validate(&scenario));
+            .and_then(|scenario| {
+                replay
+                    .validate(&scenario)
+                    .map_err(|error| format!("{}: {error}", file.display()))
+            });
         if let Err(error) = checked {
             invalid += 1;
             outln!("{error}");

@@ -3,9 +3,10 @@
 use super::convert;
 use super::declarative::DeclarativeHook;
 use super::named::NamedHook;
-use super::ready_made::{self, ReadyMadeError};
+use super::prepare_error::PrepareError;
+use super::ready_made;
 use super::stream::Streamed;
-use crate::agent::{Agent, AgentError, RunOptions};
+use crate::agent::{Agent, RunOptions};
 use crate::generator::ChatGenerator;
 use crate::hook::{Hook, HookPoint};
 use crate::message::ChatMessage;
@@ -17,24 +18,6 @@ use crate::tool::{StateOutput, ToolSpec};
 use indexmap::IndexMap;
 use serde_json::Value;
 use std::sync::Arc;
-
-/// Why a scenario could not be turned into a run.
-pub(crate) enum BuildError {
-    /// The scenario itself is wrong (an undefined shared or custom hook, a
-    /// message that is not a message): the outcome is an error.
-    Scenario(String),
-    /// A `custom:` hook the replayer does not have: the file is fine, the
-    /// Rust test that runs it registers the hook.
-    Unregistered {
-        /// The hook's name.
-        name: String,
-        /// What to do.
-        message: String,
-    },
-    /// The Agent refused to build (Haystack's construction errors): the run
-    /// fails, and `expect.error` may expect it.
-    Agent(AgentError),
-}
 
 pub(crate) struct Prepared {
     pub agent: Agent,
@@ -49,7 +32,7 @@ pub(crate) fn prepare(
     scenario: &Scenario,
     custom: &IndexMap<String, Arc<dyn Hook>>,
     generator: Option<Arc<dyn ChatGenerator>>,
-) -> Result<Prepared, BuildError> {
+) -> Result<Prepared, PrepareError> {
     let spec = &scenario.agent;
     // One wrapper per custom hook, so a hook used at several points stays one object.
     let custom: IndexMap<String, Arc<dyn Hook>> = custom
@@ -96,7 +79,7 @@ pub(crate) fn prepare(
             let fallback = format!("{point}#{index}");
             let hook = match entry {
                 HookEntry::Shared(name) => shared.get(name.as_str()).cloned().ok_or_else(|| {
-                    BuildError::Scenario(format!(
+                    PrepareError::invalid(format!(
                         "`hooks.{point}[{index}]` uses `shared: {name}`, but `shared_hooks` defines no `{name}`; \
                          add it under `shared_hooks`"
                     ))
@@ -106,9 +89,9 @@ pub(crate) fn prepare(
             builder = builder.hook_arc(point, hook);
         }
     }
-    let agent = builder.build().map_err(BuildError::Agent)?;
+    let agent = builder.build().map_err(PrepareError::Construction)?;
     let messages = convert::messages(&scenario.run.messages)
-        .map_err(|e| BuildError::Scenario(format!("`run.messages`: {e}")))?;
+        .map_err(|e| PrepareError::invalid(format!("`run.messages`: {e}")))?;
     let options = RunOptions {
         hook_context: HookContext::from(scenario.run.hook_context.clone()),
         state: scenario.run.state.clone(),
@@ -136,7 +119,7 @@ fn hook_for(
     fallback: &str,
     shared: Option<&IndexMap<&str, Arc<dyn Hook>>>,
     custom: &IndexMap<String, Arc<dyn Hook>>,
-) -> Result<Arc<dyn Hook>, BuildError> {
+) -> Result<Arc<dyn Hook>, PrepareError> {
     Ok(match entry {
         HookEntry::Declarative {
             name,
@@ -161,22 +144,14 @@ fn hook_for(
             ))
         }
         HookEntry::ReadyMade { kind, name, params } => {
-            let hook = match ready_made::build(*kind, params) {
-                Ok(hook) => hook,
-                Err(ReadyMadeError::Scenario(message)) => {
-                    return Err(BuildError::Scenario(message));
-                }
-                Err(ReadyMadeError::Constructor(message)) => {
-                    return Err(BuildError::Agent(AgentError::HookParameters(message)));
-                }
-            };
+            let hook = ready_made::build(*kind, params)?;
             let name = name.clone().unwrap_or_else(|| fallback.to_owned());
             Arc::new(NamedHook::new(name, hook))
         }
         HookEntry::Custom(name) => match custom.get(name) {
             Some(hook) => hook.clone(),
             None => {
-                return Err(BuildError::Unregistered {
+                return Err(PrepareError::UnregisteredHook {
                     name: name.clone(),
                     message: format!(
                         "custom hook `{name}` is not registered; register it with \
@@ -188,7 +163,7 @@ fn hook_for(
         HookEntry::Shared(name) => match shared.and_then(|s| s.get(name.as_str())) {
             Some(hook) => hook.clone(),
             None => {
-                return Err(BuildError::Scenario(format!(
+                return Err(PrepareError::invalid(format!(
                     "`shared: {name}` cannot be used inside `shared_hooks`"
                 )));
             }

@@ -43,12 +43,14 @@ pub(crate) mod convert;
 mod declarative;
 mod expect;
 mod named;
+mod prepare_error;
 mod ready_made;
 mod stream;
 
 pub use crate::outcome::{Failure, Outcome, Status, TraceEvent, TraceRecorder};
 pub use crate::value::sorted;
 pub use declarative::DeclarativeHook;
+pub use prepare_error::PrepareError;
 
 use crate::future::block_on;
 use crate::generator::ChatGenerator;
@@ -56,7 +58,7 @@ use crate::hook::Hook;
 use crate::observe::{Event, Observer};
 use crate::outcome::{Detail, RunError, RunResult};
 use crate::scenario::Scenario;
-use build::{BuildError, prepare};
+use build::prepare;
 use indexmap::IndexMap;
 use std::path::Path;
 use std::sync::Arc;
@@ -105,11 +107,12 @@ impl Replay {
     }
 
     /// Checks what loading cannot: the ready-made hooks' parameters, the
-    /// `shared:` and `custom:` names, the messages. `Err` is a file error;
-    /// an Agent construction error (which `expect.error` may expect) is not.
-    /// A `custom:` hook that is not registered is not a file error here
-    /// (the file is fine; the Rust test that runs it registers the hook).
-    pub fn validate(&self, scenario: &Scenario) -> Result<(), String> {
+    /// `shared:` and `custom:` names, the messages. `Err` is always
+    /// [`PrepareError::Invalid`], a file error (its message does not name
+    /// the file: the caller knows it); an Agent construction error (which
+    /// `expect.error` may expect) is not one, nor is a `custom:` hook that
+    /// is not registered (the Rust test that runs the file registers it).
+    pub fn validate(&self, scenario: &Scenario) -> Result<(), PrepareError> {
         let mut custom = self.custom.clone();
         let entries = scenario
             .hooks
@@ -124,15 +127,10 @@ impl Replay {
             }
         }
         match prepare(scenario, &custom, None) {
-            Err(BuildError::Scenario(message)) => {
-                let file = scenario
-                    .file
-                    .as_ref()
-                    .map(|f| f.display().to_string())
-                    .unwrap_or_default();
-                Err(format!("{file}: {message}"))
+            Err(error @ PrepareError::Invalid { .. }) => Err(error),
+            Err(PrepareError::Construction(_) | PrepareError::UnregisteredHook { .. }) | Ok(_) => {
+                Ok(())
             }
-            Err(BuildError::Agent(_) | BuildError::Unregistered { .. }) | Ok(_) => Ok(()),
         }
     }
 
@@ -224,19 +222,19 @@ impl Replay {
             trace: Vec::new(),
         };
         let ran = match prepare(scenario, &self.custom, generator) {
-            Err(BuildError::Scenario(message)) => {
+            Err(PrepareError::Invalid { message }) => {
                 return unprepared(
                     Status::Invalid,
                     RunError::invalid(format!("{file}: {message}")),
                 );
             }
-            Err(BuildError::Unregistered { name, message }) => {
+            Err(PrepareError::UnregisteredHook { name, message }) => {
                 return unprepared(
                     Status::Error,
                     RunError::unregistered(name, format!("{file}: {message}")),
                 );
             }
-            Err(BuildError::Agent(error)) => Err(RunError::construction(&error)),
+            Err(PrepareError::Construction(error)) => Err(RunError::construction(&error)),
             Ok(prepared) => {
                 streamed = prepared.streamed.clone();
                 let mut tee = Tee {
