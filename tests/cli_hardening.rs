@@ -358,9 +358,11 @@ fn check_reports_an_agent_construction_error_the_file_alone_decides() {
     assert_eq!(output.status.code(), Some(2), "{text}");
     assert!(
         text.starts_with(&format!(
-            "{}: the Agent cannot be built: Invalid hook point 'befor_llm'. Valid hook points are: ",
+            "{}:3:3: the Agent cannot be built: Invalid hook point 'befor_llm'. Valid hook points are: ",
             file.display()
-        )) && text.contains("; fix the scenario, or expect the error with `expect.error`"),
+        )) && text.contains(
+            "; did you mean `before_llm`? (or expect the error with `expect.error` to test it)"
+        ),
         "{text}"
     );
     // Expected, the same error is what the scenario tests: valid.

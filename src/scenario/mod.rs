@@ -46,6 +46,7 @@ mod haystack;
 mod hook;
 mod json;
 mod load;
+mod locate;
 mod message;
 mod model;
 mod node;
@@ -69,10 +70,12 @@ pub use haystack::{
 pub use hook::{HookEntry, ReadyMadeKind};
 pub use load::Format;
 pub(crate) use load::not_a_file;
+pub(crate) use locate::key_position;
 pub use message::{MessageSpec, Role};
 pub use model::{FinishReason, ModelReply, ScriptedToolCall};
 pub use run::RunSpec;
 pub use spec::{SUPPORTED_VERSIONS, Scenario};
+pub(crate) use suggest::closest;
 pub use tool::{ScriptedResult, StateOutputScript, ToolScript};
 pub use when::{LastMessageCondition, StepCountCondition, When};
 
