@@ -9,6 +9,7 @@ mod discover;
 mod explain;
 #[cfg(feature = "proptest")]
 mod generate;
+mod import;
 mod output;
 #[cfg(feature = "http")]
 mod record;
@@ -79,6 +80,9 @@ enum Command {
         /// One scenario file.
         file: PathBuf,
     },
+    /// Write a scenario skeleton from a Haystack Agent (`Agent.to_dict()`
+    /// as JSON or YAML, or a pipeline file holding one).
+    Import(import::ImportArgs),
     /// Run a scenario against a live OpenAI-compatible server and write a
     /// scenario whose `model` script holds the replies received.
     #[cfg(feature = "http")]
@@ -120,6 +124,7 @@ pub fn main() -> std::process::ExitCode {
         } => run(&paths, format, filter.as_deref()),
         Command::Check { paths } => check(&paths),
         Command::Explain { file } => explain(&file),
+        Command::Import(args) => import::run(args),
         #[cfg(feature = "http")]
         Command::Record(args) => record::run(args),
         #[cfg(feature = "proptest")]

@@ -38,6 +38,7 @@
 //! # Ok::<(), hookharness::scenario::ScenarioError>(())
 //! ```
 
+mod as_test;
 mod build;
 pub(crate) mod convert;
 mod declarative;
@@ -48,6 +49,7 @@ mod ready_made;
 mod stream;
 mod trace;
 
+pub use as_test::ScenarioFailure;
 pub use declarative::DeclarativeHook;
 pub use outcome::{Failure, Outcome, Status, sorted};
 pub use trace::{TraceEvent, TraceRecorder};
