@@ -84,8 +84,12 @@ class Campaign:
         return compare(rust, python, self.deviations), rust, python
 
     def differs(self, path: Path, field: str | None) -> bool:
-        """`True` when `path` shows an undocumented difference (in `field`, when given)."""
-        verdicts, _, _ = self.verdicts([path])
+        """`True` when `path` shows an undocumented difference (in `field`, when given); a candidate
+        that crashes either runner is no smaller version of the difference."""
+        try:
+            verdicts, _, _ = self.verdicts([path])
+        except Exception:  # noqa: BLE001 - any crash rejects the candidate
+            return False
         verdict = verdicts[0]
         return verdict.kind != "identical" and verdict.kind != "documented" and (
             field is None or _field(verdict) == field

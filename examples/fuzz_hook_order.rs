@@ -24,13 +24,12 @@
 //! HOOKHARNESS_FAILURES_DIR=target/failures cargo run --example fuzz_hook_order
 //! ```
 
-use hookharness::invariants::{Invariants, RunProbe};
+use hookharness::invariants::Invariants;
 use hookharness::replay::Replay;
 use hookharness::scenario::{Format, Scenario};
 use hookharness::strategies::{Property, Registration, install, permuted_registrations};
 use hookharness::{
-    ChatMessage, ContentPart, Event, Hook, HookError, HookPoint, Observer, State, ToolResult,
-    hook_fn,
+    ChatMessage, ContentPart, Event, Hook, HookError, HookPoint, State, ToolResult, hook_fn,
 };
 use proptest::prop_assert;
 use std::sync::{Arc, Mutex};
@@ -144,19 +143,14 @@ fn require_search() -> impl Hook {
 /// a secret, and the loop's broken invariants.
 fn run(base: &Scenario, registrations: &[Registration]) -> (bool, Vec<String>) {
     let (scenario, replay) = install(base, registrations, Replay::new());
-    let mut probe = RunProbe::default();
     let mut model_saw_secret = false;
     let mut observer = |event: &Event<'_>| {
-        probe.on_event(event);
         if let Event::LlmStarted { messages, .. } = event {
             model_saw_secret |= messages.iter().flat_map(texts).any(|t| t.contains(SECRET));
         }
     };
     let outcome = replay.run_observed(&scenario, &mut observer);
-    let violations = Invariants::new()
-        .scenario(&scenario)
-        .probe(&probe)
-        .check(&outcome);
+    let violations = Invariants::new().scenario(&scenario).check(&outcome);
     (
         model_saw_secret,
         violations.iter().map(ToString::to_string).collect(),

@@ -9,30 +9,29 @@
 //!
 //! ```text
 //!  Outcome ──────────────┐
-//!  Scenario (optional) ──┼──▶ Invariants::check ──▶ Vec<Violation> (invariant, message, trace excerpt)
-//!  RunProbe (optional) ──┘
+//!  Scenario (optional) ──┴──▶ Invariants::check ──▶ Vec<Violation> (invariant, message, trace excerpt)
 //! ```
 //!
-//! The outcome alone shows most of them. What it cannot show needs more
-//! input, given to [`Invariants`]:
+//! The outcome alone shows most of them: its complete trace records the
+//! pending tool calls after the `before_tool` hooks, the tool counts after
+//! each step's tools and `continue_run` when the run finished; a hook
+//! failure is read from the typed [`RunError`](crate::outcome::RunError),
+//! never from its wording. What the outcome cannot show comes from the
+//! [`Scenario`] that was run, given to [`Invariants`]: the registered hooks
+//! (so blocks of hook events can be compared with the registration order),
+//! the scripted usages (for `token_usage`), the tools, the `stop_run`
+//! values, `max_agent_steps`, and the hooks that may leave `continue_run`
+//! set.
 //!
-//! - the [`Scenario`] that was run: the registered hooks (so blocks of hook
-//!   events can be compared with the registration order), the scripted
-//!   usages (for `token_usage`), the tools, the `stop_run` values and
-//!   `max_agent_steps`;
-//! - a [`RunProbe`], an [`Observer`](crate::Observer) that watched the run:
-//!   the pending tool calls after the `before_tool` hooks, and
-//!   `continue_run` when the run finished (internal keys are not part of
-//!   the outcome).
-//!
-//! The checks read how the run ended from `exit_reason` and the last trace
-//! events. Hooks that rewrite run metadata in `after_run` (`exit_reason`,
+//! Violations point into the trace as the outcome JSON shows it
+//! ([`Outcome::wire_trace`]). The checks read how the run ended from
+//! `exit_reason` and the last trace events. Hooks that rewrite run metadata in `after_run` (`exit_reason`,
 //! `step_count`, `token_usage`, `tool_call_counts`, `continue_run`) break
 //! invariants on purpose and are reported; each [`Violation`] names its
 //! [`Invariant`], so a test can leave out the ones its hooks break by design.
 //!
 //! ```
-//! use hookharness::invariants::{Invariants, RunProbe, check_invariants};
+//! use hookharness::invariants::{Invariants, check_invariants};
 //! use hookharness::replay::Replay;
 //! use hookharness::scenario::{Format, Scenario};
 //!
@@ -47,24 +46,22 @@
 //!     "nudge.yaml",
 //!     Format::Yaml,
 //! )?;
-//! let mut probe = RunProbe::default();
-//! let outcome = Replay::new().run_observed(&scenario, &mut probe);
+//! let outcome = Replay::new().run(&scenario);
 //! assert!(check_invariants(&outcome).is_empty());
-//! let violations = Invariants::new().scenario(&scenario).probe(&probe).check(&outcome);
+//! let violations = Invariants::new().scenario(&scenario).check(&outcome);
 //! assert!(violations.is_empty(), "{violations:?}");
 //! # Ok::<(), hookharness::scenario::ScenarioError>(())
 //! ```
 
 mod outcome_checks;
-mod probe;
+mod round_checks;
 mod scenario_checks;
 mod usage;
 mod view;
 
-pub use probe::{PendingCall, RunProbe, ToolRound};
 pub use usage::sum_usages;
 
-use crate::replay::{Outcome, TraceEvent};
+use crate::outcome::{Outcome, WireEvent};
 use crate::scenario::Scenario;
 use std::fmt;
 use view::View;
@@ -178,7 +175,7 @@ impl fmt::Display for Invariant {
 ///
 /// ```
 /// use hookharness::invariants::{Invariant, check_invariants};
-/// use hookharness::replay::{Outcome, Status, TraceEvent};
+/// use hookharness::outcome::{Outcome, Status, TraceEvent};
 /// use serde_json::json;
 ///
 /// // A run that ended at an exit that continued: the exit was not consumed.
@@ -188,11 +185,12 @@ impl fmt::Display for Invariant {
 ///     status: Status::Pass,
 ///     failures: vec![],
 ///     error: None,
-///     result: Some(json!({"exit_reason": "text", "step_count": 1,
-///                         "token_usage": {}, "tool_call_counts": {}, "messages": []})),
+///     result: serde_json::from_value(json!({"exit_reason": "text", "step_count": 1,
+///         "token_usage": {}, "tool_call_counts": {}, "messages": [], "last_message": null,
+///         "state": {}})).ok(),
 ///     trace: vec![
-///         TraceEvent::Llm { step: json!(0), messages_in: 1 },
-///         TraceEvent::Exit { step: json!(1), reason: json!("text"), continues: true },
+///         TraceEvent::LlmStarted { step: Some(json!(0)), messages_in: 1, last: None },
+///         TraceEvent::Exit { step: Some(json!(1)), reason: json!("text"), continues: true },
 ///     ],
 /// };
 /// let violation = &check_invariants(&outcome)[0];
@@ -209,9 +207,9 @@ pub struct Violation {
     pub message: String,
     /// The index of the trace event that shows it, when one does.
     pub at: Option<usize>,
-    /// A few trace events around `at` (the last events when `at` is
+    /// A few wire-trace events around `at` (the last events when `at` is
     /// `None`), with their indices.
-    pub excerpt: Vec<(usize, TraceEvent)>,
+    pub excerpt: Vec<(usize, WireEvent)>,
 }
 
 /// How many events on each side of the violating one an excerpt shows.
@@ -220,7 +218,7 @@ const EXCERPT_RADIUS: usize = 2;
 impl Violation {
     pub(crate) fn new(
         invariant: Invariant,
-        trace: &[TraceEvent],
+        trace: &[WireEvent],
         at: Option<usize>,
         message: impl Into<String>,
     ) -> Self {
@@ -244,7 +242,8 @@ impl fmt::Display for Violation {
     ///
     /// ```
     /// use hookharness::invariants::check_invariants;
-    /// use hookharness::replay::{Outcome, Status, TraceEvent};
+    /// use hookharness::outcome::{Outcome, Status, TraceEvent};
+    /// use hookharness::HookPoint;
     /// use serde_json::json;
     ///
     /// let outcome = Outcome {
@@ -253,11 +252,14 @@ impl fmt::Display for Violation {
     ///     status: Status::Pass,
     ///     failures: vec![],
     ///     error: None,
-    ///     result: Some(json!({"exit_reason": "max_agent_steps", "step_count": 1,
-    ///                         "token_usage": {}, "tool_call_counts": {}, "messages": []})),
+    ///     result: serde_json::from_value(json!({"exit_reason": "max_agent_steps", "step_count": 1,
+    ///         "token_usage": {}, "tool_call_counts": {}, "messages": [], "last_message": null,
+    ///         "state": {}})).ok(),
     ///     trace: vec![
-    ///         TraceEvent::Llm { step: json!(0), messages_in: 1 },
-    ///         TraceEvent::Hook { point: "on_exit".into(), hook: "late".into(), step: json!(1) },
+    ///         TraceEvent::LlmStarted { step: Some(json!(0)), messages_in: 1, last: None },
+    ///         TraceEvent::HookStarted {
+    ///             point: HookPoint::OnExit, index: 0, hook: "late".into(), step: Some(json!(1)),
+    ///         },
     ///     ],
     /// };
     /// let text = check_invariants(&outcome)[0].to_string();
@@ -268,7 +270,7 @@ impl fmt::Display for Violation {
         write!(f, "{}: {}", self.invariant, self.message)?;
         for (index, event) in &self.excerpt {
             let mark = if Some(*index) == self.at { '>' } else { ' ' };
-            let value = crate::replay::sorted(event.to_value());
+            let value = crate::value::sorted(event.to_value());
             write!(f, "\n  {mark} trace[{index}] {value}")?;
         }
         Ok(())
@@ -317,7 +319,7 @@ pub fn compare_outcomes(left: &Outcome, right: &Outcome) -> Vec<Violation> {
 /// A check of an outcome, with what else is known about its run.
 ///
 /// ```
-/// use hookharness::invariants::{Invariant, Invariants, RunProbe};
+/// use hookharness::invariants::{Invariant, Invariants};
 /// use hookharness::replay::Replay;
 /// use hookharness::scenario::{Format, Scenario};
 ///
@@ -327,9 +329,8 @@ pub fn compare_outcomes(left: &Outcome, right: &Outcome) -> Vec<Violation> {
 ///     "renamed.yaml",
 ///     Format::Yaml,
 /// )?;
-/// let mut probe = RunProbe::default();
-/// let outcome = Replay::new().run_observed(&scenario, &mut probe);
-/// let violations = Invariants::new().scenario(&scenario).probe(&probe).check(&outcome);
+/// let outcome = Replay::new().run(&scenario);
+/// let violations = Invariants::new().scenario(&scenario).check(&outcome);
 /// assert!(violations.iter().all(|v| v.invariant == Invariant::ExitReasonIsKnown));
 /// assert!(!violations.is_empty());
 /// # Ok::<(), hookharness::scenario::ScenarioError>(())
@@ -337,7 +338,6 @@ pub fn compare_outcomes(left: &Outcome, right: &Outcome) -> Vec<Violation> {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Invariants<'a> {
     scenario: Option<&'a Scenario>,
-    probe: Option<&'a RunProbe>,
 }
 
 impl<'a> Invariants<'a> {
@@ -359,7 +359,8 @@ impl<'a> Invariants<'a> {
     }
 
     /// The scenario the outcome came from: registrations, scripted
-    /// usages, tools, `stop_run` values, `max_agent_steps`, `state_schema`.
+    /// usages, tools, `stop_run` values, `max_agent_steps`, `state_schema`,
+    /// and the hooks that may leave `continue_run` set.
     ///
     /// ```
     /// use hookharness::invariants::{Invariant, Invariants};
@@ -370,7 +371,7 @@ impl<'a> Invariants<'a> {
     /// let mut outcome = Replay::new().run(&scenario);
     /// assert!(Invariants::new().scenario(&scenario).check(&outcome).is_empty());
     /// // Only the scenario tells what token_usage should be.
-    /// outcome.result.as_mut().unwrap()["token_usage"]["prompt_tokens"] = 3.into();
+    /// outcome.result.as_mut().unwrap().token_usage["prompt_tokens"] = 3.into();
     /// let found = Invariants::new().scenario(&scenario).check(&outcome);
     /// assert_eq!(found[0].invariant, Invariant::TokenUsageIsScriptedSum);
     /// # Ok::<(), hookharness::scenario::ScenarioError>(())
@@ -378,28 +379,6 @@ impl<'a> Invariants<'a> {
     #[must_use]
     pub fn scenario(mut self, scenario: &'a Scenario) -> Self {
         self.scenario = Some(scenario);
-        self
-    }
-
-    /// What a [`RunProbe`] saw during the run.
-    ///
-    /// ```
-    /// use hookharness::invariants::{Invariant, Invariants, RunProbe};
-    /// use hookharness::replay::Replay;
-    /// use hookharness::scenario::{Format, Scenario};
-    /// use serde_json::json;
-    ///
-    /// let scenario = Scenario::from_str("model: [{text: hi}]", "hi.yaml", Format::Yaml)?;
-    /// let mut probe = RunProbe::default();
-    /// let outcome = Replay::new().run_observed(&scenario, &mut probe);
-    /// probe.continue_run_at_finish = Some(json!(true)); // as if a hook left it set
-    /// let found = Invariants::new().probe(&probe).check(&outcome);
-    /// assert_eq!(found[0].invariant, Invariant::ContinueRunIsConsumed);
-    /// # Ok::<(), hookharness::scenario::ScenarioError>(())
-    /// ```
-    #[must_use]
-    pub fn probe(mut self, probe: &'a RunProbe) -> Self {
-        self.probe = Some(probe);
         self
     }
 
@@ -417,13 +396,13 @@ impl<'a> Invariants<'a> {
     /// ```
     #[must_use]
     pub fn check(&self, outcome: &Outcome) -> Vec<Violation> {
-        let view = View::new(outcome);
+        let trace: Vec<WireEvent> = outcome.wire_trace().collect();
+        let view = View::new(outcome, &trace);
         let mut violations = outcome_checks::check(&view);
+        violations.extend(round_checks::check(&view));
         if let Some(scenario) = self.scenario {
             violations.extend(scenario_checks::check(&view, scenario));
-        }
-        if let Some(probe) = self.probe {
-            violations.extend(probe.check(&view, self.scenario));
+            violations.extend(round_checks::check_continue_run(&view, scenario));
         }
         violations.sort_by_key(|v| (v.invariant, v.at.unwrap_or(usize::MAX)));
         violations.dedup_by(|a, b| a.invariant == b.invariant && a.message == b.message);

@@ -69,9 +69,11 @@
 //!   changing it; `tracing` spans carry Haystack's names
 //!   (`haystack.agent.run`, `haystack.agent.step`, `haystack.agent.hook`, ...).
 //! - **Scenarios.** [`scenario::Scenario`] is a parsed file (immutable);
-//!   [`replay::Replay`] runs it (with your `custom:` hooks) into a
-//!   [`replay::Outcome`]: result, trace, expectations; [`report`] renders
-//!   outcomes for people and CI.
+//!   [`replay::Replay`] runs it (with your `custom:` hooks) into an
+//!   [`outcome::Outcome`]: status, typed error and result, expectations,
+//!   and the complete trace of the run. Every output reads the outcome:
+//!   the JSON, [`report`] (people, CI, the `explain` timeline) and the
+//!   [`invariants`].
 //! - **Live models.** [`openai::OpenAiChatGenerator`] (feature `http`) is a
 //!   `ChatGenerator` for OpenAI-compatible servers; [`record`](mod@record)
 //!   turns a live run into a scenario that replays offline.
@@ -102,6 +104,7 @@ pub mod message;
 pub mod observe;
 #[cfg(feature = "http")]
 pub mod openai;
+pub mod outcome;
 mod panic;
 pub mod prompt;
 mod pyfmt;

@@ -73,6 +73,12 @@ pub enum Event<'a> {
         /// `true` when the tool failed.
         error: bool,
     },
+    /// The step's tool messages were counted and appended; the
+    /// `after_tool` hooks come next. Not sent when the tools failed the run.
+    ToolsFinished {
+        /// The live state.
+        state: &'a State,
+    },
     /// An exit attempt: after the `on_exit` hooks, with the loop's decision.
     Exit {
         /// The live state.

@@ -14,6 +14,19 @@ pub(crate) fn truthy(value: &Value) -> bool {
     }
 }
 
+/// The value with object keys sorted at every level.
+pub fn sorted(value: Value) -> Value {
+    match value {
+        Value::Object(map) => {
+            let mut entries: Vec<(String, Value)> = map.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Value::Object(entries.into_iter().map(|(k, v)| (k, sorted(v))).collect())
+        }
+        Value::Array(items) => Value::Array(items.into_iter().map(sorted).collect()),
+        other => other,
+    }
+}
+
 /// JSON-value equality where numbers compare numerically (`1 == 1.0`) and
 /// booleans equal only booleans.
 pub fn json_eq(a: &Value, b: &Value) -> bool {

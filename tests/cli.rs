@@ -155,3 +155,102 @@ fn check_accepts_a_custom_hook_the_cli_cannot_register() {
     let output = hookharness(&["check", "examples/scenarios/require_citation.yaml"]);
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
 }
+
+#[test]
+fn explain_of_a_saved_full_outcome_prints_what_explain_of_the_scenario_prints() {
+    let output = hookharness(&["run", "--format", "json", "--trace", "full", "scenarios"]);
+    assert_eq!(output.status.code(), Some(0));
+    let lines = stdout(&output);
+    let dir = std::env::temp_dir().join(format!("hookharness-saved-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let saved = dir.join("outcome.jsonl");
+    let mut compared = 0;
+    for line in lines.lines() {
+        let value: serde_json::Value = serde_json::from_str(line).unwrap();
+        let file = value["file"].as_str().unwrap().to_owned();
+        std::fs::write(&saved, format!("{line}\n")).unwrap();
+        let from_run = hookharness(&["explain", &file]);
+        let from_saved = hookharness(&["explain", "--outcome", saved.to_str().unwrap()]);
+        assert_eq!(stdout(&from_saved), stdout(&from_run), "{file}");
+        assert_eq!(from_saved.status.code(), from_run.status.code(), "{file}");
+        compared += 1;
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+    let corpus = walk(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("scenarios")
+            .as_path(),
+    );
+    assert_eq!(compared, corpus, "one saved outcome per corpus scenario");
+}
+
+/// Scenario files under a folder, recursively.
+fn walk(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .map(|path| {
+            if path.is_dir() {
+                walk(&path)
+            } else {
+                usize::from(matches!(
+                    path.extension().and_then(|e| e.to_str()),
+                    Some("yaml" | "yml" | "json")
+                ))
+            }
+        })
+        .sum()
+}
+
+#[test]
+fn explain_of_a_file_that_holds_no_saved_outcome_says_how_to_write_one() {
+    let output = hookharness(&[
+        "explain",
+        "--outcome",
+        "scenarios/docs_examples/require_search.yaml",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let text = String::from_utf8(output.stderr).unwrap();
+    assert!(
+        text.starts_with(
+            "scenarios/docs_examples/require_search.yaml: line 1 is not a saved outcome ("
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("`hookharness run --format json --trace full SCENARIO`"),
+        "{text}"
+    );
+}
+
+#[test]
+fn json_with_the_full_trace_keeps_the_failures_values_and_the_typed_error() {
+    let output = hookharness(&[
+        "run",
+        "--format",
+        "json",
+        "--trace",
+        "full",
+        "tests/cli_inputs",
+    ]);
+    let outcomes: Vec<serde_json::Value> = stdout(&output)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let failed = outcomes
+        .iter()
+        .find(|o| o["status"] == "fail")
+        .expect("tests/cli_inputs holds a failing scenario");
+    let failure = &failed["failures"][0];
+    assert!(failure["message"].is_string(), "{failure}");
+    assert!(
+        failure.get("expected").is_some() && failure.get("actual").is_some(),
+        "{failure}"
+    );
+    let invalid = outcomes
+        .iter()
+        .find(|o| o["status"] == "invalid")
+        .expect("tests/cli_inputs holds an invalid file");
+    assert_eq!(invalid["error"]["kind"], "invalid");
+    assert!(invalid["error"]["message"].is_string());
+}

@@ -2,6 +2,7 @@
 //! concurrency limits, and the sync and async paths. (Each scenario passing
 //! and matching its snapshot is `tests/scenarios.rs`, one test per file.)
 
+use hookharness::outcome::{Detail, Outcome};
 use hookharness::replay::Replay;
 use hookharness::scenario::Scenario;
 use std::path::Path;
@@ -54,5 +55,16 @@ fn sync_and_async_replays_of_the_corpus_give_the_same_outcome() {
             "{}",
             relative(path)
         );
+    });
+}
+
+#[test]
+fn a_full_outcome_reads_back_equal_for_every_corpus_scenario() {
+    insta::glob!("../scenarios", "**/*.{yaml,yml,json}", |path| {
+        let outcome = Replay::new().detail(Detail::Full).run(&load(path));
+        let line = outcome.to_full_value().to_string();
+        let saved = Outcome::from_full_json(&line).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(saved, outcome, "{}", relative(path));
+        assert_eq!(saved.to_json_line(), outcome.to_json_line());
     });
 }

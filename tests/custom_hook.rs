@@ -9,6 +9,7 @@
 mod example;
 
 use example::RequireCitation;
+use hookharness::outcome::ErrorKind;
 use hookharness::replay::Replay;
 use hookharness::scenario::Scenario;
 
@@ -38,8 +39,15 @@ fn the_citation_hook_sends_an_uncited_answer_back_once() {
 #[test]
 fn a_scenario_naming_an_unregistered_custom_hook_says_how_to_register_it() {
     let outcome = Replay::new().run(&scenario());
+    let error = outcome.error.unwrap();
     assert_eq!(
-        outcome.error.as_deref(),
+        error.kind,
+        ErrorKind::UnregisteredHook {
+            name: "require_citation".into()
+        }
+    );
+    assert_eq!(
+        Some(error.message.as_str()),
         Some(
             "examples/scenarios/require_citation.yaml: custom hook `require_citation` is not registered; \
              register it with `Replay::new().custom_hook(\"require_citation\", hook)` in the Rust test that \
@@ -56,7 +64,9 @@ fn a_panic_in_a_custom_generator_is_that_scenarios_error_and_the_next_run_goes_o
     }));
     let outcome = replay.run_with_generator(&scenario(), panicking);
     assert_eq!(outcome.status, hookharness::replay::Status::Error);
-    let error = outcome.error.as_deref().unwrap_or_default();
+    let error = outcome.error.unwrap();
+    assert_eq!(error.kind, ErrorKind::Panicked);
+    let error = error.message;
     assert!(
         error.starts_with(
             "examples/scenarios/require_citation.yaml: the run panicked: the model client is broken; "

@@ -9,11 +9,13 @@
 //! nesting, alias bombs). A case that runs past [`DEADLINE`] fails as a hang.
 //!
 //! `cargo test --test fuzz_cli` runs 64 cases (a second); CI runs 512
-//! (`.github/workflows/ci.yml`). A campaign of about 30 minutes on one
-//! core, in a debug build so that integer overflow panics too:
-//! `PROPTEST_CASES=1200000 cargo test --test fuzz_cli -- --test-threads 1`
-//! (docs/robustness.md has the last result). A failure prints the mutated
-//! file, and proptest keeps its seed in `tests/fuzz_cli.proptest-regressions`.
+//! (`.github/workflows/ci.yml`). A campaign of 30 minutes, in a debug build
+//! so that integer overflow panics too: `HOOKHARNESS_FUZZ_SECONDS=1800
+//! PROPTEST_CASES=2000000 cargo test --test fuzz_cli -- --nocapture`
+//! (the cases after the time budget are skipped; a line every 10,000 cases
+//! shows the count; docs/robustness.md has the last result). A failure
+//! prints the mutated file, and proptest keeps its seed in
+//! `tests/fuzz_cli.proptest-regressions`.
 
 use hookharness::replay::Replay;
 use hookharness::report::{human_outcome, junit};
@@ -21,7 +23,8 @@ use hookharness::scenario::{Format, Scenario};
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
-use std::time::Duration;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 /// The longest one case may take before it counts as a hang.
 const DEADLINE: Duration = Duration::from_secs(20);
@@ -211,6 +214,26 @@ fn run_like_the_cli(text: &str, path: &Path) {
     let _ = junit(std::slice::from_ref(&outcome));
 }
 
+/// Whether a campaign's time budget (`HOOKHARNESS_FUZZ_SECONDS`) is left;
+/// counts the cases run and prints the count every 10,000.
+fn budget_left() -> bool {
+    static STARTED: OnceLock<Instant> = OnceLock::new();
+    static RUN: AtomicUsize = AtomicUsize::new(0);
+    let started = *STARTED.get_or_init(Instant::now);
+    let budget = std::env::var("HOOKHARNESS_FUZZ_SECONDS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .map(Duration::from_secs);
+    if budget.is_some_and(|budget| started.elapsed() > budget) {
+        return false;
+    }
+    let run = RUN.fetch_add(1, Ordering::Relaxed) + 1;
+    if run % 10_000 == 0 {
+        eprintln!("fuzz_cli: {run} cases in {:?}", started.elapsed());
+    }
+    true
+}
+
 /// Runs the case on a thread and fails it when it passes the deadline.
 fn within_deadline(text: String, path: PathBuf) {
     let (done, finished) = std::sync::mpsc::channel();
@@ -240,6 +263,9 @@ proptest! {
         seed in any::<prop::sample::Index>(),
         mutations in prop::collection::vec(mutation(), 1..5),
     ) {
+        if !budget_left() {
+            return Ok(());
+        }
         let (path, text) = &seeds()[seed.index(seeds().len())];
         let mutated = mutations.iter().fold(text.clone(), |text, m| apply(&text, m));
         within_deadline(mutated, path.clone());

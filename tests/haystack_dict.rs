@@ -78,7 +78,7 @@ fn a_dumped_agent_loads_with_everything_a_scenario_can_express() {
 fn the_loaded_agent_runs_with_its_prompts_mappings_and_hooks() {
     let outcome = Replay::new().run(&scenario());
     assert_eq!(outcome.error, None);
-    let result = outcome.result.unwrap();
+    let result = outcome.result.unwrap().to_value();
     // The user prompt was rendered; inputs_from_state injected the repository;
     // outputs_to_string and outputs_to_state read the echoed arguments.
     assert_eq!(

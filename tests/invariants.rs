@@ -15,8 +15,9 @@
 
 #![cfg(feature = "proptest")]
 
-use hookharness::invariants::{Invariant, RunProbe, check_invariants, compare_outcomes};
-use hookharness::replay::{Outcome, Replay};
+use hookharness::invariants::{Invariant, check_invariants, compare_outcomes};
+use hookharness::outcome::{ErrorKind, Outcome, TraceEvent};
+use hookharness::replay::Replay;
 use hookharness::scenario::{Format, Scenario, ScriptedResult};
 use hookharness::state::keys::is_reserved;
 use hookharness::strategies::{Property, Shape, scenarios, scenarios_shaped, state_schemas};
@@ -48,9 +49,9 @@ fn property(name: &'static str) -> Property {
 }
 
 /// Asserts that the run of `scenario` keeps `invariant`, and returns its
-/// outcome and probe.
-fn keeps(invariant: Invariant, scenario: &Scenario) -> Result<(Outcome, RunProbe), TestCaseError> {
-    let (outcome, probe, violations) = run_checked(scenario);
+/// outcome.
+fn keeps(invariant: Invariant, scenario: &Scenario) -> Result<Outcome, TestCaseError> {
+    let (outcome, violations) = run_checked(scenario);
     let broken = only(&violations, invariant);
     prop_assert!(
         broken.is_empty(),
@@ -62,7 +63,7 @@ fn keeps(invariant: Invariant, scenario: &Scenario) -> Result<(Outcome, RunProbe
             .join("\n"),
         outcome.to_json_line()
     );
-    Ok((outcome, probe))
+    Ok(outcome)
 }
 
 /// on_exit never runs for the ending of a run that reached
@@ -79,16 +80,15 @@ fn on_exit_never_runs_in_a_run_that_ends_because_max_agent_steps_was_reached() {
         );
     }]);
     property("on_exit_never_runs_at_max_steps").run(strategy, |scenario| {
-        let (outcome, _) = keeps(Invariant::OnExitSkippedAtMaxSteps, &scenario)?;
+        let outcome = keeps(Invariant::OnExitSkippedAtMaxSteps, &scenario)?;
         let ended_at_max = outcome
             .result
             .as_ref()
-            .is_some_and(|r| r["exit_reason"] == "max_agent_steps");
+            .is_some_and(|r| r.exit_reason == "max_agent_steps");
         covered.hit_if(
             ended_at_max
                 && outcome
-                    .trace
-                    .iter()
+                    .wire_trace()
                     .any(|e| e.to_value()["point"] == "on_exit"),
         );
         Ok(())
@@ -103,7 +103,7 @@ fn on_exit_never_runs_in_a_run_that_ends_because_max_agent_steps_was_reached() {
 fn after_run_runs_exactly_once_in_every_run_that_did_not_fail() {
     let failed = Coverage::new("runs that failed after construction");
     property("after_run_runs_once_unless_failed").run(scenarios(), |scenario| {
-        let (outcome, _) = keeps(Invariant::AfterRunOnceUnlessFailed, &scenario)?;
+        let outcome = keeps(Invariant::AfterRunOnceUnlessFailed, &scenario)?;
         failed.hit_if(outcome.result.is_none() && !outcome.trace.is_empty());
         Ok(())
     });
@@ -125,13 +125,16 @@ fn when_before_tool_hooks_remove_the_pending_calls_no_tool_runs() {
         }
     }]);
     property("removed_tool_calls_do_not_run").run(strategy, |scenario| {
-        let (_, probe) = keeps(Invariant::RemovedToolCallsDoNotRun, &scenario)?;
-        covered.hit_if(
-            probe
-                .rounds
+        let outcome = keeps(Invariant::RemovedToolCallsDoNotRun, &scenario)?;
+        // A before_tool hook left no call pending, and the step's tools were counted.
+        let emptied = outcome.trace.iter().position(|e| {
+            matches!(e, TraceEvent::HookFinished { tools: Some(tools), .. } if tools.pending.is_empty())
+        });
+        covered.hit_if(emptied.is_some_and(|i| {
+            outcome.trace[i..]
                 .iter()
-                .any(|r| r.pending.is_empty() && r.counts_after.is_some()),
-        );
+                .any(|e| matches!(e, TraceEvent::ToolsFinished { .. }))
+        }));
         Ok(())
     });
     covered.assert_hit();
@@ -156,13 +159,10 @@ fn a_state_schema_with_a_reserved_key_is_rejected_and_one_without_is_accepted() 
             let mut scenario = base.clone();
             scenario.agent.state_schema = schema.clone();
             scenario.run.is_async = is_async;
-            let (outcome, _) = keeps(Invariant::ReservedStateKeysRejected, &scenario)?;
+            let outcome = keeps(Invariant::ReservedStateKeysRejected, &scenario)?;
             if schema.keys().any(|k| is_reserved(k)) {
-                let error = outcome.error.unwrap_or_default();
-                prop_assert!(
-                    error.contains("are reserved for Agent internal state"),
-                    "{error}"
-                );
+                let kind = outcome.error.map(|e| e.kind);
+                prop_assert_eq!(kind, Some(ErrorKind::ReservedStateKeys));
                 prop_assert!(outcome.trace.is_empty());
             } else {
                 prop_assert!(outcome.result.is_some(), "{:?}", outcome.error);
@@ -187,7 +187,7 @@ fn a_reserved_key_is_rejected_before_an_unknown_name_in_allowed_hook_points_is_l
         Format::Yaml,
     )
     .unwrap();
-    let (outcome, _, violations) = run_checked(&scenario);
+    let (outcome, violations) = run_checked(&scenario);
     assert!(
         only(&violations, Invariant::ReservedStateKeysRejected).is_empty(),
         "{:?}",
@@ -213,11 +213,10 @@ fn hooks_at_one_point_run_in_registration_order() {
         add_hook(scenario, "before_llm", "{name: second}");
     }]);
     property("hooks_run_in_registration_order").run(strategy, |scenario| {
-        let (outcome, _) = keeps(Invariant::HooksRunInRegistrationOrder, &scenario)?;
+        let outcome = keeps(Invariant::HooksRunInRegistrationOrder, &scenario)?;
         let before_llm = scenario.hooks.get("before_llm").map_or(0, Vec::len);
         let llm_calls = outcome
-            .trace
-            .iter()
+            .wire_trace()
             .filter(|e| e.to_value()["event"] == "llm")
             .count();
         covered.hit_if(before_llm >= 2 && llm_calls >= 2);
@@ -242,10 +241,9 @@ fn step_count_equals_the_number_of_llm_calls_at_exit_and_max_steps_endings() {
         );
     }]);
     property("step_count_is_llm_calls").run(strategy, |scenario| {
-        let (outcome, _) = keeps(Invariant::StepCountIsLlmCalls, &scenario)?;
+        let outcome = keeps(Invariant::StepCountIsLlmCalls, &scenario)?;
         let first_llm = outcome
-            .trace
-            .iter()
+            .wire_trace()
             .map(|e| e.to_value())
             .find(|e| e["event"] == "llm");
         resumed.hit_if(first_llm.is_some_and(|e| e["step"] != 0));
@@ -278,12 +276,11 @@ fn exit_reason_is_a_model_reason_a_tool_max_agent_steps_or_a_stop_value() {
         },
     ]);
     property("exit_reason_is_known").run(strategy, |scenario| {
-        let (outcome, _) = keeps(Invariant::ExitReasonIsKnown, &scenario)?;
-        let reason = outcome.result.as_ref().map(|r| r["exit_reason"].clone());
+        let outcome = keeps(Invariant::ExitReasonIsKnown, &scenario)?;
+        let reason = outcome.result.as_ref().map(|r| r.exit_reason.clone());
         let reason = reason.as_ref().and_then(|r| r.as_str()).unwrap_or_default();
         let exits: Vec<serde_json::Value> = outcome
-            .trace
-            .iter()
+            .wire_trace()
             .map(|e| e.to_value())
             .filter(|e| e["event"] == "exit")
             .collect();
@@ -330,17 +327,17 @@ fn continue_run_is_false_after_the_run() {
         },
     ]);
     property("continue_run_is_consumed").run(strategy, |scenario| {
-        let (outcome, probe) = keeps(Invariant::ContinueRunIsConsumed, &scenario)?;
+        let outcome = keeps(Invariant::ContinueRunIsConsumed, &scenario)?;
         if outcome.result.is_some() && !sets_continue_run_outside_on_exit(&scenario) {
-            prop_assert_eq!(
-                probe.continue_run_at_finish,
-                Some(serde_json::Value::Bool(false))
-            );
+            let at_finish = outcome.trace.iter().find_map(|e| match e {
+                TraceEvent::RunFinished { continue_run, .. } => Some(continue_run.clone()),
+                _ => None,
+            });
+            prop_assert_eq!(at_finish, Some(serde_json::Value::Bool(false)));
         }
         continued.hit_if(
             outcome
-                .trace
-                .iter()
+                .wire_trace()
                 .any(|e| e.to_value()["continue"] == true),
         );
         Ok(())
@@ -354,8 +351,8 @@ fn continue_run_is_false_after_the_run() {
 fn token_usage_equals_the_recursive_sum_of_the_consumed_usages() {
     let nested = Coverage::new("runs that summed nested usages");
     property("token_usage_is_scripted_sum").run(scenarios(), |scenario| {
-        let (outcome, _) = keeps(Invariant::TokenUsageIsScriptedSum, &scenario)?;
-        let usage = outcome.result.as_ref().map(|r| r["token_usage"].clone());
+        let outcome = keeps(Invariant::TokenUsageIsScriptedSum, &scenario)?;
+        let usage = outcome.result.as_ref().map(|r| r.token_usage.clone());
         nested.hit_if(usage.is_some_and(|u| u["details"].is_object()));
         Ok(())
     });
@@ -385,7 +382,7 @@ fn sync_and_async_runs_agree_and_outcomes_are_deterministic() {
 #[test]
 fn every_generated_run_keeps_every_invariant() {
     property("every_invariant").run(scenarios(), |scenario| {
-        let (outcome, _, violations) = run_checked(&scenario);
+        let (outcome, violations) = run_checked(&scenario);
         prop_assert!(violations.is_empty(), "{violations:#?}");
         prop_assert!(check_invariants(&outcome).is_empty());
         Ok(())

@@ -555,6 +555,9 @@ fn describe(event: &Event<'_>) -> String {
             reason, continues, ..
         } => format!("exit {reason} continues={continues}"),
         Event::Stopped { reason, .. } => format!("stopped {reason}"),
+        Event::ToolsFinished { state } => {
+            format!("tools_finished {}", state.messages().len())
+        }
         Event::MaxStepsReached { .. } => "max_steps_reached".into(),
         Event::RunFinished { .. } => "run_finished".into(),
         _ => "other".into(),
@@ -592,6 +595,7 @@ fn the_observer_sees_hooks_llm_calls_tools_and_exits_in_order() {
             "llm_finished 1",
             "tool_finished search error=false",
             "tool_finished fail error=true",
+            "tools_finished 4",
             "hook_started before_llm #0",
             "hook_finished before_llm #0 error=None",
             "llm_started 4",

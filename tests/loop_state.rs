@@ -574,3 +574,75 @@ fn a_failing_custom_messages_handler_fails_the_run_instead_of_dropping_messages(
         "State: cannot set 'messages': this history is read-only"
     );
 }
+
+// ---- State's own keys --------------------------------------------------------
+
+#[test]
+fn token_usage_adds_floats_to_floats_and_to_integers() {
+    let output = run(&usage_agent(vec![
+        json!({"ff": 1.5, "if": 2, "fi": 0.25}),
+        json!({"ff": 2.25, "if": 0.5, "fi": 4}),
+    ]))
+    .unwrap();
+    assert_eq!(
+        output.token_usage(),
+        Some(&json!({"ff": 3.75, "if": 2.5, "fi": 4.25}))
+    );
+}
+
+fn own_keys_schema() -> StateSchema {
+    StateSchema::new()
+        .key("tools", ValueType::List)
+        .key("hook_context", ValueType::Dict)
+        .key("notes", ValueType::List)
+}
+
+#[test]
+fn state_has_messages_once_there_are_any() {
+    let mut state = State::new(own_keys_schema());
+    assert!(!state.has("messages"));
+    state
+        .append_messages(vec![ChatMessage::from_user("hi")])
+        .unwrap();
+    assert!(state.has("messages"));
+}
+
+#[test]
+fn state_has_tools_once_written_and_hook_context_once_set() {
+    let mut state = State::new(own_keys_schema());
+    assert!(!state.has("tools") && !state.has("hook_context") && !state.has("notes"));
+    state.set("tools", json!([{"name": "search"}])).unwrap();
+    assert!(state.has("tools"));
+    assert_eq!(state.get("tools"), Some(json!([{"name": "search"}])));
+    state.set("hook_context", json!({"user": "ada"})).unwrap();
+    assert!(state.has("hook_context"));
+    assert!(!state.has("notes"));
+}
+
+#[test]
+fn a_hook_context_set_through_state_is_what_hook_context_and_get_return() {
+    let mut state = State::new(own_keys_schema());
+    assert!(state.hook_context().is_none());
+    state.set("hook_context", json!({"user": "ada"})).unwrap();
+    let context = state.hook_context().expect("a map was set");
+    assert_eq!(Value::Object(context.to_json()), json!({"user": "ada"}));
+    assert_eq!(state.get("hook_context"), Some(json!({"user": "ada"})));
+    // Not a map: kept as it is, and still a value the key holds.
+    state.set("hook_context", json!(null)).unwrap();
+    assert!(state.has("hook_context"));
+    assert!(state.hook_context().is_none());
+    assert_eq!(state.get("hook_context"), Some(json!(null)));
+}
+
+#[test]
+fn state_schema_is_the_schema_it_was_made_with() {
+    let state = State::new(own_keys_schema());
+    let keys: Vec<&str> = state.schema().keys().collect();
+    assert!(
+        ["tools", "hook_context", "notes"]
+            .iter()
+            .all(|k| keys.contains(k)),
+        "{keys:?}"
+    );
+    assert!(state.schema().contains("notes"));
+}

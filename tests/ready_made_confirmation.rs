@@ -89,7 +89,7 @@ fn a_console_ui_runs_in_a_scenario_only_under_a_policy_that_never_asks() {
     );
 
     let always = console_scenario("AlwaysAskPolicy", "SimpleConsoleUI");
-    let error = always.error.unwrap_or_default();
+    let error = always.error.map(|e| e.message).unwrap_or_default();
     assert!(error.contains("asks a person at the console"), "{error}");
     assert!(error.contains("NeverAskPolicy"), "{error}");
     assert!(
@@ -98,7 +98,7 @@ fn a_console_ui_runs_in_a_scenario_only_under_a_policy_that_never_asks() {
     );
 
     let rich = console_scenario("NeverAskPolicy", "RichConsoleUI");
-    let error = rich.error.unwrap_or_default();
+    let error = rich.error.map(|e| e.message).unwrap_or_default();
     assert!(error.contains("unknown confirmation UI type"), "{error}");
 }
 

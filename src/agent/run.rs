@@ -328,6 +328,9 @@ impl Run<'_, '_> {
         let counted = record_tool_calls(&mut self.state, &tool_messages);
         self.state.append_messages(tool_messages)?;
         counted?;
+        if let Some(observer) = self.observer.as_deref_mut() {
+            observer.on_event(&Event::ToolsFinished { state: &self.state });
+        }
         Ok(exit)
     }
 

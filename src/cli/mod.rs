@@ -6,7 +6,6 @@
 //! written, 141 the reader of stdout went away.
 
 mod discover;
-mod explain;
 #[cfg(feature = "proptest")]
 mod generate;
 mod import;
@@ -15,8 +14,9 @@ mod output;
 mod record;
 mod stream;
 
-use crate::replay::{Outcome, Replay};
-use crate::report::Summary;
+use crate::outcome::{Detail, Outcome};
+use crate::replay::Replay;
+use crate::report::{Summary, explain as timeline, human_outcome};
 use crate::scenario::Scenario;
 use clap::{Parser, Subcommand, ValueEnum};
 use output::{errln, out, outln};
@@ -68,6 +68,11 @@ enum Command {
         /// Only scenarios whose name or file contains this text.
         #[arg(long)]
         filter: Option<String>,
+        /// How much trace `--format json` writes: the contract's four event
+        /// kinds, or every recorded event with the typed error and the
+        /// failures' values (what `explain --outcome` reads).
+        #[arg(long, value_enum, default_value_t = Trace::Summary)]
+        trace: Trace,
     },
     /// Validate scenario files without running them.
     Check {
@@ -78,7 +83,12 @@ enum Command {
     /// Print a step-by-step timeline of one run.
     Explain {
         /// One scenario file.
-        file: PathBuf,
+        #[arg(required_unless_present = "outcome", conflicts_with = "outcome")]
+        file: Option<PathBuf>,
+        /// A saved outcome instead: a file of `run --format json --trace
+        /// full` lines (the first one is explained).
+        #[arg(long, value_name = "FILE")]
+        outcome: Option<PathBuf>,
     },
     /// Write a scenario skeleton from a Haystack Agent (`Agent.to_dict()`
     /// as JSON or YAML, or a pipeline file holding one).
@@ -98,6 +108,12 @@ enum Format {
     Human,
     Json,
     Junit,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Trace {
+    Summary,
+    Full,
 }
 
 /// Parses the arguments, runs the command, and returns the exit code.
@@ -121,9 +137,14 @@ pub fn main() -> std::process::ExitCode {
             paths,
             format,
             filter,
-        } => run(&paths, format, filter.as_deref()),
+            trace,
+        } => run(&paths, format, filter.as_deref(), trace),
         Command::Check { paths } => check(&paths),
-        Command::Explain { file } => explain(&file),
+        Command::Explain { file, outcome } => match (file, outcome) {
+            (_, Some(saved)) => explain_saved(&saved),
+            (Some(file), None) => explain(&file),
+            (None, None) => ExitCode::Usage,
+        },
         Command::Import(args) => import::run(args),
         #[cfg(feature = "http")]
         Command::Record(args) => record::run(args),
@@ -142,49 +163,62 @@ fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, ExitCode> {
     Ok(files)
 }
 
-fn run(paths: &[PathBuf], format: Format, filter: Option<&str>) -> ExitCode {
+fn run(paths: &[PathBuf], format: Format, filter: Option<&str>, trace: Trace) -> ExitCode {
     let files = match files(paths) {
         Ok(files) => files,
         Err(code) => return code,
     };
-    let replay = Replay::new();
-    let mut outcomes: Vec<Outcome> = Vec::new();
-    let mut invalid = false;
-    let mut stream = stream::Stream::new(format);
-    for (i, file) in files.iter().enumerate() {
-        let outcome = match Scenario::from_path(file) {
-            Ok(mut scenario) => {
-                if filter.is_some_and(|f| {
-                    !scenario.name.contains(f) && !file.display().to_string().contains(f)
-                }) {
-                    stream.progress(i + 1, files.len());
-                    continue;
-                }
-                scenario.file = Some(file.clone());
-                if replay.validate(&scenario).is_err() {
-                    invalid = true;
-                }
-                replay.run(&scenario)
-            }
-            Err(_) => {
-                if filter.is_some_and(|f| !file.display().to_string().contains(f)) {
-                    stream.progress(i + 1, files.len());
-                    continue;
-                }
-                invalid = true;
-                replay.run_file(file)
-            }
-        };
-        stream.outcome(&outcome, i + 1, files.len());
-        outcomes.push(outcome);
-    }
+    let detail = match trace {
+        Trace::Summary => Detail::Summary,
+        Trace::Full => Detail::Full,
+    };
+    let mut stream = stream::Stream::new(format, trace == Trace::Full);
+    let replay = Replay::new().detail(detail);
+    let outcomes = replay_files(&replay, &files, filter, |outcome, done| match outcome {
+        Some(outcome) => stream.outcome(outcome, done, files.len()),
+        None => stream.progress(done, files.len()),
+    });
     if outcomes.is_empty() {
         errln!("no scenario matches the filter");
         return ExitCode::NoScenarios;
     }
     let summary = Summary::of(&outcomes);
     stream.finish(&outcomes, &summary);
-    if invalid {
+    exit_code(&summary)
+}
+
+/// One pass per file: an invalid file becomes its outcome at once; a valid
+/// one is prepared and run once. `each` sees every outcome as it is known,
+/// and `None` for a file outside `filter`, with the count of files done.
+fn replay_files(
+    replay: &Replay,
+    files: &[PathBuf],
+    filter: Option<&str>,
+    mut each: impl FnMut(Option<&Outcome>, usize),
+) -> Vec<Outcome> {
+    let mut outcomes = Vec::new();
+    for (i, file) in files.iter().enumerate() {
+        let path = file.display().to_string();
+        let outcome = match Scenario::from_path(file) {
+            Ok(scenario)
+                if filter.is_some_and(|f| !scenario.name.contains(f) && !path.contains(f)) =>
+            {
+                None
+            }
+            Ok(scenario) => Some(replay.run(&scenario)),
+            Err(_) if filter.is_some_and(|f| !path.contains(f)) => None,
+            Err(error) => Some(crate::replay::invalid_file(file, &error)),
+        };
+        each(outcome.as_ref(), i + 1);
+        outcomes.extend(outcome);
+    }
+    outcomes
+}
+
+/// The exit code the outcomes' statuses give: an invalid file first, then
+/// any failure or error.
+fn exit_code(summary: &Summary) -> ExitCode {
+    if summary.invalid > 0 {
         ExitCode::Invalid
     } else if summary.failed + summary.errors > 0 {
         ExitCode::Failed
@@ -203,7 +237,11 @@ fn check(paths: &[PathBuf]) -> ExitCode {
     for file in &files {
         let checked = Scenario::from_path(file)
             .map_err(|error| error.to_string())
-            .and_then(|scenario| replay.validate(&scenario));
+            .and_then(|scenario| {
+                replay
+                    .validate(&scenario)
+                    .map_err(|error| format!("{}: {error}", file.display()))
+            });
         if let Err(error) = checked {
             invalid += 1;
             outln!("{error}");
@@ -225,14 +263,96 @@ fn explain(file: &std::path::Path) -> ExitCode {
             return ExitCode::Invalid;
         }
     };
-    let mut timeline = explain::Timeline::default();
-    let outcome = Replay::new().run_observed(&scenario, &mut timeline);
-    out!("{}", timeline.text);
+    print_explained(&Replay::new().detail(Detail::Full).run(&scenario))
+}
+
+/// `explain --outcome FILE`: the first line of a `run --format json
+/// --trace full` output.
+fn explain_saved(path: &std::path::Path) -> ExitCode {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) => {
+            errln!("{}: cannot read the saved outcome: {error}", path.display());
+            return ExitCode::Invalid;
+        }
+    };
+    let Some(line) = text.lines().find(|l| !l.trim().is_empty()) else {
+        errln!(
+            "{}: no outcome in the file; write one with `hookharness run --format json --trace full SCENARIO > {}`",
+            path.display(),
+            path.display()
+        );
+        return ExitCode::Invalid;
+    };
+    match Outcome::from_full_json(line) {
+        Ok(outcome) => print_explained(&outcome),
+        Err(error) => {
+            errln!(
+                "{}: line 1 is not a saved outcome ({error}); write one with `hookharness run --format json --trace full SCENARIO`",
+                path.display()
+            );
+            ExitCode::Invalid
+        }
+    }
+}
+
+fn print_explained(outcome: &Outcome) -> ExitCode {
+    out!("{}", timeline(outcome));
     outln!();
-    out!("{}", explain::verdict(&outcome));
+    out!("{}", human_outcome(outcome));
     if outcome.passed() {
         ExitCode::Ok
     } else {
         ExitCode::Failed
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hook::{Hook, HookError, HookPoint};
+    use crate::outcome::Status;
+    use crate::state::State;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// Counts Agent builds: the builder asks each hook where it may be
+    /// registered, once per registration.
+    #[derive(Default)]
+    struct CountsBuilds(AtomicUsize);
+
+    impl Hook for CountsBuilds {
+        fn run(&self, _: &mut State) -> Result<(), HookError> {
+            Ok(())
+        }
+
+        fn allowed_hook_points(&self) -> Option<&[HookPoint]> {
+            self.0.fetch_add(1, Ordering::SeqCst);
+            None
+        }
+    }
+
+    #[test]
+    fn each_scenario_is_read_once_and_its_agent_built_once() {
+        let dir = std::env::temp_dir().join(format!("hookharness-one-pass-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("counted.yaml");
+        std::fs::write(
+            &file,
+            "hooks: {before_llm: [{custom: counted}]}\nmodel: [{text: hi}]\n",
+        )
+        .unwrap();
+        let invalid = dir.join("invalid.yaml");
+        std::fs::write(&invalid, "model: [{txt: hi}]\n").unwrap();
+        let counter = Arc::new(CountsBuilds::default());
+        let replay = Replay::new().custom_hook_arc("counted", counter.clone());
+
+        let outcomes = replay_files(&replay, &[file, invalid], None, |_, _| {});
+        std::fs::remove_dir_all(&dir).unwrap();
+
+        assert_eq!(counter.0.load(Ordering::SeqCst), 1);
+        let statuses: Vec<Status> = outcomes.iter().map(|o| o.status).collect();
+        assert_eq!(statuses, [Status::Pass, Status::Invalid]);
+        assert_eq!(exit_code(&Summary::of(&outcomes)), ExitCode::Invalid);
     }
 }

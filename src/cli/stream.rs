@@ -6,7 +6,7 @@
 
 use super::Format;
 use super::output::{err, out, outln};
-use crate::replay::Outcome;
+use crate::outcome::Outcome;
 use crate::report::{Summary, human_outcome, human_summary, junit};
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
@@ -16,15 +16,18 @@ const PROGRESS_AFTER: Duration = Duration::from_millis(300);
 
 pub(super) struct Stream {
     format: Format,
+    /// JSON lines hold the complete outcome (`--trace full`).
+    full: bool,
     started: Instant,
     on_terminal: bool,
     progress_shown: bool,
 }
 
 impl Stream {
-    pub(super) fn new(format: Format) -> Self {
+    pub(super) fn new(format: Format, full: bool) -> Self {
         Stream {
             format,
+            full,
             started: Instant::now(),
             on_terminal: std::io::stderr().is_terminal(),
             progress_shown: false,
@@ -36,6 +39,7 @@ impl Stream {
         self.clear_progress();
         match self.format {
             Format::Human => out!("{}", human_outcome(outcome)),
+            Format::Json if self.full => outln!("{}", outcome.to_full_value()),
             Format::Json => outln!("{}", outcome.to_json_line()),
             Format::Junit => {}
         }

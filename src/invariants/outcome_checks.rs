@@ -2,7 +2,8 @@
 
 use super::view::{MODEL_REASONS, View, event_point};
 use super::{Invariant, Violation};
-use crate::replay::{Outcome, TraceEvent};
+use crate::hook::HookPoint;
+use crate::outcome::{Outcome, WireEvent};
 use crate::state::keys;
 use serde_json::Value;
 
@@ -37,11 +38,11 @@ fn on_exit_skipped_at_max_steps(view: &View<'_>, found: &mut Vec<Violation>) {
     let head = &view.trace[..view.end];
     let last_exit = head
         .iter()
-        .rposition(|e| matches!(e, TraceEvent::Exit { .. }));
+        .rposition(|e| matches!(e, WireEvent::Exit { .. }));
     let from = last_exit.map_or(0, |i| i + 1);
     if let Some(offset) = head[from..]
         .iter()
-        .position(|e| event_point(e) == Some("on_exit"))
+        .position(|e| event_point(e) == Some(HookPoint::OnExit))
     {
         found.push(violation(
             view,
@@ -52,7 +53,7 @@ fn on_exit_skipped_at_max_steps(view: &View<'_>, found: &mut Vec<Violation>) {
         ));
     }
     if let Some(i) = last_exit {
-        if let TraceEvent::Exit {
+        if let WireEvent::Exit {
             continues: false, ..
         } = head[i]
         {
@@ -71,7 +72,7 @@ fn on_exit_skipped_at_max_steps(view: &View<'_>, found: &mut Vec<Violation>) {
 fn after_run_once_unless_failed(view: &View<'_>, found: &mut Vec<Violation>) {
     let early = view.trace[..view.end]
         .iter()
-        .position(|e| event_point(e) == Some("after_run"));
+        .position(|e| event_point(e) == Some(HookPoint::AfterRun));
     if view.succeeded() {
         if let Some(i) = early {
             found.push(violation(
@@ -81,13 +82,13 @@ fn after_run_once_unless_failed(view: &View<'_>, found: &mut Vec<Violation>) {
                 "an after_run hook ran before the end of the run".into(),
             ));
         }
-    } else if view.failed_while_running() && !view.failed_at("after_run") {
+    } else if view.failed_while_running() && !view.failed_at(HookPoint::AfterRun) {
         if let Some(i) = view
             .trace
             .iter()
-            .position(|e| event_point(e) == Some("after_run"))
+            .position(|e| event_point(e) == Some(HookPoint::AfterRun))
         {
-            let error = view.outcome.error.as_deref().unwrap_or_default();
+            let error = view.error_text();
             found.push(violation(
                 view,
                 Invariant::AfterRunOnceUnlessFailed,
@@ -119,7 +120,7 @@ fn removed_tool_calls_do_not_run(view: &View<'_>, found: &mut Vec<Violation>) {
         }
     }
     for (i, event) in view.trace.iter().enumerate() {
-        let TraceEvent::Exit { reason, .. } = event else {
+        let WireEvent::Exit { reason, .. } = event else {
             continue;
         };
         let Some(reason) = reason.as_str() else {
@@ -130,11 +131,11 @@ fn removed_tool_calls_do_not_run(view: &View<'_>, found: &mut Vec<Violation>) {
         }
         let step_start = view.trace[..i]
             .iter()
-            .rposition(|e| matches!(e, TraceEvent::Llm { .. }))
+            .rposition(|e| matches!(e, WireEvent::Llm { .. }))
             .map_or(0, |p| p + 1);
         let ran = view.trace[step_start..i]
             .iter()
-            .any(|e| matches!(e, TraceEvent::Tool { tool, error: false, .. } if tool == reason));
+            .any(|e| matches!(e, WireEvent::Tool { tool, error: false, .. } if tool == reason));
         if !ran {
             found.push(violation(
                 view,
@@ -153,11 +154,11 @@ fn before_run_first_and_once(view: &View<'_>, found: &mut Vec<Violation>) {
     let lead = view
         .trace
         .iter()
-        .position(|e| event_point(e) != Some("before_run"))
+        .position(|e| event_point(e) != Some(HookPoint::BeforeRun))
         .unwrap_or(view.trace.len());
     if let Some(offset) = view.trace[lead..]
         .iter()
-        .position(|e| event_point(e) == Some("before_run"))
+        .position(|e| event_point(e) == Some(HookPoint::BeforeRun))
     {
         found.push(violation(
             view,
@@ -263,7 +264,7 @@ fn exit_reason_is_known(view: &View<'_>, found: &mut Vec<Violation>) {
 fn continue_run_is_consumed(view: &View<'_>, found: &mut Vec<Violation>) {
     // Failed runs too: their exits happened before the failure.
     for (i, event) in view.trace[..view.end].iter().enumerate() {
-        let TraceEvent::Exit {
+        let WireEvent::Exit {
             reason, continues, ..
         } = event
         else {
@@ -272,7 +273,7 @@ fn continue_run_is_consumed(view: &View<'_>, found: &mut Vec<Violation>) {
         let last = i + 1 == view.end;
         let after_on_exit = i
             .checked_sub(1)
-            .is_some_and(|p| event_point(&view.trace[p]) == Some("on_exit"));
+            .is_some_and(|p| event_point(&view.trace[p]) == Some(HookPoint::OnExit));
         if *continues && !after_on_exit {
             found.push(violation(
                 view,
@@ -306,26 +307,28 @@ fn continue_run_is_consumed(view: &View<'_>, found: &mut Vec<Violation>) {
 
 /// The first difference between two outcomes of one scenario.
 pub(super) fn same_outcome(left: &Outcome, right: &Outcome) -> Vec<Violation> {
+    let (left_trace, right_trace): (Vec<WireEvent>, Vec<WireEvent>) =
+        (left.wire_trace().collect(), right.wire_trace().collect());
     let difference = |message: String, at: Option<usize>| {
         vec![Violation::new(
             Invariant::SameOutcome,
-            &left.trace,
+            &left_trace,
             at,
             message,
         )]
     };
-    let trace_len = left.trace.len().max(right.trace.len());
+    let trace_len = left_trace.len().max(right_trace.len());
     for i in 0..trace_len {
-        let (a, b) = (left.trace.get(i), right.trace.get(i));
+        let (a, b) = (left_trace.get(i), right_trace.get(i));
         if a != b {
-            let show = |e: Option<&TraceEvent>| {
+            let show = |e: Option<&WireEvent>| {
                 e.map_or("nothing".to_owned(), |e| {
-                    crate::replay::sorted(e.to_value()).to_string()
+                    crate::value::sorted(e.to_value()).to_string()
                 })
             };
             return difference(
                 format!("trace[{i}] differs: {} versus {}", show(a), show(b)),
-                Some(i.min(left.trace.len().saturating_sub(1))),
+                Some(i.min(left_trace.len().saturating_sub(1))),
             );
         }
     }
@@ -342,6 +345,28 @@ pub(super) fn same_outcome(left: &Outcome, right: &Outcome) -> Vec<Violation> {
                 return difference(format!("`{key}` differs: {value} versus {other}"), None);
             }
         }
+    }
+    // What the JSON leaves out: the complete trace and the typed error.
+    if let Some(i) = (0..left.trace.len().max(right.trace.len()))
+        .find(|&i| left.trace.get(i) != right.trace.get(i))
+    {
+        return difference(
+            format!(
+                "the complete trace differs at event {i}: {:?} versus {:?}",
+                left.trace.get(i),
+                right.trace.get(i)
+            ),
+            None,
+        );
+    }
+    if left.error != right.error {
+        return difference(
+            format!(
+                "the error differs: {:?} versus {:?}",
+                left.error, right.error
+            ),
+            None,
+        );
     }
     Vec::new()
 }

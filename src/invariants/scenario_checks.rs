@@ -6,15 +6,12 @@ use super::usage::sum_usages;
 use super::view::{MODEL_REASONS, View};
 use super::{Invariant, Violation};
 use crate::hook::HookPoint;
-use crate::replay::TraceEvent;
+use crate::outcome::{ErrorKind, WireEvent};
 use crate::scenario::{Action, HandlerKind, HookEntry, ModelReply, Scenario, StateValue};
 use crate::state::keys;
 use crate::value::json_eq;
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
-
-/// The text of Haystack's reserved-keys construction error.
-const RESERVED_ERROR: &str = "are reserved for Agent internal state";
 
 pub(super) fn check(view: &View<'_>, scenario: &Scenario) -> Vec<Violation> {
     let mut found = Vec::new();
@@ -122,13 +119,16 @@ fn reserved_state_keys_rejected(view: &View<'_>, scenario: &Scenario, found: &mu
     let rejected = view
         .outcome
         .error
-        .as_deref()
-        .is_some_and(|e| e.contains(RESERVED_ERROR));
+        .as_ref()
+        .is_some_and(|e| e.kind == ErrorKind::ReservedStateKeys);
     let built = view.succeeded() || !view.trace.is_empty();
     let message = if !reserved.is_empty() && built {
         format!("state_schema defines reserved key(s) {reserved:?}, but the Agent was built")
     } else if !reserved.is_empty() && !rejected {
-        let error = view.outcome.error.as_deref().unwrap_or("no error");
+        let error = match view.error_text() {
+            "" => "no error",
+            text => text,
+        };
         format!(
             "state_schema defines reserved key(s) {reserved:?}, but construction failed otherwise: {error}"
         )
@@ -167,13 +167,13 @@ fn after_run_once(
     let ran: Vec<&str> = view.trace[view.end..]
         .iter()
         .filter_map(|e| match e {
-            TraceEvent::Hook { hook, .. } => Some(hook.as_str()),
+            WireEvent::Hook { hook, .. } => Some(hook.as_str()),
             _ => None,
         })
         .collect();
     let ok = if view.succeeded() {
         block_matches(&ran, expected, false)
-    } else if view.failed_at("after_run") {
+    } else if view.failed_at(HookPoint::AfterRun) {
         !ran.is_empty() && block_matches(&ran, expected, true)
     } else {
         true
@@ -216,12 +216,16 @@ fn removed_tool_calls(view: &View<'_>, scenario: &Scenario, found: &mut Vec<Viol
     if rewrites_history(scenario) {
         return;
     }
-    let Some(Value::Array(messages)) = view.field(keys::MESSAGES) else {
+    let Some(result) = view.result else {
         return;
     };
-    let ids: Vec<&str> = messages.iter().flat_map(call_ids).collect();
+    let ids: Vec<&str> = result
+        .messages
+        .iter()
+        .flat_map(|m| m.tool_calls().filter_map(|c| c.id.as_deref()))
+        .collect();
     for (i, event) in view.trace.iter().enumerate() {
-        if let TraceEvent::Tool {
+        if let WireEvent::Tool {
             tool, id: Some(id), ..
         } = event
         {
@@ -235,17 +239,6 @@ fn removed_tool_calls(view: &View<'_>, scenario: &Scenario, found: &mut Vec<Viol
             }
         }
     }
-}
-
-/// The tool-call ids of a message in `to_dict()` form.
-fn call_ids(message: &Value) -> Vec<&str> {
-    message
-        .get("content")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|part| part.get("tool_call")?.get("id")?.as_str())
-        .collect()
 }
 
 /// `true` when a hook may remove messages from the history, or the
@@ -278,11 +271,13 @@ fn before_run_once(
         .trace
         .iter()
         .map_while(|e| match e {
-            TraceEvent::Hook { point, hook, .. } if point == "before_run" => Some(hook.as_str()),
+            WireEvent::Hook { point, hook, .. } if *point == HookPoint::BeforeRun => {
+                Some(hook.as_str())
+            }
             _ => None,
         })
         .collect();
-    if !block_matches(&lead, expected, view.failed_at("before_run")) {
+    if !block_matches(&lead, expected, view.failed_at(HookPoint::BeforeRun)) {
         found.push(violation(
             view,
             Invariant::BeforeRunFirstAndOnce,
@@ -299,7 +294,7 @@ fn registration_order(
 ) {
     let last = view.trace.len().checked_sub(1);
     for block in &view.blocks {
-        let expected = registered_at(registered, block.point);
+        let expected = registered_at(registered, block.point.as_str());
         let may_stop_early = !view.succeeded() && Some(block.end()) == last;
         if !block_matches(&block.names, expected, may_stop_early) {
             found.push(violation(
@@ -393,7 +388,7 @@ fn continue_run(view: &View<'_>, scenario: &Scenario, found: &mut Vec<Violation>
     }
     if let Some((
         i,
-        TraceEvent::Exit {
+        WireEvent::Exit {
             step,
             continues: true,
             ..

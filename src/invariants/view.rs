@@ -1,9 +1,11 @@
-//! An outcome read for checking: its result fields, its trace, and the
-//! trace cut into blocks of hook events.
+//! An outcome read for checking: its result, its wire trace (the events
+//! violations point at), the trace cut into blocks of hook events, and the
+//! tool rounds the complete trace records.
 
-use crate::replay::{Outcome, TraceEvent};
+use crate::hook::HookPoint;
+use crate::outcome::{CallRef, Outcome, PendingTools, RunResult, TraceEvent, WireEvent};
 use crate::state::keys;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// The reasons a model exit gives.
 pub(crate) const MODEL_REASONS: [&str; 3] = ["text", "length", "content_filter"];
@@ -11,7 +13,7 @@ pub(crate) const MODEL_REASONS: [&str; 3] = ["text", "length", "content_filter"]
 /// Consecutive hook events at one point: one time the point was reached.
 #[derive(Debug)]
 pub(crate) struct Block<'a> {
-    pub point: &'a str,
+    pub point: HookPoint,
     /// Index of the first event.
     pub start: usize,
     pub names: Vec<&'a str>,
@@ -24,10 +26,28 @@ impl Block<'_> {
     }
 }
 
+/// One pass through the `before_tool` hooks and the tools of a step, read
+/// from the complete trace.
+#[derive(Debug)]
+pub(crate) struct ToolRound<'a> {
+    /// The wire-trace index of the round's first `before_tool` hook event.
+    pub at: usize,
+    /// The calls pending after the last `before_tool` hook, and
+    /// `tool_call_counts` then (`None` when the trace does not record them).
+    pub pending: Option<&'a PendingTools>,
+    /// The calls that ran.
+    pub ran: Vec<CallRef>,
+    /// `tool_call_counts` once the step's tools were counted.
+    pub counts_after: Option<&'a Value>,
+    /// The reason of a tool exit that followed, if one did.
+    pub tool_exit: Option<&'a Value>,
+}
+
 pub(crate) struct View<'a> {
     pub outcome: &'a Outcome,
-    pub trace: &'a [TraceEvent],
-    pub result: Option<&'a Map<String, Value>>,
+    /// The trace as the outcome JSON shows it; violations index into it.
+    pub trace: &'a [WireEvent],
+    pub result: Option<&'a RunResult>,
     pub blocks: Vec<Block<'a>>,
     /// Index of the first event of the trailing `after_run` block (or the
     /// trace's length): the events before it are the run before `after_run`.
@@ -35,26 +55,25 @@ pub(crate) struct View<'a> {
 }
 
 impl<'a> View<'a> {
-    pub fn new(outcome: &'a Outcome) -> Self {
-        let trace = outcome.trace.as_slice();
+    pub fn new(outcome: &'a Outcome, trace: &'a [WireEvent]) -> Self {
         let mut blocks: Vec<Block<'a>> = Vec::new();
         for (index, event) in trace.iter().enumerate() {
-            let TraceEvent::Hook { point, hook, .. } = event else {
+            let WireEvent::Hook { point, hook, .. } = event else {
                 continue;
             };
             match blocks.last_mut() {
-                Some(block) if block.point == point && block.end() + 1 == index => {
+                Some(block) if block.point == *point && block.end() + 1 == index => {
                     block.names.push(hook);
                 }
                 _ => blocks.push(Block {
-                    point,
+                    point: *point,
                     start: index,
                     names: vec![hook],
                 }),
             }
         }
         let end = match blocks.last() {
-            Some(block) if block.point == "after_run" && block.end() + 1 == trace.len() => {
+            Some(block) if block.point == HookPoint::AfterRun && block.end() + 1 == trace.len() => {
                 block.start
             }
             _ => trace.len(),
@@ -62,7 +81,7 @@ impl<'a> View<'a> {
         View {
             outcome,
             trace,
-            result: outcome.result.as_ref().and_then(Value::as_object),
+            result: outcome.result.as_ref(),
             blocks,
             end,
         }
@@ -78,18 +97,24 @@ impl<'a> View<'a> {
         self.result.is_none() && !self.trace.is_empty()
     }
 
-    /// `true` when the run failed in a hook at `point`.
-    pub fn failed_at(&self, point: &str) -> bool {
+    /// `true` when the run failed in a hook at `point` (read from the
+    /// typed error, never from its wording).
+    pub fn failed_at(&self, point: HookPoint) -> bool {
         self.result.is_none()
-            && self
-                .outcome
-                .error
-                .as_deref()
-                .is_some_and(|e| e.contains(&format!(" failed at {point} (step ")))
+            && self.outcome.error.as_ref().and_then(|e| e.hook_point()) == Some(point)
     }
 
+    /// The error's text, for messages.
+    pub fn error_text(&self) -> &'a str {
+        self.outcome
+            .error
+            .as_ref()
+            .map_or("", |e| e.message.as_str())
+    }
+
+    /// A run-metadata field of the result.
     pub fn field(&self, key: &str) -> Option<&'a Value> {
-        self.result.and_then(|r| r.get(key))
+        self.result.and_then(|r| r.field(key))
     }
 
     pub fn exit_reason(&self) -> Option<&'a str> {
@@ -100,12 +125,12 @@ impl<'a> View<'a> {
     pub fn llm_calls(&self) -> usize {
         self.trace
             .iter()
-            .filter(|e| matches!(e, TraceEvent::Llm { .. }))
+            .filter(|e| matches!(e, WireEvent::Llm { .. }))
             .count()
     }
 
     /// The last event before the trailing `after_run` block.
-    pub fn last_before_after_run(&self) -> Option<(usize, &'a TraceEvent)> {
+    pub fn last_before_after_run(&self) -> Option<(usize, &'a WireEvent)> {
         self.end.checked_sub(1).map(|i| (i, &self.trace[i]))
     }
 
@@ -115,7 +140,7 @@ impl<'a> View<'a> {
         match self.last_before_after_run() {
             Some((
                 i,
-                TraceEvent::Exit {
+                WireEvent::Exit {
                     reason,
                     continues: false,
                     ..
@@ -129,7 +154,7 @@ impl<'a> View<'a> {
     pub fn tool_events(&self) -> Vec<(&'a str, usize)> {
         let mut counts: Vec<(&'a str, usize)> = Vec::new();
         for event in self.trace {
-            if let TraceEvent::Tool { tool, .. } = event {
+            if let WireEvent::Tool { tool, .. } = event {
                 match counts.iter_mut().find(|(name, _)| name == tool) {
                     Some((_, n)) => *n += 1,
                     None => counts.push((tool, 1)),
@@ -143,7 +168,7 @@ impl<'a> View<'a> {
     pub fn last_tool_event(&self, tool: &str) -> Option<usize> {
         self.trace
             .iter()
-            .rposition(|e| matches!(e, TraceEvent::Tool { tool: t, .. } if t == tool))
+            .rposition(|e| matches!(e, WireEvent::Tool { tool: t, .. } if t == tool))
     }
 
     /// `true` when the run ended by `max_agent_steps`.
@@ -154,15 +179,90 @@ impl<'a> View<'a> {
     /// The step of the first `llm` event, if any.
     pub fn first_llm_step(&self) -> Option<&'a Value> {
         self.trace.iter().find_map(|e| match e {
-            TraceEvent::Llm { step, .. } => Some(step),
+            WireEvent::Llm { step, .. } => Some(step),
             _ => None,
         })
     }
+
+    /// `continue_run` when the run finished (after `after_run`); `None`
+    /// when it did not finish, `Some(Null)` when the key was absent.
+    pub fn continue_run_at_finish(&self) -> Option<&'a Value> {
+        self.outcome.trace.iter().rev().find_map(|e| match e {
+            TraceEvent::RunFinished { continue_run, .. } => Some(continue_run),
+            _ => None,
+        })
+    }
+
+    /// Every round through the `before_tool` hooks, from the complete
+    /// trace: a round opens at the first `before_tool` hook of a step and
+    /// stays open through the step's other hooks, until the exit that
+    /// follows it (recorded as the round's tool exit), the next model call,
+    /// a stop or the end of the run.
+    pub fn tool_rounds(&self) -> Vec<ToolRound<'a>> {
+        let mut rounds: Vec<ToolRound<'a>> = Vec::new();
+        let mut open = false;
+        let mut wire_index = 0;
+        for event in &self.outcome.trace {
+            match event {
+                TraceEvent::HookStarted {
+                    point: HookPoint::BeforeTool,
+                    index: 0,
+                    ..
+                } => {
+                    open = true;
+                    rounds.push(ToolRound {
+                        at: wire_index,
+                        pending: None,
+                        ran: Vec::new(),
+                        counts_after: None,
+                        tool_exit: None,
+                    });
+                }
+                TraceEvent::HookFinished {
+                    tools: Some(tools), ..
+                } => {
+                    if let (true, Some(round)) = (open, rounds.last_mut()) {
+                        round.pending = Some(tools);
+                    }
+                }
+                TraceEvent::ToolFinished { tool, id, .. } => {
+                    if let (true, Some(round)) = (open, rounds.last_mut()) {
+                        round.ran.push(CallRef {
+                            tool: tool.clone(),
+                            id: id.clone(),
+                        });
+                    }
+                }
+                TraceEvent::ToolsFinished {
+                    tool_call_counts, ..
+                } => {
+                    if let (true, Some(round)) = (open, rounds.last_mut()) {
+                        round.counts_after = Some(tool_call_counts);
+                    }
+                }
+                TraceEvent::Exit { reason, .. } => {
+                    if let (true, Some(round)) = (open, rounds.last_mut()) {
+                        round.tool_exit = Some(reason);
+                    }
+                    open = false;
+                }
+                TraceEvent::LlmStarted { .. }
+                | TraceEvent::Stopped { .. }
+                | TraceEvent::MaxStepsReached { .. }
+                | TraceEvent::RunFinished { .. } => open = false,
+                _ => {}
+            }
+            if event.to_wire().is_some() {
+                wire_index += 1;
+            }
+        }
+        rounds
+    }
 }
 
-pub(crate) fn event_point(event: &TraceEvent) -> Option<&str> {
+pub(crate) fn event_point(event: &WireEvent) -> Option<HookPoint> {
     match event {
-        TraceEvent::Hook { point, .. } => Some(point),
+        WireEvent::Hook { point, .. } => Some(*point),
         _ => None,
     }
 }

@@ -3,9 +3,10 @@
 use super::convert;
 use super::declarative::DeclarativeHook;
 use super::named::NamedHook;
-use super::ready_made::{self, ReadyMadeError};
+use super::prepare_error::PrepareError;
+use super::ready_made;
 use super::stream::Streamed;
-use crate::agent::{Agent, AgentError, RunOptions};
+use crate::agent::{Agent, RunOptions};
 use crate::generator::ChatGenerator;
 use crate::hook::{Hook, HookPoint};
 use crate::message::ChatMessage;
@@ -17,16 +18,6 @@ use crate::tool::{StateOutput, ToolSpec};
 use indexmap::IndexMap;
 use serde_json::Value;
 use std::sync::Arc;
-
-/// Why a scenario could not be turned into a run.
-pub(crate) enum BuildError {
-    /// The scenario itself is wrong (an undefined shared or custom hook, a
-    /// message that is not a message): the outcome is an error.
-    Scenario(String),
-    /// The Agent refused to build (Haystack's construction errors): the run
-    /// fails, and `expect.error` may expect it.
-    Agent(AgentError),
-}
 
 pub(crate) struct Prepared {
     pub agent: Agent,
@@ -41,7 +32,7 @@ pub(crate) fn prepare(
     scenario: &Scenario,
     custom: &IndexMap<String, Arc<dyn Hook>>,
     generator: Option<Arc<dyn ChatGenerator>>,
-) -> Result<Prepared, BuildError> {
+) -> Result<Prepared, PrepareError> {
     let spec = &scenario.agent;
     // One wrapper per custom hook, so a hook used at several points stays one object.
     let custom: IndexMap<String, Arc<dyn Hook>> = custom
@@ -80,7 +71,7 @@ pub(crate) fn prepare(
     }
     let mut shared: IndexMap<&str, Arc<dyn Hook>> = IndexMap::new();
     for (key, entry) in &scenario.shared_hooks {
-        let hook = hook_for(entry, key, None, custom).map_err(BuildError::Scenario)??;
+        let hook = hook_for(entry, key, None, custom)?;
         shared.insert(key.as_str(), hook);
     }
     for (point, entries) in &scenario.hooks {
@@ -88,19 +79,19 @@ pub(crate) fn prepare(
             let fallback = format!("{point}#{index}");
             let hook = match entry {
                 HookEntry::Shared(name) => shared.get(name.as_str()).cloned().ok_or_else(|| {
-                    BuildError::Scenario(format!(
+                    PrepareError::invalid(format!(
                         "`hooks.{point}[{index}]` uses `shared: {name}`, but `shared_hooks` defines no `{name}`; \
                          add it under `shared_hooks`"
                     ))
                 })?,
-                other => hook_for(other, &fallback, Some(&shared), custom).map_err(BuildError::Scenario)??,
+                other => hook_for(other, &fallback, Some(&shared), custom)?,
             };
             builder = builder.hook_arc(point, hook);
         }
     }
-    let agent = builder.build().map_err(BuildError::Agent)?;
+    let agent = builder.build().map_err(PrepareError::Construction)?;
     let messages = convert::messages(&scenario.run.messages)
-        .map_err(|e| BuildError::Scenario(format!("`run.messages`: {e}")))?;
+        .map_err(|e| PrepareError::invalid(format!("`run.messages`: {e}")))?;
     let options = RunOptions {
         hook_context: HookContext::from(scenario.run.hook_context.clone()),
         state: scenario.run.state.clone(),
@@ -122,15 +113,13 @@ pub(crate) fn prepare(
     })
 }
 
-/// Builds one hook entry. The outer `Result` is a scenario error; the inner
-/// one an Agent construction error (an unknown point in `allowed_hook_points`).
-#[allow(clippy::type_complexity)]
+/// Builds one hook entry.
 fn hook_for(
     entry: &HookEntry,
     fallback: &str,
     shared: Option<&IndexMap<&str, Arc<dyn Hook>>>,
     custom: &IndexMap<String, Arc<dyn Hook>>,
-) -> Result<Result<Arc<dyn Hook>, BuildError>, String> {
+) -> Result<Arc<dyn Hook>, PrepareError> {
     Ok(match entry {
         HookEntry::Declarative {
             name,
@@ -147,39 +136,36 @@ fn hook_for(
                     .collect::<Vec<_>>()
             });
             let name = name.clone().unwrap_or_else(|| fallback.to_owned());
-            Ok(Arc::new(DeclarativeHook::new(
+            Arc::new(DeclarativeHook::new(
                 name,
                 when.clone(),
                 actions.clone(),
                 allowed,
-            )) as Arc<dyn Hook>)
+            ))
         }
         HookEntry::ReadyMade { kind, name, params } => {
-            let hook = match ready_made::build(*kind, params) {
-                Ok(hook) => hook,
-                Err(ReadyMadeError::Scenario(message)) => return Err(message),
-                Err(ReadyMadeError::Constructor(message)) => {
-                    return Ok(Err(BuildError::Agent(AgentError::HookParameters(message))));
-                }
-            };
+            let hook = ready_made::build(*kind, params)?;
             let name = name.clone().unwrap_or_else(|| fallback.to_owned());
-            Ok(Arc::new(NamedHook::new(name, hook)) as Arc<dyn Hook>)
+            Arc::new(NamedHook::new(name, hook))
         }
         HookEntry::Custom(name) => match custom.get(name) {
-            Some(hook) => Ok(hook.clone()),
+            Some(hook) => hook.clone(),
             None => {
-                return Err(format!(
-                    "custom hook `{name}` is not registered; register it with \
+                return Err(PrepareError::UnregisteredHook {
+                    name: name.clone(),
+                    message: format!(
+                        "custom hook `{name}` is not registered; register it with \
                      `Replay::new().custom_hook(\"{name}\", hook)` in the Rust test that runs this scenario"
-                ));
+                    ),
+                });
             }
         },
         HookEntry::Shared(name) => match shared.and_then(|s| s.get(name.as_str())) {
-            Some(hook) => Ok(hook.clone()),
+            Some(hook) => hook.clone(),
             None => {
-                return Err(format!(
+                return Err(PrepareError::invalid(format!(
                     "`shared: {name}` cannot be used inside `shared_hooks`"
-                ));
+                )));
             }
         },
     })

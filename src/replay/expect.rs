@@ -1,12 +1,11 @@
 //! Checking a run against the scenario's `expect`, in the table's order.
 
-use super::outcome::{Failure, sorted};
-use super::trace::TraceEvent;
 use crate::message::ChatMessage;
+use crate::outcome::{Failure, RunError, RunResult, TraceEvent};
 use crate::pyfmt;
 use crate::scenario::{ExpectedText, Scenario, UnusedReplies};
 use crate::state::keys;
-use crate::value::json_eq;
+use crate::value::{json_eq, sorted};
 use serde_json::{Value, json};
 
 const NO_RESULT: &str = "no result to check (the run failed)";
@@ -18,12 +17,12 @@ pub(crate) fn render(value: &Value) -> String {
 
 pub(crate) fn check(
     scenario: &Scenario,
-    result: Option<&Value>,
-    last: Option<&ChatMessage>,
+    result: Option<&RunResult>,
     trace: &[TraceEvent],
-    error: Option<&str>,
+    error: Option<&RunError>,
     streamed: &[Value],
 ) -> Vec<Failure> {
+    let error = error.map(|e| e.message.as_str());
     let expect = &scenario.expect;
     let mut failures = Vec::new();
     let compare = |failures: &mut Vec<Failure>, key: &str, want: Value, got: Value| {
@@ -37,7 +36,7 @@ pub(crate) fn check(
     };
     let field = |key: &str| {
         result
-            .and_then(|r| r.get(key))
+            .and_then(|r| r.field(key))
             .cloned()
             .unwrap_or(Value::Null)
     };
@@ -73,10 +72,8 @@ pub(crate) fn check(
         }
     }
     if let Some(state) = &expect.state {
-        if result.is_none() {
-            failures.push(Failure::line(format!("state: {NO_RESULT}")));
-        } else {
-            let actual = field("state");
+        if let Some(result) = result {
+            let actual = &result.state;
             for (key, want) in state {
                 match actual.get(key) {
                     None => failures.push(Failure::line(format!(
@@ -91,26 +88,27 @@ pub(crate) fn check(
                     ),
                 }
             }
+        } else {
+            failures.push(Failure::line(format!("state: {NO_RESULT}")));
         }
     }
     if let Some(want) = &expect.last_message {
-        if result.is_none() {
-            failures.push(Failure::line(format!("last_message: {NO_RESULT}")));
-        } else {
-            check_last_message(want, last, &mut failures);
+        match result {
+            None => failures.push(Failure::line(format!("last_message: {NO_RESULT}"))),
+            Some(result) => check_last_message(want, result.last_message.as_ref(), &mut failures),
         }
     }
     if let Some(want) = expect.message_count {
-        if result.is_none() {
-            failures.push(Failure::line(format!("message_count: {NO_RESULT}")));
-        } else {
-            let count = field(keys::MESSAGES).as_array().map_or(0, Vec::len);
+        if let Some(result) = result {
+            let count = result.messages.len();
             compare(
                 &mut failures,
                 "message_count",
                 Value::from(want),
                 Value::from(count),
             );
+        } else {
+            failures.push(Failure::line(format!("message_count: {NO_RESULT}")));
         }
     }
     // Trace-based expectations hold for failed runs too.
@@ -118,7 +116,7 @@ pub(crate) fn check(
         let ran: Vec<String> = trace
             .iter()
             .filter_map(|e| match e {
-                TraceEvent::Hook { point, hook, .. } => Some(format!("{point}:{hook}")),
+                TraceEvent::HookStarted { point, hook, .. } => Some(format!("{point}:{hook}")),
                 _ => None,
             })
             .collect();
@@ -141,7 +139,7 @@ pub(crate) fn check(
     }
     let llm_calls = trace
         .iter()
-        .filter(|e| matches!(e, TraceEvent::Llm { .. }))
+        .filter(|e| matches!(e, TraceEvent::LlmStarted { .. }))
         .count();
     if let Some(want) = expect.llm_calls {
         compare(
@@ -155,7 +153,7 @@ pub(crate) fn check(
         let ran: Vec<&str> = trace
             .iter()
             .filter_map(|e| match e {
-                TraceEvent::Tool { tool, .. } => Some(tool.as_str()),
+                TraceEvent::ToolFinished { tool, .. } => Some(tool.as_str()),
                 _ => None,
             })
             .collect();

@@ -44,25 +44,24 @@ pub(crate) mod convert;
 mod declarative;
 mod expect;
 mod named;
-mod outcome;
+mod prepare_error;
 mod ready_made;
 mod stream;
-mod trace;
 
+pub use crate::outcome::{Failure, Outcome, Status, TraceEvent, TraceRecorder};
+pub use crate::value::sorted;
 pub use as_test::ScenarioFailure;
 pub use declarative::DeclarativeHook;
-pub use outcome::{Failure, Outcome, Status, sorted};
-pub use trace::{TraceEvent, TraceRecorder};
+pub use prepare_error::PrepareError;
 
 use crate::future::block_on;
 use crate::generator::ChatGenerator;
 use crate::hook::Hook;
 use crate::observe::{Event, Observer};
+use crate::outcome::{Detail, RunError, RunResult};
 use crate::scenario::Scenario;
-use crate::state::keys;
-use build::{BuildError, prepare};
+use build::prepare;
 use indexmap::IndexMap;
-use serde_json::{Map, Value};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -70,6 +69,7 @@ use std::sync::Arc;
 #[derive(Clone, Default)]
 pub struct Replay {
     custom: IndexMap<String, Arc<dyn Hook>>,
+    detail: Detail,
 }
 
 impl Replay {
@@ -84,6 +84,13 @@ impl Replay {
         self
     }
 
+    /// How much of each run the outcome's trace keeps (default
+    /// [`Detail::Summary`]; [`Detail::Full`] adds what each hook changed).
+    pub fn detail(mut self, detail: Detail) -> Self {
+        self.detail = detail;
+        self
+    }
+
     /// Registers a shared hook object under a name.
     pub fn custom_hook_arc(mut self, name: impl Into<String>, hook: Arc<dyn Hook>) -> Self {
         self.custom.insert(name.into(), hook);
@@ -91,21 +98,23 @@ impl Replay {
     }
 
     /// Loads and runs a file; an invalid file gives an outcome with status
-    /// `error` whose `error` names the file, the key and the position.
+    /// [`Status::Invalid`] whose `error` names the file, the key and the
+    /// position.
     pub fn run_file(&self, path: impl AsRef<Path>) -> Outcome {
         let path = path.as_ref();
         match Scenario::from_path(path) {
             Ok(scenario) => self.run_with_file(&scenario, &path.display().to_string(), None, None),
-            Err(error) => file_error(path, error.scenario_name(), error.to_string()),
+            Err(error) => invalid_file(path, &error),
         }
     }
 
     /// Checks what loading cannot: the ready-made hooks' parameters, the
-    /// `shared:` and `custom:` names, the messages. `Err` is a file error;
-    /// an Agent construction error (which `expect.error` may expect) is not.
-    /// A `custom:` hook that is not registered is not a file error here
-    /// (the file is fine; the Rust test that runs it registers the hook).
-    pub fn validate(&self, scenario: &Scenario) -> Result<(), String> {
+    /// `shared:` and `custom:` names, the messages. `Err` is always
+    /// [`PrepareError::Invalid`], a file error (its message does not name
+    /// the file: the caller knows it); an Agent construction error (which
+    /// `expect.error` may expect) is not one, nor is a `custom:` hook that
+    /// is not registered (the Rust test that runs the file registers it).
+    pub fn validate(&self, scenario: &Scenario) -> Result<(), PrepareError> {
         let mut custom = self.custom.clone();
         let entries = scenario
             .hooks
@@ -120,15 +129,10 @@ impl Replay {
             }
         }
         match prepare(scenario, &custom, None) {
-            Err(BuildError::Scenario(message)) => {
-                let file = scenario
-                    .file
-                    .as_ref()
-                    .map(|f| f.display().to_string())
-                    .unwrap_or_default();
-                Err(format!("{file}: {message}"))
+            Err(error @ PrepareError::Invalid { .. }) => Err(error),
+            Err(PrepareError::Construction(_) | PrepareError::UnregisteredHook { .. }) | Ok(_) => {
+                Ok(())
             }
-            Err(BuildError::Agent(_)) | Ok(_) => Ok(()),
         }
     }
 
@@ -142,15 +146,16 @@ impl Replay {
         self.run_with_file(scenario, &file, None, None)
     }
 
-    /// Runs a loaded scenario; `observer` also sees every event (this is
-    /// what `hookharness explain` uses).
+    /// Runs a loaded scenario; `observer` also sees every live event, for
+    /// what the outcome's trace does not keep (the whole conversation at
+    /// each model call, for example).
     pub fn run_observed(&self, scenario: &Scenario, observer: &mut dyn Observer) -> Outcome {
         let file = scenario
             .file
             .as_ref()
             .map(|f| f.display().to_string())
             .unwrap_or_default();
-        self.run_with_file(scenario, &file, Some(observer), None)
+        self.run_with_file(scenario, &file, None, Some(observer))
     }
 
     /// Runs a loaded scenario with `generator` as the model instead of its
@@ -167,7 +172,7 @@ impl Replay {
             .as_ref()
             .map(|f| f.display().to_string())
             .unwrap_or_default();
-        self.run_with_file(scenario, &file, None, Some(generator))
+        self.run_with_file(scenario, &file, Some(generator), None)
     }
 
     /// Runs one scenario; a panic anywhere in it (a custom hook, tool or
@@ -177,22 +182,22 @@ impl Replay {
         &self,
         scenario: &Scenario,
         file: &str,
-        extra: Option<&mut dyn Observer>,
         generator: Option<Arc<dyn ChatGenerator>>,
+        extra: Option<&mut dyn Observer>,
     ) -> Outcome {
         let guarded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            self.run_unguarded(scenario, file, extra, generator)
+            self.run_unguarded(scenario, file, generator, extra)
         }));
         guarded.unwrap_or_else(|payload| Outcome {
             scenario: scenario.name.clone(),
             file: file.to_owned(),
             status: Status::Error,
             failures: Vec::new(),
-            error: Some(format!(
+            error: Some(RunError::panicked(format!(
                 "{file}: the run panicked: {}; this is a bug in a custom hook, tool or \
                  generator, or in hookharness: report it with this scenario",
                 crate::panic::payload_text(payload.as_ref())
-            )),
+            ))),
             result: None,
             trace: Vec::new(),
         })
@@ -202,24 +207,36 @@ impl Replay {
         &self,
         scenario: &Scenario,
         file: &str,
-        extra: Option<&mut dyn Observer>,
         generator: Option<Arc<dyn ChatGenerator>>,
+        extra: Option<&mut dyn Observer>,
     ) -> Outcome {
-        let mut recorder = TraceRecorder::default();
+        let mut recorder = TraceRecorder::new(self.detail);
         let mut streamed = None;
-        let (result, last, error) = match prepare(scenario, &self.custom, generator) {
-            Err(BuildError::Scenario(message)) => {
-                return Outcome {
-                    scenario: scenario.name.clone(),
-                    file: file.to_owned(),
-                    status: Status::Error,
-                    failures: Vec::new(),
-                    error: Some(format!("{file}: {message}")),
-                    result: None,
-                    trace: Vec::new(),
-                };
+        // Nothing runs for a file that cannot be prepared, and nothing is
+        // checked: its expectations are about a run.
+        let unprepared = |status, error| Outcome {
+            scenario: scenario.name.clone(),
+            file: file.to_owned(),
+            status,
+            failures: Vec::new(),
+            error: Some(error),
+            result: None,
+            trace: Vec::new(),
+        };
+        let ran = match prepare(scenario, &self.custom, generator) {
+            Err(PrepareError::Invalid { message }) => {
+                return unprepared(
+                    Status::Invalid,
+                    RunError::invalid(format!("{file}: {message}")),
+                );
             }
-            Err(BuildError::Agent(error)) => (None, None, Some(error.to_string())),
+            Err(PrepareError::UnregisteredHook { name, message }) => {
+                return unprepared(
+                    Status::Error,
+                    RunError::unregistered(name, format!("{file}: {message}")),
+                );
+            }
+            Err(PrepareError::Construction(error)) => Err(RunError::construction(&error)),
             Ok(prepared) => {
                 streamed = prepared.streamed.clone();
                 let mut tee = Tee {
@@ -237,24 +254,17 @@ impl Replay {
                         .agent
                         .run_observed(prepared.messages, prepared.options, &mut tee)
                 };
-                match run {
-                    Ok(output) => {
-                        let result = result_value(scenario, &output);
-                        (Some(result), output.last_message, None)
-                    }
-                    Err(error) => (None, None, Some(error.to_string())),
-                }
+                run.map(|output| RunResult::new(output, scenario.agent.state_schema.keys()))
+                    .map_err(|error| RunError::run(&error))
             }
         };
+        let trace = recorder.into_events();
+        let (result, error) = match ran {
+            Ok(result) => (Some(result), None),
+            Err(error) => (None, Some(error)),
+        };
         let streamed = streamed.map(|s| s.take()).unwrap_or_default();
-        let failures = expect::check(
-            scenario,
-            result.as_ref(),
-            last.as_ref(),
-            &recorder.events,
-            error.as_deref(),
-            &streamed,
-        );
+        let failures = expect::check(scenario, result.as_ref(), &trace, error.as_ref(), &streamed);
         let status = if error.is_some() && scenario.expect.error.is_none() {
             Status::Error
         } else if failures.is_empty() {
@@ -269,28 +279,12 @@ impl Replay {
             failures,
             error,
             result,
-            trace: recorder.events,
+            trace,
         }
     }
 }
 
-fn file_error(path: &Path, name: Option<&str>, message: String) -> Outcome {
-    Outcome {
-        scenario: name.map(str::to_owned).unwrap_or_else(|| {
-            path.file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .unwrap_or_default()
-        }),
-        file: path.display().to_string(),
-        status: Status::Error,
-        failures: Vec::new(),
-        error: Some(message),
-        result: None,
-        trace: Vec::new(),
-    }
-}
-
-/// Sends each event to the trace recorder and to an optional second observer.
+/// Sends each event to the trace recorder and to the caller's observer.
 struct Tee<'a, 'b> {
     recorder: &'a mut TraceRecorder,
     extra: Option<&'b mut dyn Observer>,
@@ -305,37 +299,20 @@ impl Observer for Tee<'_, '_> {
     }
 }
 
-fn result_value(scenario: &Scenario, output: &crate::AgentOutput) -> Value {
-    let mut result = Map::new();
-    result.insert(
-        keys::MESSAGES.into(),
-        Value::Array(output.messages.iter().map(|m| m.to_value()).collect()),
-    );
-    result.insert(
-        "last_message".into(),
-        output
-            .last_message
-            .as_ref()
-            .map_or(Value::Null, |m| m.to_value()),
-    );
-    for key in [
-        keys::EXIT_REASON,
-        keys::STEP_COUNT,
-        keys::TOKEN_USAGE,
-        keys::TOOL_CALL_COUNTS,
-    ] {
-        result.insert(
-            key.into(),
-            output.data.get(key).cloned().unwrap_or(Value::Null),
-        );
+/// The outcome of a file that did not load: status invalid, the error
+/// naming the file, the key and the position.
+pub(crate) fn invalid_file(path: &Path, error: &crate::scenario::ScenarioError) -> Outcome {
+    Outcome {
+        scenario: error.scenario_name().map(str::to_owned).unwrap_or_else(|| {
+            path.file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default()
+        }),
+        file: path.display().to_string(),
+        status: Status::Invalid,
+        failures: Vec::new(),
+        error: Some(RunError::invalid(error.to_string())),
+        result: None,
+        trace: Vec::new(),
     }
-    let state: Map<String, Value> = scenario
-        .agent
-        .state_schema
-        .keys()
-        .filter(|k| *k != keys::MESSAGES)
-        .filter_map(|k| output.data.get(k).map(|v| (k.clone(), v.clone())))
-        .collect();
-    result.insert("state".into(), Value::Object(state));
-    Value::Object(result)
 }

@@ -1,38 +1,22 @@
 //! Ready-made scenario entries (`token_budget:`, `tool_result_offload:`, ...)
 //! to hooks: each entry's parameters are the hook's constructor parameters.
 
+use super::prepare_error::PrepareError;
 use crate::hook::Hook;
 use crate::hooks::confirmation::{NeverAskPolicy, ScriptedConfirmationUI, SimpleConsoleUI};
 use crate::hooks::offload::{FileSystemToolResultStore, ToolResultOffloadHook};
-use crate::hooks::{CompactionHook, ConfirmationHook, FromValueError, TokenBudgetHook};
+use crate::hooks::{CompactionHook, ConfirmationHook, TokenBudgetHook};
 use crate::scenario::ReadyMadeKind;
 use serde_json::Value;
 use std::sync::Arc;
 
-/// Why an entry could not become a hook.
-pub(crate) enum ReadyMadeError {
-    /// The entry is malformed: a scenario error.
-    Scenario(String),
-    /// Haystack's constructor would raise: an Agent construction error.
-    Constructor(String),
-}
-
-impl From<FromValueError> for ReadyMadeError {
-    fn from(error: FromValueError) -> Self {
-        match error {
-            FromValueError::Invalid(message) => ReadyMadeError::Constructor(message),
-            other => ReadyMadeError::Scenario(other.to_string()),
-        }
-    }
-}
-
-pub(crate) fn build(kind: ReadyMadeKind, params: &Value) -> Result<Arc<dyn Hook>, ReadyMadeError> {
+pub(crate) fn build(kind: ReadyMadeKind, params: &Value) -> Result<Arc<dyn Hook>, PrepareError> {
     match kind {
         ReadyMadeKind::TokenBudget => Ok(Arc::new(TokenBudgetHook::from_params(params)?)),
         ReadyMadeKind::ToolResultOffload => {
             let hook = ToolResultOffloadHook::from_params(params)?;
             if hook.store().to_value()["type"] == FileSystemToolResultStore::TYPE {
-                return Err(ReadyMadeError::Scenario(format!(
+                return Err(PrepareError::invalid(format!(
                     "`tool_result_offload.store`: `{}` puts absolute paths in the conversation, so the \
                      outcome would depend on the machine; use `{}` in scenarios",
                     FileSystemToolResultStore::TYPE,
@@ -51,7 +35,7 @@ pub(crate) fn build(kind: ReadyMadeKind, params: &Value) -> Result<Arc<dyn Hook>
             let store =
                 &hook.to_value()["init_parameters"]["compactor"]["init_parameters"]["store"];
             if store["type"] == FileSystemToolResultStore::TYPE {
-                return Err(ReadyMadeError::Scenario(format!(
+                return Err(PrepareError::invalid(format!(
                     "`compaction.compactor.store`: `{}` puts absolute paths in the conversation, so the \
                      outcome would depend on the machine; use `{}` in scenarios",
                     FileSystemToolResultStore::TYPE,
@@ -65,7 +49,7 @@ pub(crate) fn build(kind: ReadyMadeKind, params: &Value) -> Result<Arc<dyn Hook>
 
 /// A console UI asks a person, whom a scenario run does not have: it is
 /// accepted only under `NeverAskPolicy`, which never asks.
-fn refuse_asking_console(hook: &Value) -> Result<(), ReadyMadeError> {
+fn refuse_asking_console(hook: &Value) -> Result<(), PrepareError> {
     let strategies = hook["init_parameters"]["confirmation_strategies"].as_object();
     for (key, strategy) in strategies.into_iter().flatten() {
         let init = &strategy["init_parameters"];
@@ -75,7 +59,7 @@ fn refuse_asking_console(hook: &Value) -> Result<(), ReadyMadeError> {
         if init["confirmation_ui"]["type"] == SimpleConsoleUI::TYPE
             && policy != NeverAskPolicy::TYPE
         {
-            return Err(ReadyMadeError::Scenario(format!(
+            return Err(PrepareError::invalid(format!(
                 "`confirmation.confirmation_strategies.{key}`: `{}` asks a person at the console, \
                  and a scenario run has none; use it with `{}` (which never asks), or use `{}`",
                 SimpleConsoleUI::TYPE,

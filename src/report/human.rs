@@ -2,7 +2,7 @@
 
 use super::Summary;
 use super::diff::json_diff;
-use crate::replay::{Outcome, Status};
+use crate::outcome::{Outcome, Status};
 use std::fmt::Write;
 
 /// One outcome: a status line, then, for a run that failed, its cause (the
@@ -12,10 +12,10 @@ pub fn human_outcome(outcome: &Outcome) -> String {
     let tag = match outcome.status {
         Status::Pass => "PASS ",
         Status::Fail => "FAIL ",
-        Status::Error => "ERROR",
+        Status::Error | Status::Invalid => "ERROR",
     };
     let mut out = format!("{tag} {}  ({})\n", outcome.file, outcome.scenario);
-    if outcome.status == Status::Error {
+    if matches!(outcome.status, Status::Error | Status::Invalid) {
         if let Some(error) = &outcome.error {
             let _ = writeln!(out, "      {error}");
         }

@@ -5,7 +5,7 @@
 //! outcomes always give the same bytes.
 
 use super::Summary;
-use crate::replay::{Outcome, Status};
+use crate::outcome::{Outcome, Status};
 use std::fmt::Write;
 
 /// A JUnit document with one `<testcase>` per scenario; failures and errors
@@ -49,8 +49,8 @@ pub fn junit(outcomes: &[Outcome]) -> String {
                     escape(&text.join("\n"))
                 );
             }
-            Status::Error => {
-                let error = outcome.error.as_deref().unwrap_or("");
+            Status::Error | Status::Invalid => {
+                let error = outcome.error.as_ref().map_or("", |e| e.message.as_str());
                 let _ = writeln!(
                     out,
                     ">\n      <error message=\"{}\">{}</error>\n    </testcase>",

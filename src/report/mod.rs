@@ -4,13 +4,15 @@
 //! single source of truth; none reaches into the loop.
 
 mod diff;
+mod explain;
 mod human;
 mod junit;
 
+pub use explain::explain;
 pub use human::{human_outcome, human_summary};
 pub use junit::junit;
 
-use crate::replay::{Outcome, Status};
+use crate::outcome::{Outcome, Status};
 
 /// Counts of a set of outcomes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -21,6 +23,8 @@ pub struct Summary {
     pub failed: usize,
     /// Scenarios that could not run (invalid file, unexpected failure).
     pub errors: usize,
+    /// Of the errors, the invalid files.
+    pub invalid: usize,
 }
 
 impl Summary {
@@ -32,6 +36,10 @@ impl Summary {
                 Status::Pass => summary.passed += 1,
                 Status::Fail => summary.failed += 1,
                 Status::Error => summary.errors += 1,
+                Status::Invalid => {
+                    summary.errors += 1;
+                    summary.invalid += 1;
+                }
             }
         }
         summary

@@ -117,10 +117,25 @@ fn message(role: Role, text: &str) -> MessageSpec {
 }
 
 fn messages() -> BoxedStrategy<Vec<MessageSpec>> {
+    let with_call = MessageSpec::Simple {
+        role: Role::Assistant,
+        text: None,
+        tool_calls: vec![crate::scenario::ScriptedToolCall {
+            tool: "search".to_owned(),
+            arguments: [("query".to_owned(), Value::from("late"))]
+                .into_iter()
+                .collect(),
+            id: Some("hook_call".to_owned()),
+        }],
+        meta: Map::new(),
+        name: None,
+    };
     let one = prop_oneof![
         3 => Just(message(Role::User, "Search before answering.")),
         1 => Just(message(Role::System, "Be brief.")),
         1 => Just(message(Role::Assistant, "Noted.")),
+        1 => Just(message(Role::User, "Ünïcode \"quotes\" 'and' \\ tabs\t\nnew line ✓")),
+        1 => Just(with_call),
     ];
     prop::collection::vec(one, 0..=2).boxed()
 }
@@ -374,6 +389,31 @@ fn ready_made() -> BoxedStrategy<(HookPoint, ReadyMadeKind, Value)> {
             json!({})
         )),
     ];
+    let summarizer = (
+        prop::collection::vec(
+            prop_oneof![
+                3 => Just(json!("- the user asked about fusion")),
+                1 => Just(Value::Null),
+                1 => Just(json!({"error": "rate limited"})),
+            ],
+            0..3,
+        ),
+        any::<bool>(),
+    )
+        .prop_map(|(replies, raise)| {
+            component(
+                "haystack.hooks.compaction.summarization.SummarizationCompactor",
+                json!({
+                    "chat_generator": component(
+                        "hookharness.hooks.compaction.ScriptedSummarizer",
+                        json!({"replies": replies})
+                    ),
+                    "approximate_summary_tokens": 8,
+                    "raise_on_failure": raise,
+                }),
+            )
+        });
+    let compactor = prop_oneof![2 => compactor, 1 => summarizer];
     let compaction =
         (compactor, prop::sample::select(&[20i64, 60, 400][..])).prop_map(|(compactor, window)| {
             (
@@ -396,6 +436,8 @@ fn ready_made() -> BoxedStrategy<(HookPoint, ReadyMadeKind, Value)> {
 #[derive(Debug, Clone)]
 struct ToolExtras {
     echo: bool,
+    /// A result with escaped text, or a JSON result holding an odd value.
+    odd_result: Option<ScriptedResult>,
     inputs_from_state: Option<(String, String)>,
     outputs_to_state: Option<(String, StateOutputScript)>,
     outputs_to_string: Option<OutputsToString>,
@@ -431,8 +473,16 @@ fn tool_extras() -> BoxedStrategy<ToolExtras> {
                 .collect()
         )),
     ];
+    let odd_result = prop_oneof![
+        text().prop_map(ScriptedResult::Text),
+        (odd_value(), text())
+            .prop_map(|(v, t)| ScriptedResult::Json(json!({"hits": v, "query": t}))),
+        odd_value().prop_map(ScriptedResult::Json),
+        text().prop_map(ScriptedResult::Error),
+    ];
     (
         prop::bool::weighted(0.3),
+        prop::option::weighted(0.3, odd_result),
         prop::option::weighted(
             0.2,
             user_key.prop_map(|key| (key.to_owned(), "query".to_owned())),
@@ -441,14 +491,37 @@ fn tool_extras() -> BoxedStrategy<ToolExtras> {
         prop::option::weighted(0.2, to_string),
     )
         .prop_map(
-            |(echo, inputs_from_state, outputs_to_state, outputs_to_string)| ToolExtras {
-                echo,
-                inputs_from_state,
-                outputs_to_state,
-                outputs_to_string,
+            |(echo, odd_result, inputs_from_state, outputs_to_state, outputs_to_string)| {
+                ToolExtras {
+                    echo,
+                    odd_result,
+                    inputs_from_state,
+                    outputs_to_state,
+                    outputs_to_string,
+                }
             },
         )
         .boxed()
+}
+
+/// Texts with what Python's `repr` and `json.dumps` escape: quotes, a
+/// backslash, control characters, non-ASCII letters, an emoji.
+fn text() -> BoxedStrategy<String> {
+    prop::sample::select(
+        &[
+            "plain",
+            "it's",
+            "say \"hi\"",
+            "both ' and \"",
+            "back\\slash",
+            "tab\tand\nnewline",
+            "café ✓",
+            "emoji 😀",
+            "",
+        ][..],
+    )
+    .prop_map(str::to_owned)
+    .boxed()
 }
 
 /// System and user prompt templates with their variables.
@@ -589,7 +662,13 @@ pub fn contract_scenarios() -> BoxedStrategy<Scenario> {
     let extras = TOOL_NAMES.iter().map(|_| tool_extras()).collect::<Vec<_>>();
     let schema = prop::collection::vec(
         (
-            prop::sample::select(USER_KEYS),
+            prop::sample::select(
+                USER_KEYS
+                    .iter()
+                    .copied()
+                    .chain([("messages", ValueKind::List)])
+                    .collect::<Vec<_>>(),
+            ),
             prop::sample::select(
                 &[
                     None,
@@ -611,7 +690,13 @@ pub fn contract_scenarios() -> BoxedStrategy<Scenario> {
         0.3,
         odd_value().prop_map(|v| json!({"user": "u1", "extra": v})),
     );
-    let run_extras = (prompts(), run_tools(), haystack_messages());
+    let run_extras = (
+        prompts(),
+        run_tools(),
+        haystack_messages(),
+        prop::collection::vec(prop::option::weighted(0.3, (odd_value(), text())), 6),
+        prop::bool::weighted(0.15),
+    );
     (
         scenarios_shaped(Shape::default().hooks_per_point(1)),
         per_point,
@@ -633,7 +718,7 @@ pub fn contract_scenarios() -> BoxedStrategy<Scenario> {
                 run_state,
                 hook_context,
                 limit,
-                (prompts, run_tools, haystack_messages),
+                (prompts, run_tools, haystack_messages, arguments, stream),
             )| {
                 // Every user key a hook, a tool or the run names is declared
                 // (the base scenarios cover the unknown-key errors).
@@ -677,6 +762,9 @@ pub fn contract_scenarios() -> BoxedStrategy<Scenario> {
                 }
                 scenario.hooks.retain(|_, entries| !entries.is_empty());
                 for (tool, extra) in scenario.tools.iter_mut().zip(extras) {
+                    if let Some(result) = extra.odd_result {
+                        tool.results.insert(0, result);
+                    }
                     if extra.echo {
                         tool.results.insert(0, ScriptedResult::EchoArguments);
                     }
@@ -727,6 +815,20 @@ pub fn contract_scenarios() -> BoxedStrategy<Scenario> {
                     scenario.run.variables = prompts.variables;
                 }
                 scenario.run.tools = run_tools;
+                scenario.run.stream = stream;
+                // Odd-typed and odd-text arguments on the first call of some replies.
+                for (reply, extra) in scenario.model.iter_mut().zip(arguments) {
+                    if let (
+                        crate::scenario::ModelReply::Reply { tool_calls, .. },
+                        Some((value, text)),
+                    ) = (reply, extra)
+                    {
+                        if let Some(call) = tool_calls.first_mut() {
+                            call.arguments.insert("x".to_owned(), value);
+                            call.arguments.insert("note".to_owned(), Value::from(text));
+                        }
+                    }
+                }
                 scenario.run.messages.extend(haystack_messages);
                 scenario
             },

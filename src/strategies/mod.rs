@@ -3,7 +3,7 @@
 //!
 //! ```text
 //!  Shape ──▶ scenarios_shaped ──▶ Scenario ──┐
-//!  your hooks ──▶ permuted_registrations ──▶ install ──▶ Replay::run_observed(RunProbe)
+//!  your hooks ──▶ permuted_registrations ──▶ install ──▶ Replay::run
 //!                                                          │
 //!            Property::run ◀── Invariants::check ◀── Outcome
 //!                 │ fails
@@ -49,9 +49,7 @@ mod property;
 mod scenario;
 mod tools;
 
-pub use crate::invariants::{
-    Invariant, Invariants, RunProbe, Violation, check_invariants, compare_outcomes,
-};
+pub use crate::invariants::{Invariant, Invariants, Violation, check_invariants, compare_outcomes};
 pub use contract::{METADATA_KEYS, contract_scenarios, odd_value};
 pub use hooks::{STOP_VALUES, hook_entry, hook_registrations};
 pub use model::{UNKNOWN_TOOL, model_reply, model_script, usage};
@@ -65,8 +63,8 @@ pub use tools::{TOOL_NAMES, tool_script, tool_scripts};
 use crate::replay::{Outcome, Replay};
 use crate::scenario::Scenario;
 
-/// Runs a scenario with a [`RunProbe`] and checks every invariant the
-/// outcome, the scenario and the probe show.
+/// Runs a scenario and checks every invariant the outcome and the
+/// scenario show.
 ///
 /// ```
 /// use hookharness::replay::Replay;
@@ -81,11 +79,7 @@ use crate::scenario::Scenario;
 /// ```
 #[must_use]
 pub fn replay_and_check(replay: &Replay, scenario: &Scenario) -> (Outcome, Vec<Violation>) {
-    let mut probe = RunProbe::default();
-    let outcome = replay.run_observed(scenario, &mut probe);
-    let violations = Invariants::new()
-        .scenario(scenario)
-        .probe(&probe)
-        .check(&outcome);
+    let outcome = replay.run(scenario);
+    let violations = Invariants::new().scenario(scenario).check(&outcome);
     (outcome, violations)
 }

@@ -166,7 +166,7 @@ pub fn permuted_registrations(
 /// let (scenario, replay) = install(&base, &registrations, Replay::new());
 /// let outcome = replay.run(&scenario);
 /// assert!(outcome.passed(), "{:?}", outcome.error);
-/// assert_eq!(outcome.trace.len(), 4); // llm, exit, then the two after_run hooks
+/// assert_eq!(outcome.wire_trace().count(), 4); // llm, exit, then the two after_run hooks
 /// # Ok::<(), hookharness::scenario::ScenarioError>(())
 /// ```
 #[must_use]

@@ -1,8 +1,10 @@
 //! Each invariant's check, fed a deliberately broken outcome: the
 //! violation is reported, at the event that shows it.
 
-use crate::support::{exit, hook, llm, outcome, reported, scenario, tool};
+use crate::support::{error, exit, hook, llm, outcome, reported, result, scenario, tool};
+use hookharness::HookPoint;
 use hookharness::invariants::{Invariant, Invariants, check_invariants, compare_outcomes};
+use hookharness::outcome::ErrorKind;
 use serde_json::json;
 
 #[test]
@@ -50,7 +52,10 @@ fn after_run_before_the_end_or_after_a_failure_or_twice_is_reported() {
     assert_eq!(found.at, Some(0));
 
     let mut failed = outcome(json!(null), vec![llm(0), hook("after_run", "a", 0)]);
-    failed.error = Some("the chat generator failed at LLM call 0 (step 0): rate limited".into());
+    failed.error = error(
+        ErrorKind::Generator { call: 0, step: 0 },
+        "the chat generator failed at LLM call 0 (step 0): rate limited",
+    );
     let found = reported(
         &check_invariants(&failed),
         Invariant::AfterRunOnceUnlessFailed,
@@ -151,8 +156,9 @@ fn an_accepted_reserved_key_or_a_rejected_plain_schema_is_reported() {
 
     let plain = scenario("agent: {state_schema: {notes: {type: list}}}\nmodel: [{text: hi}]");
     let mut rejected = outcome(json!(null), vec![]);
-    rejected.error = Some(
-        "state_schema keys ['notes'] are reserved for Agent internal state and cannot be redefined.".into(),
+    rejected.error = error(
+        ErrorKind::ReservedStateKeys,
+        "state_schema keys ['notes'] are reserved for Agent internal state and cannot be redefined.",
     );
     let violations = Invariants::new().scenario(&plain).check(&rejected);
     reported(&violations, Invariant::ReservedStateKeysRejected);
@@ -313,8 +319,10 @@ fn an_exit_that_continues_without_on_exit_hooks_is_reported_even_in_a_failed_run
             llm(1),
         ],
     );
-    failed.error =
-        Some("the chat generator failed at LLM call 1 (step 1): model script exhausted".into());
+    failed.error = error(
+        ErrorKind::Generator { call: 1, step: 1 },
+        "the chat generator failed at LLM call 1 (step 1): model script exhausted",
+    );
     let found = reported(&check_invariants(&failed), Invariant::ContinueRunIsConsumed);
     assert_eq!(found.at, Some(2));
     assert_eq!(
@@ -366,7 +374,7 @@ fn two_outcomes_that_differ_are_reported_at_the_first_difference() {
     assert_eq!(found[0].invariant, Invariant::SameOutcome);
     assert_eq!(found[0].at, Some(1));
     let mut right = left.clone();
-    right.result = Some(json!({"exit_reason": "text", "step_count": 2}));
+    right.result = Some(result(json!({"exit_reason": "text", "step_count": 2})));
     let found = compare_outcomes(&left, &right);
     assert!(
         found[0].message.starts_with("`result` differs"),
@@ -397,4 +405,40 @@ fn a_violation_prints_its_invariant_message_and_excerpt() {
          \x20   trace[2] {\"event\":\"llm\",\"messages_in\":1,\"step\":1}\n\
          \x20 > trace[3] {\"event\":\"hook\",\"hook\":\"late\",\"point\":\"on_exit\",\"step\":2}"
     );
+}
+
+#[test]
+fn a_hook_failure_is_read_from_the_typed_error_whatever_its_wording() {
+    // The same run and the same text, once failed by an after_run hook and
+    // once by the model: only the error's kind tells them apart.
+    let trace = vec![
+        llm(0),
+        exit(1, "text", false),
+        hook("after_run", "audit", 1),
+    ];
+    let wording = "audit said no";
+    let mut in_after_run = outcome(json!(null), trace.clone());
+    in_after_run.error = error(
+        ErrorKind::Hook {
+            hook: "audit".into(),
+            point: HookPoint::AfterRun,
+            step: 1,
+            panicked: false,
+        },
+        wording,
+    );
+    assert!(
+        check_invariants(&in_after_run)
+            .iter()
+            .all(|v| v.invariant != Invariant::AfterRunOnceUnlessFailed),
+        "{:#?}",
+        check_invariants(&in_after_run)
+    );
+    let mut elsewhere = outcome(json!(null), trace);
+    elsewhere.error = error(ErrorKind::Generator { call: 1, step: 1 }, wording);
+    let found = reported(
+        &check_invariants(&elsewhere),
+        Invariant::AfterRunOnceUnlessFailed,
+    );
+    assert_eq!(found.at, Some(2));
 }

@@ -34,8 +34,7 @@ fn fail_when_a_tool_runs() -> &'static (PathBuf, String) {
                 .run(scenarios(), |scenario| {
                     let outcome = Replay::new().run(&scenario);
                     let tools = outcome
-                        .trace
-                        .iter()
+                        .wire_trace()
                         .filter(|e| e.to_value()["event"] == "tool")
                         .count();
                     prop_assert!(tools == 0, "{tools} tool call(s) ran");
@@ -78,8 +77,7 @@ fn a_failing_property_writes_its_shrunk_counterexample_as_a_scenario_file() {
     let outcome = Replay::new().run_file(file);
     assert!(
         outcome
-            .trace
-            .iter()
+            .wire_trace()
             .any(|e| e.to_value()["event"] == "tool")
     );
     assert_ne!(outcome.status, Status::Error, "{:?}", outcome.error);

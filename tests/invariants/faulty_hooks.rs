@@ -16,7 +16,7 @@ fn broken_by(after_run: &str) -> Vec<hookharness::invariants::Violation> {
         "tools: [{{name: search, results: [found]}}]\nhooks: {{after_run: [{{name: faulty, do: [{after_run}]}}]}}\n\
          model: [{{tool_calls: [{{tool: search}}], usage: {{prompt_tokens: 1}}}}, {{text: done}}]"
     );
-    run_checked(&scenario(&text)).2
+    run_checked(&scenario(&text)).1
 }
 
 #[test]

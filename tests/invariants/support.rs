@@ -1,5 +1,7 @@
-use hookharness::invariants::{Invariant, Invariants, RunProbe, Violation};
-use hookharness::replay::{Outcome, Replay, Status, TraceEvent};
+use hookharness::HookPoint;
+use hookharness::invariants::{Invariant, Invariants, Violation};
+use hookharness::outcome::{ErrorKind, Outcome, RunError, RunResult, Status, TraceEvent};
+use hookharness::replay::Replay;
 use hookharness::scenario::{Action, Format, HookEntry, Scenario};
 use hookharness::strategies::scenarios;
 use proptest::prelude::*;
@@ -73,23 +75,27 @@ pub fn scenario(text: &str) -> Scenario {
     Scenario::from_str(text, "case.yaml", Format::Yaml).unwrap()
 }
 
+/// A run result from JSON; missing keys get empty values.
+pub fn result(result: Value) -> RunResult {
+    let mut map = result.as_object().cloned().unwrap_or_default();
+    for (key, empty) in [
+        ("messages", json!([])),
+        ("last_message", json!(null)),
+        ("exit_reason", json!(null)),
+        ("step_count", json!(null)),
+        ("token_usage", json!({})),
+        ("tool_call_counts", json!({})),
+        ("state", json!({})),
+    ] {
+        map.entry(key).or_insert(empty);
+    }
+    serde_json::from_value(Value::Object(map)).unwrap()
+}
+
 /// An outcome with this result (`null`: the run failed) and trace;
 /// missing result keys get empty values.
 pub fn outcome(result: Value, trace: Vec<TraceEvent>) -> Outcome {
-    let result = match result {
-        Value::Object(mut map) => {
-            for key in ["messages", "token_usage", "tool_call_counts", "state"] {
-                let empty = if key == "messages" {
-                    json!([])
-                } else {
-                    json!({})
-                };
-                map.entry(key).or_insert(empty);
-            }
-            Some(Value::Object(map))
-        }
-        _ => None,
-    };
+    let result = (!result.is_null()).then(|| self::result(result));
     Outcome {
         scenario: "broken".into(),
         file: "broken.yaml".into(),
@@ -105,24 +111,34 @@ pub fn outcome(result: Value, trace: Vec<TraceEvent>) -> Outcome {
     }
 }
 
+/// A run error of this kind and text.
+pub fn error(kind: ErrorKind, message: &str) -> Option<RunError> {
+    Some(RunError {
+        kind,
+        message: message.into(),
+    })
+}
+
 pub fn hook(point: &str, name: &str, step: i64) -> TraceEvent {
-    TraceEvent::Hook {
-        point: point.into(),
+    TraceEvent::HookStarted {
+        point: point.parse::<HookPoint>().unwrap(),
+        index: 0,
         hook: name.into(),
-        step: json!(step),
+        step: Some(json!(step)),
     }
 }
 
 pub fn llm(step: i64) -> TraceEvent {
-    TraceEvent::Llm {
-        step: json!(step),
+    TraceEvent::LlmStarted {
+        step: Some(json!(step)),
         messages_in: 1,
+        last: None,
     }
 }
 
 pub fn tool(step: i64, name: &str, id: &str, error: bool) -> TraceEvent {
-    TraceEvent::Tool {
-        step: json!(step),
+    TraceEvent::ToolFinished {
+        step: Some(json!(step)),
         tool: name.into(),
         id: Some(id.into()),
         error,
@@ -131,7 +147,7 @@ pub fn tool(step: i64, name: &str, id: &str, error: bool) -> TraceEvent {
 
 pub fn exit(step: i64, reason: &str, continues: bool) -> TraceEvent {
     TraceEvent::Exit {
-        step: json!(step),
+        step: Some(json!(step)),
         reason: json!(reason),
         continues,
     }
@@ -146,15 +162,11 @@ pub fn reported(violations: &[Violation], invariant: Invariant) -> Violation {
     }
 }
 
-/// Runs a scenario with a probe and checks every invariant.
-pub fn run_checked(scenario: &Scenario) -> (Outcome, RunProbe, Vec<Violation>) {
-    let mut probe = RunProbe::default();
-    let outcome = Replay::new().run_observed(scenario, &mut probe);
-    let violations = Invariants::new()
-        .scenario(scenario)
-        .probe(&probe)
-        .check(&outcome);
-    (outcome, probe, violations)
+/// Runs a scenario and checks every invariant.
+pub fn run_checked(scenario: &Scenario) -> (Outcome, Vec<Violation>) {
+    let outcome = Replay::new().run(scenario);
+    let violations = Invariants::new().scenario(scenario).check(&outcome);
+    (outcome, violations)
 }
 
 /// The violations of one invariant.

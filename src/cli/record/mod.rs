@@ -124,7 +124,11 @@ pub(super) fn run(args: RecordArgs) -> ExitCode {
         return ExitCode::Failed;
     }
     if recording.replies().is_empty() {
-        let reason = recording.live.error.as_deref().unwrap_or("no model call");
+        let reason = recording
+            .live
+            .error
+            .as_ref()
+            .map_or("no model call", |e| e.message.as_str());
         errln!("the run made no model call ({reason}); nothing written");
         return ExitCode::Failed;
     }

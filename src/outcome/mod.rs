@@ -1,0 +1,203 @@
+//! The outcome of one scenario: status, failures, typed error and result,
+//! and the complete trace of the run.
+//!
+//! ```text
+//!  observe::Event (live) ──▶ TraceRecorder ──▶ Outcome.trace: Vec<TraceEvent>  (every kind, owned)
+//!                                                 │
+//!            ┌────────────────┬───────────────────┼──────────────────┬──────────────┐
+//!            ▼                ▼                   ▼                  ▼              ▼
+//!      to_value (JSON,   to_full_value      report::explain     invariants     human, JUnit
+//!      4 wire kinds)     (--trace full)     (timeline)          (checks)       reports
+//! ```
+//!
+//! [`Outcome::to_value`] writes the outcome JSON of the scenario-format
+//! contract: its trace holds the four [`WireEvent`] kinds, and that shape is
+//! what the conformance runner compares. [`Outcome::to_full_value`] writes
+//! every recorded event as well, and [`Outcome::from_full_json`] reads that
+//! back, so a saved outcome can be explained and checked later.
+
+mod error;
+mod recorder;
+mod result;
+mod trace;
+
+pub use error::{ErrorKind, RunError};
+pub use recorder::{Detail, TraceRecorder};
+pub use result::RunResult;
+pub use trace::{
+    CallRef, KeyChange, MessageChanges, PendingTools, StateChanges, TraceEvent, WireEvent,
+};
+
+use crate::value::sorted;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// How a scenario ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum Status {
+    /// Every expectation holds.
+    Pass,
+    /// An expectation does not hold.
+    Fail,
+    /// The run failed unexpectedly (a construction or run error no
+    /// `expect.error` expected).
+    Error,
+    /// The file is not a valid scenario; nothing ran.
+    Invalid,
+}
+
+impl Status {
+    /// `pass`, `fail`, `error` or `invalid`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Pass => "pass",
+            Status::Fail => "fail",
+            Status::Error => "error",
+            Status::Invalid => "invalid",
+        }
+    }
+
+    /// The status as the outcome JSON of the contract writes it: an invalid
+    /// file is an `error` there.
+    pub fn wire_str(self) -> &'static str {
+        match self {
+            Status::Invalid => "error",
+            other => other.as_str(),
+        }
+    }
+}
+
+/// One unmet expectation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Failure {
+    /// The readable line (as the outcome JSON lists it).
+    pub message: String,
+    /// The expected value, when the failure compares values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected: Option<Value>,
+    /// The actual value, when the failure compares values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actual: Option<Value>,
+}
+
+impl Failure {
+    pub(crate) fn line(message: String) -> Self {
+        Failure {
+            message,
+            expected: None,
+            actual: None,
+        }
+    }
+
+    pub(crate) fn compare(message: String, expected: Value, actual: Value) -> Self {
+        Failure {
+            message,
+            expected: Some(expected),
+            actual: Some(actual),
+        }
+    }
+}
+
+/// The outcome of a scenario.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Outcome {
+    /// The scenario's `name`, else the file stem.
+    pub scenario: String,
+    /// The file, as given.
+    pub file: String,
+    /// pass, fail, error or invalid.
+    pub status: Status,
+    /// Unmet expectations.
+    pub failures: Vec<Failure>,
+    /// Why the run failed or the file is invalid.
+    pub error: Option<RunError>,
+    /// Haystack's return value (`None` when the run failed).
+    pub result: Option<RunResult>,
+    /// Every event of the run, in order.
+    pub trace: Vec<TraceEvent>,
+}
+
+impl Outcome {
+    /// `true` when the status is pass.
+    pub fn passed(&self) -> bool {
+        self.status == Status::Pass
+    }
+
+    /// The trace as the outcome JSON shows it: the four wire kinds.
+    pub fn wire_trace(&self) -> impl Iterator<Item = WireEvent> + '_ {
+        self.trace.iter().filter_map(TraceEvent::to_wire)
+    }
+
+    /// The outcome as the contract's JSON value, keys sorted at every
+    /// level: the error as its text, failures as their lines, the trace in
+    /// its four wire kinds.
+    pub fn to_value(&self) -> Value {
+        let mut map = Map::new();
+        map.insert("scenario".into(), self.scenario.clone().into());
+        map.insert("file".into(), self.file.clone().into());
+        map.insert("status".into(), self.status.wire_str().into());
+        map.insert(
+            "failures".into(),
+            Value::Array(
+                self.failures
+                    .iter()
+                    .map(|f| f.message.clone().into())
+                    .collect(),
+            ),
+        );
+        map.insert(
+            "error".into(),
+            self.error
+                .as_ref()
+                .map_or(Value::Null, |e| e.message.clone().into()),
+        );
+        map.insert(
+            "result".into(),
+            self.result
+                .as_ref()
+                .map_or(Value::Null, RunResult::to_value),
+        );
+        map.insert(
+            "trace".into(),
+            Value::Array(self.wire_trace().map(|e| e.to_value()).collect()),
+        );
+        sorted(Value::Object(map))
+    }
+
+    /// One JSON line of [`to_value`](Self::to_value): keys sorted, non-ASCII
+    /// kept, no trailing newline.
+    pub fn to_json_line(&self) -> String {
+        self.to_value().to_string()
+    }
+
+    /// Everything recorded: the typed error (`kind`, its context,
+    /// `message`), failures with `expected` and `actual`, and every trace
+    /// event. Keys come in a fixed order, not sorted: tool-call arguments
+    /// keep the order the model gave them, as Haystack renders them.
+    /// [`from_full_json`](Self::from_full_json) reads its text back.
+    ///
+    /// ```
+    /// use hookharness::replay::{Outcome, Replay};
+    /// use hookharness::scenario::{Format, Scenario};
+    ///
+    /// let scenario = Scenario::from_str("model: [{text: hi}]", "hi.yaml", Format::Yaml)?;
+    /// let outcome = Replay::new().run(&scenario);
+    /// let line = outcome.to_full_value().to_string();
+    /// assert_eq!(Outcome::from_full_json(&line).unwrap(), outcome);
+    /// # Ok::<(), hookharness::scenario::ScenarioError>(())
+    /// ```
+    pub fn to_full_value(&self) -> Value {
+        // Every map key of an outcome is a string, so serializing cannot fail.
+        serde_json::to_value(self).expect("an outcome serializes to JSON")
+    }
+
+    /// Reads the text of an outcome written by
+    /// [`to_full_value`](Self::to_full_value) (one line of `hookharness run
+    /// --format json --trace full`). The text, not a parsed value: integers
+    /// past 64 bits stay exact only on the way from text.
+    pub fn from_full_json(text: &str) -> Result<Self, serde_json::Error> {
+        serde_json::from_str(text)
+    }
+}

@@ -1,0 +1,168 @@
+//! Recording a run's events into the outcome's trace.
+
+use super::trace::{CallRef, KeyChange, MessageChanges, PendingTools, StateChanges, TraceEvent};
+use crate::hook::HookPoint;
+use crate::message::ChatMessage;
+use crate::observe::{Event, Observer};
+use crate::state::{State, keys};
+use serde_json::{Map, Value};
+
+/// How much the recorder keeps.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Detail {
+    /// Every event, without State diffs (what `hookharness run` records).
+    #[default]
+    Summary,
+    /// Every event, and what each hook changed in State (a copy of State
+    /// before every hook; what `hookharness explain` records).
+    Full,
+}
+
+/// An [`Observer`] that records every event of a run as a [`TraceEvent`].
+///
+/// Recording never changes the run: the recorder only reads State.
+///
+/// ```
+/// use hookharness::outcome::{TraceEvent, TraceRecorder};
+/// use hookharness::{Agent, ChatMessage, RunOptions, generator_fn};
+///
+/// let agent = Agent::builder()
+///     .chat_generator(generator_fn(|_| Ok(vec![ChatMessage::from_assistant("hi")])))
+///     .build()?;
+/// let mut recorder = TraceRecorder::default();
+/// agent.run_observed(vec![ChatMessage::from_user("Hi")], RunOptions::new(), &mut recorder)?;
+/// let events = recorder.into_events();
+/// assert!(matches!(events[0], TraceEvent::RunStarted { messages: 1 }));
+/// assert!(matches!(events.last(), Some(TraceEvent::RunFinished { .. })));
+/// # Ok::<(), hookharness::AgentError>(())
+/// ```
+#[derive(Debug, Default)]
+pub struct TraceRecorder {
+    events: Vec<TraceEvent>,
+    detail: Detail,
+    /// State before the running hook (with [`Detail::Full`]).
+    before: Option<(Vec<ChatMessage>, Map<String, Value>)>,
+}
+
+impl TraceRecorder {
+    /// A recorder that keeps `detail`.
+    pub fn new(detail: Detail) -> Self {
+        TraceRecorder {
+            detail,
+            ..TraceRecorder::default()
+        }
+    }
+
+    /// The events so far.
+    pub fn events(&self) -> &[TraceEvent] {
+        &self.events
+    }
+
+    /// The recorded events.
+    pub fn into_events(self) -> Vec<TraceEvent> {
+        self.events
+    }
+}
+
+fn step(state: &State) -> Option<Value> {
+    state.data().get(keys::STEP_COUNT).cloned()
+}
+
+fn data(state: &State, key: &str) -> Value {
+    state.data().get(key).cloned().unwrap_or(Value::Null)
+}
+
+impl Observer for TraceRecorder {
+    fn on_event(&mut self, event: &Event<'_>) {
+        let recorded = match event {
+            Event::RunStarted { state } => TraceEvent::RunStarted {
+                messages: state.messages().len(),
+            },
+            Event::HookStarted {
+                point,
+                index,
+                hook,
+                state,
+            } => {
+                if self.detail == Detail::Full {
+                    self.before = Some((state.messages().to_vec(), state.data().clone()));
+                }
+                TraceEvent::HookStarted {
+                    point: *point,
+                    index: *index,
+                    hook: hook.name().into_owned(),
+                    step: step(state),
+                }
+            }
+            Event::HookFinished {
+                point,
+                index,
+                hook,
+                state,
+                error,
+            } => TraceEvent::HookFinished {
+                point: *point,
+                index: *index,
+                hook: hook.name().into_owned(),
+                step: step(state),
+                error: error.map(str::to_owned),
+                tools: (*point == HookPoint::BeforeTool).then(|| PendingTools {
+                    pending: state
+                        .messages()
+                        .last()
+                        .map(|m| m.tool_calls().map(CallRef::from).collect())
+                        .unwrap_or_default(),
+                    tool_call_counts: data(state, keys::TOOL_CALL_COUNTS),
+                }),
+                changes: self.before.take().map(|(messages, data)| StateChanges {
+                    messages: MessageChanges::between(&messages, state.messages()),
+                    data: KeyChange::between(&data, state.data()),
+                }),
+            },
+            Event::LlmStarted { state, messages } => TraceEvent::LlmStarted {
+                step: step(state),
+                messages_in: messages.len(),
+                last: messages.last().cloned(),
+            },
+            Event::LlmFinished { state, replies } => TraceEvent::LlmFinished {
+                step: step(state),
+                replies: replies.to_vec(),
+            },
+            Event::LlmFailed { state, error } => TraceEvent::LlmFailed {
+                step: step(state),
+                error: (*error).to_owned(),
+            },
+            Event::ToolFinished { state, call, error } => TraceEvent::ToolFinished {
+                step: step(state),
+                tool: call.tool_name.clone(),
+                id: call.id.clone(),
+                error: *error,
+            },
+            Event::ToolsFinished { state } => TraceEvent::ToolsFinished {
+                step: step(state),
+                tool_call_counts: data(state, keys::TOOL_CALL_COUNTS),
+            },
+            Event::Exit {
+                state,
+                reason,
+                continues,
+            } => TraceEvent::Exit {
+                step: step(state),
+                reason: (*reason).clone(),
+                continues: *continues,
+            },
+            Event::Stopped { state, reason } => TraceEvent::Stopped {
+                step: step(state),
+                reason: (*reason).clone(),
+            },
+            Event::MaxStepsReached { state } => TraceEvent::MaxStepsReached { step: step(state) },
+            Event::RunFinished { state } => TraceEvent::RunFinished {
+                step: step(state),
+                exit_reason: data(state, keys::EXIT_REASON),
+                continue_run: data(state, keys::CONTINUE_RUN),
+            },
+        };
+        self.events.push(recorded);
+    }
+}

@@ -1,0 +1,181 @@
+//! The timeline `hookharness explain` prints: which hook fired at which
+//! step, what it changed in State, what the model received and answered,
+//! why the run ended. Read from the outcome's trace alone, so a saved
+//! outcome (`run --format json --trace full`) explains the same as a run.
+
+use crate::message::ChatMessage;
+use crate::outcome::{MessageChanges, Outcome, StateChanges, TraceEvent};
+use serde_json::Value;
+use std::fmt::Write;
+
+/// The timeline of a run. State changes show when the outcome was recorded
+/// with [`Detail::Full`](crate::outcome::Detail::Full).
+///
+/// ```
+/// use hookharness::outcome::Detail;
+/// use hookharness::replay::Replay;
+/// use hookharness::report::explain;
+/// use hookharness::scenario::{Format, Scenario};
+///
+/// let scenario = Scenario::from_str(
+///     "hooks: {before_llm: [{name: nudge, do: [{append_messages: [{role: user, text: go on}]}]}]}\n\
+///      model: [{text: hi}]",
+///     "nudge.yaml",
+///     Format::Yaml,
+/// )?;
+/// let outcome = Replay::new().detail(Detail::Full).run(&scenario);
+/// assert_eq!(
+///     explain(&outcome),
+///     "run starts with 0 message(s)\n\
+///      [step 0] before_llm: hook `nudge` ran\n\
+///      \x20   + message user: \"go on\"\n\
+///      [step 0] model receives 1 message(s)\n\
+///      \x20   last: user: \"go on\"\n\
+///      \x20   model answers assistant: \"hi\"\n\
+///      [step 1] exit attempt (\"text\"): the run ends\n\
+///      run ends: exit_reason \"text\", step_count 1\n"
+/// );
+/// # Ok::<(), hookharness::scenario::ScenarioError>(())
+/// ```
+pub fn explain(outcome: &Outcome) -> String {
+    let mut out = String::new();
+    for event in &outcome.trace {
+        line(event, &mut out);
+    }
+    out
+}
+
+fn line(event: &TraceEvent, out: &mut String) {
+    let step = event.step().map_or_else(|| "-".into(), Value::to_string);
+    let _ = match event {
+        TraceEvent::RunStarted { messages } => {
+            writeln!(out, "run starts with {messages} message(s)")
+        }
+        TraceEvent::HookFinished {
+            point,
+            hook,
+            error,
+            changes,
+            ..
+        } => {
+            let _ = writeln!(out, "[step {step}] {point}: hook `{hook}` ran");
+            if let Some(changes) = changes {
+                state_changes(changes, out);
+            }
+            match error {
+                Some(error) => writeln!(out, "    failed: {error}"),
+                None => Ok(()),
+            }
+        }
+        TraceEvent::LlmStarted {
+            messages_in, last, ..
+        } => {
+            let _ = writeln!(out, "[step {step}] model receives {messages_in} message(s)");
+            match last {
+                Some(last) => writeln!(out, "    last: {}", describe(last)),
+                None => Ok(()),
+            }
+        }
+        TraceEvent::LlmFinished { replies, .. } => {
+            for reply in replies {
+                let _ = writeln!(out, "    model answers {}", describe(reply));
+            }
+            Ok(())
+        }
+        TraceEvent::LlmFailed { error, .. } => writeln!(out, "    model fails: {error}"),
+        TraceEvent::ToolFinished { tool, error, .. } => {
+            let flag = if *error { " (error)" } else { "" };
+            writeln!(out, "[step {step}] tool `{tool}` ran{flag}")
+        }
+        TraceEvent::Exit {
+            reason, continues, ..
+        } => {
+            let decision = if *continues {
+                "on_exit set continue_run: the run goes on"
+            } else {
+                "the run ends"
+            };
+            writeln!(out, "[step {step}] exit attempt ({reason}): {decision}")
+        }
+        TraceEvent::Stopped { reason, .. } => writeln!(
+            out,
+            "[step {step}] stop_run is {reason} after before_llm: the run stops before the model call"
+        ),
+        TraceEvent::MaxStepsReached { .. } => writeln!(
+            out,
+            "[step {step}] max_agent_steps reached: on_exit is skipped, exit_reason is max_agent_steps"
+        ),
+        TraceEvent::RunFinished { exit_reason, .. } => writeln!(
+            out,
+            "run ends: exit_reason {exit_reason}, step_count {step}"
+        ),
+        TraceEvent::HookStarted { .. } | TraceEvent::ToolsFinished { .. } => Ok(()),
+    };
+}
+
+/// Appended messages are listed; any other change to the conversation is
+/// shown as its new size and the first message that changed; then every
+/// data key with a new value.
+fn state_changes(changes: &StateChanges, out: &mut String) {
+    match &changes.messages {
+        MessageChanges::Unchanged => {}
+        MessageChanges::Appended { messages } => {
+            for message in messages {
+                let _ = writeln!(out, "    + message {}", describe(message));
+            }
+        }
+        MessageChanges::Rewritten {
+            before,
+            after,
+            first_changed,
+        } => {
+            let _ = writeln!(out, "    messages rewritten: {before} -> {after}");
+            if let Some((index, message)) = first_changed {
+                let _ = writeln!(out, "    ~ message {index} is now {}", describe(message));
+            }
+        }
+    }
+    for change in &changes.data {
+        let old = change
+            .before
+            .as_ref()
+            .map_or_else(|| "<absent>".into(), Value::to_string);
+        let _ = writeln!(out, "    {}: {old} -> {}", change.key, change.after);
+    }
+}
+
+fn short(text: &str) -> String {
+    let one_line = text.replace('\n', " ");
+    if one_line.chars().count() > 70 {
+        format!("{}…", one_line.chars().take(70).collect::<String>())
+    } else {
+        one_line
+    }
+}
+
+fn describe(message: &ChatMessage) -> String {
+    let mut parts = Vec::new();
+    if let Some(text) = message.text() {
+        parts.push(format!("\"{}\"", short(text)));
+    }
+    for call in message.tool_calls() {
+        parts.push(format!(
+            "call {}({})",
+            call.tool_name,
+            Value::Object(call.arguments.clone())
+        ));
+    }
+    for result in message.tool_call_results() {
+        let text = result.result.as_text().unwrap_or("<parts>");
+        let flag = if result.error { " (error)" } else { "" };
+        parts.push(format!(
+            "result of {}{flag}: \"{}\"",
+            result.origin.tool_name,
+            short(text)
+        ));
+    }
+    if parts.is_empty() {
+        parts.push("<no content>".into());
+    }
+    format!("{}: {}", message.role(), parts.join(", "))
+}
