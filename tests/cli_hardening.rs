@@ -346,3 +346,32 @@ fn a_failed_run_shows_its_cause_before_the_expectations_it_left_unchecked() {
     );
     assert!(lines[2].contains("no result to check"), "{text}");
 }
+
+#[test]
+fn check_reports_an_agent_construction_error_the_file_alone_decides() {
+    let dir = scratch("construction");
+    let scenario = "name: typo\nhooks:\n  befor_llm:\n    - name: x\n      do:\n        - stop_run: done\nmodel:\n  - text: hi\nrun:\n  messages: [{role: user, text: hi}]\n";
+    let file = dir.join("typo.yaml");
+    std::fs::write(&file, scenario).unwrap();
+    let output = hookharness(&["check", file.to_str().unwrap()]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(2), "{text}");
+    assert!(
+        text.starts_with(&format!(
+            "{}:3:3: the Agent cannot be built: Invalid hook point 'befor_llm'. Valid hook points are: ",
+            file.display()
+        )) && text.contains(
+            "; did you mean `before_llm`? (or expect the error with `expect.error` to test it)"
+        ),
+        "{text}"
+    );
+    // Expected, the same error is what the scenario tests: valid.
+    let expected = dir.join("expected.yaml");
+    std::fs::write(
+        &expected,
+        format!("{scenario}expect:\n  error: Invalid hook point\n"),
+    )
+    .unwrap();
+    let output = hookharness(&["check", expected.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+}

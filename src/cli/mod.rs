@@ -5,6 +5,7 @@
 //! scenario was found, 4 the command line is wrong, 5 the report could not be
 //! written, 141 the reader of stdout went away.
 
+mod construction;
 mod discover;
 #[cfg(feature = "proptest")]
 mod generate;
@@ -240,7 +241,11 @@ fn check(paths: &[PathBuf]) -> ExitCode {
             .and_then(|scenario| {
                 replay
                     .validate(&scenario)
-                    .map_err(|error| format!("{}: {error}", file.display()))
+                    .map_err(|error| format!("{}: {error}", file.display()))?;
+                match replay.unexpected_construction_error(&scenario) {
+                    Some(error) => Err(construction::message(file, &error)),
+                    None => Ok(()),
+                }
             });
         if let Err(error) = checked {
             invalid += 1;

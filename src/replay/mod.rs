@@ -54,6 +54,7 @@ pub use as_test::ScenarioFailure;
 pub use declarative::DeclarativeHook;
 pub use prepare_error::PrepareError;
 
+use crate::agent::AgentError;
 use crate::future::block_on;
 use crate::generator::ChatGenerator;
 use crate::hook::Hook;
@@ -115,6 +116,34 @@ impl Replay {
     /// `expect.error` may expect) is not one, nor is a `custom:` hook that
     /// is not registered (the Rust test that runs the file registers it).
     pub fn validate(&self, scenario: &Scenario) -> Result<(), PrepareError> {
+        match self.prepare_with_placeholders(scenario) {
+            Err(error @ PrepareError::Invalid { .. }) => Err(error),
+            Err(PrepareError::Construction(_) | PrepareError::UnregisteredHook { .. }) | Ok(_) => {
+                Ok(())
+            }
+        }
+    }
+
+    /// The Agent construction error (Haystack's, such as an unknown hook
+    /// point or two tools of one name) the file alone decides, when its
+    /// `expect.error` does not expect an error: the error `run` would end
+    /// with before the first step. `hookharness check` reports it.
+    pub fn unexpected_construction_error(&self, scenario: &Scenario) -> Option<AgentError> {
+        if scenario.expect.error.is_some() {
+            return None;
+        }
+        match self.prepare_with_placeholders(scenario) {
+            Err(PrepareError::Construction(error)) => Some(error),
+            _ => None,
+        }
+    }
+
+    /// [`prepare`], with a placeholder for every `custom:` hook the
+    /// replayer does not have (the Rust test that runs the file has them).
+    fn prepare_with_placeholders(
+        &self,
+        scenario: &Scenario,
+    ) -> Result<build::Prepared, PrepareError> {
         let mut custom = self.custom.clone();
         let entries = scenario
             .hooks
@@ -128,12 +157,7 @@ impl Replay {
                 }
             }
         }
-        match prepare(scenario, &custom, None) {
-            Err(error @ PrepareError::Invalid { .. }) => Err(error),
-            Err(PrepareError::Construction(_) | PrepareError::UnregisteredHook { .. }) | Ok(_) => {
-                Ok(())
-            }
-        }
+        prepare(scenario, &custom, None)
     }
 
     /// Runs a loaded scenario.
