@@ -9,7 +9,7 @@
 //! nesting, alias bombs). A case that runs past [`DEADLINE`] fails as a hang.
 //!
 //! `cargo test --test fuzz_cli` runs 64 cases (a second); CI runs 512
-//! (`.github/workflows/ci.yml`). A campaign of 30 minutes, in a debug build
+//! (`.ci/run`). A campaign of 30 minutes, in a debug build
 //! so that integer overflow panics too: `HOOKHARNESS_FUZZ_SECONDS=1800
 //! PROPTEST_CASES=2000000 cargo test --test fuzz_cli -- --nocapture`
 //! (the cases after the time budget are skipped; a line every 10,000 cases

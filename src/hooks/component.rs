@@ -20,6 +20,43 @@ pub enum FromValueError {
     Invalid(String),
 }
 
+/// A parameter a ready-made hook's constructor rejects: Haystack's
+/// `ValueError`, in its words.
+///
+/// ```
+/// use hookharness::hooks::TokenBudgetHook;
+///
+/// let error = TokenBudgetHook::new(0).unwrap_err();
+/// assert_eq!(
+///     error.message(),
+///     "`max_total_tokens` must be a positive number of tokens, got 0."
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct ParameterError {
+    message: String,
+}
+
+impl ParameterError {
+    pub(crate) fn new(message: impl Into<String>) -> Self {
+        ParameterError {
+            message: message.into(),
+        }
+    }
+
+    /// Haystack's message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl From<ParameterError> for FromValueError {
+    fn from(error: ParameterError) -> Self {
+        FromValueError::Invalid(error.message)
+    }
+}
+
 pub(crate) fn format_error(message: impl Into<String>) -> FromValueError {
     FromValueError::Format(message.into())
 }

@@ -13,7 +13,7 @@ mod token_budget;
 mod tool_keys;
 
 pub use compaction::CompactionHook;
-pub use component::FromValueError;
+pub use component::{FromValueError, ParameterError};
 pub use confirmation::ConfirmationHook;
 pub use offload::ToolResultOffloadHook;
 pub use token_budget::TokenBudgetHook;

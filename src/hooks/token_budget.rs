@@ -2,6 +2,7 @@
 
 use crate::agent::usage::first_numeric;
 use crate::hook::{Hook, HookError, HookPoint};
+use crate::hooks::ParameterError;
 use crate::hooks::component::{FromValueError, Init, component, open};
 use crate::message::ChatMessage;
 use crate::state::State;
@@ -33,11 +34,11 @@ impl TokenBudgetHook {
     pub const TYPE: &'static str = "haystack.hooks.budget.hooks.TokenBudgetHook";
 
     /// A budget of `max_total_tokens` (at least 1), with Haystack's error.
-    pub fn new(max_total_tokens: i64) -> Result<Self, String> {
+    pub fn new(max_total_tokens: i64) -> Result<Self, ParameterError> {
         if max_total_tokens < 1 {
-            return Err(format!(
+            return Err(ParameterError::new(format!(
                 "`max_total_tokens` must be a positive number of tokens, got {max_total_tokens}."
-            ));
+            )));
         }
         Ok(TokenBudgetHook {
             max_total_tokens,
@@ -81,7 +82,7 @@ impl TokenBudgetHook {
         let max = init.required_int("max_total_tokens")?;
         let add = init.bool("add_final_message", false)?;
         Ok(Self::new(max)
-            .map_err(FromValueError::Invalid)?
+            .map_err(FromValueError::from)?
             .with_final_message(add))
     }
 

@@ -7,6 +7,7 @@
 //! separator) by the tool schemas as `json.dumps(specs, sort_keys=True)`.
 //! Lengths are Python's: code points, after `\uNNNN` escaping in the JSON.
 
+use crate::hooks::ParameterError;
 use crate::hooks::component::{FromValueError, component, format_error, open, shown, type_of};
 use crate::message::{ChatMessage, ContentPart, ToolResult};
 use crate::pyfmt::float_repr;
@@ -79,12 +80,12 @@ impl ApproximateTokenCounter {
         chars_per_token: f64,
         tokens_per_image: i64,
         tokens_per_file: i64,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, ParameterError> {
         if chars_per_token.is_nan() || chars_per_token <= 0.0 {
-            return Err(format!(
+            return Err(ParameterError::new(format!(
                 "`chars_per_token` must be greater than 0, got {}.",
                 float_repr(chars_per_token)
-            ));
+            )));
         }
         Ok(ApproximateTokenCounter {
             chars_per_token,
@@ -378,7 +379,9 @@ mod tests {
     #[test]
     fn a_non_positive_ratio_is_haystacks_value_error() {
         assert_eq!(
-            ApproximateTokenCounter::new(0.0, 85, 1000).unwrap_err(),
+            ApproximateTokenCounter::new(0.0, 85, 1000)
+                .unwrap_err()
+                .message(),
             "`chars_per_token` must be greater than 0, got 0.0."
         );
         let int = json!({"type": ApproximateTokenCounter::TYPE, "init_parameters": {"chars_per_token": 0}});
@@ -387,7 +390,9 @@ mod tests {
             FromValueError::Invalid("`chars_per_token` must be greater than 0, got 0.".into())
         );
         assert_eq!(
-            ApproximateTokenCounter::new(-0.5, 85, 1000).unwrap_err(),
+            ApproximateTokenCounter::new(-0.5, 85, 1000)
+                .unwrap_err()
+                .message(),
             "`chars_per_token` must be greater than 0, got -0.5."
         );
     }

@@ -5,6 +5,7 @@ use super::landmarks::last_assistant_index;
 use super::{Compacted, Compactor, compactor_from_value};
 use crate::future::BoxFuture;
 use crate::hook::{Hook, HookError, HookPoint};
+use crate::hooks::ParameterError;
 use crate::hooks::component::{FromValueError, Init, component, format_error, open, shown};
 use crate::message::ChatMessage;
 use crate::state::State;
@@ -58,7 +59,7 @@ impl CompactionHook {
 
     /// A hook over `compactor` with the default fractions (0.7 / 0.4) and
     /// an [`ApproximateTokenCounter`]; `context_window < 1` is Haystack's error.
-    pub fn new(compactor: impl Compactor, context_window: i64) -> Result<Self, String> {
+    pub fn new(compactor: impl Compactor, context_window: i64) -> Result<Self, ParameterError> {
         Self::build(
             Arc::new(compactor),
             context_window,
@@ -74,21 +75,21 @@ impl CompactionHook {
         compact_at: Number,
         compact_to: Number,
         counter: Arc<dyn TokenCounter>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, ParameterError> {
         if context_window < 1 {
-            return Err(format!(
+            return Err(ParameterError::new(format!(
                 "`context_window` must be a positive number of tokens, got {context_window}."
-            ));
+            )));
         }
         let (at, to) = (as_f64(&compact_at), as_f64(&compact_to));
         if !(0.0 < to && to < at && at <= 1.0) {
-            return Err(format!(
+            return Err(ParameterError::new(format!(
                 "`compact_at` and `compact_to` must satisfy 0 < compact_to < compact_at <= 1, got \
                  compact_at={} and compact_to={}. A target at or above the trigger would leave the \
                  conversation over the trigger after compacting, so it would be attempted again every step.",
                 crate::pyfmt::number_repr(&compact_at),
                 crate::pyfmt::number_repr(&compact_to)
-            ));
+            )));
         }
         Ok(CompactionHook {
             compactor,
@@ -100,7 +101,7 @@ impl CompactionHook {
     }
 
     /// Sets `compact_at` (checked against `compact_to`).
-    pub fn compact_at(self, compact_at: f64) -> Result<Self, String> {
+    pub fn compact_at(self, compact_at: f64) -> Result<Self, ParameterError> {
         Self::build(
             self.compactor,
             self.context_window,
@@ -111,7 +112,7 @@ impl CompactionHook {
     }
 
     /// Sets `compact_to` (checked against `compact_at`).
-    pub fn compact_to(self, compact_to: f64) -> Result<Self, String> {
+    pub fn compact_to(self, compact_to: f64) -> Result<Self, ParameterError> {
         Self::build(
             self.compactor,
             self.context_window,
@@ -195,7 +196,7 @@ impl CompactionHook {
             compact_to?,
             counter?,
         )
-        .map_err(FromValueError::Invalid)
+        .map_err(FromValueError::from)
     }
 
     /// `_target_tokens`: `None` when the conversation is under the trigger.

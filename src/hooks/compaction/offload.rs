@@ -5,6 +5,7 @@ use super::counter::TokenCounter;
 use super::landmarks::{COMPACTION_META_KEY, Replacement, replace_tool_results_until_target};
 use super::pruning::check_keep_and_min;
 use super::{Compacted, Compactor, marker};
+use crate::hooks::ParameterError;
 use crate::hooks::component::{FromValueError, component, open};
 use crate::hooks::offload::blocks::{OFFLOADED_META_KEY, offloadable_blocks, offloaded_message};
 use crate::hooks::offload::{ToolResultStore, store_from_value};
@@ -68,7 +69,7 @@ impl ToolResultOffloadCompactor {
         min_keep_steps: i64,
         min_tokens: i64,
         preview_chars: i64,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, ParameterError> {
         Self::with_shared_store(Arc::new(store), min_keep_steps, min_tokens, preview_chars)
     }
 
@@ -78,12 +79,12 @@ impl ToolResultOffloadCompactor {
         min_keep_steps: i64,
         min_tokens: i64,
         preview_chars: i64,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, ParameterError> {
         check_keep_and_min(min_keep_steps, min_tokens)?;
         if preview_chars < 0 {
-            return Err(format!(
+            return Err(ParameterError::new(format!(
                 "`preview_chars` must be at least 0, got {preview_chars}."
-            ));
+            )));
         }
         Ok(ToolResultOffloadCompactor {
             store,
@@ -110,7 +111,7 @@ impl ToolResultOffloadCompactor {
             init.int("min_tokens", 200)?,
             init.int("preview_chars", 200)?,
         )
-        .map_err(FromValueError::Invalid)
+        .map_err(FromValueError::from)
     }
 
     fn offload(&self, message: &ChatMessage, counter: &dyn TokenCounter) -> Replacement {

@@ -3,6 +3,7 @@
 use super::counter::TokenCounter;
 use super::landmarks::{COMPACTION_META_KEY, Replacement, replace_tool_results_until_target};
 use super::{Compacted, Compactor, marker};
+use crate::hooks::ParameterError;
 use crate::hooks::component::{FromValueError, component, format_error, open, shown};
 use crate::message::ChatMessage;
 use serde_json::{Map, Value};
@@ -48,17 +49,20 @@ impl Default for ToolResultPruningCompactor {
 }
 
 /// Haystack's checks of `min_keep_steps` (at least 1) and `min_tokens`.
-pub(crate) fn check_keep_and_min(min_keep_steps: i64, min_tokens: i64) -> Result<(), String> {
+pub(crate) fn check_keep_and_min(
+    min_keep_steps: i64,
+    min_tokens: i64,
+) -> Result<(), ParameterError> {
     if min_keep_steps < 1 {
-        return Err(format!(
+        return Err(ParameterError::new(format!(
             "`min_keep_steps` must be at least 1, got {min_keep_steps}. The most recent \
              tool-calling step contains results the model may still need."
-        ));
+        )));
     }
     if min_tokens < 0 {
-        return Err(format!(
+        return Err(ParameterError::new(format!(
             "`min_tokens` must be at least 0, got {min_tokens}."
-        ));
+        )));
     }
     Ok(())
 }
@@ -69,7 +73,7 @@ impl ToolResultPruningCompactor {
         "haystack.hooks.compaction.tool_result_pruning.ToolResultPruningCompactor";
 
     /// With Haystack's checks (`min_keep_steps >= 1`, `min_tokens >= 0`).
-    pub fn new(min_keep_steps: i64, min_tokens: i64) -> Result<Self, String> {
+    pub fn new(min_keep_steps: i64, min_tokens: i64) -> Result<Self, ParameterError> {
         check_keep_and_min(min_keep_steps, min_tokens)?;
         Ok(ToolResultPruningCompactor {
             min_keep_steps,
@@ -123,7 +127,7 @@ impl ToolResultPruningCompactor {
         };
         Ok(
             Self::new(init.int("min_keep_steps", 1)?, init.int("min_tokens", 200)?)
-                .map_err(FromValueError::Invalid)?
+                .map_err(FromValueError::from)?
                 .placeholder(init.string("placeholder", DEFAULT_PLACEHOLDER)?)
                 .skip_meta_keys(keys),
         )

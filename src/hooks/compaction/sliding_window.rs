@@ -6,6 +6,7 @@ use super::landmarks::{
     latest_user_index, leading_system_end, messages_at, messages_except,
 };
 use super::{Compacted, Compactor, marker};
+use crate::hooks::ParameterError;
 use crate::hooks::component::{FromValueError, component, open};
 use crate::message::{ChatMessage, ChatRole};
 use serde_json::{Map, Value};
@@ -54,11 +55,11 @@ impl SlidingWindowCompactor {
         "haystack.hooks.compaction.sliding_window.SlidingWindowCompactor";
 
     /// `min_keep_steps < 0` is Haystack's `ValueError`.
-    pub fn new(min_keep_steps: i64) -> Result<Self, String> {
+    pub fn new(min_keep_steps: i64) -> Result<Self, ParameterError> {
         if min_keep_steps < 0 {
-            return Err(format!(
+            return Err(ParameterError::new(format!(
                 "`min_keep_steps` must be at least 0, got {min_keep_steps}."
-            ));
+            )));
         }
         Ok(SlidingWindowCompactor {
             min_keep_steps,
@@ -78,7 +79,7 @@ impl SlidingWindowCompactor {
         init.only(&["min_keep_steps", "omission_note"])?;
         let note = init.opt_string("omission_note", Some(DEFAULT_OMISSION_NOTE))?;
         Ok(Self::new(init.int("min_keep_steps", 1)?)
-            .map_err(FromValueError::Invalid)?
+            .map_err(FromValueError::from)?
             .omission_note(note))
     }
 

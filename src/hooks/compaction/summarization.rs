@@ -10,6 +10,7 @@ use super::scripted_summarizer::ScriptedSummarizer;
 use super::{Compacted, CompactionError, Compactor, marker};
 use crate::future::BoxFuture;
 use crate::generator::{ChatGenerator, ChatRequest, GeneratorError};
+use crate::hooks::ParameterError;
 use crate::hooks::component::{FromValueError, component, format_error, open, type_of};
 use crate::message::{ChatMessage, ContentPart};
 use crate::pyfmt::{float_repr, repr};
@@ -101,16 +102,16 @@ impl SummarizationCompactor {
         mut self,
         min_keep_steps: i64,
         approximate_summary_tokens: i64,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, ParameterError> {
         if min_keep_steps < 0 {
-            return Err(format!(
+            return Err(ParameterError::new(format!(
                 "`min_keep_steps` must be at least 0, got {min_keep_steps}."
-            ));
+            )));
         }
         if approximate_summary_tokens < 1 {
-            return Err(format!(
+            return Err(ParameterError::new(format!(
                 "`approximate_summary_tokens` must be a positive number of tokens, got {approximate_summary_tokens}."
-            ));
+            )));
         }
         self.min_keep_steps = min_keep_steps;
         self.approximate_summary_tokens = approximate_summary_tokens;
@@ -164,7 +165,7 @@ impl SummarizationCompactor {
         let raise_on_failure = init.bool("raise_on_failure", false)?;
         Ok(Self::scripted(Arc::new(summarizer))
             .sizes(min_keep_steps, summary_tokens)
-            .map_err(FromValueError::Invalid)?
+            .map_err(FromValueError::from)?
             .summary_instruction(instruction)
             .raise_on_failure(raise_on_failure))
     }
