@@ -19,3 +19,47 @@ fn the_readme_scenario_example_passes() {
         outcome.error
     );
 }
+
+/// The fenced block of `lang` that follows `heading` in the README.
+fn block_after(readme: &str, heading: &str, lang: &str) -> String {
+    let section = readme
+        .find(heading)
+        .unwrap_or_else(|| panic!("README has {heading}"));
+    let fence = format!("```{lang}\n");
+    let start = section
+        + readme[section..]
+            .find(&fence)
+            .unwrap_or_else(|| panic!("{heading} has a {lang} block"))
+        + fence.len();
+    let end = start + readme[start..].find("```").unwrap();
+    readme[start..end].to_owned()
+}
+
+const USER_CRATE: &str = "## Every scenario a test";
+
+#[test]
+fn the_readme_user_crate_test_is_compiled_and_run_as_readme_scenarios() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let snippet = block_after(&readme, USER_CRATE, "rust");
+    let target = include_str!("readme_scenarios.rs");
+    let marker = "// The README's snippet, verbatim:\n";
+    let verbatim = &target[target.find(marker).expect("the marker") + marker.len()..];
+    assert_eq!(
+        verbatim, snippet,
+        "README.md and tests/readme_scenarios.rs differ"
+    );
+}
+
+#[test]
+fn the_readme_user_crate_manifest_declares_the_test_target_as_this_crate_does() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let manifest = block_after(&readme, USER_CRATE, "toml");
+    let target = &manifest[manifest.find("[[test]]").expect("a [[test]] table")..];
+    assert!(
+        include_str!("../Cargo.toml").contains(target),
+        "Cargo.toml has no test target as README.md shows it:\n{target}"
+    );
+    assert!(manifest.contains("datatest-stable = \"0.3\""), "{manifest}");
+}

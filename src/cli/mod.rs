@@ -9,6 +9,7 @@ mod construction;
 mod discover;
 #[cfg(feature = "proptest")]
 mod generate;
+mod import;
 mod output;
 #[cfg(feature = "http")]
 mod record;
@@ -90,6 +91,9 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         outcome: Option<PathBuf>,
     },
+    /// Write a scenario skeleton from a Haystack Agent (`Agent.to_dict()`
+    /// as JSON or YAML, or a pipeline file holding one).
+    Import(import::ImportArgs),
     /// Run a scenario against a live OpenAI-compatible server and write a
     /// scenario whose `model` script holds the replies received.
     #[cfg(feature = "http")]
@@ -142,6 +146,7 @@ pub fn main() -> std::process::ExitCode {
             (Some(file), None) => explain(&file),
             (None, None) => ExitCode::Usage,
         },
+        Command::Import(args) => import::run(args),
         #[cfg(feature = "http")]
         Command::Record(args) => record::run(args),
         #[cfg(feature = "proptest")]

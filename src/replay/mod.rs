@@ -38,6 +38,7 @@
 //! # Ok::<(), hookharness::scenario::ScenarioError>(())
 //! ```
 
+mod as_test;
 mod build;
 pub(crate) mod convert;
 mod declarative;
@@ -49,6 +50,7 @@ mod stream;
 
 pub use crate::outcome::{Failure, Outcome, Status, TraceEvent, TraceRecorder};
 pub use crate::value::sorted;
+pub use as_test::ScenarioFailure;
 pub use declarative::DeclarativeHook;
 pub use prepare_error::PrepareError;
 

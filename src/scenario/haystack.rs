@@ -47,6 +47,7 @@ use crate::tool::OutputsToString;
 /// Haystack's qualified class name of the Agent.
 pub const AGENT_TYPE: &str = "haystack.components.agents.agent.Agent";
 const TOOL_TYPE: &str = "haystack.tools.tool.Tool";
+const FUNCTION_HOOK_TYPE: &str = "haystack.hooks.from_function.FunctionHook";
 const MERGE_LISTS: &str = "haystack.components.agents.state.state_utils.merge_lists";
 const REPLACE_VALUES: &str = "haystack.components.agents.state.state_utils.replace_values";
 const MESSAGES_TYPE: &str = "list[haystack.dataclasses.chat_message.ChatMessage]";
@@ -153,6 +154,24 @@ fn string_map(value: &Value, path: &str) -> Read<IndexMap<String, String>> {
 
 /// Reads an Agent serialized by Haystack's `Agent.to_dict()`.
 pub fn agent_from_haystack(value: &Value) -> Result<HaystackAgent, HaystackDictError> {
+    read_agent(value, OtherHooks::Reject)
+}
+
+/// What reading does with a hook that is not one of Haystack's ready-made
+/// hooks (the application's own class, a `FunctionHook`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OtherHooks {
+    /// An error: a scenario cannot run Python code.
+    Reject,
+    /// A `custom:` entry named after the hook (see [`custom_hook_name`]),
+    /// for the Rust test to register (what `hookharness import` writes).
+    Custom,
+}
+
+pub(crate) fn read_agent(
+    value: &Value,
+    other_hooks: OtherHooks,
+) -> Result<HaystackAgent, HaystackDictError> {
     let top = object(value, "")?;
     let kind = top.get("type").and_then(Value::as_str).unwrap_or_default();
     if kind != AGENT_TYPE {
@@ -232,7 +251,7 @@ pub fn agent_from_haystack(value: &Value) -> Result<HaystackAgent, HaystackDictE
     };
     let hooks = match get("hooks") {
         None => IndexMap::new(),
-        Some(value) => hooks(value, &at("hooks"))?,
+        Some(value) => hooks(value, &at("hooks"), other_hooks)?,
     };
     Ok(HaystackAgent {
         agent,
@@ -362,7 +381,42 @@ fn outputs_to_string(value: &Value, path: &str) -> Read<OutputsToString> {
     Ok(OutputsToString::Multiple(outputs))
 }
 
-fn hooks(value: &Value, path: &str) -> Read<IndexMap<String, Vec<HookEntry>>> {
+/// The `custom:` name of a hook that is not ready-made: a `FunctionHook`'s
+/// function name, else the class name, in snake case
+/// (`my_app.hooks.RequireCitation` -> `require_citation`).
+pub(crate) fn custom_hook_name(hook: &Map<String, Value>) -> String {
+    let kind = hook.get("type").and_then(Value::as_str).unwrap_or_default();
+    let function = hook
+        .get("init_parameters")
+        .and_then(|p| p.get("function").or_else(|| p.get("async_function")))
+        .and_then(Value::as_str)
+        .filter(|_| kind == FUNCTION_HOOK_TYPE);
+    let last = function
+        .unwrap_or(kind)
+        .rsplit('.')
+        .next()
+        .unwrap_or_default();
+    let mut name = String::with_capacity(last.len() + 4);
+    for (i, c) in last.chars().enumerate() {
+        if c.is_uppercase() {
+            if i > 0 && !name.ends_with('_') {
+                name.push('_');
+            }
+            name.extend(c.to_lowercase());
+        } else if c.is_alphanumeric() {
+            name.push(c);
+        } else if !name.ends_with('_') {
+            name.push('_');
+        }
+    }
+    if name.is_empty() { "hook".into() } else { name }
+}
+
+fn hooks(
+    value: &Value,
+    path: &str,
+    other_hooks: OtherHooks,
+) -> Read<IndexMap<String, Vec<HookEntry>>> {
     let mut out = IndexMap::new();
     for (point, entries) in object(value, path)? {
         let point_path = format!("{path}.{point}");
@@ -375,6 +429,10 @@ fn hooks(value: &Value, path: &str) -> Read<IndexMap<String, Vec<HookEntry>>> {
             let hook = object(item, &item_path)?;
             let kind = hook.get("type").and_then(Value::as_str).unwrap_or_default();
             let Some((_, kind)) = HOOK_TYPES.iter().find(|(name, _)| *name == kind) else {
+                if other_hooks == OtherHooks::Custom {
+                    list.push(HookEntry::Custom(custom_hook_name(hook)));
+                    continue;
+                }
                 return Err(HaystackDictError::new(
                     format!("{item_path}.type"),
                     format!(

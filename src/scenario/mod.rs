@@ -44,6 +44,7 @@ mod error;
 mod expect;
 mod haystack;
 mod hook;
+mod import;
 mod json;
 mod load;
 mod locate;
@@ -68,6 +69,7 @@ pub use haystack::{
     AGENT_TYPE, HaystackAgent, HaystackDictError, agent_from_haystack, agent_to_haystack,
 };
 pub use hook::{HookEntry, ReadyMadeKind};
+pub use import::{ImportError, import_haystack};
 pub use load::Format;
 pub(crate) use load::not_a_file;
 pub(crate) use locate::key_position;

@@ -584,7 +584,7 @@ fn expected_call(call: &ToolCallExpect) -> Value {
 }
 
 /// Indented JSON; empty lists and maps stay on one line.
-fn write_value(value: &Value, indent: usize, out: &mut String) {
+pub(crate) fn write_value(value: &Value, indent: usize, out: &mut String) {
     match value {
         Value::Array(items) if !items.is_empty() => {
             out.push('[');

@@ -1,0 +1,174 @@
+//! `hookharness import` turns Agents serialized by Haystack 3.4.1
+//! (`tests/fixtures/haystack/import/`, written by
+//! `conformance/make_import_fixtures.py`) into scenarios that
+//! `hookharness check` accepts.
+
+use hookharness::scenario::{Format, HookEntry, ReadyMadeKind, Scenario, import_haystack};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const FIXTURES: &str = "tests/fixtures/haystack/import";
+
+fn hookharness(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_hookharness"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap()
+}
+
+/// A fresh folder under the target directory for this test's files.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("import")
+        .join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn imported(fixture: &str) -> Scenario {
+    let path = format!("{FIXTURES}/{fixture}");
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(&path)).unwrap();
+    let format = Format::from_path(Path::new(fixture)).unwrap();
+    let skeleton = import_haystack(&text, &path, format, None).unwrap_or_else(|e| panic!("{e}"));
+    Scenario::from_str(&skeleton, "skeleton.yaml", Format::Yaml)
+        .unwrap_or_else(|e| panic!("{e}\n{skeleton}"))
+}
+
+#[test]
+fn every_fixture_imports_to_a_scenario_that_check_accepts() {
+    let dir = scratch("check");
+    for fixture in ["agent.json", "agent.yaml", "pipeline.yaml"] {
+        let out = dir.join(format!("{fixture}.scenario.yaml"));
+        let output = hookharness(&[
+            "import",
+            &format!("{FIXTURES}/{fixture}"),
+            "--output",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{fixture}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let checked = hookharness(&["check", out.to_str().unwrap()]);
+        assert_eq!(
+            String::from_utf8_lossy(&checked.stdout),
+            "1 valid, 0 invalid\n",
+            "{fixture}"
+        );
+        assert_eq!(checked.status.code(), Some(0), "{fixture}");
+    }
+}
+
+#[test]
+fn the_json_the_yaml_and_the_pipeline_forms_import_to_the_same_agent() {
+    let json = imported("agent.json");
+    for other in ["agent.yaml", "pipeline.yaml"] {
+        let other = imported(other);
+        assert_eq!(other.agent, json.agent);
+        assert_eq!(other.tools, json.tools);
+        for (point, entries) in &json.hooks {
+            assert_eq!(&other.hooks[point], entries, "{point}");
+        }
+    }
+}
+
+#[test]
+fn the_skeleton_keeps_settings_tools_and_hooks_and_names_custom_hooks_after_them() {
+    let scenario = imported("agent.json");
+    assert_eq!(scenario.name, "agent");
+    assert_eq!(scenario.agent.max_agent_steps, 6);
+    assert_eq!(
+        scenario.agent.system_prompt.as_deref(),
+        Some("You answer questions about {{ product }}.")
+    );
+    let tools: Vec<_> = scenario
+        .tools
+        .iter()
+        .map(|t| (t.name.as_str(), t.description.as_str()))
+        .collect();
+    assert_eq!(
+        tools,
+        [
+            ("search", "Search the documentation"),
+            ("lookup", "Look a key up")
+        ]
+    );
+    assert_eq!(
+        scenario.tools[0].parameters["required"],
+        serde_json::json!(["query"])
+    );
+    assert!(scenario.tools.iter().all(|t| t.results.is_empty()));
+    assert!(matches!(
+        &scenario.hooks["before_llm"][..],
+        [HookEntry::ReadyMade { kind: ReadyMadeKind::TokenBudget, params, .. }]
+            if params["max_total_tokens"] == 2000
+    ));
+    assert_eq!(
+        scenario.hooks["after_tool"],
+        [HookEntry::Custom("log_step".into())]
+    );
+    assert_eq!(
+        scenario.hooks["on_exit"],
+        [HookEntry::Custom("require_citation".into())]
+    );
+    assert!(scenario.model.is_empty());
+    assert_eq!(scenario.run.variables["product"], "");
+}
+
+#[test]
+fn the_skeleton_text_of_a_dumped_agent_is_pinned() {
+    let output = hookharness(&["import", &format!("{FIXTURES}/agent.json")]);
+    assert_eq!(output.status.code(), Some(0));
+    insta::assert_snapshot!(String::from_utf8(output.stdout).unwrap());
+}
+
+#[test]
+fn a_pipeline_component_is_chosen_by_name_and_an_unknown_one_is_a_located_error() {
+    let path = format!("{FIXTURES}/pipeline.yaml");
+    let chosen = hookharness(&["import", &path, "--component", "assistant"]);
+    assert_eq!(chosen.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&chosen.stdout).contains("name: \"assistant\"\n"));
+    let unknown = hookharness(&["import", &path, "--component", "writer"]);
+    assert_eq!(unknown.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&unknown.stderr),
+        format!(
+            "{path}:2:3: the pipeline has no Agent component `writer`; its Agents: `assistant`\n"
+        )
+    );
+}
+
+#[test]
+fn a_scenario_file_is_not_an_agent_and_import_says_what_to_give_it() {
+    let output = hookharness(&["import", "scenarios/before_llm/stop_at_second_step.yaml"]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.starts_with("scenarios/before_llm/stop_at_second_step.yaml:1:1: neither an Agent"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("Pipeline.dumps()"), "{stderr}");
+}
+
+#[test]
+fn an_existing_output_is_kept_unless_forced() {
+    let dir = scratch("force");
+    let out = dir.join("agent.yaml");
+    std::fs::write(&out, "keep me").unwrap();
+    let fixture = format!("{FIXTURES}/agent.json");
+    let refused = hookharness(&["import", &fixture, "-o", out.to_str().unwrap()]);
+    assert_eq!(refused.status.code(), Some(5));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("pass --force"));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "keep me");
+    let forced = hookharness(&["import", &fixture, "-o", out.to_str().unwrap(), "--force"]);
+    assert_eq!(forced.status.code(), Some(0));
+    assert!(
+        std::fs::read_to_string(&out)
+            .unwrap()
+            .starts_with("# A scenario skeleton")
+    );
+}

@@ -1,0 +1,24 @@
+//! The README's user-crate setup ("Every scenario a test"), compiled and run
+//! as a test target of its own (`harness = false`): below the marker is the
+//! README's snippet verbatim, which `tests/readme.rs` checks. Above it, the
+//! example hook the snippet registers, as a user crate would import its own.
+
+#[path = "../examples/require_citation.rs"]
+#[allow(dead_code)]
+mod example;
+use example::RequireCitation;
+
+// The README's snippet, verbatim:
+use hookharness::replay::Replay;
+use std::path::Path;
+
+fn scenario(path: &Path) -> datatest_stable::Result<()> {
+    Replay::new()
+        .custom_hook("require_citation", RequireCitation::default())
+        .test_file(path)?;
+    Ok(())
+}
+
+datatest_stable::harness! {
+    { test = scenario, root = "examples/scenarios", pattern = r"\.ya?ml$" },
+}
