@@ -32,7 +32,8 @@ pre{white-space:pre-wrap;margin:.2em 0;font-size:12px}ul.failures{padding-left:1
 /// let scenario = Scenario::from_str("model: [{text: hi}]\nexpect: {exit_reason: stop}", "s.yaml", Format::Yaml)?;
 /// let page = explain_html(&Replay::new().detail(Detail::Full).run(&scenario));
 /// assert!(page.starts_with("<!DOCTYPE html>"));
-/// assert_eq!(page.matches("<section class=\"step\"").count(), 2);
+/// // before the first step, step 0 (the model call), step 1 (the exit)
+/// assert_eq!(page.matches("<section class=\"step\"").count(), 3);
 /// assert!(page.contains("<li class=\"failure\">"));
 /// # Ok::<(), hookharness::scenario::ScenarioError>(())
 /// ```
