@@ -90,6 +90,10 @@ enum Command {
         /// full` lines (the first one is explained).
         #[arg(long, value_name = "FILE")]
         outcome: Option<PathBuf>,
+        /// `text` for a terminal; `html` writes one self-contained page
+        /// (no script, no network) to stdout.
+        #[arg(long, value_enum, default_value_t = ExplainFormat::Text)]
+        format: ExplainFormat,
     },
     /// Write a scenario skeleton from a Haystack Agent (`Agent.to_dict()`
     /// as JSON or YAML, or a pipeline file holding one).
@@ -102,6 +106,13 @@ enum Command {
     /// differential testing against Haystack: conformance/fuzz.sh).
     #[cfg(feature = "proptest")]
     Generate(generate::GenerateArgs),
+}
+
+/// How `explain` writes the timeline.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ExplainFormat {
+    Text,
+    Html,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -141,9 +152,13 @@ pub fn main() -> std::process::ExitCode {
             trace,
         } => run(&paths, format, filter.as_deref(), trace),
         Command::Check { paths } => check(&paths),
-        Command::Explain { file, outcome } => match (file, outcome) {
-            (_, Some(saved)) => explain_saved(&saved),
-            (Some(file), None) => explain(&file),
+        Command::Explain {
+            file,
+            outcome,
+            format,
+        } => match (file, outcome) {
+            (_, Some(saved)) => explain_saved(&saved, format),
+            (Some(file), None) => explain(&file, format),
             (None, None) => ExitCode::Usage,
         },
         Command::Import(args) => import::run(args),
@@ -260,7 +275,7 @@ fn check(paths: &[PathBuf]) -> ExitCode {
     }
 }
 
-fn explain(file: &std::path::Path) -> ExitCode {
+fn explain(file: &std::path::Path, format: ExplainFormat) -> ExitCode {
     let scenario = match Scenario::from_path(file) {
         Ok(scenario) => scenario,
         Err(error) => {
@@ -268,12 +283,12 @@ fn explain(file: &std::path::Path) -> ExitCode {
             return ExitCode::Invalid;
         }
     };
-    print_explained(&Replay::new().detail(Detail::Full).run(&scenario))
+    print_explained(&Replay::new().detail(Detail::Full).run(&scenario), format)
 }
 
 /// `explain --outcome FILE`: the first line of a `run --format json
 /// --trace full` output.
-fn explain_saved(path: &std::path::Path) -> ExitCode {
+fn explain_saved(path: &std::path::Path, format: ExplainFormat) -> ExitCode {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(error) => {
@@ -290,7 +305,7 @@ fn explain_saved(path: &std::path::Path) -> ExitCode {
         return ExitCode::Invalid;
     };
     match Outcome::from_full_json(line) {
-        Ok(outcome) => print_explained(&outcome),
+        Ok(outcome) => print_explained(&outcome, format),
         Err(error) => {
             errln!(
                 "{}: line 1 is not a saved outcome ({error}); write one with `hookharness run --format json --trace full SCENARIO`",
@@ -301,10 +316,14 @@ fn explain_saved(path: &std::path::Path) -> ExitCode {
     }
 }
 
-fn print_explained(outcome: &Outcome) -> ExitCode {
-    out!("{}", timeline(outcome));
-    outln!();
-    out!("{}", human_outcome(outcome));
+fn print_explained(outcome: &Outcome, format: ExplainFormat) -> ExitCode {
+    if format == ExplainFormat::Html {
+        out!("{}", crate::report::explain_html(outcome));
+    } else {
+        out!("{}", timeline(outcome));
+        outln!();
+        out!("{}", human_outcome(outcome));
+    }
     if outcome.passed() {
         ExitCode::Ok
     } else {

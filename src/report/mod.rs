@@ -5,10 +5,12 @@
 
 mod diff;
 mod explain;
+mod html;
 mod human;
 mod junit;
 
 pub use explain::explain;
+pub use html::explain_html;
 pub use human::{human_outcome, human_summary};
 pub use junit::junit;
 

@@ -1,0 +1,307 @@
+//! The timeline as one self-contained HTML page (`hookharness explain
+//! --format html`): steps as sections, each hook firing with what it
+//! changed, the model's input and replies, the tool calls with arguments
+//! and results, the exit and why; failures highlighted. Inline CSS only:
+//! no script, no network, no external asset. Read from the outcome alone,
+//! as [`explain`](super::explain) is.
+
+use crate::message::ChatMessage;
+use crate::outcome::{MessageChanges, Outcome, TraceEvent};
+use serde_json::Value;
+use std::fmt::Write;
+
+const STYLE: &str = "body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222}\
+h1{font-size:1.3em}.pass{color:#17692c}.fail,.error{color:#a4161a}\
+ol.timeline{list-style:none;padding-left:0;border-left:3px solid #ccd;margin-left:.5em}\
+section.step{margin:0 0 1.2em 1em}section.step>h2{font-size:1.05em;margin:.3em 0}\
+.event{margin:.3em 0;padding:.35em .6em;border-radius:4px;background:#f4f5f8}\
+.hook{background:#eef4ff}.llm{background:#f3f0ff}.tool{background:#eefaf1}.exit{background:#fff7e6}\
+.failed,.failure{background:#ffe3e3;border-left:4px solid #a4161a}\
+pre{white-space:pre-wrap;margin:.2em 0;font-size:12px}ul.failures{padding-left:1.2em}";
+
+/// The page for one outcome. Full detail
+/// ([`Detail::Full`](crate::outcome::Detail::Full)) adds each hook's State
+/// changes.
+///
+/// ```
+/// use hookharness::outcome::Detail;
+/// use hookharness::replay::Replay;
+/// use hookharness::report::explain_html;
+/// use hookharness::scenario::{Format, Scenario};
+///
+/// let scenario = Scenario::from_str("model: [{text: hi}]\nexpect: {exit_reason: stop}", "s.yaml", Format::Yaml)?;
+/// let page = explain_html(&Replay::new().detail(Detail::Full).run(&scenario));
+/// assert!(page.starts_with("<!DOCTYPE html>"));
+/// // before the first step, step 0 (the model call), step 1 (the exit)
+/// assert_eq!(page.matches("<section class=\"step\"").count(), 3);
+/// assert!(page.contains("<li class=\"failure\">"));
+/// # Ok::<(), hookharness::scenario::ScenarioError>(())
+/// ```
+pub fn explain_html(outcome: &Outcome) -> String {
+    let mut out = String::new();
+    let status = outcome.status.as_str();
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <title>{} — hookharness</title><style>{STYLE}</style></head><body>\n\
+         <h1>{} <span class=\"{status}\" id=\"status\">{status}</span></h1>\n<p>{}</p>\n",
+        escape(&outcome.scenario),
+        escape(&outcome.scenario),
+        escape(&outcome.file)
+    );
+    if !outcome.failures.is_empty() || outcome.error.is_some() {
+        out.push_str("<ul class=\"failures\">\n");
+        for failure in &outcome.failures {
+            let _ = writeln!(
+                out,
+                "<li class=\"failure\">{}</li>",
+                escape(&failure.message)
+            );
+        }
+        if let Some(error) = &outcome.error {
+            let _ = writeln!(
+                out,
+                "<li class=\"failure\">{}</li>",
+                escape(&error.to_string())
+            );
+        }
+        out.push_str("</ul>\n");
+    }
+    out.push_str("<ol class=\"timeline\">\n");
+    let mut open: Option<String> = None;
+    let mut calls: Vec<&crate::message::ToolCall> = Vec::new();
+    for event in &outcome.trace {
+        if matches!(
+            event,
+            TraceEvent::HookStarted { .. } | TraceEvent::ToolsFinished { .. }
+        ) {
+            continue;
+        }
+        let step = event.step().map_or_else(|| "-".into(), Value::to_string);
+        if open.as_deref() != Some(step.as_str()) {
+            if open.is_some() {
+                out.push_str("</section></li>\n");
+            }
+            let title = if step == "-" {
+                "before the first step".to_owned()
+            } else {
+                format!("step {step}")
+            };
+            let _ = writeln!(
+                out,
+                "<li><section class=\"step\" data-step=\"{}\"><h2>{title}</h2>",
+                escape(&step)
+            );
+            open = Some(step);
+        }
+        if let TraceEvent::LlmFinished { replies, .. } = event {
+            calls = replies.iter().flat_map(ChatMessage::tool_calls).collect();
+        }
+        event_html(event, &calls, outcome, &mut out);
+    }
+    if open.is_some() {
+        out.push_str("</section></li>\n");
+    }
+    out.push_str("</ol>\n</body></html>\n");
+    out
+}
+
+fn event_html(
+    event: &TraceEvent,
+    calls: &[&crate::message::ToolCall],
+    outcome: &Outcome,
+    out: &mut String,
+) {
+    let _ = match event {
+        TraceEvent::RunStarted { messages } => writeln!(
+            out,
+            "<div class=\"event run\">run starts with {messages} message(s)</div>"
+        ),
+        TraceEvent::HookFinished {
+            point,
+            hook,
+            error,
+            changes,
+            ..
+        } => {
+            let class = if error.is_some() {
+                "event hook failed"
+            } else {
+                "event hook"
+            };
+            let _ = write!(
+                out,
+                "<div class=\"{class}\"><b>{point}</b>: hook <code>{}</code> ran",
+                escape(hook)
+            );
+            if let Some(changes) = changes {
+                let mut lines = Vec::new();
+                match &changes.messages {
+                    MessageChanges::Unchanged => {}
+                    MessageChanges::Appended { messages } => {
+                        lines.extend(
+                            messages
+                                .iter()
+                                .map(|m| format!("+ message {}", describe(m))),
+                        );
+                    }
+                    MessageChanges::Rewritten { before, after, .. } => {
+                        lines.push(format!("messages rewritten: {before} -> {after}"));
+                    }
+                }
+                for change in &changes.data {
+                    let old = change
+                        .before
+                        .as_ref()
+                        .map_or_else(|| "<absent>".into(), Value::to_string);
+                    lines.push(format!("{}: {old} -> {}", change.key, change.after));
+                }
+                if !lines.is_empty() {
+                    let _ = write!(
+                        out,
+                        "<pre class=\"changes\">{}</pre>",
+                        escape(&lines.join("\n"))
+                    );
+                }
+            }
+            if let Some(error) = error {
+                let _ = write!(out, "<pre>failed: {}</pre>", escape(error));
+            }
+            writeln!(out, "</div>")
+        }
+        TraceEvent::LlmStarted {
+            messages_in, last, ..
+        } => {
+            let last = last.as_ref().map(describe).unwrap_or_default();
+            writeln!(
+                out,
+                "<div class=\"event llm\">model receives {messages_in} message(s)<pre>last: {}</pre></div>",
+                escape(&last)
+            )
+        }
+        TraceEvent::LlmFinished { replies, .. } => {
+            let text: Vec<_> = replies.iter().map(describe).collect();
+            writeln!(
+                out,
+                "<div class=\"event llm\">model answers<pre>{}</pre></div>",
+                escape(&text.join("\n"))
+            )
+        }
+        TraceEvent::LlmFailed { error, .. } => writeln!(
+            out,
+            "<div class=\"event llm failed\">model fails<pre>{}</pre></div>",
+            escape(error)
+        ),
+        TraceEvent::ToolFinished {
+            tool, id, error, ..
+        } => {
+            let class = if *error {
+                "event tool failed"
+            } else {
+                "event tool"
+            };
+            let arguments = calls
+                .iter()
+                .find(|c| c.id == *id)
+                .map(|c| Value::Object(c.arguments.clone()).to_string())
+                .unwrap_or_default();
+            let result = tool_result(outcome, id.as_deref()).unwrap_or_default();
+            writeln!(
+                out,
+                "<div class=\"{class}\">tool <code>{}</code><pre>arguments: {}\nresult: {}</pre></div>",
+                escape(tool),
+                escape(&arguments),
+                escape(&result)
+            )
+        }
+        TraceEvent::Exit {
+            reason, continues, ..
+        } => {
+            let decision = if *continues {
+                "on_exit set continue_run: the run goes on"
+            } else {
+                "the run ends"
+            };
+            writeln!(
+                out,
+                "<div class=\"event exit\">exit attempt ({}): {decision}</div>",
+                escape(&reason.to_string())
+            )
+        }
+        TraceEvent::Stopped { reason, .. } => writeln!(
+            out,
+            "<div class=\"event exit\">stop_run is {} after before_llm: the run stops before the model call</div>",
+            escape(&reason.to_string())
+        ),
+        TraceEvent::MaxStepsReached { .. } => writeln!(
+            out,
+            "<div class=\"event exit\">max_agent_steps reached: on_exit is skipped</div>"
+        ),
+        TraceEvent::RunFinished { exit_reason, .. } => writeln!(
+            out,
+            "<div class=\"event exit\">run ends: exit_reason {}</div>",
+            escape(&exit_reason.to_string())
+        ),
+        _ => Ok(()),
+    };
+}
+
+/// The text of the tool result with this call id, from the final messages.
+fn tool_result(outcome: &Outcome, id: Option<&str>) -> Option<String> {
+    let id = id?;
+    outcome
+        .result
+        .as_ref()?
+        .messages
+        .iter()
+        .flat_map(ChatMessage::tool_call_results)
+        .find(|r| r.origin.id.as_deref() == Some(id))
+        .map(|r| r.result.as_text().unwrap_or("<parts>").to_owned())
+}
+
+fn describe(message: &ChatMessage) -> String {
+    let mut parts = Vec::new();
+    if let Some(text) = message.text() {
+        parts.push(format!("{text:?}"));
+    }
+    for call in message.tool_calls() {
+        parts.push(format!(
+            "call {}({})",
+            call.tool_name,
+            Value::Object(call.arguments.clone())
+        ));
+    }
+    for result in message.tool_call_results() {
+        parts.push(format!(
+            "result of {}: {:?}",
+            result.origin.tool_name,
+            result.result.as_text().unwrap_or("<parts>")
+        ));
+    }
+    format!("{}: {}", message.role(), parts.join(", "))
+}
+
+fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_from_the_run_is_escaped_so_it_cannot_become_markup() {
+        assert_eq!(escape("<b>&\"'"), "&lt;b&gt;&amp;&quot;&#39;");
+    }
+}
