@@ -145,3 +145,45 @@ fn the_html_timeline_renders_in_headless_chromium_with_steps_hooks_and_the_failu
     });
     assert!(png.starts_with(b"\x89PNG"), "the screenshot is a PNG");
 }
+
+#[test]
+fn corpus_timelines_render_one_section_per_step_and_one_element_per_hook_firing() {
+    let Some(browser) = chromium() else {
+        eprintln!("skipped: chromium is not installed (apt-get install chromium)");
+        return;
+    };
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/explain-html-corpus");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for file in [
+        "scenarios/docs_examples/require_search.yaml",
+        "scenarios/before_llm/stop_at_second_step.yaml",
+        "scenarios/after_run/clears_messages.yaml",
+    ] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(file);
+        let outcome = Replay::new()
+            .detail(Detail::Full)
+            .run(&Scenario::from_path(&path).unwrap());
+        let page = dir.join(file.replace('/', "__") + ".html");
+        std::fs::write(&page, hookharness::report::explain_html(&outcome)).unwrap();
+        let profile = dir.join(format!("profile-{}", file.replace('/', "__")));
+        let url = format!("file://{}", page.display());
+        let dom = headless(&browser, &profile, &["--dump-dom", &url]);
+        let dom = String::from_utf8_lossy(&dom.stdout);
+        let hooks = outcome
+            .trace
+            .iter()
+            .filter(|e| matches!(e, TraceEvent::HookFinished { .. }))
+            .count();
+        assert_eq!(dom.matches("class=\"event hook").count(), hooks, "{file}");
+        assert!(
+            dom.matches("<section class=\"step\"").count() >= 2,
+            "{file}"
+        );
+        assert!(
+            dom.contains("<span class=\"pass\" id=\"status\">pass</span>"),
+            "{file}"
+        );
+        assert!(!dom.contains("class=\"failure\""), "{file}");
+    }
+}
