@@ -2,13 +2,27 @@
 //! (`benches/gate/gate.py`) runs this under callgrind.
 //!
 //! `cargo run --release --example bench_workload -- WORKLOAD ITERATIONS`
+//!
+//! A workload whose name ends in `_async` runs on the async path, all its
+//! iterations inside one `block_on`, so the count is the loop's own.
 
 use hookharness::HookPoint;
 use hookharness::bench::{PreparedBench, StepBench, StepKind};
 use std::hint::black_box;
 
+const WORKLOADS: [&str; 8] = [
+    "text_step",
+    "text_step_100_hooks",
+    "tool_step",
+    "tool_step_hook_everywhere",
+    "tool_steps_100",
+    "text_step_async",
+    "text_step_100_hooks_async",
+    "tool_steps_100_async",
+];
+
 fn workload(name: &str) -> Option<PreparedBench> {
-    let bench = match name {
+    let bench = match name.strip_suffix("_async").unwrap_or(name) {
         "text_step" => StepBench::new(StepKind::Text),
         "text_step_100_hooks" => {
             StepBench::new(StepKind::Text).noop_hooks(HookPoint::BeforeLlm, 100)
@@ -20,7 +34,7 @@ fn workload(name: &str) -> Option<PreparedBench> {
             .noop_hook_everywhere(),
         _ => return None,
     };
-    Some(bench.build())
+    WORKLOADS.contains(&name).then(|| bench.build())
 }
 
 fn main() {
@@ -29,12 +43,23 @@ fn main() {
     let iterations: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(1);
     let Some(bench) = workload(&name) else {
         eprintln!(
-            "unknown workload `{name}`; use one of text_step, text_step_100_hooks, tool_step, \
-             tool_step_hook_everywhere, tool_steps_100"
+            "unknown workload `{name}`; use one of {}",
+            WORKLOADS.join(", ")
         );
         std::process::exit(2);
     };
-    for _ in 0..iterations {
-        black_box(bench.run());
+    if name.ends_with("_async") {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("a current-thread runtime builds");
+        runtime.block_on(async {
+            for _ in 0..iterations {
+                black_box(bench.run_async().await);
+            }
+        });
+    } else {
+        for _ in 0..iterations {
+            black_box(bench.run());
+        }
     }
 }

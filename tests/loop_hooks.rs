@@ -481,6 +481,34 @@ fn a_panicking_hook_is_reported_as_that_hooks_failure() {
     }
 }
 
+#[test]
+fn a_panic_among_several_hooks_names_the_hook_that_panicked_and_stops_the_rest() {
+    let log = Log::new();
+    let agent = agent([text("done")])
+        .hook("before_llm", labelled(&log, "first"))
+        .hook(
+            "before_llm",
+            hook_fn(|_: &mut State| -> () { panic!("boom") }).named("second"),
+        )
+        .hook("before_llm", labelled(&log, "third"))
+        .build()
+        .unwrap();
+    match run(&agent).unwrap_err() {
+        AgentError::Hook {
+            hook,
+            point,
+            panicked,
+            ..
+        } => {
+            assert_eq!(hook, "second");
+            assert_eq!(point, HookPoint::BeforeLlm);
+            assert!(panicked);
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+    assert_eq!(log.entries(), ["first(0)"]);
+}
+
 #[tokio::test]
 async fn a_panicking_hook_is_reported_on_the_async_path_too() {
     let agent = agent([text("done")])

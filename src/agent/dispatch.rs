@@ -6,26 +6,71 @@
 
 use super::AgentError;
 use super::run::Run;
-use crate::hook::{Hook, HookPoint};
+use crate::hook::{Hook, HookError, HookPoint};
 use crate::observe::Event;
 use futures_util::FutureExt;
 use std::panic::AssertUnwindSafe;
 use tracing::Instrument;
 
 impl Run<'_, '_> {
-    /// Runs the hooks of a point. On the sync path this is a plain loop
-    /// (no future state to carry between hooks); with no observer and no
-    /// tracing subscriber an invocation is the call itself plus a few
-    /// branches: no event is built, no name rendered.
+    /// Runs the hooks of a point. With no observer and no tracing
+    /// subscriber (one check for the whole point) an invocation is the call
+    /// itself plus a few branches: no event is built, no name rendered.
     pub(super) async fn run_hooks(&mut self, point: HookPoint) -> Result<(), AgentError> {
-        if !self.is_async {
-            return self.run_hooks_sync(point);
+        let watched = self.observer.is_some() || tracing::dispatcher::has_been_set();
+        match (self.is_async, watched) {
+            (false, false) => self.run_hooks_plain(point),
+            (false, true) => self.run_hooks_watched(point),
+            (true, _) => self.run_hooks_async(point, watched).await,
         }
+    }
+
+    /// The sync path with nobody watching: one panic guard for the whole
+    /// point, the index of the hook that failed kept beside it.
+    fn run_hooks_plain(&mut self, point: HookPoint) -> Result<(), AgentError> {
+        let agent = self.agent;
+        let hooks = agent.hooks.at(point);
+        let state = &mut self.state;
+        let mut at = 0;
+        let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            for hook in hooks {
+                hook.run(state)?;
+                at += 1;
+            }
+            Ok(())
+        }));
+        match outcome {
+            Ok(Ok(())) => Ok(()),
+            outcome => self.hook_finished(point, at, &*hooks[at], outcome),
+        }
+    }
+
+    /// The sync path with an observer or a tracing subscriber: events and
+    /// a span per hook.
+    fn run_hooks_watched(&mut self, point: HookPoint) -> Result<(), AgentError> {
         let agent = self.agent;
         let traced = tracing::dispatcher::has_been_set();
         for (index, hook) in agent.hooks.at(point).iter().enumerate() {
             let hook = &**hook;
-            if self.observer.is_some() {
+            self.hook_started(point, index, hook);
+            let state = &mut self.state;
+            let outcome = if traced {
+                hook_span(point, hook)
+                    .in_scope(|| std::panic::catch_unwind(AssertUnwindSafe(|| hook.run(state))))
+            } else {
+                std::panic::catch_unwind(AssertUnwindSafe(|| hook.run(state)))
+            };
+            self.hook_finished(point, index, hook, outcome)?;
+        }
+        Ok(())
+    }
+
+    async fn run_hooks_async(&mut self, point: HookPoint, watched: bool) -> Result<(), AgentError> {
+        let agent = self.agent;
+        let traced = watched && tracing::dispatcher::has_been_set();
+        for (index, hook) in agent.hooks.at(point).iter().enumerate() {
+            let hook = &**hook;
+            if watched {
                 self.hook_started(point, index, hook);
             }
             let state = &mut self.state;
@@ -38,32 +83,7 @@ impl Run<'_, '_> {
                 call.await
             };
             match outcome {
-                Ok(Ok(())) if self.observer.is_none() => {}
-                outcome => self.hook_finished(point, index, hook, outcome)?,
-            }
-        }
-        Ok(())
-    }
-
-    fn run_hooks_sync(&mut self, point: HookPoint) -> Result<(), AgentError> {
-        let agent = self.agent;
-        // One load decides for the whole point: with no subscriber anywhere,
-        // no span is built at all.
-        let traced = tracing::dispatcher::has_been_set();
-        for (index, hook) in agent.hooks.at(point).iter().enumerate() {
-            let hook = &**hook;
-            if self.observer.is_some() {
-                self.hook_started(point, index, hook);
-            }
-            let state = &mut self.state;
-            let outcome = if traced {
-                hook_span(point, hook)
-                    .in_scope(|| std::panic::catch_unwind(AssertUnwindSafe(|| hook.run(state))))
-            } else {
-                std::panic::catch_unwind(AssertUnwindSafe(|| hook.run(state)))
-            };
-            match outcome {
-                Ok(Ok(())) if self.observer.is_none() => {}
+                Ok(Ok(())) if !watched => {}
                 outcome => self.hook_finished(point, index, hook, outcome)?,
             }
         }
@@ -86,7 +106,7 @@ impl Run<'_, '_> {
         point: HookPoint,
         index: usize,
         hook: &dyn Hook,
-        outcome: std::thread::Result<Result<(), crate::hook::HookError>>,
+        outcome: HookOutcome,
     ) -> Result<(), AgentError> {
         let (error, panicked) = match outcome {
             Ok(Ok(())) if self.observer.is_none() => return Ok(()),
@@ -118,6 +138,8 @@ impl Run<'_, '_> {
         }
     }
 }
+
+type HookOutcome = std::thread::Result<Result<(), HookError>>;
 
 /// Haystack's `haystack.agent.hook` span; the name and type are rendered
 /// only when a subscriber listens.

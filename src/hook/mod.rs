@@ -122,7 +122,7 @@ pub trait Hook: Send + Sync + 'static {
 
     /// Prepares the hook on the async path (defaults to [`warm_up`](Hook::warm_up)).
     fn warm_up_async(&self) -> BoxFuture<'_, Result<(), HookError>> {
-        Box::pin(std::future::ready(self.warm_up()))
+        ready(self.warm_up())
     }
 
     /// Releases resources; called by [`Agent::close`](crate::Agent::close).
@@ -132,7 +132,7 @@ pub trait Hook: Send + Sync + 'static {
 
     /// Releases resources on the async path (defaults to [`close`](Hook::close)).
     fn close_async(&self) -> BoxFuture<'_, Result<(), HookError>> {
-        Box::pin(std::future::ready(self.close()))
+        ready(self.close())
     }
 }
 
