@@ -52,7 +52,7 @@ impl EventKind {
         match self {
             EventKind::Hook => &["point", "name", "index", "step", "error"],
             EventKind::Llm => &["step", "messages_in", "error"],
-            EventKind::Tool => &["tool", "id", "step", "error"],
+            EventKind::Tool => &["tool", "id", "arguments", "step", "error"],
             EventKind::Exit => &["reason", "continue", "step"],
             EventKind::Stop => &["reason", "step"],
             EventKind::MaxSteps => &["step"],

@@ -48,12 +48,17 @@ pub(crate) fn views(trace: &[TraceEvent]) -> Vec<Value> {
                 )
             }
             TraceEvent::ToolFinished {
-                tool, id, error, ..
+                tool,
+                id,
+                error,
+                arguments,
+                ..
             } => (
                 EventKind::Tool,
                 vec![
                     tool.clone().into(),
                     id.clone().map_or(Value::Null, Value::String),
+                    Value::Object(arguments.clone()),
                     step(event),
                     (*error).into(),
                 ],
@@ -136,6 +141,7 @@ mod tests {
                 tool: "search".into(),
                 id: None,
                 error: false,
+                arguments: serde_json::Map::new(),
             },
             TraceEvent::Exit {
                 step: Some(json!(1)),
