@@ -3,28 +3,17 @@
 //! `conformance/make_import_fixtures.py`) into scenarios that
 //! `hookharness check` accepts.
 
+mod common;
+
+use common::hookharness;
 use hookharness::scenario::{Format, HookEntry, ReadyMadeKind, Scenario, import_haystack};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 const FIXTURES: &str = "tests/fixtures/haystack/import";
 
-fn hookharness(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hookharness"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap()
-}
-
 /// A fresh folder under the target directory for this test's files.
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("import")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("import", name)
 }
 
 fn imported(fixture: &str) -> Scenario {
