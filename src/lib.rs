@@ -109,6 +109,7 @@ pub mod outcome;
 mod panic;
 pub mod prompt;
 mod pyfmt;
+pub mod rebase;
 pub mod record;
 pub mod replay;
 pub mod report;

@@ -27,6 +27,13 @@ pub(crate) struct Prepared {
     pub streamed: Option<Streamed>,
 }
 
+/// The scenario's `model` script as a chat generator.
+pub(crate) fn scripted(scenario: &Scenario) -> Arc<dyn ChatGenerator> {
+    Arc::new(ScriptedChatGenerator::new(
+        scenario.model.iter().map(convert::reply),
+    ))
+}
+
 /// `generator`: the model to run instead of the scenario's `model` script.
 pub(crate) fn prepare(
     scenario: &Scenario,
@@ -43,11 +50,7 @@ pub(crate) fn prepare(
         })
         .collect();
     let custom = &custom;
-    let generator = generator.unwrap_or_else(|| {
-        Arc::new(ScriptedChatGenerator::new(
-            scenario.model.iter().map(convert::reply),
-        ))
-    });
+    let generator = generator.unwrap_or_else(|| scripted(scenario));
     let mut builder = Agent::builder()
         .chat_generator_arc(generator)
         .exit_conditions(spec.exit_conditions.iter().cloned())
@@ -99,6 +102,13 @@ pub(crate) fn prepare(
     let agent = builder.build().map_err(PrepareError::Construction)?;
     let messages = convert::messages(&scenario.run.messages)
         .map_err(|e| PrepareError::invalid_at("run.messages", format!("`run.messages`: {e}")))?;
+    for (reply, sees) in &scenario.sees {
+        for (i, spec) in sees.messages.iter().flatten().enumerate() {
+            let place = format!("model[{reply}].sees.messages[{i}]");
+            convert::message(spec)
+                .map_err(|e| PrepareError::invalid_at(&place, format!("`{place}`: {e}")))?;
+        }
+    }
     let options = RunOptions {
         hook_context: HookContext::from(scenario.run.hook_context.clone()),
         state: scenario.run.state.clone(),

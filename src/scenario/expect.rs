@@ -158,7 +158,7 @@ pub(crate) fn read_expect(
     Ok(expect)
 }
 
-fn read_last_message(field: &Field<'_>) -> Read<LastMessageExpect> {
+pub(crate) fn read_last_message(field: &Field<'_>) -> Read<LastMessageExpect> {
     let mut map = field.map()?;
     let expect = LastMessageExpect {
         role: map.get("role").map(|f| f.variant(ROLES)).transpose()?,
