@@ -4,8 +4,9 @@
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-use super::message::{ROLES, Role};
+use super::message::roles;
 use super::reader::{Field, Read};
+use crate::message::ChatRole;
 
 /// The expectations of a scenario (`expect:`).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -46,7 +47,7 @@ pub struct Expect {
 #[non_exhaustive]
 pub struct LastMessageExpect {
     /// `role`.
-    pub role: Option<Role>,
+    pub role: Option<ChatRole>,
     /// `text`; absent: not checked.
     pub text: Option<ExpectedText>,
     /// `text_contains`.
@@ -131,7 +132,7 @@ pub(crate) fn read_expect(field: &Field<'_>) -> Read<Expect> {
 fn read_last_message(field: &Field<'_>) -> Read<LastMessageExpect> {
     let mut map = field.map()?;
     let expect = LastMessageExpect {
-        role: map.get("role").map(|f| f.variant(ROLES)).transpose()?,
+        role: map.get("role").map(|f| f.variant(&roles())).transpose()?,
         text: map
             .get("text")
             .map(|f| {

@@ -14,6 +14,15 @@
 //!        action.rs, message.rs, run.rs, expect.rs ──▶ Scenario
 //! ```
 //!
+//! A scenario holds the run's own types wherever the run has one, so no
+//! converter stands between file and run: `model` entries are
+//! [`ModelReply`](crate::scripted::ModelReply)s, tool `results` are
+//! [`ScriptedResult`](crate::scripted::ScriptedResult)s, `state_schema`
+//! entries are [`SchemaEntry`](crate::state::SchemaEntry)s, `outputs_to_state`
+//! entries are [`StateOutput`](crate::tool::StateOutput)s and roles are
+//! [`ChatRole`](crate::ChatRole)s. A new key touches its type, its reader
+//! here and `write.rs`.
+//!
 //! ```
 //! use hookharness::scenario::{Format, Scenario};
 //!
@@ -62,7 +71,7 @@ mod write;
 mod yaml;
 
 pub use action::{Action, ResultRewrite, StateValue, ToolSelection};
-pub use agent::{AgentSpec, HandlerKind, SchemaEntrySpec, ValueKind};
+pub use agent::AgentSpec;
 pub use error::{ScenarioError, ScenarioErrorKind};
 pub use expect::{Expect, ExpectedText, LastMessageExpect, ToolCallExpect, UnusedReplies};
 pub use haystack::{
@@ -73,12 +82,11 @@ pub use import::{ImportError, import_haystack};
 pub use load::Format;
 pub(crate) use load::not_a_file;
 pub(crate) use locate::key_position;
-pub use message::{MessageSpec, Role};
-pub use model::{FinishReason, ModelReply, ScriptedToolCall};
+pub use message::MessageSpec;
 pub use run::RunSpec;
 pub use spec::{SUPPORTED_VERSIONS, Scenario};
 pub(crate) use suggest::closest;
-pub use tool::{ScriptedResult, StateOutputScript, ToolScript};
+pub use tool::ToolScript;
 pub use when::{LastMessageCondition, StepCountCondition, When};
 
 /// The deepest nesting of lists and maps a scenario file may use.
