@@ -101,6 +101,7 @@ pub mod hook;
 pub mod hooks;
 pub mod invariants;
 pub mod message;
+pub mod mutate;
 pub mod observe;
 #[cfg(feature = "http")]
 pub mod openai;

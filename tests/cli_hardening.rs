@@ -375,3 +375,120 @@ fn check_reports_an_agent_construction_error_the_file_alone_decides() {
     let output = hookharness(&["check", expected.to_str().unwrap()]);
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
 }
+
+#[test]
+fn the_progress_bar_goes_to_stderr_on_a_terminal_and_nothing_to_a_pipe() {
+    let run = |progress: Option<&str>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_hookharness"));
+        command
+            .args(["run", "scenarios/docs_examples"])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .env_remove("HOOKHARNESS_PROGRESS");
+        if let Some(progress) = progress {
+            command.env("HOOKHARNESS_PROGRESS", progress);
+        }
+        command.output().unwrap()
+    };
+    let files =
+        std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/docs_examples"))
+            .unwrap()
+            .count();
+
+    let piped = run(None);
+    assert!(piped.status.success());
+    assert_eq!(String::from_utf8_lossy(&piped.stderr), "");
+
+    // `always` stands for a terminal: the bar is drawn, and erased before
+    // each report line, so stdout is the same report.
+    let shown = run(Some("always"));
+    let stderr = String::from_utf8_lossy(&shown.stderr);
+    assert!(
+        stderr.contains(&format!("scenarios [####################] {files}/{files}")),
+        "{stderr:?}"
+    );
+    assert!(
+        stderr.ends_with("\r\x1b[2K"),
+        "the bar is left on screen: {stderr:?}"
+    );
+    assert_eq!(shown.stdout, piped.stdout);
+    assert!(!stdout(&shown).contains('\r'));
+
+    let never = run(Some("never"));
+    assert_eq!(String::from_utf8_lossy(&never.stderr), "");
+}
+
+#[test]
+fn check_reports_every_construction_error_of_a_file_each_at_its_key() {
+    let dir = scratch("construction_all");
+    let file = dir.join("many.yaml");
+    std::fs::write(
+        &file,
+        "name: many\nhooks:\n  befor_llm:\n    - do: [{stop_run: x}]\n  on_exit:\n    - do: [{stop_run: y}]\n      allowed_hook_points: [before_llm]\n  aftr_tool:\n    - do: []\nmodel: [{text: hi}]\n",
+    )
+    .unwrap();
+    let output = hookharness(&["check", file.to_str().unwrap()]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(2), "{text}");
+    let places: Vec<&str> = text
+        .lines()
+        .filter_map(|line| line.split(": the Agent cannot be built: ").next())
+        .collect();
+    let f = file.display();
+    assert_eq!(
+        places,
+        [
+            format!("{f}:3:3"),
+            format!("{f}:6:7"),
+            format!("{f}:8:3"),
+            "0 valid, 1 invalid".to_owned()
+        ],
+        "{text}"
+    );
+    assert!(text.contains("did you mean `before_llm`?"), "{text}");
+    assert!(text.contains("did you mean `after_tool`?"), "{text}");
+    assert!(
+        text.contains("register the hook at one of its points (before_llm)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_mistyped_ready_made_parameter_is_reported_at_its_line_and_column() {
+    let dir = scratch("parameter_position");
+    let file = dir.join("budget.yaml");
+    std::fs::write(
+        &file,
+        "name: budget\nshared_hooks:\n  confirm:\n    token_budget: {max_total_tokens: 10}\nhooks:\n  before_llm:\n    - token_budget:\n        max_total_tokens: 10\n        add_final_message: 'yes'\n  on_exit:\n    - token_budget:\n        max_total_tokens: 10\n        extra: 1\nmodel: [{text: hi}]\n",
+    )
+    .unwrap();
+    let check = hookharness(&["check", file.to_str().unwrap()]);
+    assert_eq!(
+        stdout(&check).lines().next().unwrap(),
+        format!(
+            "{}:9:9: `token_budget.add_final_message` must be true or false, got \"yes\"",
+            file.display()
+        )
+    );
+    // `run` reports the same place.
+    let run = hookharness(&["run", file.to_str().unwrap()]);
+    assert!(
+        stdout(&run).contains(&format!("{}:9:9: `token_budget", file.display())),
+        "{}",
+        stdout(&run)
+    );
+    // A parameter the hook does not take is located at its key.
+    std::fs::write(
+        &file,
+        "hooks:\n  on_exit:\n    - token_budget:\n        max_total_tokens: 10\n        extra: 1\nmodel: [{text: hi}]\n",
+    )
+    .unwrap();
+    let check = hookharness(&["check", file.to_str().unwrap()]);
+    assert!(
+        stdout(&check).starts_with(&format!(
+            "{}:5:9: unknown parameter `extra` in `token_budget`",
+            file.display()
+        )),
+        "{}",
+        stdout(&check)
+    );
+}

@@ -262,7 +262,7 @@ fn an_unknown_compactor_or_counter_is_a_file_error_naming_the_path() {
     let err =
         CompactionHook::from_params(&json!({"compactor": {"type": "x.Y"}, "context_window": 10}))
             .unwrap_err();
-    assert!(matches!(err, FromValueError::Format(_)));
+    assert!(matches!(err, FromValueError::Format { .. }));
     assert!(
         err.to_string()
             .starts_with("unknown compactor type `x.Y` at `compaction.compactor`")

@@ -123,7 +123,7 @@ fn a_simple_console_ui_is_read_from_its_serialized_form() {
             "confirmation_ui": {"type": "haystack.hooks.human_in_the_loop.user_interfaces.RichConsoleUI"}
         }}}}))
     .unwrap_err();
-    assert!(matches!(err, FromValueError::Format(_)));
+    assert!(matches!(err, FromValueError::Format { .. }));
 }
 
 #[test]

@@ -250,11 +250,12 @@ fn reading_a_serialized_hook_names_what_is_wrong() {
     .unwrap_err();
     assert_eq!(
         err,
-        FromValueError::Format(
-            "`tool_result_offload.type` is `haystack.hooks.tool_result_offloading.ToolResultOffloadHook`, \
+        FromValueError::Format {
+            path: "tool_result_offload.type".into(),
+            message: "`tool_result_offload.type` is `haystack.hooks.tool_result_offloading.ToolResultOffloadHook`, \
              expected `haystack.hooks.tool_result_offloading.hooks.ToolResultOffloadHook`"
                 .into()
-        )
+        }
     );
     let err = ToolResultOffloadHook::from_params(&json!({
         "store": {"type": "hookharness.hooks.offload.InMemoryToolResultStore"},

@@ -10,15 +10,17 @@ mod discover;
 #[cfg(feature = "proptest")]
 mod generate;
 mod import;
+mod mutate;
 mod output;
+mod progress;
 #[cfg(feature = "http")]
 mod record;
 mod stream;
 
 use crate::outcome::{Detail, Outcome};
-use crate::replay::Replay;
+use crate::replay::{PrepareError, Replay};
 use crate::report::{Summary, explain as timeline, human_outcome};
-use crate::scenario::Scenario;
+use crate::scenario::{Scenario, located};
 use clap::{Parser, Subcommand, ValueEnum};
 use output::{errln, out, outln};
 use std::path::PathBuf;
@@ -95,6 +97,10 @@ enum Command {
         #[arg(long, value_enum, default_value_t = ExplainFormat::Text)]
         format: ExplainFormat,
     },
+    /// Change each scenario's hooks, model script and tool results one at
+    /// a time, and report the changes no expectation notices (the
+    /// mutation score).
+    Mutate(mutate::MutateArgs),
     /// Write a scenario skeleton from a Haystack Agent (`Agent.to_dict()`
     /// as JSON or YAML, or a pipeline file holding one).
     Import(import::ImportArgs),
@@ -162,6 +168,7 @@ pub fn main() -> std::process::ExitCode {
             (None, None) => ExitCode::Usage,
         },
         Command::Import(args) => import::run(args),
+        Command::Mutate(args) => mutate::run(args),
         #[cfg(feature = "http")]
         Command::Record(args) => record::run(args),
         #[cfg(feature = "proptest")]
@@ -188,11 +195,11 @@ fn run(paths: &[PathBuf], format: Format, filter: Option<&str>, trace: Trace) ->
         Trace::Summary => Detail::Summary,
         Trace::Full => Detail::Full,
     };
-    let mut stream = stream::Stream::new(format, trace == Trace::Full);
+    let mut stream = stream::Stream::new(format, trace == Trace::Full, files.len());
     let replay = Replay::new().detail(detail);
     let outcomes = replay_files(&replay, &files, filter, |outcome, done| match outcome {
-        Some(outcome) => stream.outcome(outcome, done, files.len()),
-        None => stream.progress(done, files.len()),
+        Some(outcome) => stream.outcome(outcome, done),
+        None => stream.skipped(done),
     });
     if outcomes.is_empty() {
         errln!("no scenario matches the filter");
@@ -251,19 +258,20 @@ fn check(paths: &[PathBuf]) -> ExitCode {
     let mut invalid = 0;
     let replay = Replay::new();
     for file in &files {
-        let checked = Scenario::from_path(file)
-            .map_err(|error| error.to_string())
-            .and_then(|scenario| {
-                replay
-                    .validate(&scenario)
-                    .map_err(|error| format!("{}: {error}", file.display()))?;
-                match replay.unexpected_construction_error(&scenario) {
-                    Some(error) => Err(construction::message(file, &error)),
-                    None => Ok(()),
+        let errors = match Scenario::from_path(file) {
+            Err(error) => vec![error.to_string()],
+            Ok(scenario) => match replay.validate(&scenario) {
+                Err(PrepareError::Invalid { message, place }) => {
+                    vec![format!("{}: {message}", located(file, place.as_deref()))]
                 }
-            });
-        if let Err(error) = checked {
+                Err(error) => vec![format!("{}: {error}", file.display())],
+                Ok(()) => construction::messages(&replay, file, &scenario),
+            },
+        };
+        if !errors.is_empty() {
             invalid += 1;
+        }
+        for error in errors {
             outln!("{error}");
         }
     }

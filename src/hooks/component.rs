@@ -11,9 +11,16 @@ use serde_json::{Map, Value};
 #[non_exhaustive]
 pub enum FromValueError {
     /// The value is not the serialized form: a wrong or unknown `type`, an
-    /// unknown or mistyped parameter. In a scenario, a file error.
-    #[error("{0}")]
-    Format(String),
+    /// unknown or mistyped parameter. In a scenario, a file error, located
+    /// at `path`.
+    #[error("{message}")]
+    Format {
+        /// The key path of the wrong value, from the hook's tag
+        /// (`token_budget.add_final_message`); empty when unknown.
+        path: String,
+        /// What is wrong and how to fix it.
+        message: String,
+    },
     /// The constructor rejected a parameter: Haystack's `ValueError`, in its
     /// words. In a scenario, an Agent construction error.
     #[error("{0}")]
@@ -57,8 +64,12 @@ impl From<ParameterError> for FromValueError {
     }
 }
 
-pub(crate) fn format_error(message: impl Into<String>) -> FromValueError {
-    FromValueError::Format(message.into())
+/// A [`FromValueError::Format`] about the value at `path`.
+pub(crate) fn format_error(path: impl Into<String>, message: impl Into<String>) -> FromValueError {
+    FromValueError::Format {
+        path: path.into(),
+        message: message.into(),
+    }
 }
 
 /// `{"type": type_name, "init_parameters": init}`.
@@ -72,23 +83,29 @@ pub(crate) fn component(type_name: &str, init: Map<String, Value>) -> Value {
 /// The `type` of a serialized component at `path`.
 pub(crate) fn type_of<'a>(value: &'a Value, path: &str) -> Result<&'a str, FromValueError> {
     let map = value.as_object().ok_or_else(|| {
-        format_error(format!(
+        format_error(path, format!(
             "`{path}` must be a serialized component `{{type: ..., init_parameters: {{...}}}}`, got {}", shown(value)))
     })?;
     for key in map.keys() {
         if key != "type" && key != "init_parameters" {
-            return Err(format_error(format!(
-                "unknown key `{key}` in `{path}`; a serialized component holds `type` and `init_parameters`"
-            )));
+            return Err(format_error(
+                format!("{path}.{key}"),
+                format!(
+                    "unknown key `{key}` in `{path}`; a serialized component holds `type` and `init_parameters`"
+                ),
+            ));
         }
     }
     match map.get("type") {
         Some(Value::String(name)) => Ok(name),
-        Some(other) => Err(format_error(format!(
-            "`{path}.type` must be a qualified class name, got {}",
-            shown(other)
-        ))),
-        None => Err(format_error(format!("`{path}` needs a `type`"))),
+        Some(other) => Err(format_error(
+            format!("{path}.type"),
+            format!(
+                "`{path}.type` must be a qualified class name, got {}",
+                shown(other)
+            ),
+        )),
+        None => Err(format_error(path, format!("`{path}` needs a `type`"))),
     }
 }
 
@@ -101,18 +118,22 @@ pub(crate) fn open<'a>(
 ) -> Result<Init<'a>, FromValueError> {
     let found = type_of(value, path)?;
     if found != expected {
-        return Err(format_error(format!(
-            "`{path}.type` is `{found}`, expected `{expected}`"
-        )));
+        return Err(format_error(
+            format!("{path}.type"),
+            format!("`{path}.type` is `{found}`, expected `{expected}`"),
+        ));
     }
     let init = match value.get("init_parameters") {
         None | Some(Value::Null) => None,
         Some(Value::Object(map)) => Some(map),
         Some(other) => {
-            return Err(format_error(format!(
-                "`{path}.init_parameters` must be a map, got {}",
-                shown(other)
-            )));
+            return Err(format_error(
+                format!("{path}.init_parameters"),
+                format!(
+                    "`{path}.init_parameters` must be a map, got {}",
+                    shown(other)
+                ),
+            ));
         }
     };
     Ok(Init {
@@ -139,10 +160,13 @@ impl<'a> Init<'a> {
                 map: None,
                 path: path.to_owned(),
             }),
-            other => Err(format_error(format!(
-                "`{path}` takes a map of constructor parameters, got {}",
-                shown(other)
-            ))),
+            other => Err(format_error(
+                path,
+                format!(
+                    "`{path}` takes a map of constructor parameters, got {}",
+                    shown(other)
+                ),
+            )),
         }
     }
 
@@ -161,10 +185,13 @@ impl<'a> Init<'a> {
                     .map(|k| format!("`{k}`"))
                     .collect::<Vec<_>>()
                     .join(", ");
-                return Err(format_error(format!(
-                    "unknown parameter `{key}` in `{}`; it takes {list}",
-                    self.path
-                )));
+                return Err(format_error(
+                    self.at(key),
+                    format!(
+                        "unknown parameter `{key}` in `{}`; it takes {list}",
+                        self.path
+                    ),
+                ));
             }
         }
         Ok(())
@@ -178,7 +205,7 @@ impl<'a> Init<'a> {
     /// A required parameter.
     pub(crate) fn required(&self, key: &str) -> Result<&'a Value, FromValueError> {
         self.get(key)
-            .ok_or_else(|| format_error(format!("`{}` needs `{key}`", self.path)))
+            .ok_or_else(|| format_error(&self.path, format!("`{}` needs `{key}`", self.path)))
     }
 
     pub(crate) fn int(&self, key: &str, default: i64) -> Result<i64, FromValueError> {
@@ -196,14 +223,13 @@ impl<'a> Init<'a> {
     pub(crate) fn float(&self, key: &str, default: f64) -> Result<f64, FromValueError> {
         match self.get(key) {
             None => Ok(default),
-            Some(Value::Number(n)) => n
-                .as_f64()
-                .ok_or_else(|| format_error(format!("`{}` must be a number", self.at(key)))),
-            Some(other) => Err(format_error(format!(
-                "`{}` must be a number, got {}",
+            Some(Value::Number(n)) => n.as_f64().ok_or_else(|| {
+                format_error(self.at(key), format!("`{}` must be a number", self.at(key)))
+            }),
+            Some(other) => Err(format_error(
                 self.at(key),
-                shown(other)
-            ))),
+                format!("`{}` must be a number, got {}", self.at(key), shown(other)),
+            )),
         }
     }
 
@@ -211,11 +237,14 @@ impl<'a> Init<'a> {
         match self.get(key) {
             None => Ok(default),
             Some(Value::Bool(b)) => Ok(*b),
-            Some(other) => Err(format_error(format!(
-                "`{}` must be true or false, got {}",
+            Some(other) => Err(format_error(
                 self.at(key),
-                shown(other)
-            ))),
+                format!(
+                    "`{}` must be true or false, got {}",
+                    self.at(key),
+                    shown(other)
+                ),
+            )),
         }
     }
 
@@ -229,11 +258,10 @@ impl<'a> Init<'a> {
             None => Ok(default.map(str::to_owned)),
             Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(other) => Err(format_error(format!(
-                "`{}` must be a string, got {}",
+            Some(other) => Err(format_error(
                 self.at(key),
-                shown(other)
-            ))),
+                format!("`{}` must be a string, got {}", self.at(key), shown(other)),
+            )),
         }
     }
 
@@ -241,11 +269,10 @@ impl<'a> Init<'a> {
         match self.get(key) {
             None => Ok(default.to_owned()),
             Some(Value::String(s)) => Ok(s.clone()),
-            Some(other) => Err(format_error(format!(
-                "`{}` must be a string, got {}",
+            Some(other) => Err(format_error(
                 self.at(key),
-                shown(other)
-            ))),
+                format!("`{}` must be a string, got {}", self.at(key), shown(other)),
+            )),
         }
     }
 
@@ -254,11 +281,10 @@ impl<'a> Init<'a> {
         match self.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Object(map)) => Ok(Some(map)),
-            Some(other) => Err(format_error(format!(
-                "`{}` must be a map, got {}",
+            Some(other) => Err(format_error(
                 self.at(key),
-                shown(other)
-            ))),
+                format!("`{}` must be a map, got {}", self.at(key), shown(other)),
+            )),
         }
     }
 }
@@ -266,15 +292,18 @@ impl<'a> Init<'a> {
 fn int_at(value: &Value, path: &str) -> Result<i64, FromValueError> {
     match value {
         Value::Number(n) if n.is_i64() => Ok(n.as_i64().unwrap_or_default()),
-        Value::Number(n) if n.is_u64() => Err(format_error(format!(
-            "`{path}` must be an integer from {} to {}, got {n}, which is out of range",
-            i64::MIN,
-            i64::MAX
-        ))),
-        other => Err(format_error(format!(
-            "`{path}` must be an integer, got {}",
-            shown(other)
-        ))),
+        Value::Number(n) if n.is_u64() => Err(format_error(
+            path,
+            format!(
+                "`{path}` must be an integer from {} to {}, got {n}, which is out of range",
+                i64::MIN,
+                i64::MAX
+            ),
+        )),
+        other => Err(format_error(
+            path,
+            format!("`{path}` must be an integer, got {}", shown(other)),
+        )),
     }
 }
 

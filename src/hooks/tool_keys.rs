@@ -39,9 +39,10 @@ impl ToolKey {
         }
         match serde_json::from_str::<Vec<String>>(key) {
             Ok(names) => Ok(ToolKey::Names(names)),
-            Err(_) => Err(format_error(format!(
-                "the key `{key}` starts with `[` but is not a JSON array of tool names"
-            ))),
+            Err(_) => Err(format_error(
+                "",
+                format!("the key `{key}` starts with `[` but is not a JSON array of tool names"),
+            )),
         }
     }
 }

@@ -9,7 +9,7 @@ use crate::agent::{Agent, RunOptions};
 use crate::generator::ChatGenerator;
 use crate::hook::{Hook, HookPoint};
 use crate::message::ChatMessage;
-use crate::scenario::{HookEntry, MessageSpec, Scenario, ToolScript};
+use crate::scenario::{HookEntry, KeyPath, MessageSpec, Scenario, ToolScript};
 use crate::scripted::{ScriptedChatGenerator, ScriptedTool};
 use crate::state::{HookContext, StateSchema};
 use crate::tool::ToolSpec;
@@ -66,27 +66,34 @@ pub(crate) fn prepare(
     }
     let mut shared: IndexMap<&str, Arc<dyn Hook>> = IndexMap::new();
     for (key, entry) in &scenario.shared_hooks {
-        let hook = hook_for(entry, key, None, custom)?;
+        let place = KeyPath::default().key("shared_hooks").key(key).to_string();
+        let hook = hook_for(entry, key, None, custom).map_err(|e| e.within(&place))?;
         shared.insert(key.as_str(), hook);
     }
     for (point, entries) in &scenario.hooks {
         for (index, entry) in entries.iter().enumerate() {
             let fallback = format!("{point}#{index}");
+            let place = KeyPath::default()
+                .key("hooks")
+                .key(point)
+                .index(index)
+                .to_string();
             let hook = match entry {
                 HookEntry::Shared(name) => shared.get(name.as_str()).cloned().ok_or_else(|| {
-                    PrepareError::invalid(format!(
+                    PrepareError::invalid_at(&place, format!(
                         "`hooks.{point}[{index}]` uses `shared: {name}`, but `shared_hooks` defines no `{name}`; \
                          add it under `shared_hooks`"
                     ))
                 })?,
-                other => hook_for(other, &fallback, Some(&shared), custom)?,
+                other => hook_for(other, &fallback, Some(&shared), custom)
+                    .map_err(|e| e.within(&place))?,
             };
             builder = builder.hook_arc(point, hook);
         }
     }
     let agent = builder.build().map_err(PrepareError::Construction)?;
     let messages = MessageSpec::to_messages(&scenario.run.messages)
-        .map_err(|e| PrepareError::invalid(format!("`run.messages`: {e}")))?;
+        .map_err(|e| PrepareError::invalid_at("run.messages", format!("`run.messages`: {e}")))?;
     let options = RunOptions {
         hook_context: HookContext::from(scenario.run.hook_context.clone()),
         state: scenario.run.state.clone(),

@@ -247,10 +247,14 @@ impl Replay {
             trace: Vec::new(),
         };
         let ran = match prepare(scenario, &self.custom, generator) {
-            Err(PrepareError::Invalid { message }) => {
+            Err(PrepareError::Invalid { message, place }) => {
+                let at = match &scenario.file {
+                    Some(path) => crate::scenario::located(path, place.as_deref()),
+                    None => file.to_owned(),
+                };
                 return unprepared(
                     Status::Invalid,
-                    RunError::invalid(format!("{file}: {message}")),
+                    RunError::invalid(format!("{at}: {message}")),
                 );
             }
             Err(PrepareError::UnregisteredHook { name, message }) => {

@@ -34,6 +34,10 @@ pub enum PrepareError {
     Invalid {
         /// What is wrong and how to fix it.
         message: String,
+        /// The key path of the mistake from the top of the file
+        /// (`hooks.before_llm[0].token_budget.add_final_message`), when
+        /// known: reports turn it into a line and column.
+        place: Option<String>,
     },
     /// A `custom:` hook the replayer does not have: the file is fine, the
     /// Rust test that runs it registers the hook.
@@ -54,6 +58,33 @@ impl PrepareError {
     pub(crate) fn invalid(message: impl Into<String>) -> Self {
         PrepareError::Invalid {
             message: message.into(),
+            place: None,
+        }
+    }
+
+    /// An invalid file, the mistake at the key path `place`.
+    pub(crate) fn invalid_at(place: impl Into<String>, message: impl Into<String>) -> Self {
+        PrepareError::Invalid {
+            message: message.into(),
+            place: Some(place.into()),
+        }
+    }
+
+    /// The error of a part of the file found at `place`: an invalid file's
+    /// key path, relative to that part, becomes relative to the file.
+    pub(crate) fn within(self, place: &str) -> Self {
+        match self {
+            PrepareError::Invalid {
+                message,
+                place: inner,
+            } => PrepareError::Invalid {
+                message,
+                place: Some(match inner {
+                    Some(inner) if !inner.is_empty() => format!("{place}.{inner}"),
+                    _ => place.to_owned(),
+                }),
+            },
+            other => other,
         }
     }
 }
@@ -66,7 +97,10 @@ impl From<FromValueError> for PrepareError {
             FromValueError::Invalid(message) => {
                 PrepareError::Construction(AgentError::HookParameters(message))
             }
-            other => PrepareError::invalid(other.to_string()),
+            FromValueError::Format { path, message } => PrepareError::Invalid {
+                message,
+                place: Some(path),
+            },
         }
     }
 }

@@ -16,12 +16,15 @@ pub(crate) fn build(kind: ReadyMadeKind, params: &Value) -> Result<Arc<dyn Hook>
         ReadyMadeKind::ToolResultOffload => {
             let hook = ToolResultOffloadHook::from_params(params)?;
             if hook.store().to_value()["type"] == FileSystemToolResultStore::TYPE {
-                return Err(PrepareError::invalid(format!(
-                    "`tool_result_offload.store`: `{}` puts absolute paths in the conversation, so the \
+                return Err(PrepareError::invalid_at(
+                    "tool_result_offload.store",
+                    format!(
+                        "`tool_result_offload.store`: `{}` puts absolute paths in the conversation, so the \
                      outcome would depend on the machine; use `{}` in scenarios",
-                    FileSystemToolResultStore::TYPE,
-                    crate::hooks::offload::InMemoryToolResultStore::TYPE
-                )));
+                        FileSystemToolResultStore::TYPE,
+                        crate::hooks::offload::InMemoryToolResultStore::TYPE
+                    ),
+                ));
             }
             Ok(Arc::new(hook))
         }
@@ -35,12 +38,15 @@ pub(crate) fn build(kind: ReadyMadeKind, params: &Value) -> Result<Arc<dyn Hook>
             let store =
                 &hook.to_value()["init_parameters"]["compactor"]["init_parameters"]["store"];
             if store["type"] == FileSystemToolResultStore::TYPE {
-                return Err(PrepareError::invalid(format!(
-                    "`compaction.compactor.store`: `{}` puts absolute paths in the conversation, so the \
+                return Err(PrepareError::invalid_at(
+                    "compaction.compactor.init_parameters.store",
+                    format!(
+                        "`compaction.compactor.store`: `{}` puts absolute paths in the conversation, so the \
                      outcome would depend on the machine; use `{}` in scenarios",
-                    FileSystemToolResultStore::TYPE,
-                    crate::hooks::offload::InMemoryToolResultStore::TYPE
-                )));
+                        FileSystemToolResultStore::TYPE,
+                        crate::hooks::offload::InMemoryToolResultStore::TYPE
+                    ),
+                ));
             }
             Ok(Arc::new(hook))
         }
@@ -59,13 +65,16 @@ fn refuse_asking_console(hook: &Value) -> Result<(), PrepareError> {
         if init["confirmation_ui"]["type"] == SimpleConsoleUI::TYPE
             && policy != NeverAskPolicy::TYPE
         {
-            return Err(PrepareError::invalid(format!(
-                "`confirmation.confirmation_strategies.{key}`: `{}` asks a person at the console, \
+            return Err(PrepareError::invalid_at(
+                format!("confirmation.confirmation_strategies.{key}"),
+                format!(
+                    "`confirmation.confirmation_strategies.{key}`: `{}` asks a person at the console, \
                  and a scenario run has none; use it with `{}` (which never asks), or use `{}`",
-                SimpleConsoleUI::TYPE,
-                NeverAskPolicy::TYPE,
-                ScriptedConfirmationUI::TYPE
-            )));
+                    SimpleConsoleUI::TYPE,
+                    NeverAskPolicy::TYPE,
+                    ScriptedConfirmationUI::TYPE
+                ),
+            ));
         }
     }
     Ok(())

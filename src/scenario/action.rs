@@ -41,6 +41,26 @@ pub enum Action {
     Fail(String),
 }
 
+impl Action {
+    /// The action's key, as written in a `do` list.
+    #[must_use]
+    pub fn name(&self) -> &'static str {
+        match self {
+            Action::AppendMessages(_) => "append_messages",
+            Action::PrependMessages(_) => "prepend_messages",
+            Action::ReplaceMessages(_) => "replace_messages",
+            Action::Set(_) => "set",
+            Action::Replace(_) => "replace",
+            Action::ContinueRun(_) => "continue_run",
+            Action::StopRun(_) => "stop_run",
+            Action::DropToolCalls(_) => "drop_tool_calls",
+            Action::SetToolArguments { .. } => "set_tool_arguments",
+            Action::RewriteToolResults(_) => "rewrite_tool_results",
+            Action::Fail(_) => "fail",
+        }
+    }
+}
+
 /// A value given to `set` or `replace`.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]

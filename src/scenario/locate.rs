@@ -1,28 +1,69 @@
 //! Where a key is in a scenario file, for messages about a scenario that
-//! loaded (an Agent construction error names a hook point, not a place).
+//! loaded (an Agent construction error names a hook point, a mutant the
+//! part it changed, not a place).
 
-use super::node::{Node, NodeValue};
+use super::node::{KeyPath, Node, NodeValue, Segment};
 use super::{Format, json, yaml};
 use std::path::Path;
 
-/// The line and column of the key at `keys` (a path of map keys from the
-/// top), when the file still parses and holds it.
-pub(crate) fn key_position(file: &Path, keys: &[&str]) -> Option<(usize, usize)> {
-    let text = std::fs::read_to_string(file).ok()?;
-    let origin = file.display().to_string();
-    let root = match Format::from_path(file)? {
-        Format::Yaml => yaml::parse(&text, &origin).ok()?,
-        Format::Json => json::parse(&text, &origin).ok()?,
-    };
-    let mut node: &Node = &root;
-    let mut position = None;
-    for key in keys {
-        let NodeValue::Map(entries) = &node.value else {
-            return None;
+/// A scenario file's tree, read again to find the positions of key paths.
+pub(crate) struct Located(Node);
+
+impl Located {
+    /// The tree of `file`, when it can still be read and parsed.
+    pub(crate) fn read(file: &Path) -> Option<Located> {
+        let text = std::fs::read_to_string(file).ok()?;
+        let origin = file.display().to_string();
+        let root = match Format::from_path(file)? {
+            Format::Yaml => yaml::parse(&text, &origin).ok()?,
+            Format::Json => json::parse(&text, &origin).ok()?,
         };
-        let entry = entries.iter().find(|entry| entry.key == *key)?;
-        position = Some((entry.key_pos.line, entry.key_pos.column));
-        node = &entry.value;
+        Some(Located(root))
     }
-    position
+
+    /// The line and column of the last step of `path`: a key's own
+    /// position, or a list item's; `None` when the file does not hold it.
+    pub(crate) fn position(&self, path: &KeyPath) -> Option<(usize, usize)> {
+        let (position, found) = self.nearest(path);
+        (found == path.segments().len())
+            .then_some(position)
+            .flatten()
+    }
+
+    /// The position of the deepest step of `path` the file holds (a
+    /// missing parameter's map, say), and how many steps were found.
+    fn nearest(&self, path: &KeyPath) -> (Option<(usize, usize)>, usize) {
+        let mut node = &self.0;
+        let mut position = None;
+        for (found, segment) in path.segments().iter().enumerate() {
+            match (segment, &node.value) {
+                (Segment::Key(key), NodeValue::Map(entries)) => {
+                    let Some(entry) = entries.iter().find(|entry| entry.key == *key) else {
+                        return (position, found);
+                    };
+                    position = Some((entry.key_pos.line, entry.key_pos.column));
+                    node = &entry.value;
+                }
+                (Segment::Index(index), NodeValue::Seq(items)) => {
+                    let Some(item) = items.get(*index) else {
+                        return (position, found);
+                    };
+                    node = item;
+                    position = Some((node.pos.line, node.pos.column));
+                }
+                _ => return (position, found),
+            }
+        }
+        (position, path.segments().len())
+    }
+}
+
+/// `FILE:LINE:COLUMN` of the deepest part of `place` (a key path as
+/// [`KeyPath`] writes it) that `file` holds, or `FILE` alone.
+pub(crate) fn located(file: &Path, place: Option<&str>) -> String {
+    let position = place.and_then(|place| Located::read(file)?.nearest(&KeyPath::parse(place)).0);
+    match position {
+        Some((line, column)) => format!("{}:{line}:{column}", file.display()),
+        None => file.display().to_string(),
+    }
 }

@@ -96,6 +96,48 @@ impl KeyPath {
         segments.push(Segment::Index(index));
         KeyPath(segments)
     }
+
+    /// Reads a path as [`Display`](fmt::Display) writes it
+    /// (`hooks.on_exit[0].do[1]`, `run.state["a.b c"]`); an empty text is
+    /// the top of the file.
+    pub(crate) fn parse(text: &str) -> KeyPath {
+        let mut segments = Vec::new();
+        let mut rest = text;
+        while !rest.is_empty() {
+            if let Some(after) = rest.strip_prefix('[') {
+                let end = after.find(']').unwrap_or(after.len());
+                let inside = &after[..end];
+                if let Ok(index) = inside.parse::<usize>() {
+                    segments.push(Segment::Index(index));
+                } else {
+                    // A quoted key: its end is the `"]` after the JSON string.
+                    let mut stream =
+                        serde_json::Deserializer::from_str(after).into_iter::<String>();
+                    match stream.next() {
+                        Some(Ok(key)) => {
+                            let used = stream.byte_offset();
+                            segments.push(Segment::Key(key));
+                            rest = after[used..].strip_prefix(']').unwrap_or(&after[used..]);
+                            continue;
+                        }
+                        _ => segments.push(Segment::Key(inside.to_owned())),
+                    }
+                }
+                rest = after.get(end + 1..).unwrap_or("");
+            } else {
+                let rest_key = rest.strip_prefix('.').unwrap_or(rest);
+                let end = rest_key.find(['.', '[']).unwrap_or(rest_key.len());
+                segments.push(Segment::Key(rest_key[..end].to_owned()));
+                rest = &rest_key[end..];
+            }
+        }
+        KeyPath(segments)
+    }
+
+    /// The steps from the top of the file.
+    pub(crate) fn segments(&self) -> &[Segment] {
+        &self.0
+    }
 }
 
 /// Keys made of letters, digits, `_` and `-` print bare; others are quoted.
@@ -143,6 +185,19 @@ mod tests {
             .key("do")
             .index(1);
         assert_eq!(path.to_string(), "hooks.on_exit[0].do[1]");
+    }
+
+    #[test]
+    fn a_written_key_path_reads_back_as_the_same_path() {
+        let path = KeyPath::default()
+            .key("hooks")
+            .key("on_exit")
+            .index(0)
+            .key("a.b [c]\"")
+            .index(12)
+            .key("do");
+        assert_eq!(KeyPath::parse(&path.to_string()), path);
+        assert_eq!(KeyPath::parse(""), KeyPath::default());
     }
 
     #[test]

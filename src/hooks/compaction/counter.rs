@@ -102,11 +102,14 @@ impl ApproximateTokenCounter {
             None => Number::from(4),
             Some(Value::Number(n)) => n.clone(),
             Some(other) => {
-                return Err(format_error(format!(
-                    "`{}` must be a number, got {}",
+                return Err(format_error(
                     init.at("chars_per_token"),
-                    shown(other)
-                )));
+                    format!(
+                        "`{}` must be a number, got {}",
+                        init.at("chars_per_token"),
+                        shown(other)
+                    ),
+                ));
             }
         };
         let chars = raw.as_f64().unwrap_or(0.0);
@@ -163,11 +166,14 @@ pub fn counter_from_value(
         ApproximateTokenCounter::TYPE => {
             Ok(Arc::new(ApproximateTokenCounter::from_value(value, path)?))
         }
-        other => Err(format_error(format!(
-            "unknown token counter type `{other}` at `{path}`; scenarios use `{}` \
+        other => Err(format_error(
+            format!("{path}.type"),
+            format!(
+                "unknown token counter type `{other}` at `{path}`; scenarios use `{}` \
              (provider counters call a network API)",
-            ApproximateTokenCounter::TYPE
-        ))),
+                ApproximateTokenCounter::TYPE
+            ),
+        )),
     }
 }
 

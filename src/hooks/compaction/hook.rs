@@ -165,11 +165,10 @@ impl CompactionHook {
         let number = |key: &str, default: f64| match init.get(key) {
             None => Ok(float(default)),
             Some(Value::Number(n)) => Ok(n.clone()),
-            Some(other) => Err(format_error(format!(
-                "`{}` must be a number, got {}",
+            Some(other) => Err(format_error(
                 init.at(key),
-                shown(other)
-            ))),
+                format!("`{}` must be a number, got {}", init.at(key), shown(other)),
+            )),
         };
         let compact_at = number("compact_at", 0.7);
         let compact_to = number("compact_to", 0.4);
@@ -185,7 +184,7 @@ impl CompactionHook {
         if let Some(error) = errors
             .iter()
             .flatten()
-            .find(|e| matches!(e, FromValueError::Format(_)))
+            .find(|e| matches!(e, FromValueError::Format { .. }))
         {
             return Err((*error).clone());
         }

@@ -174,13 +174,16 @@ pub fn compactor_from_value(
         }
         SummarizationCompactor::TYPE => Arc::new(SummarizationCompactor::from_value(value, path)?),
         other => {
-            return Err(format_error(format!(
-                "unknown compactor type `{other}` at `{path}`; known: `{}`, `{}`, `{}`, `{}`",
-                SlidingWindowCompactor::TYPE,
-                ToolResultPruningCompactor::TYPE,
-                ToolResultOffloadCompactor::TYPE,
-                SummarizationCompactor::TYPE
-            )));
+            return Err(format_error(
+                format!("{path}.type"),
+                format!(
+                    "unknown compactor type `{other}` at `{path}`; known: `{}`, `{}`, `{}`, `{}`",
+                    SlidingWindowCompactor::TYPE,
+                    ToolResultPruningCompactor::TYPE,
+                    ToolResultOffloadCompactor::TYPE,
+                    SummarizationCompactor::TYPE
+                ),
+            ));
         }
     })
 }

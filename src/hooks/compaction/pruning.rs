@@ -109,20 +109,26 @@ impl ToolResultPruningCompactor {
                 .iter()
                 .map(|item| {
                     item.as_str().map(str::to_owned).ok_or_else(|| {
-                        format_error(format!(
-                            "`{}` must be a list of strings, got {}",
+                        format_error(
                             init.at("skip_meta_keys"),
-                            shown(item)
-                        ))
+                            format!(
+                                "`{}` must be a list of strings, got {}",
+                                init.at("skip_meta_keys"),
+                                shown(item)
+                            ),
+                        )
                     })
                 })
                 .collect::<Result<_, _>>()?,
             Some(other) => {
-                return Err(format_error(format!(
-                    "`{}` must be a list of strings, got {}",
+                return Err(format_error(
                     init.at("skip_meta_keys"),
-                    shown(other)
-                )));
+                    format!(
+                        "`{}` must be a list of strings, got {}",
+                        init.at("skip_meta_keys"),
+                        shown(other)
+                    ),
+                ));
             }
         };
         Ok(

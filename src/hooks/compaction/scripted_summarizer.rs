@@ -76,10 +76,10 @@ impl ScriptedSummarizer {
         let init = open(value, Self::TYPE, path)?;
         init.only(&["replies"])?;
         let Value::Array(items) = init.required("replies")? else {
-            return Err(format_error(format!(
-                "`{}` must be a list",
-                init.at("replies")
-            )));
+            return Err(format_error(
+                init.at("replies"),
+                format!("`{}` must be a list", init.at("replies")),
+            ));
         };
         let mut replies = Vec::with_capacity(items.len());
         for (i, item) in items.iter().enumerate() {
@@ -90,7 +90,7 @@ impl ScriptedSummarizer {
                     SummaryReply::Error(map["error"].as_str().unwrap_or_default().to_owned())
                 }
                 other => {
-                    return Err(format_error(format!(
+                    return Err(format_error(format!("{}[{i}]", init.at("replies")), format!(
                         "`{}[{i}]` must be a summary text, null (no reply) or {{error: \"...\"}}, got {}",
                         init.at("replies"), shown(other))));
                 }

@@ -151,10 +151,13 @@ impl SummarizationCompactor {
         let summarizer = match type_of(generator, &at)? {
             ScriptedSummarizer::TYPE => ScriptedSummarizer::from_value(generator, &at)?,
             other => {
-                return Err(format_error(format!(
-                    "unknown chat generator type `{other}` at `{at}`; scenarios use `{}`",
-                    ScriptedSummarizer::TYPE
-                )));
+                return Err(format_error(
+                    format!("{at}.type"),
+                    format!(
+                        "unknown chat generator type `{other}` at `{at}`; scenarios use `{}`",
+                        ScriptedSummarizer::TYPE
+                    ),
+                ));
             }
         };
         // Every field is read before the constructor checks values, so a file

@@ -121,12 +121,15 @@ pub fn confirmation_policy_from_value(
         NeverAskPolicy::TYPE => Arc::new(NeverAskPolicy),
         AskOncePolicy::TYPE => Arc::new(AskOncePolicy::new()),
         other => {
-            return Err(format_error(format!(
-                "unknown confirmation policy type `{other}` at `{path}`; known: `{}`, `{}`, `{}`",
-                AlwaysAskPolicy::TYPE,
-                NeverAskPolicy::TYPE,
-                AskOncePolicy::TYPE
-            )));
+            return Err(format_error(
+                format!("{path}.type"),
+                format!(
+                    "unknown confirmation policy type `{other}` at `{path}`; known: `{}`, `{}`, `{}`",
+                    AlwaysAskPolicy::TYPE,
+                    NeverAskPolicy::TYPE,
+                    AskOncePolicy::TYPE
+                ),
+            ));
         }
     };
     let found = type_of(value, path)?.to_owned();

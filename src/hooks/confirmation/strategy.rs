@@ -216,10 +216,13 @@ pub fn confirmation_strategy_from_value(
         BlockingConfirmationStrategy::TYPE => Ok(Arc::new(
             BlockingConfirmationStrategy::from_value(value, path)?,
         )),
-        other => Err(format_error(format!(
-            "unknown confirmation strategy type `{other}` at `{path}`; known: `{}`",
-            BlockingConfirmationStrategy::TYPE
-        ))),
+        other => Err(format_error(
+            format!("{path}.type"),
+            format!(
+                "unknown confirmation strategy type `{other}` at `{path}`; known: `{}`",
+                BlockingConfirmationStrategy::TYPE
+            ),
+        )),
     }
 }
 

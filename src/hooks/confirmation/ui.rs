@@ -77,10 +77,10 @@ impl ScriptedConfirmationUI {
         let init = open(value, Self::TYPE, path)?;
         init.only(&["answers"])?;
         let Value::Array(items) = init.required("answers")? else {
-            return Err(format_error(format!(
-                "`{}` must be a list",
-                init.at("answers")
-            )));
+            return Err(format_error(
+                init.at("answers"),
+                format!("`{}` must be a list", init.at("answers")),
+            ));
         };
         let mut answers = Vec::with_capacity(items.len());
         for (i, item) in items.iter().enumerate() {
@@ -88,7 +88,10 @@ impl ScriptedConfirmationUI {
             let answer = crate::hooks::component::Init::direct(item, &at)?;
             answer.only(&["action", "feedback", "new_tool_params"])?;
             let Value::String(action) = answer.required("action")? else {
-                return Err(format_error(format!("`{at}.action` must be a string")));
+                return Err(format_error(
+                    format!("{at}.action"),
+                    format!("`{at}.action` must be a string"),
+                ));
             };
             answers.push(ConfirmationUIResult {
                 action: action.clone(),
@@ -153,10 +156,13 @@ pub fn confirmation_ui_from_value(
         super::SimpleConsoleUI::TYPE => {
             Ok(Arc::new(super::SimpleConsoleUI::from_value(value, path)?))
         }
-        other => Err(format_error(format!(
-            "unknown confirmation UI type `{other}` at `{path}`; known: `{}`, `{}`",
-            ScriptedConfirmationUI::TYPE,
-            super::SimpleConsoleUI::TYPE
-        ))),
+        other => Err(format_error(
+            format!("{path}.type"),
+            format!(
+                "unknown confirmation UI type `{other}` at `{path}`; known: `{}`, `{}`",
+                ScriptedConfirmationUI::TYPE,
+                super::SimpleConsoleUI::TYPE
+            ),
+        )),
     }
 }

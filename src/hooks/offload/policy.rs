@@ -127,11 +127,14 @@ pub fn policy_from_value(
                 init.required_int("threshold")?,
             )))
         }
-        other => Err(format_error(format!(
-            "unknown offload policy type `{other}` at `{path}`; known: `{}`, `{}`, `{}`",
-            AlwaysOffload::TYPE,
-            NeverOffload::TYPE,
-            OffloadOverChars::TYPE
-        ))),
+        other => Err(format_error(
+            format!("{path}.type"),
+            format!(
+                "unknown offload policy type `{other}` at `{path}`; known: `{}`, `{}`, `{}`",
+                AlwaysOffload::TYPE,
+                NeverOffload::TYPE,
+                OffloadOverChars::TYPE
+            ),
+        )),
     }
 }

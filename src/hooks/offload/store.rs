@@ -127,11 +127,14 @@ impl FileSystemToolResultStore {
         init.only(&["root"])?;
         match init.required("root")? {
             Value::String(root) => Ok(Self::new(root)),
-            other => Err(format_error(format!(
-                "`{}` must be a string, got {}",
+            other => Err(format_error(
                 init.at("root"),
-                shown(other)
-            ))),
+                format!(
+                    "`{}` must be a string, got {}",
+                    init.at("root"),
+                    shown(other)
+                ),
+            )),
         }
     }
 
@@ -315,11 +318,14 @@ pub fn store_from_value(value: &Value) -> Result<Arc<dyn ToolResultStore>, FromV
             Ok(Arc::new(FileSystemToolResultStore::from_value(value)?))
         }
         InMemoryToolResultStore::TYPE => Ok(Arc::new(InMemoryToolResultStore::from_value(value)?)),
-        other => Err(format_error(format!(
-            "unknown store type `{other}`; known: `{}`, `{}`",
-            FileSystemToolResultStore::TYPE,
-            InMemoryToolResultStore::TYPE
-        ))),
+        other => Err(format_error(
+            "",
+            format!(
+                "unknown store type `{other}`; known: `{}`, `{}`",
+                FileSystemToolResultStore::TYPE,
+                InMemoryToolResultStore::TYPE
+            ),
+        )),
     }
 }
 

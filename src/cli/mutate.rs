@@ -1,0 +1,182 @@
+//! `hookharness mutate`: the mutation score of a corpus (see
+//! [`crate::mutate`]). Each surviving mutant is printed as
+//! `FILE:LINE:COLUMN: survived: WHAT (PLACE)`, the way a compiler points at
+//! a line, then `mutation score: K/N killed`.
+
+use super::output::{out, outln};
+use super::progress::Progress;
+use super::{ExitCode, files};
+use crate::mutate::{self, Mutant, Score, Verdict};
+use crate::replay::Replay;
+use crate::scenario::Scenario;
+use serde_json::{Value, json};
+use std::path::PathBuf;
+
+/// `hookharness mutate` arguments.
+#[derive(clap::Args)]
+pub(super) struct MutateArgs {
+    /// Scenario files or folders (recursive).
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// `human`: the survivors and the score; `json`: one document with
+    /// every mutant's verdict, for CI.
+    #[arg(long, value_enum, default_value_t = MutateFormat::Human)]
+    format: MutateFormat,
+    /// Only scenarios whose name or file contains this text.
+    #[arg(long)]
+    filter: Option<String>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum MutateFormat {
+    Human,
+    Json,
+}
+
+/// Why a file gave no mutants.
+enum Skipped {
+    /// The file is not a valid scenario.
+    Invalid(String),
+    /// The scenario does not pass as written.
+    NotGreen(String),
+}
+
+/// 0 when every viable mutant was killed, 1 when one survived or a scenario
+/// does not pass as written, 2 when a file is invalid, 3 when no scenario
+/// was found or matched.
+pub(super) fn run(args: MutateArgs) -> ExitCode {
+    let files = match files(&args.paths) {
+        Ok(files) => files,
+        Err(code) => return code,
+    };
+    let replay = Replay::new();
+    let mut mutants: Vec<Mutant> = Vec::new();
+    let mut skipped = Vec::new();
+    let mut matched = 0;
+    for file in &files {
+        let path = file.display().to_string();
+        let filtered_out = |name: &str| {
+            args.filter
+                .as_deref()
+                .is_some_and(|f| !name.contains(f) && !path.contains(f))
+        };
+        match Scenario::from_path(file) {
+            Ok(scenario) if filtered_out(&scenario.name) => {}
+            Ok(scenario) => {
+                matched += 1;
+                match mutate::baseline(&replay, &scenario) {
+                    Ok(()) => mutants.extend(mutate::mutants(&scenario)),
+                    Err(not_green) => skipped.push(Skipped::NotGreen(format!(
+                        "{path}: not mutated: {not_green} (`hookharness run {path}` shows why)"
+                    ))),
+                }
+            }
+            Err(_) if filtered_out("") => {}
+            Err(error) => {
+                matched += 1;
+                skipped.push(Skipped::Invalid(error.to_string()));
+            }
+        }
+    }
+    if matched == 0 {
+        super::output::errln!("no scenario matches the filter");
+        return ExitCode::NoScenarios;
+    }
+
+    let mut progress = Progress::new("mutants", mutants.len());
+    let mut verdicts = Vec::with_capacity(mutants.len());
+    for mutant in &mutants {
+        verdicts.push(mutate::judge(&replay, mutant));
+        progress.advance();
+    }
+    progress.clear();
+
+    let score = Score::of(&verdicts);
+    match args.format {
+        MutateFormat::Human => human(&mutants, &verdicts, &skipped, &score),
+        MutateFormat::Json => outln!("{}", document(&mutants, &verdicts, &skipped, &score)),
+    }
+    if skipped.iter().any(|s| matches!(s, Skipped::Invalid(_))) {
+        ExitCode::Invalid
+    } else if score.survived > 0 || !skipped.is_empty() {
+        ExitCode::Failed
+    } else {
+        ExitCode::Ok
+    }
+}
+
+/// `FILE:LINE:COLUMN` of a mutant (the file alone when the position is
+/// unknown).
+fn location(mutant: &Mutant) -> String {
+    let file = mutant
+        .scenario
+        .file
+        .as_ref()
+        .map(|f| f.display().to_string())
+        .unwrap_or_default();
+    match mutant.position {
+        Some((line, column)) => format!("{file}:{line}:{column}"),
+        None => file,
+    }
+}
+
+fn human(mutants: &[Mutant], verdicts: &[Verdict], skipped: &[Skipped], score: &Score) {
+    for skip in skipped {
+        match skip {
+            Skipped::Invalid(message) | Skipped::NotGreen(message) => outln!("{message}"),
+        }
+    }
+    for (mutant, verdict) in mutants.iter().zip(verdicts) {
+        if *verdict == Verdict::Survived {
+            outln!(
+                "{}: survived: {} ({})",
+                location(mutant),
+                mutant.description,
+                mutant.place
+            );
+        }
+    }
+    out!("mutation score: {}/{} killed", score.killed, score.viable());
+    if score.unviable > 0 {
+        out!(" ({} unviable)", score.unviable);
+    }
+    outln!();
+}
+
+fn document(mutants: &[Mutant], verdicts: &[Verdict], skipped: &[Skipped], score: &Score) -> Value {
+    let mutants: Vec<Value> = mutants
+        .iter()
+        .zip(verdicts)
+        .map(|(mutant, verdict)| {
+            json!({
+                "file": mutant.scenario.file.as_ref().map(|f| f.display().to_string()),
+                "line": mutant.position.map(|p| p.0),
+                "column": mutant.position.map(|p| p.1),
+                "place": mutant.place,
+                "operator": mutant.operator.as_str(),
+                "description": mutant.description,
+                "verdict": verdict.as_str(),
+            })
+        })
+        .collect();
+    let (invalid, not_green): (Vec<&Skipped>, Vec<&Skipped>) = skipped
+        .iter()
+        .partition(|s| matches!(s, Skipped::Invalid(_)));
+    let messages = |list: Vec<&Skipped>| -> Vec<String> {
+        list.into_iter()
+            .map(|s| match s {
+                Skipped::Invalid(m) | Skipped::NotGreen(m) => m.clone(),
+            })
+            .collect()
+    };
+    json!({
+        "score": {
+            "killed": score.killed,
+            "survived": score.survived,
+            "unviable": score.unviable,
+        },
+        "mutants": mutants,
+        "invalid": messages(invalid),
+        "not_green": messages(not_green),
+    })
+}

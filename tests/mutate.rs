@@ -1,0 +1,178 @@
+//! `hookharness mutate`: the mutation score of scenario files, the
+//! survivors at the line they changed, and its exit codes.
+
+mod common;
+
+use common::{hookharness, scratch, stdout};
+use serde_json::Value;
+
+/// A scenario whose hook stops the run, and which expects only the final text.
+const WEAK: &str = "\
+name: weak
+hooks:
+  before_llm:
+    - when: {step_count: 1}
+      do:
+        - stop_run: enough
+model:
+  - tool_calls: [{tool: search, arguments: {q: rust}}]
+  - text: done
+tools:
+  - name: search
+    results: [found]
+run:
+  messages: [{role: user, text: hi}]
+expect:
+  unused_replies: allow
+";
+
+/// The same run with expectations that pin the stop, its step, the call
+/// and its arguments, and a model script that must be used up.
+const STRONG: &str = "\
+name: strong
+agent:
+  state_schema:
+    query: {type: str}
+hooks:
+  before_llm:
+    - when: {step_count: 1}
+      do:
+        - stop_run: enough
+model:
+  - tool_calls: [{tool: search, arguments: {q: rust}}]
+tools:
+  - name: search
+    outputs_to_state:
+      query: {source: q}
+    results: [{echo_arguments: true}]
+run:
+  messages: [{role: user, text: hi}]
+expect:
+  exit_reason: enough
+  step_count: 1
+  tools_run: [search]
+  state: {query: rust}
+";
+
+#[test]
+fn survivors_are_listed_at_the_line_they_changed_with_the_score_last() {
+    let dir = scratch("mutate", "weak");
+    let file = dir.join("weak.yaml");
+    std::fs::write(&file, WEAK).unwrap();
+    let output = hookharness(&["mutate", file.to_str().unwrap()]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    let f = file.display();
+    assert!(
+        text.contains(&format!(
+            "{f}:6:11: survived: drop `do[0]` (`stop_run`) (hooks.before_llm[0].do[0])\n"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "{f}:8:45: survived: argument `q` of the call to `search`: \"rust\" -> \"rust (mutated)\" \
+             (model[0].tool_calls[0].arguments.q)\n"
+        )),
+        "{text}"
+    );
+    // Nothing but the final text is expected: no mutant is noticed.
+    assert_eq!(
+        text.lines().last().unwrap(),
+        "mutation score: 0/16 killed",
+        "{text}"
+    );
+}
+
+#[test]
+fn a_scenario_whose_expectations_pin_its_hook_kills_every_mutant_and_exits_0() {
+    let dir = scratch("mutate", "strong");
+    let file = dir.join("strong.yaml");
+    std::fs::write(&file, STRONG).unwrap();
+    let output = hookharness(&["mutate", file.to_str().unwrap()]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "{text}");
+    assert!(!text.contains("survived"), "{text}");
+    assert!(text.starts_with("mutation score: "), "{text}");
+    let score = text.trim_end().trim_start_matches("mutation score: ");
+    let (killed, total) = score
+        .split_once(" killed")
+        .unwrap()
+        .0
+        .split_once('/')
+        .unwrap();
+    assert_eq!(killed, total, "{text}");
+}
+
+#[test]
+fn json_output_is_one_document_with_every_mutants_verdict_and_the_same_on_every_run() {
+    let dir = scratch("mutate", "json");
+    std::fs::write(dir.join("weak.yaml"), WEAK).unwrap();
+    std::fs::write(dir.join("strong.yaml"), STRONG).unwrap();
+    let run = || hookharness(&["mutate", "--format", "json", dir.to_str().unwrap()]);
+    let output = run();
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        output.stdout,
+        run().stdout,
+        "the report changed between runs"
+    );
+    let document: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let mutants = document["mutants"].as_array().unwrap();
+    let count = |verdict: &str| mutants.iter().filter(|m| m["verdict"] == verdict).count();
+    assert_eq!(document["score"]["killed"], count("killed"));
+    assert_eq!(document["score"]["survived"], count("survived"));
+    assert!(count("survived") > 0 && count("killed") > 0);
+    let survivor = mutants.iter().find(|m| m["verdict"] == "survived").unwrap();
+    for key in ["file", "line", "column", "place", "operator", "description"] {
+        assert!(!survivor[key].is_null(), "{key} missing in {survivor}");
+    }
+}
+
+#[test]
+fn a_scenario_that_fails_as_written_is_not_mutated_and_an_invalid_file_exits_2() {
+    let dir = scratch("mutate", "not_green");
+    let failing = dir.join("failing.yaml");
+    std::fs::write(
+        &failing,
+        STRONG.replace("exit_reason: enough", "exit_reason: other"),
+    )
+    .unwrap();
+    let output = hookharness(&["mutate", failing.to_str().unwrap()]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(
+        text.starts_with(&format!(
+            "{}: not mutated: the scenario does not pass as written (fail)",
+            failing.display()
+        )),
+        "{text}"
+    );
+
+    let invalid = dir.join("invalid.yaml");
+    std::fs::write(&invalid, "model: [{txt: hi}]\n").unwrap();
+    let output = hookharness(&["mutate", invalid.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2), "{}", stdout(&output));
+    assert!(
+        stdout(&output).contains("invalid.yaml:1:"),
+        "{}",
+        stdout(&output)
+    );
+}
+
+#[test]
+fn mutate_takes_the_exit_codes_of_run_for_no_scenario_and_a_bad_flag() {
+    let dir = scratch("mutate", "empty");
+    assert_eq!(
+        hookharness(&["mutate", dir.to_str().unwrap()])
+            .status
+            .code(),
+        Some(3)
+    );
+    assert_eq!(
+        hookharness(&["mutate", "--format", "xml", "scenarios"])
+            .status
+            .code(),
+        Some(4)
+    );
+}
