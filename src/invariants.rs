@@ -23,6 +23,18 @@
 //! values, `max_agent_steps`, and the hooks that may leave `continue_run`
 //! set.
 //!
+//! Beyond the loop, the checks hold hooks to what they decided and
+//! rewrote: a call a `before_tool` hook removed never runs afterwards, a
+//! call an approver let through runs with the approved arguments, a
+//! continued step does not repeat the one before it, rewrites keep tool
+//! calls with their results, compaction never grows the conversation, and
+//! offloaded results can be read back. Approvers and compactors are the
+//! scenario's `confirmation:` and `compaction:` entries, or the hooks named
+//! with [`Invariants::approver`] and [`Invariants::compactor`]. What a hook
+//! changed is in the trace only with
+//! [`Detail::Full`](crate::outcome::Detail::Full); without it, those checks
+//! see nothing to check.
+//!
 //! Violations point into the trace as the outcome JSON shows it
 //! ([`Outcome::wire_trace`]). The checks read how the run ended from
 //! `exit_reason` and the last trace events. Hooks that rewrite run metadata in `after_run` (`exit_reason`,
@@ -53,7 +65,11 @@
 //! # Ok::<(), hookharness::scenario::ScenarioError>(())
 //! ```
 
+mod conversation;
+mod decisions;
 mod outcome_checks;
+mod progress;
+mod roles;
 mod round_checks;
 mod scenario_checks;
 mod usage;
@@ -61,8 +77,9 @@ mod view;
 
 pub use usage::sum_usages;
 
+use crate::hooks::offload::ToolResultStore;
 use crate::outcome::{Outcome, WireEvent};
-use crate::scenario::Scenario;
+use crate::scenario::{ReadyMadeKind, Scenario};
 use std::fmt;
 use view::View;
 
@@ -117,6 +134,35 @@ pub enum Invariant {
     /// The same scenario gives the same outcome: twice in a row, and on the
     /// sync and the async path.
     SameOutcome,
+    /// A tool call that a `before_tool` hook removed from the pending calls
+    /// (a confirmation's rejection, a `drop_tool_calls`) never runs
+    /// afterwards: not later in that step when another hook puts it back,
+    /// nor in a later step under the same id (unless a new model reply
+    /// issues it again).
+    RejectedCallsNeverRun,
+    /// A call that an approving hook (a confirmation hook: the scenario's
+    /// `confirmation:` entries, or [`Invariants::approver`]) let through
+    /// runs with the arguments it approved: a modified call runs with the
+    /// new arguments only, a confirmed one with its own.
+    ApprovedArgumentsRun,
+    /// A step that an `on_exit` hook continued does not repeat the step
+    /// before it: the same model reply, no tool run and the same changes by
+    /// every hook is a `continue_run` loop without progress. Needs
+    /// [`Detail::Full`](crate::outcome::Detail::Full).
+    ContinuedStepsMakeProgress,
+    /// A hook that rewrites the conversation never leaves a tool result
+    /// without the call it answers, nor a call (outside the last message)
+    /// without its result, unless the conversation already had that
+    /// orphan. Needs [`Detail::Full`](crate::outcome::Detail::Full).
+    ToolResultsStayWithTheirCalls,
+    /// A compaction hook (the scenario's `compaction:` entries, or
+    /// [`Invariants::compactor`]) never makes the conversation's estimate
+    /// (Haystack's `ApproximateTokenCounter`) larger. Needs
+    /// [`Detail::Full`](crate::outcome::Detail::Full).
+    CompactionNeverGrows,
+    /// Every reference in a message's `tool_result_offloaded` meta can be
+    /// read back from a store given with [`Invariants::store`].
+    OffloadedResultsAreRetrievable,
 }
 
 impl Invariant {
@@ -124,10 +170,10 @@ impl Invariant {
     ///
     /// ```
     /// use hookharness::invariants::Invariant;
-    /// assert_eq!(Invariant::ALL.len(), 11);
+    /// assert_eq!(Invariant::ALL.len(), 17);
     /// assert_eq!(Invariant::ALL[0], Invariant::OnExitSkippedAtMaxSteps);
     /// ```
-    pub const ALL: [Invariant; 11] = [
+    pub const ALL: [Invariant; 17] = [
         Invariant::OnExitSkippedAtMaxSteps,
         Invariant::AfterRunOnceUnlessFailed,
         Invariant::RemovedToolCallsDoNotRun,
@@ -139,6 +185,12 @@ impl Invariant {
         Invariant::ContinueRunIsConsumed,
         Invariant::TokenUsageIsScriptedSum,
         Invariant::SameOutcome,
+        Invariant::RejectedCallsNeverRun,
+        Invariant::ApprovedArgumentsRun,
+        Invariant::ContinuedStepsMakeProgress,
+        Invariant::ToolResultsStayWithTheirCalls,
+        Invariant::CompactionNeverGrows,
+        Invariant::OffloadedResultsAreRetrievable,
     ];
 
     /// A short snake-case name, as reports and file names use it.
@@ -161,6 +213,12 @@ impl Invariant {
             Invariant::ContinueRunIsConsumed => "continue_run_is_consumed",
             Invariant::TokenUsageIsScriptedSum => "token_usage_is_scripted_sum",
             Invariant::SameOutcome => "same_outcome",
+            Invariant::RejectedCallsNeverRun => "rejected_calls_never_run",
+            Invariant::ApprovedArgumentsRun => "approved_arguments_run",
+            Invariant::ContinuedStepsMakeProgress => "continued_steps_make_progress",
+            Invariant::ToolResultsStayWithTheirCalls => "tool_results_stay_with_their_calls",
+            Invariant::CompactionNeverGrows => "compaction_never_grows",
+            Invariant::OffloadedResultsAreRetrievable => "offloaded_results_are_retrievable",
         }
     }
 }
@@ -335,9 +393,23 @@ pub fn compare_outcomes(left: &Outcome, right: &Outcome) -> Vec<Violation> {
 /// assert!(!violations.is_empty());
 /// # Ok::<(), hookharness::scenario::ScenarioError>(())
 /// ```
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Clone, Default)]
 pub struct Invariants<'a> {
     scenario: Option<&'a Scenario>,
+    approvers: Vec<String>,
+    compactors: Vec<String>,
+    stores: Vec<&'a dyn ToolResultStore>,
+}
+
+impl fmt::Debug for Invariants<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Invariants")
+            .field("scenario", &self.scenario.map(|s| &s.name))
+            .field("approvers", &self.approvers)
+            .field("compactors", &self.compactors)
+            .field("stores", &self.stores.len())
+            .finish()
+    }
 }
 
 impl<'a> Invariants<'a> {
@@ -382,6 +454,80 @@ impl<'a> Invariants<'a> {
         self
     }
 
+    /// Names (as the trace shows them) a `before_tool` hook whose decisions
+    /// are approvals: the calls it leaves pending must run with the
+    /// arguments they had when it finished ([`Invariant::ApprovedArgumentsRun`]).
+    /// A scenario's `confirmation:` entries are approvers without this.
+    ///
+    /// ```
+    /// use hookharness::invariants::{Invariant, Invariants};
+    /// use hookharness::replay::Replay;
+    /// use hookharness::scenario::{Format, Scenario};
+    ///
+    /// // `approve` lets the call through; `tamper`, after it, changes its arguments.
+    /// let scenario = Scenario::from_str(
+    ///     r#"
+    /// tools: [{name: pay, results: [paid]}]
+    /// hooks:
+    ///   before_tool:
+    ///     - {name: approve}
+    ///     - {name: tamper, do: [{set_tool_arguments: {tool: pay, arguments: {amount: 1000}}}]}
+    /// model:
+    ///   - tool_calls: [{tool: pay, arguments: {amount: 10}}]
+    ///   - text: paid
+    /// "#,
+    ///     "pay.yaml",
+    ///     Format::Yaml,
+    /// )?;
+    /// let outcome = Replay::new().run(&scenario);
+    /// assert!(Invariants::new().check(&outcome).is_empty());
+    /// let found = Invariants::new().approver("approve").check(&outcome);
+    /// assert_eq!(found[0].invariant, Invariant::ApprovedArgumentsRun);
+    /// assert!(found[0].message.contains("`approve` at trace[1] approved {\"amount\":10}"), "{}", found[0]);
+    /// # Ok::<(), hookharness::scenario::ScenarioError>(())
+    /// ```
+    #[must_use]
+    pub fn approver(mut self, hook: impl Into<String>) -> Self {
+        self.approvers.push(hook.into());
+        self
+    }
+
+    /// Names (as the trace shows them) a hook that compacts the
+    /// conversation ([`Invariant::CompactionNeverGrows`]). A scenario's
+    /// `compaction:` entries are compactors without this.
+    #[must_use]
+    pub fn compactor(mut self, hook: impl Into<String>) -> Self {
+        self.compactors.push(hook.into());
+        self
+    }
+
+    /// A store that offloaded results must be readable from
+    /// ([`Invariant::OffloadedResultsAreRetrievable`]); with none, the
+    /// invariant is not checked.
+    ///
+    /// ```
+    /// use hookharness::hooks::offload::{InMemoryToolResultStore, StoredContent, ToolResultStore};
+    /// use hookharness::invariants::{Invariant, Invariants};
+    /// use hookharness::outcome::Outcome;
+    ///
+    /// let store = InMemoryToolResultStore::new();
+    /// store.write("kept.txt", StoredContent::Text("long".into())).unwrap();
+    /// let outcome = Outcome::from_full_json(r#"{"scenario": "s", "file": "", "status": "pass",
+    ///     "failures": [], "error": null, "trace": [], "result": {"exit_reason": "text",
+    ///     "step_count": 1, "token_usage": {}, "tool_call_counts": {},
+    ///     "messages": [{"role": "tool", "meta": {"tool_result_offloaded": ["memory://lost.txt"]},
+    ///         "name": null, "content": [{"tool_call_result": {"result": "offloaded",
+    ///         "origin": {"tool_name": "search", "arguments": {}, "id": "c"}, "error": false}}]}],
+    ///     "last_message": null, "state": {}}}"#).unwrap();
+    /// let found = Invariants::new().store(&store).check(&outcome);
+    /// assert_eq!(found[0].invariant, Invariant::OffloadedResultsAreRetrievable);
+    /// ```
+    #[must_use]
+    pub fn store(mut self, store: &'a dyn ToolResultStore) -> Self {
+        self.stores.push(store);
+        self
+    }
+
     /// Every violation, ordered by [`Invariant`] then by trace position.
     ///
     /// ```
@@ -400,10 +546,16 @@ impl<'a> Invariants<'a> {
         let view = View::new(outcome, &trace);
         let mut violations = outcome_checks::check(&view);
         violations.extend(round_checks::check(&view));
+        let (mut approvers, mut compactors) = (self.approvers.clone(), self.compactors.clone());
         if let Some(scenario) = self.scenario {
             violations.extend(scenario_checks::check(&view, scenario));
             violations.extend(round_checks::check_continue_run(&view, scenario));
+            approvers.extend(roles::ready_made(scenario, ReadyMadeKind::Confirmation));
+            compactors.extend(roles::ready_made(scenario, ReadyMadeKind::Compaction));
         }
+        violations.extend(decisions::check(&view, &approvers));
+        violations.extend(progress::check(&view));
+        violations.extend(conversation::check(&view, &compactors, &self.stores));
         violations.sort_by_key(|v| (v.invariant, v.at.unwrap_or(usize::MAX)));
         violations.dedup_by(|a, b| a.invariant == b.invariant && a.message == b.message);
         violations

@@ -40,6 +40,9 @@ mod counterexamples;
 #[path = "invariants/permutations.rs"]
 mod permutations;
 
+#[path = "invariants/hook_decisions.rs"]
+mod hook_decisions;
+
 #[path = "invariants/support.rs"]
 mod support;
 

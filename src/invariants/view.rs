@@ -45,6 +45,9 @@ pub(crate) struct ToolRound<'a> {
 
 pub(crate) struct View<'a> {
     pub outcome: &'a Outcome,
+    /// For each event of the complete trace, the index of the wire event
+    /// that shows it (itself, or the last wire event before it).
+    wire_at: Vec<Option<usize>>,
     /// The trace as the outcome JSON shows it; violations index into it.
     pub trace: &'a [WireEvent],
     pub result: Option<&'a RunResult>,
@@ -78,13 +81,28 @@ impl<'a> View<'a> {
             }
             _ => trace.len(),
         };
+        let mut wire_at = Vec::with_capacity(outcome.trace.len());
+        let mut seen: usize = 0;
+        for event in &outcome.trace {
+            if event.to_wire().is_some() {
+                seen += 1;
+            }
+            wire_at.push(seen.checked_sub(1));
+        }
         View {
             outcome,
+            wire_at,
             trace,
             result: outcome.result.as_ref(),
             blocks,
             end,
         }
+    }
+
+    /// The wire-trace index that shows event `complete` of the complete
+    /// trace.
+    pub fn wire_index(&self, complete: usize) -> Option<usize> {
+        self.wire_at.get(complete).copied().flatten()
     }
 
     /// `true` when the run returned a result.
@@ -225,11 +243,17 @@ impl<'a> View<'a> {
                         round.pending = Some(tools);
                     }
                 }
-                TraceEvent::ToolFinished { tool, id, .. } => {
+                TraceEvent::ToolFinished {
+                    tool,
+                    id,
+                    arguments,
+                    ..
+                } => {
                     if let (true, Some(round)) = (open, rounds.last_mut()) {
                         round.ran.push(CallRef {
                             tool: tool.clone(),
                             id: id.clone(),
+                            arguments: arguments.clone(),
                         });
                     }
                 }

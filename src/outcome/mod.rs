@@ -25,7 +25,7 @@ pub use error::{ErrorKind, RunError};
 pub use recorder::{Detail, TraceRecorder};
 pub use result::RunResult;
 pub use trace::{
-    CallRef, KeyChange, MessageChanges, PendingTools, StateChanges, TraceEvent, WireEvent,
+    CallRef, KeyChange, MessageChanges, PendingTools, Rewrite, StateChanges, TraceEvent, WireEvent,
 };
 
 use crate::value::sorted;

@@ -1,6 +1,8 @@
 //! Recording a run's events into the outcome's trace.
 
-use super::trace::{CallRef, KeyChange, MessageChanges, PendingTools, StateChanges, TraceEvent};
+use super::trace::{
+    CallRef, KeyChange, MessageChanges, PendingTools, Rewrite, StateChanges, TraceEvent,
+};
 use crate::hook::HookPoint;
 use crate::message::ChatMessage;
 use crate::observe::{Event, Observer};
@@ -115,9 +117,19 @@ impl Observer for TraceRecorder {
                         .unwrap_or_default(),
                     tool_call_counts: data(state, keys::TOOL_CALL_COUNTS),
                 }),
-                changes: self.before.take().map(|(messages, data)| StateChanges {
-                    messages: MessageChanges::between(&messages, state.messages()),
-                    data: KeyChange::between(&data, state.data()),
+                changes: self.before.take().map(|(messages, data)| {
+                    let changes = MessageChanges::between(&messages, state.messages());
+                    let rewrite = matches!(changes, MessageChanges::Rewritten { .. }).then(|| {
+                        Box::new(Rewrite {
+                            before: messages,
+                            after: state.messages().to_vec(),
+                        })
+                    });
+                    StateChanges {
+                        messages: changes,
+                        data: KeyChange::between(&data, state.data()),
+                        rewrite,
+                    }
                 }),
             },
             Event::LlmStarted { state, messages } => TraceEvent::LlmStarted {
@@ -138,6 +150,7 @@ impl Observer for TraceRecorder {
                 tool: call.tool_name.clone(),
                 id: call.id.clone(),
                 error: *error,
+                arguments: call.arguments.clone(),
             },
             Event::ToolsFinished { state } => TraceEvent::ToolsFinished {
                 step: step(state),

@@ -113,6 +113,9 @@ pub enum TraceEvent {
         id: Option<String>,
         /// `true` when the tool failed.
         error: bool,
+        /// The arguments the call ran with.
+        #[serde(default, skip_serializing_if = "Map::is_empty")]
+        arguments: Map<String, Value>,
     },
     /// The step's tool messages were counted and appended.
     ToolsFinished {
@@ -200,6 +203,9 @@ pub struct CallRef {
     pub tool: String,
     /// The call id.
     pub id: Option<String>,
+    /// The call's arguments.
+    #[serde(default, skip_serializing_if = "Map::is_empty")]
+    pub arguments: Map<String, Value>,
 }
 
 impl From<&ToolCall> for CallRef {
@@ -207,6 +213,7 @@ impl From<&ToolCall> for CallRef {
         CallRef {
             tool: call.tool_name.clone(),
             id: call.id.clone(),
+            arguments: call.arguments.clone(),
         }
     }
 }
@@ -218,6 +225,19 @@ pub struct StateChanges {
     pub messages: MessageChanges,
     /// Data keys whose value is new, in State order (removed keys are not listed).
     pub data: Vec<KeyChange>,
+    /// The whole conversation before and after, when the hook rewrote it
+    /// (neither left it alone nor only appended to it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rewrite: Option<Box<Rewrite>>,
+}
+
+/// A conversation a hook rewrote, whole, before and after.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Rewrite {
+    /// The messages before the hook ran.
+    pub before: Vec<ChatMessage>,
+    /// The messages after.
+    pub after: Vec<ChatMessage>,
 }
 
 /// How a hook changed the conversation.

@@ -142,6 +142,7 @@ pub fn tool(step: i64, name: &str, id: &str, error: bool) -> TraceEvent {
         tool: name.into(),
         id: Some(id.into()),
         error,
+        arguments: serde_json::Map::new(),
     }
 }
 
