@@ -40,6 +40,7 @@
 
 mod action;
 mod agent;
+mod always;
 mod error;
 mod expect;
 mod haystack;
@@ -63,6 +64,7 @@ mod yaml;
 
 pub use action::{Action, ResultRewrite, StateValue, ToolSelection};
 pub use agent::{AgentSpec, HandlerKind, SchemaEntrySpec, ValueKind};
+pub use always::{Always, UnderFaults};
 pub use error::{ScenarioError, ScenarioErrorKind};
 pub use expect::{Expect, ExpectedText, LastMessageExpect, ToolCallExpect, UnusedReplies};
 pub use haystack::{

@@ -14,6 +14,7 @@ use serde_json::{Map, Value, json};
 
 use super::action::{Action, ResultRewrite, StateValue, ToolSelection};
 use super::agent::{AgentSpec, HandlerKind, ValueKind};
+use super::always::UnderFaults;
 use super::expect::{Expect, ExpectedText, ToolCallExpect, UnusedReplies};
 use super::hook::HookEntry;
 use super::message::MessageSpec;
@@ -564,6 +565,19 @@ fn expect(spec: &Expect) -> Map<String, Value> {
     put("error", spec.error.as_ref().map(|v| json!(v)));
     if spec.unused_replies == UnusedReplies::Allow {
         put("unused_replies", Some(json!("allow")));
+    }
+    if let Some(always) = &spec.always {
+        let mut map = expect(&always.expect);
+        match &always.under_faults {
+            UnderFaults::None => {}
+            UnderFaults::All => {
+                map.insert("under_faults".into(), json!("all"));
+            }
+            UnderFaults::Keys(keys) => {
+                map.insert("under_faults".into(), json!(keys));
+            }
+        }
+        out.insert("always".into(), Value::Object(map));
     }
     out
 }
