@@ -79,7 +79,7 @@ fn survivors_are_listed_at_the_line_they_changed_with_the_score_last() {
     // Nothing but the final text is expected: no mutant is noticed.
     assert_eq!(
         text.lines().last().unwrap(),
-        "mutation score: 0/16 killed",
+        "mutation score: 0/13 killed (3 not reached)",
         "{text}"
     );
 }
@@ -175,4 +175,70 @@ fn mutate_takes_the_exit_codes_of_run_for_no_scenario_and_a_bad_flag() {
             .code(),
         Some(4)
     );
+}
+
+#[test]
+fn changes_to_parts_the_run_never_used_are_not_reached_and_not_counted() {
+    let dir = scratch("mutate", "reach");
+    // The second reply and the second result are never asked for (nor a
+    // copy of the first reply, which would be the second); the
+    // `on_exit` hook never runs, as the run stops before any exit check.
+    let file = dir.join("reach.yaml");
+    std::fs::write(
+        &file,
+        "hooks:\n  before_llm:\n    - when: {step_count: 1}\n      do: [{stop_run: enough}]\n  on_exit:\n    - do: [{set: {seen: true}}]\nagent:\n  state_schema: {seen: {type: bool}}\nmodel:\n  - tool_calls: [{tool: t, arguments: {}}]\n  - text: never\ntools: [{name: t, results: [one, two]}]\nrun:\n  messages: [{role: user, text: hi}]\nexpect:\n  unused_replies: allow\n  exit_reason: enough\n  last_message: {role: tool}\n",
+    )
+    .unwrap();
+    let output = hookharness(&["mutate", "--format", "json", file.to_str().unwrap()]);
+    let document: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let not_reached: Vec<&str> = document["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["verdict"] == "not_reached")
+        .map(|m| m["place"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        not_reached,
+        [
+            "hooks.on_exit[0].do[0]",
+            "model[0]",
+            "model[1]",
+            "model[1]",
+            "tools[0].results[1]"
+        ]
+    );
+    assert_eq!(document["score"]["not_reached"], 5);
+}
+
+#[test]
+fn a_hook_that_only_breaks_construction_is_used_there_so_dropping_it_is_killed() {
+    let dir = scratch("mutate", "construction");
+    let file = dir.join("unknown_point.yaml");
+    std::fs::write(
+        &file,
+        "hooks:\n  after_everything:\n    - do: []\nmodel: [{text: hi}]\nexpect:\n  error: Invalid hook point\n  unused_replies: allow\n",
+    )
+    .unwrap();
+    let output = hookharness(&["mutate", "--format", "json", file.to_str().unwrap()]);
+    let document: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let drop = document["mutants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|m| m["operator"] == "drop_hook")
+        .unwrap();
+    assert_eq!(drop["verdict"], "killed", "{document}");
+}
+
+#[test]
+fn killed_by_outcome_counts_any_change_to_the_outcome_so_only_equivalent_mutants_survive() {
+    let dir = scratch("mutate", "outcome");
+    let file = dir.join("weak.yaml");
+    std::fs::write(&file, WEAK).unwrap();
+    let output = hookharness(&["mutate", "--killed-by", "outcome", file.to_str().unwrap()]);
+    let text = stdout(&output);
+    // Every change shows in the outcome, though no expectation checks it.
+    assert_eq!(text, "mutation score: 13/13 killed (3 not reached)\n");
+    assert_eq!(output.status.code(), Some(0));
 }

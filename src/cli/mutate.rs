@@ -6,7 +6,7 @@
 use super::output::{out, outln};
 use super::progress::Progress;
 use super::{ExitCode, files};
-use crate::mutate::{self, Mutant, Score, Verdict};
+use crate::mutate::{self, Baseline, Mutant, Oracle, Score, Verdict};
 use crate::replay::Replay;
 use crate::scenario::Scenario;
 use serde_json::{Value, json};
@@ -25,6 +25,17 @@ pub(super) struct MutateArgs {
     /// Only scenarios whose name or file contains this text.
     #[arg(long)]
     filter: Option<String>,
+    /// What kills a mutant: `expect`, the scenario's expectations (it
+    /// fails); `outcome`, any difference in the outcome a snapshot holds
+    /// (a survivor is then an equivalent mutant).
+    #[arg(long, value_enum, default_value_t = KilledBy::Expect)]
+    killed_by: KilledBy,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum KilledBy {
+    Expect,
+    Outcome,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -51,6 +62,9 @@ pub(super) fn run(args: MutateArgs) -> ExitCode {
     };
     let replay = Replay::new();
     let mut mutants: Vec<Mutant> = Vec::new();
+    // What each scenario's unmutated run used, and for each mutant its scenario's.
+    let mut baselines: Vec<Baseline> = Vec::new();
+    let mut baseline_of: Vec<usize> = Vec::new();
     let mut skipped = Vec::new();
     let mut matched = 0;
     for file in &files {
@@ -65,7 +79,12 @@ pub(super) fn run(args: MutateArgs) -> ExitCode {
             Ok(scenario) => {
                 matched += 1;
                 match mutate::baseline(&replay, &scenario) {
-                    Ok(()) => mutants.extend(mutate::mutants(&scenario)),
+                    Ok(baseline) => {
+                        let found = mutate::mutants(&scenario);
+                        baseline_of.extend(std::iter::repeat_n(baselines.len(), found.len()));
+                        baselines.push(baseline);
+                        mutants.extend(found);
+                    }
                     Err(not_green) => skipped.push(Skipped::NotGreen(format!(
                         "{path}: not mutated: {not_green} (`hookharness run {path}` shows why)"
                     ))),
@@ -85,8 +104,17 @@ pub(super) fn run(args: MutateArgs) -> ExitCode {
 
     let mut progress = Progress::new("mutants", mutants.len());
     let mut verdicts = Vec::with_capacity(mutants.len());
-    for mutant in &mutants {
-        verdicts.push(mutate::judge(&replay, mutant));
+    for (mutant, baseline) in mutants.iter().zip(&baseline_of) {
+        let oracle = match args.killed_by {
+            KilledBy::Expect => Oracle::Expectations,
+            KilledBy::Outcome => Oracle::Outcome,
+        };
+        verdicts.push(mutate::judge(
+            &replay,
+            mutant,
+            &baselines[*baseline],
+            oracle,
+        ));
         progress.advance();
     }
     progress.clear();
@@ -137,8 +165,17 @@ fn human(mutants: &[Mutant], verdicts: &[Verdict], skipped: &[Skipped], score: &
         }
     }
     out!("mutation score: {}/{} killed", score.killed, score.viable());
-    if score.unviable > 0 {
-        out!(" ({} unviable)", score.unviable);
+    let uncounted = [
+        (score.unviable, "unviable"),
+        (score.not_reached, "not reached"),
+    ];
+    let uncounted: Vec<String> = uncounted
+        .iter()
+        .filter(|(count, _)| *count > 0)
+        .map(|(count, what)| format!("{count} {what}"))
+        .collect();
+    if !uncounted.is_empty() {
+        out!(" ({})", uncounted.join(", "));
     }
     outln!();
 }
@@ -174,6 +211,7 @@ fn document(mutants: &[Mutant], verdicts: &[Verdict], skipped: &[Skipped], score
             "killed": score.killed,
             "survived": score.survived,
             "unviable": score.unviable,
+            "not_reached": score.not_reached,
         },
         "mutants": mutants,
         "invalid": messages(invalid),

@@ -9,10 +9,13 @@
 //! fails (an expectation, or the run itself), and *survives* when the
 //! scenario still passes: then no expectation pins what the changed part
 //! does. A mutant the Agent refuses to build (a hook moved to a point it
-//! does not allow) is *unviable* and counts for nothing.
+//! does not allow) is *unviable*, and one that changes a part the
+//! unmutated run never used (a reply after its last model call) is *not
+//! reached*: neither counts.
 //!
 //! ```text
 //!  Scenario ──operators.rs──▶ [Mutant] ──Replay::run──▶ [Verdict] ──▶ Score
+//!      └──Replay::run──▶ Outcome ──baseline.rs──▶ Baseline ──┘
 //! ```
 //!
 //! ```
@@ -35,11 +38,15 @@
 //! # Ok::<(), hookharness::scenario::ScenarioError>(())
 //! ```
 
+mod baseline;
 mod operators;
+
+pub use baseline::Baseline;
 
 use crate::outcome::Outcome;
 use crate::replay::Replay;
 use crate::scenario::{Located, Scenario};
+use baseline::Needs;
 
 /// What a mutant changes, by kind (for `--format json` and filtering).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -107,6 +114,8 @@ pub struct Mutant {
     pub description: String,
     /// The scenario with the change.
     pub scenario: Scenario,
+    /// What the unmutated run must have used for the change to matter.
+    needs: Needs,
 }
 
 /// What replaying a mutant showed.
@@ -120,6 +129,9 @@ pub enum Verdict {
     /// The Agent refused to build the mutant (Haystack's construction
     /// errors): not a test of the scenario, not counted.
     Unviable,
+    /// The unmutated run never used the changed part, so the change cannot
+    /// alter a run: equivalent by construction, not replayed, not counted.
+    NotReached,
 }
 
 impl Verdict {
@@ -130,6 +142,7 @@ impl Verdict {
             Verdict::Killed => "killed",
             Verdict::Survived => "survived",
             Verdict::Unviable => "unviable",
+            Verdict::NotReached => "not_reached",
         }
     }
 }
@@ -172,13 +185,33 @@ pub fn mutants(scenario: &Scenario) -> Vec<Mutant> {
             position: located.as_ref().and_then(|l| l.position(&change.place)),
             description: change.description,
             scenario: change.scenario,
+            needs: change.needs,
         })
         .collect()
 }
 
-/// Replays one mutant with `replay`.
+/// What kills a mutant.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Oracle {
+    /// The scenario's expectations: the mutant is killed when the scenario
+    /// fails, as `hookharness run` would report it.
+    #[default]
+    Expectations,
+    /// The whole outcome, as a snapshot holds it ([`Outcome::to_value`]):
+    /// the mutant is killed when any part of it differs from the
+    /// unmutated run's. A survivor then changes nothing a run shows, so it
+    /// is an equivalent mutant.
+    Outcome,
+}
+
+/// Replays one mutant with `replay` and judges it by `oracle`; `baseline`
+/// is what the unmutated run did ([`baseline`]).
 #[must_use]
-pub fn judge(replay: &Replay, mutant: &Mutant) -> Verdict {
+pub fn judge(replay: &Replay, mutant: &Mutant, baseline: &Baseline, oracle: Oracle) -> Verdict {
+    if !baseline.covers(&mutant.needs) {
+        return Verdict::NotReached;
+    }
     if replay
         .unexpected_construction_error(&mutant.scenario)
         .is_some()
@@ -186,38 +219,44 @@ pub fn judge(replay: &Replay, mutant: &Mutant) -> Verdict {
     {
         return Verdict::Unviable;
     }
-    if replay.run(&mutant.scenario).passed() {
-        Verdict::Survived
-    } else {
+    let outcome = replay.run(&mutant.scenario);
+    let noticed = match oracle {
+        Oracle::Expectations => !outcome.passed(),
+        Oracle::Outcome => outcome.to_value() != baseline.outcome,
+    };
+    if noticed {
         Verdict::Killed
+    } else {
+        Verdict::Survived
     }
 }
 
-/// Checks that `scenario` passes, then replays each of its mutants.
+/// Checks that `scenario` passes, then replays each of its mutants and
+/// judges it by its expectations.
 ///
 /// # Errors
 ///
 /// [`NotGreen`] when the scenario itself does not pass.
 pub fn run(replay: &Replay, scenario: &Scenario) -> Result<Vec<MutantResult>, NotGreen> {
-    baseline(replay, scenario)?;
+    let baseline = baseline(replay, scenario)?;
     Ok(mutants(scenario)
         .into_iter()
         .map(|mutant| MutantResult {
-            verdict: judge(replay, &mutant),
+            verdict: judge(replay, &mutant, &baseline, Oracle::Expectations),
             mutant,
         })
         .collect())
 }
 
-/// `Ok` when `scenario` passes as written.
+/// What the unmutated run of `scenario` did, when it passes.
 ///
 /// # Errors
 ///
-/// [`NotGreen`] with the outcome when it does not.
-pub fn baseline(replay: &Replay, scenario: &Scenario) -> Result<(), NotGreen> {
+/// [`NotGreen`] with the outcome when it does not pass.
+pub fn baseline(replay: &Replay, scenario: &Scenario) -> Result<Baseline, NotGreen> {
     let outcome = replay.run(scenario);
     if outcome.passed() {
-        Ok(())
+        Ok(Baseline::of(scenario, &outcome))
     } else {
         Err(NotGreen {
             status: outcome.status.as_str(),
@@ -236,6 +275,8 @@ pub struct Score {
     pub survived: usize,
     /// Mutants the Agent refused to build.
     pub unviable: usize,
+    /// Mutants of parts the unmutated run never used.
+    pub not_reached: usize,
 }
 
 impl Score {
@@ -248,6 +289,7 @@ impl Score {
                 Verdict::Killed => score.killed += 1,
                 Verdict::Survived => score.survived += 1,
                 Verdict::Unviable => score.unviable += 1,
+                Verdict::NotReached => score.not_reached += 1,
             }
         }
         score

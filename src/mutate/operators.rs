@@ -2,6 +2,7 @@
 //! script and tool results, in the scenario's own order.
 
 use super::Operator;
+use super::baseline::Needs;
 use crate::elide::elide;
 use crate::hook::HookPoint;
 use crate::scenario::{
@@ -18,6 +19,8 @@ pub(super) struct Change {
     pub(super) place: KeyPath,
     pub(super) description: String,
     pub(super) scenario: Scenario,
+    /// What the unmutated run must have used for the change to matter.
+    pub(super) needs: Needs,
 }
 
 /// Every change to `scenario` that gives a different scenario.
@@ -36,11 +39,18 @@ fn hooks(scenario: &Scenario, out: &mut Vec<Change>) {
     for (point, entries) in &scenario.hooks {
         for (i, entry) in entries.iter().enumerate() {
             let place = top.key(point).index(i);
+            // Every registration counts at construction; what is inside a
+            // hook counts only when it ran.
+            let ran = || Needs::Hook {
+                point: point.clone(),
+                index: i,
+            };
             let mut dropped = scenario.clone();
             dropped.hooks[point].remove(i);
             push(
                 out,
                 Operator::DropHook,
+                Needs::Nothing,
                 &place,
                 "drop the hook".into(),
                 dropped,
@@ -54,20 +64,35 @@ fn hooks(scenario: &Scenario, out: &mut Vec<Change>) {
                 let hook = moved.hooks[point].remove(i);
                 moved.hooks.entry(target.to_owned()).or_default().push(hook);
                 let description = format!("move the hook from `{point}` to `{target}`");
-                push(out, Operator::MoveHook, &place, description, moved);
+                push(
+                    out,
+                    Operator::MoveHook,
+                    Needs::Nothing,
+                    &place,
+                    description,
+                    moved,
+                );
             }
 
             if i + 1 < entries.len() {
                 let mut swapped = scenario.clone();
                 swapped.hooks[point].swap(i, i + 1);
                 let description = format!("swap the hook with `{point}[{}]`", i + 1);
-                push(out, Operator::SwapHooks, &place, description, swapped);
+                push(
+                    out,
+                    Operator::SwapHooks,
+                    Needs::Nothing,
+                    &place,
+                    description,
+                    swapped,
+                );
             }
 
             for (sub, description, changed) in declarative(entry) {
                 let mut mutated = scenario.clone();
                 mutated.hooks[point][i] = changed;
-                push(out, sub.0, &sub.1.prefixed(&place), description, mutated);
+                let place = sub.1.prefixed(&place);
+                push(out, sub.0, ran(), &place, description, mutated);
             }
         }
     }
@@ -80,7 +105,15 @@ fn shared_hooks(scenario: &Scenario, out: &mut Vec<Change>) {
         for (sub, description, changed) in declarative(entry) {
             let mut mutated = scenario.clone();
             mutated.shared_hooks[name] = changed;
-            push(out, sub.0, &sub.1.prefixed(&place), description, mutated);
+            let needs = Needs::Shared(name.clone());
+            push(
+                out,
+                sub.0,
+                needs,
+                &sub.1.prefixed(&place),
+                description,
+                mutated,
+            );
         }
     }
 }
@@ -243,6 +276,7 @@ fn model(scenario: &Scenario, out: &mut Vec<Change>) {
         push(
             out,
             Operator::DropReply,
+            Needs::Reply(k),
             &place,
             format!("drop reply {k}"),
             dropped,
@@ -252,7 +286,14 @@ fn model(scenario: &Scenario, out: &mut Vec<Change>) {
             let mut swapped = scenario.clone();
             swapped.model.swap(k, k + 1);
             let description = format!("swap replies {k} and {}", k + 1);
-            push(out, Operator::SwapReplies, &place, description, swapped);
+            push(
+                out,
+                Operator::SwapReplies,
+                Needs::Reply(k),
+                &place,
+                description,
+                swapped,
+            );
         }
 
         let mut doubled = scenario.clone();
@@ -260,6 +301,7 @@ fn model(scenario: &Scenario, out: &mut Vec<Change>) {
         push(
             out,
             Operator::DuplicateReply,
+            Needs::Reply(k + 1),
             &place,
             format!("give reply {k} twice"),
             doubled,
@@ -282,7 +324,14 @@ fn model(scenario: &Scenario, out: &mut Vec<Change>) {
                     tool_calls[c].arguments[key] = changed;
                 }
                 let place = place.key("tool_calls").index(c).key("arguments").key(key);
-                push(out, Operator::ChangeArgument, &place, description, mutated);
+                push(
+                    out,
+                    Operator::ChangeArgument,
+                    Needs::Reply(k),
+                    &place,
+                    description,
+                    mutated,
+                );
             }
         }
     }
@@ -323,9 +372,14 @@ fn tool_results(scenario: &Scenario, out: &mut Vec<Change>) {
             mutated.tools[t].results[r] = changed;
             let place = top.index(t).key("results").index(r);
             let description = format!("result {r} of `{}`: {what}", tool.name);
+            let needs = Needs::ToolResult {
+                tool: tool.name.clone(),
+                result: r,
+            };
             push(
                 out,
                 Operator::ChangeToolResult,
+                needs,
                 &place,
                 description,
                 mutated,
@@ -383,6 +437,7 @@ fn shown(value: &Value) -> String {
 fn push(
     out: &mut Vec<Change>,
     operator: Operator,
+    needs: Needs,
     place: &KeyPath,
     description: String,
     scenario: Scenario,
@@ -392,6 +447,7 @@ fn push(
         place: place.clone(),
         description,
         scenario,
+        needs,
     });
 }
 
