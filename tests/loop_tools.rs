@@ -552,6 +552,58 @@ async fn results_keep_call_order_with_concurrency_limits_one_and_four_on_the_asy
     }
 }
 
+/// Two calls that each wait for the other: they meet only when the batch
+/// runs them at the same time.
+struct Rendezvous {
+    spec: ToolSpec,
+    arrived: std::sync::Arc<(std::sync::Mutex<usize>, std::sync::Condvar)>,
+    wait: std::time::Duration,
+}
+
+impl Tool for Rendezvous {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn invoke(&self, _invocation: ToolInvocation<'_>) -> Result<Value, ToolError> {
+        let (count, arrived) = &*self.arrived;
+        let mut count = count.lock().unwrap();
+        *count += 1;
+        arrived.notify_all();
+        let (count, _) = arrived
+            .wait_timeout_while(count, self.wait, |count| *count < 2)
+            .unwrap();
+        Ok(Value::from(if *count >= 2 { "met" } else { "alone" }))
+    }
+}
+
+fn rendezvous_run(limit: i64, wait: std::time::Duration) -> Vec<String> {
+    let agent = agent([calls(&["meet", "meet"]), text("done")])
+        .tool(Rendezvous {
+            spec: ToolSpec::new("meet"),
+            arrived: Default::default(),
+            wait,
+        })
+        .tool_concurrency_limit(limit)
+        .build()
+        .unwrap();
+    tool_results(&run(&agent).unwrap().messages)
+        .into_iter()
+        .map(|r| r.1)
+        .collect()
+}
+
+/// Part of the contract, as in Haystack (a `ThreadPoolExecutor` of
+/// `tool_concurrency_limit` workers): the sync path runs a batch's calls at
+/// the same time, up to the limit.
+#[test]
+fn a_sync_batch_runs_its_calls_at_the_same_time_up_to_the_limit() {
+    let parallel = rendezvous_run(2, std::time::Duration::from_secs(10));
+    assert_eq!(parallel, ["met", "met"]);
+    let one_at_a_time = rendezvous_run(1, std::time::Duration::from_millis(50));
+    assert_eq!(one_at_a_time, ["alone", "met"]);
+}
+
 // ---- the live State --------------------------------------------------------
 
 struct Notary {

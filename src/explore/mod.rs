@@ -33,7 +33,7 @@
 //! fails although nothing injected a fault and the scenario does not expect
 //! an error. Under a fault, `always` holds only for the keys its
 //! `under_faults` lists, and when the fault failed the run, only for those
-//! the trace shows (`hooks`, `llm_calls`, `tools_run`).
+//! the trace shows (`hooks`, `llm_calls`, `tools_run`, `trace`).
 //!
 //! ```
 //! use hookharness::explore::Explore;
@@ -375,7 +375,7 @@ impl Explore {
 }
 
 /// The expectation keys read from the trace, which a failed run still has.
-const TRACE_KEYS: [&str; 3] = ["hooks", "llm_calls", "tools_run"];
+const TRACE_KEYS: [&str; 4] = ["hooks", "llm_calls", "tools_run", "trace"];
 
 /// What a variant is held to: `always` (its `under_faults` part when
 /// faulted), replies left unused allowed.

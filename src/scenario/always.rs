@@ -3,10 +3,12 @@
 //! confirmation answers, injected faults), beside the plain `expect`, which
 //! holds for the scenario as written.
 
+use super::agent::SchemaEntrySpec;
 use super::error::ScenarioErrorKind;
 use super::expect::{Expect, read_expect_keys};
 use super::reader::{Field, Read};
 use super::suggest;
+use indexmap::IndexMap;
 
 /// `expect.always`.
 ///
@@ -78,10 +80,13 @@ pub enum UnderFaults {
     Keys(Vec<String>),
 }
 
-pub(crate) fn read_always(field: &Field<'_>) -> Read<Always> {
+pub(crate) fn read_always(
+    field: &Field<'_>,
+    schema: &IndexMap<String, SchemaEntrySpec>,
+) -> Read<Always> {
     let mut map = field.map()?;
     let under = map.get("under_faults");
-    let expect = read_expect_keys(&mut map, false)?;
+    let expect = read_expect_keys(&mut map, schema, false)?;
     map.finish()?;
     let keys: Vec<String> = expect.keys().into_iter().map(str::to_owned).collect();
     let under_faults = match under {

@@ -47,6 +47,11 @@ use crate::tool::OutputsToString;
 /// Haystack's qualified class name of the Agent.
 pub const AGENT_TYPE: &str = "haystack.components.agents.agent.Agent";
 const TOOL_TYPE: &str = "haystack.tools.tool.Tool";
+/// A component as a tool: its name, description and mappings are scripted
+/// as a `Tool`'s (the component is not run; a scenario scripts results).
+const COMPONENT_TOOL_TYPE: &str = "haystack.tools.component_tool.ComponentTool";
+/// A group of tools: its tools are read in order, in its place.
+const TOOLSET_TYPE: &str = "haystack.tools.toolset.Toolset";
 const FUNCTION_HOOK_TYPE: &str = "haystack.hooks.from_function.FunctionHook";
 const MERGE_LISTS: &str = "haystack.components.agents.state.state_utils.merge_lists";
 const REPLACE_VALUES: &str = "haystack.components.agents.state.state_utils.replace_values";
@@ -237,16 +242,11 @@ pub(crate) fn read_agent(
         ));
     }
     let tools = match get("tools") {
-        None => Vec::new(),
+        None | Some(Value::Null) => Vec::new(),
         Some(value) => {
-            let items = value
-                .as_array()
-                .ok_or_else(|| HaystackDictError::new(at("tools"), "expected a list of tools"))?;
-            items
-                .iter()
-                .enumerate()
-                .map(|(i, item)| tool(item, &format!("{}[{i}]", at("tools"))))
-                .collect::<Read<_>>()?
+            let mut tools = Vec::new();
+            flatten_tools(value, &at("tools"), &mut tools)?;
+            tools
         }
     };
     let hooks = match get("hooks") {
@@ -302,13 +302,58 @@ fn handler(value: &Value, path: &str) -> Read<HandlerKind> {
     }
 }
 
+/// The tools of `value` (a list of tools and toolsets, or one toolset, as
+/// Haystack's `serialize_tools_or_toolset` writes them), in order.
+fn flatten_tools(value: &Value, path: &str, out: &mut Vec<ToolScript>) -> Read<()> {
+    let items = match value {
+        Value::Array(items) => items,
+        Value::Object(map) if map.get("type").and_then(Value::as_str) == Some(TOOLSET_TYPE) => {
+            let data = object(
+                map.get("data").unwrap_or(&Value::Null),
+                &format!("{path}.data"),
+            )?;
+            let tools_path = format!("{path}.data.tools");
+            return match data.get("tools") {
+                None | Some(Value::Null) => Ok(()),
+                Some(tools) => flatten_tools(tools, &tools_path, out),
+            };
+        }
+        _ => {
+            return Err(HaystackDictError::new(
+                path,
+                "expected a list of tools or a serialized `Toolset`",
+            ));
+        }
+    };
+    for (i, item) in items.iter().enumerate() {
+        let item_path = format!("{path}[{i}]");
+        let kind = item.get("type").and_then(Value::as_str);
+        if kind == Some(TOOLSET_TYPE) {
+            flatten_tools(item, &item_path, out)?;
+        } else {
+            out.push(tool(item, &item_path)?);
+        }
+    }
+    Ok(())
+}
+
 fn tool(value: &Value, path: &str) -> Read<ToolScript> {
     let top = object(value, path)?;
     let kind = top.get("type").and_then(Value::as_str).unwrap_or_default();
-    if kind != TOOL_TYPE {
+    if kind != TOOL_TYPE && kind != COMPONENT_TOOL_TYPE {
+        let why = if kind.to_ascii_lowercase().contains("mcp") {
+            "an MCP tool or toolset takes its tools' descriptions and parameters from its \
+             server at run time, so the file does not hold them"
+        } else {
+            "a scenario scripts `Tool`s, `ComponentTool`s and `Toolset`s only"
+        };
         return Err(HaystackDictError::new(
             format!("{path}.type"),
-            format!("only `{TOOL_TYPE}` can be scripted, got `{kind}`"),
+            format!(
+                "cannot script `{kind}`: {why}; remove it from the Agent you import and write \
+                 the tools it gives under the scenario's `tools:` (name, description, \
+                 parameters, results)"
+            ),
         ));
     }
     let path = format!("{path}.data");
