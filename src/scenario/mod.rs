@@ -50,6 +50,7 @@
 
 mod action;
 mod agent;
+mod always;
 mod error;
 mod event_pattern;
 mod expect;
@@ -76,6 +77,7 @@ mod yaml;
 
 pub use action::{Action, ResultRewrite, StateValue, ToolSelection};
 pub use agent::AgentSpec;
+pub use always::{Always, UnderFaults};
 pub use error::{ScenarioError, ScenarioErrorKind};
 #[cfg(test)]
 pub(crate) use event_pattern::KINDS as EVENT_KINDS;

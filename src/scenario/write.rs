@@ -14,6 +14,7 @@ use serde_json::{Map, Value, json};
 
 use super::action::{Action, ResultRewrite, StateValue, ToolSelection};
 use super::agent::{AgentSpec, type_name};
+use super::always::UnderFaults;
 use super::event_pattern::EventPattern;
 use super::expect::{Expect, ToolCallExpect, UnusedReplies};
 use super::hook::HookEntry;
@@ -569,6 +570,19 @@ fn expect(spec: &Expect) -> Map<String, Value> {
     put("error", spec.error.as_ref().map(|v| json!(v)));
     if spec.unused_replies == UnusedReplies::Allow {
         put("unused_replies", Some(json!("allow")));
+    }
+    if let Some(always) = &spec.always {
+        let mut map = expect(&always.expect);
+        match &always.under_faults {
+            UnderFaults::None => {}
+            UnderFaults::All => {
+                map.insert("under_faults".into(), json!("all"));
+            }
+            UnderFaults::Keys(keys) => {
+                map.insert("under_faults".into(), json!(keys));
+            }
+        }
+        out.insert("always".into(), Value::Object(map));
     }
     out
 }
