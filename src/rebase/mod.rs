@@ -31,8 +31,9 @@
 
 mod text;
 
+use crate::message::ChatMessage;
 use crate::replay::{Outcome, Replay, SeenRequest, sees_difference};
-use crate::scenario::{Format, MessageSpec, Role, Scenario, Sees};
+use crate::scenario::{Format, MessageSpec, Scenario, Sees};
 
 /// A scenario rebased on its current run.
 #[derive(Debug, Clone)]
@@ -122,13 +123,7 @@ fn refreshed(old: &Sees, request: &SeenRequest) -> Sees {
         new.message_count = i64::try_from(request.messages.len()).ok();
     }
     if old.roles.is_some() {
-        new.roles = Some(
-            request
-                .messages
-                .iter()
-                .filter_map(|m| Role::parse(m.role().as_str()))
-                .collect(),
-        );
+        new.roles = Some(request.messages.iter().map(ChatMessage::role).collect());
     }
     if old.tools.is_some() {
         new.tools = Some(request.tools.clone());

@@ -5,8 +5,9 @@
 use serde_json::{Map, Value, json};
 
 use super::expect::{LastMessageExpect, read_last_message};
-use super::message::{MessageSpec, ROLES, Role, read_messages};
+use super::message::{MessageSpec, read_messages, roles};
 use super::reader::{Field, Read};
+use crate::message::ChatRole;
 
 /// What the model must be sent for this reply to be the right answer. Every
 /// key is optional; each one given must hold.
@@ -22,7 +23,7 @@ pub struct Sees {
     /// `contains`: some message's text, or string tool result, contains this.
     pub contains: Option<String>,
     /// `roles`: the sequence of the messages' roles.
-    pub roles: Option<Vec<Role>>,
+    pub roles: Option<Vec<ChatRole>>,
     /// `tools`: the names of the tools offered, in order.
     pub tools: Option<Vec<String>>,
     /// Where the `sees` key is written (line and column), for failures; not
@@ -53,7 +54,7 @@ pub(crate) fn read_sees(field: &Field<'_>) -> Read<Sees> {
         contains: map.get("contains").map(|f| f.string()).transpose()?,
         roles: map
             .get("roles")
-            .map(|f| f.seq()?.iter().map(|r| r.variant(ROLES)).collect())
+            .map(|f| f.seq()?.iter().map(|r| r.variant(&roles())).collect())
             .transpose()?,
         tools: map
             .get("tools")

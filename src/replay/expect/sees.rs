@@ -7,7 +7,6 @@ use super::{check_last_message, render};
 use crate::message::ChatMessage;
 use crate::outcome::Failure;
 use crate::replay::SeenRequest;
-use crate::replay::convert;
 use crate::scenario::{MessageSpec, Scenario, Sees};
 use crate::value::json_eq;
 use serde_json::{Value, json};
@@ -82,10 +81,7 @@ fn mismatch(sees: &Sees, request: &SeenRequest) -> Option<Mismatch> {
     let sent = &request.messages;
     if let Some(specs) = &sees.messages {
         // Loading checked that each message converts (replay/build.rs).
-        let expected: Vec<ChatMessage> = specs
-            .iter()
-            .filter_map(|s| convert::message(s).ok())
-            .collect();
+        let expected: Vec<ChatMessage> = specs.iter().filter_map(|s| s.to_message().ok()).collect();
         let differs = |(a, b): (&ChatMessage, &ChatMessage)| !json_eq(&a.to_value(), &b.to_value());
         if let Some(i) = expected.iter().zip(sent).position(differs) {
             return Some(Mismatch::compare(
