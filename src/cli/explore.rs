@@ -197,7 +197,8 @@ pub(super) fn run(args: ExploreArgs) -> ExitCode {
                 }
             }
             if let Some(dir) = &args.out {
-                match write(dir, &file, &checked.minimal(), checked.variant.number) {
+                let shrunk = checked.minimize(&replay, &scenario, &by_design);
+                match write(dir, &file, &shrunk, checked.variant.number) {
                     Ok(written) => outln!("    written: {}", written.display()),
                     Err(error) => {
                         errln!("{error}");
