@@ -47,7 +47,8 @@ impl Checked {
     /// use hookharness::replay::Replay;
     /// use hookharness::scenario::{Format, Scenario};
     ///
-    /// // `noise` has nothing to do with the order of `a` and `b`.
+    /// // `noise` has nothing to do with the order of `a` and `b`; with `b`
+    /// // first, `a` alone leaves `log` as the broken order does.
     /// let scenario = Scenario::from_str(
     ///     "agent: {state_schema: {log: {type: str}}}\n\
     ///      hooks:\n  before_llm: [{name: a, do: [{set: {log: a}}]}, {name: b, do: [{set: {log: b}}]}]\n  after_run: [{name: noise}]\n\
@@ -61,7 +62,8 @@ impl Checked {
     /// let broken = exploration.broken().next().unwrap();
     /// let shrunk = broken.minimize(&replay, &scenario, &exploration.by_design);
     /// assert_eq!(shrunk.hooks.keys().collect::<Vec<_>>(), ["before_llm"]);
-    /// assert_eq!(shrunk.hooks["before_llm"].len(), 2);
+    /// assert_eq!(shrunk.hooks["before_llm"].len(), 1);
+    /// assert!(shrunk.description.as_deref().unwrap().ends_with("(shrunk: 2 hooks and 0 trailing model replies it does not need left out)"));
     /// assert!(!replay.run(&shrunk).passed());
     /// # Ok::<(), hookharness::scenario::ScenarioError>(())
     /// ```
