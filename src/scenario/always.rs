@@ -3,11 +3,11 @@
 //! confirmation answers, injected faults), beside the plain `expect`, which
 //! holds for the scenario as written.
 
-use super::agent::SchemaEntrySpec;
 use super::error::ScenarioErrorKind;
 use super::expect::{Expect, read_expect_keys};
 use super::reader::{Field, Read};
 use super::suggest;
+use crate::state::SchemaEntry;
 use indexmap::IndexMap;
 
 /// `expect.always`.
@@ -82,7 +82,7 @@ pub enum UnderFaults {
 
 pub(crate) fn read_always(
     field: &Field<'_>,
-    schema: &IndexMap<String, SchemaEntrySpec>,
+    schema: &IndexMap<String, SchemaEntry>,
 ) -> Read<Always> {
     let mut map = field.map()?;
     let under = map.get("under_faults");

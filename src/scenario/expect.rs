@@ -4,13 +4,14 @@
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-use super::agent::SchemaEntrySpec;
 use super::always::{Always, read_always};
 use super::event_pattern::{EventPattern, read_event_pattern};
 use super::list_expect::{ListExpect, read_list};
-use super::message::{ROLES, Role};
+use super::message::roles;
 use super::pattern::{Slot, ValuePattern, read_pattern};
 use super::reader::{Field, MapReader, Read};
+use crate::message::ChatRole;
+use crate::state::SchemaEntry;
 
 /// The expectations of a scenario (`expect:`).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -59,7 +60,7 @@ pub struct Expect {
 #[non_exhaustive]
 pub struct LastMessageExpect {
     /// `role`.
-    pub role: Option<Role>,
+    pub role: Option<ChatRole>,
     /// `text`, matched with the message's text (`null` when it has none);
     /// absent: not checked.
     pub text: Option<ValuePattern>,
@@ -168,7 +169,7 @@ const UNUSED_REPLIES: &[(&str, UnusedReplies)] = &[
 
 pub(crate) fn read_expect(
     field: &Field<'_>,
-    schema: &IndexMap<String, SchemaEntrySpec>,
+    schema: &IndexMap<String, SchemaEntry>,
 ) -> Read<Expect> {
     let mut map = field.map()?;
     let mut expect = read_expect_keys(&mut map, schema, true)?;
@@ -184,7 +185,7 @@ pub(crate) fn read_expect(
 /// `outcome_keys` (not in `always`). Leaves `finish` to the caller.
 pub(crate) fn read_expect_keys(
     map: &mut MapReader<'_>,
-    schema: &IndexMap<String, SchemaEntrySpec>,
+    schema: &IndexMap<String, SchemaEntry>,
     outcome_keys: bool,
 ) -> Read<Expect> {
     let mut expect = Expect {
@@ -211,7 +212,7 @@ pub(crate) fn read_expect_keys(
         for (key, value) in f.entries()? {
             let slot = schema
                 .get(key)
-                .map_or(Slot::Any, |entry| Slot::State(entry.ty));
+                .map_or(Slot::Any, |entry| Slot::State(entry.ty.clone()));
             state.insert(key.to_owned(), read_pattern(&value, slot)?);
         }
         expect.state = Some(state);
@@ -249,7 +250,7 @@ pub(crate) fn read_expect_keys(
 fn read_last_message(field: &Field<'_>) -> Read<LastMessageExpect> {
     let mut map = field.map()?;
     let expect = LastMessageExpect {
-        role: map.get("role").map(|f| f.variant(ROLES)).transpose()?,
+        role: map.get("role").map(|f| f.variant(&roles())).transpose()?,
         text: map
             .get("text")
             .map(|f| {

@@ -13,23 +13,28 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
 use super::action::{Action, ResultRewrite, StateValue, ToolSelection};
-use super::agent::{AgentSpec, HandlerKind, ValueKind};
+use super::agent::{AgentSpec, type_name};
 use super::always::UnderFaults;
 use super::event_pattern::EventPattern;
 use super::expect::{Expect, ToolCallExpect, UnusedReplies};
 use super::hook::HookEntry;
 use super::message::MessageSpec;
-use super::model::{ModelReply, ScriptedToolCall};
 use super::pattern::ValuePattern;
 use super::run::RunSpec;
 use super::spec::Scenario;
-use super::tool::{ScriptedResult, ToolScript, default_parameters};
+use super::tool::{ToolScript, default_parameters};
 use super::when::{StepCountCondition, When};
 use crate::prompt::RequiredVariables;
+use crate::scripted::{ModelReply, ScriptedResult, ScriptedToolCall};
 use crate::tool::OutputsToString;
 
 impl Scenario {
     /// The scenario as a JSON value in the scenario format.
+    ///
+    /// What a file cannot name is written so that the loader rejects it
+    /// rather than reads something else: a custom
+    /// [`Handler`](crate::state::Handler) by its name, an `Optional` type as
+    /// `optional[T]`.
     ///
     /// ```
     /// use hookharness::scenario::{Format, Scenario};
@@ -154,9 +159,9 @@ fn agent(spec: &AgentSpec) -> Map<String, Value> {
             .iter()
             .map(|(key, entry)| {
                 let mut map = Map::new();
-                map.insert("type".into(), json!(value_kind(entry.ty)));
-                if let Some(handler) = entry.handler {
-                    map.insert("handler".into(), json!(handler_kind(handler)));
+                map.insert("type".into(), json!(type_name(&entry.ty)));
+                if let Some(handler) = &entry.handler {
+                    map.insert("handler".into(), json!(handler.name()));
                 }
                 (key.clone(), Value::Object(map))
             })
@@ -173,25 +178,6 @@ fn agent(spec: &AgentSpec) -> Map<String, Value> {
         );
     }
     out
-}
-
-fn value_kind(kind: ValueKind) -> &'static str {
-    match kind {
-        ValueKind::List => "list",
-        ValueKind::Str => "str",
-        ValueKind::Int => "int",
-        ValueKind::Float => "float",
-        ValueKind::Bool => "bool",
-        ValueKind::Dict => "dict",
-        ValueKind::Any => "any",
-    }
-}
-
-fn handler_kind(kind: HandlerKind) -> &'static str {
-    match kind {
-        HandlerKind::MergeLists => "merge_lists",
-        HandlerKind::ReplaceValues => "replace_values",
-    }
 }
 
 fn tool(script: &ToolScript) -> Value {
@@ -234,8 +220,8 @@ fn tool(script: &ToolScript) -> Value {
                 if let Some(source) = &output.source {
                     entry.insert("source".into(), json!(source));
                 }
-                if let Some(kind) = output.handler {
-                    entry.insert("handler".into(), json!(handler_kind(kind)));
+                if let Some(handler) = &output.handler {
+                    entry.insert("handler".into(), json!(handler.name()));
                 }
                 (key.clone(), Value::Object(entry))
             })
