@@ -305,3 +305,34 @@ fn orders_and_answers_can_be_explored_alone() {
         stdout(&answers)
     );
 }
+
+#[test]
+fn json_gives_ci_one_document_with_every_broken_variant() {
+    let dir = scratch("explore", "json");
+    let output = hookharness(&[
+        "explore",
+        "scenarios/explore",
+        "--format",
+        "json",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let document: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(document["variants"], 5);
+    assert_eq!(document["broken"], 1);
+    let broken = &document["files"][1]["broken"][0];
+    assert_eq!(document["files"][1]["file"], ORDER_MATTERS);
+    assert_eq!(broken["variant"], 2);
+    assert_eq!(
+        broken["changes"],
+        serde_json::json!(["on_exit: [require_search, accept]"])
+    );
+    assert_eq!(
+        broken["written"],
+        dir.join("order_matters.variant-2.yaml")
+            .display()
+            .to_string()
+    );
+    assert_eq!(document["files"][0]["broken"], serde_json::json!([]));
+}
