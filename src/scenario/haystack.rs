@@ -591,20 +591,7 @@ fn handler_name(kind: HandlerKind) -> &'static str {
 }
 
 fn tool_to_haystack(script: &ToolScript) -> Value {
-    let outputs_to_state: Map<String, Value> = script
-        .outputs_to_state
-        .iter()
-        .map(|(key, output)| {
-            let mut config = Map::new();
-            if let Some(source) = &output.source {
-                config.insert("source".into(), json!(source));
-            }
-            if let Some(kind) = output.handler {
-                config.insert("handler".into(), json!(handler_name(kind)));
-            }
-            (key.clone(), Value::Object(config))
-        })
-        .collect();
+    let outputs_to_state = super::write::state_outputs(&script.outputs_to_state, handler_name);
     let outputs_to_string = script
         .outputs_to_string
         .as_ref()

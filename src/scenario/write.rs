@@ -20,7 +20,7 @@ use super::message::MessageSpec;
 use super::model::{ModelReply, ScriptedToolCall};
 use super::run::RunSpec;
 use super::spec::Scenario;
-use super::tool::{ScriptedResult, ToolScript, default_parameters};
+use super::tool::{ScriptedResult, StateOutputScript, ToolScript, default_parameters};
 use super::when::{StepCountCondition, When};
 use crate::prompt::RequiredVariables;
 use crate::tool::OutputsToString;
@@ -223,26 +223,34 @@ fn tool(script: &ToolScript) -> Value {
         out.insert("inputs_from_state".into(), json!(script.inputs_from_state));
     }
     if !script.outputs_to_state.is_empty() {
-        let outputs = script
-            .outputs_to_state
-            .iter()
-            .map(|(key, output)| {
-                let mut entry = Map::new();
-                if let Some(source) = &output.source {
-                    entry.insert("source".into(), json!(source));
-                }
-                if let Some(kind) = output.handler {
-                    entry.insert("handler".into(), json!(handler_kind(kind)));
-                }
-                (key.clone(), Value::Object(entry))
-            })
-            .collect();
+        let outputs = state_outputs(&script.outputs_to_state, handler_kind);
         out.insert("outputs_to_state".into(), Value::Object(outputs));
     }
     if let Some(config) = &script.outputs_to_string {
         out.insert("outputs_to_string".into(), outputs_to_string(config));
     }
     Value::Object(out)
+}
+
+/// A tool's `outputs_to_state`, each handler written by `handler` (the
+/// scenario's names here, Haystack's in `haystack.rs`).
+pub(crate) fn state_outputs(
+    outputs: &IndexMap<String, StateOutputScript>,
+    handler: fn(HandlerKind) -> &'static str,
+) -> Map<String, Value> {
+    outputs
+        .iter()
+        .map(|(key, output)| {
+            let mut entry = Map::new();
+            if let Some(source) = &output.source {
+                entry.insert("source".into(), json!(source));
+            }
+            if let Some(kind) = output.handler {
+                entry.insert("handler".into(), json!(handler(kind)));
+            }
+            (key.clone(), Value::Object(entry))
+        })
+        .collect()
 }
 
 fn outputs_to_string(config: &OutputsToString) -> Value {
