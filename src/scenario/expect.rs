@@ -4,7 +4,11 @@
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
+use super::agent::SchemaEntrySpec;
+use super::event_pattern::{EventPattern, read_event_pattern};
+use super::list_expect::{ListExpect, read_list};
 use super::message::{ROLES, Role};
+use super::pattern::{Slot, ValuePattern, read_pattern};
 use super::reader::{Field, Read};
 
 /// The expectations of a scenario (`expect:`).
@@ -15,22 +19,27 @@ pub struct Expect {
     pub exit_reason: Option<String>,
     /// `step_count`: equals.
     pub step_count: Option<i64>,
-    /// `token_usage`: equals.
-    pub token_usage: Option<Map<String, Value>>,
+    /// `token_usage`: matches (a plain map: equals).
+    pub token_usage: Option<ValuePattern>,
     /// `tool_call_counts`: equals.
     pub tool_call_counts: Option<IndexMap<String, i64>>,
-    /// `state`: each listed public state key equals.
-    pub state: Option<Map<String, Value>>,
+    /// `state`: each listed public state key matches (a plain value: equals).
+    pub state: Option<IndexMap<String, ValuePattern>>,
     /// `last_message`: matches every given field.
     pub last_message: Option<LastMessageExpect>,
     /// `message_count`: `len(messages)` equals.
     pub message_count: Option<i64>,
-    /// `hooks`: the ordered hooks that ran, each `POINT` or `POINT:NAME`.
-    pub hooks: Option<Vec<String>>,
+    /// `hooks`: the hooks that ran, each `POINT` or `POINT:NAME`; a plain
+    /// list is the exact sequence.
+    pub hooks: Option<ListExpect<String>>,
     /// `llm_calls`: the number of chat-generator calls equals.
     pub llm_calls: Option<i64>,
-    /// `tools_run`: the ordered executed tool names equal.
-    pub tools_run: Option<Vec<String>>,
+    /// `tools_run`: the executed tool names; a plain list is the exact
+    /// sequence.
+    pub tools_run: Option<ListExpect<String>>,
+    /// `trace`: the run's events, matched by partial event matchers; a
+    /// plain list is the exact sequence of events of every kind.
+    pub trace: Option<ListExpect<EventPattern>>,
     /// `error`: the run fails with an error whose text contains this.
     pub error: Option<String>,
     /// `unused_replies` (default `fail`).
@@ -41,28 +50,21 @@ pub struct Expect {
     pub streamed: Option<Vec<Value>>,
 }
 
-/// `expect.last_message: {role, text, text_contains, tool_calls}`.
+/// `expect.last_message: {role, text, text_contains, tool_calls, meta}`.
 #[derive(Debug, Clone, Default, PartialEq)]
 #[non_exhaustive]
 pub struct LastMessageExpect {
     /// `role`.
     pub role: Option<Role>,
-    /// `text`; absent: not checked.
-    pub text: Option<ExpectedText>,
+    /// `text`, matched with the message's text (`null` when it has none);
+    /// absent: not checked.
+    pub text: Option<ValuePattern>,
     /// `text_contains`.
     pub text_contains: Option<String>,
-    /// `tool_calls`: same length, each matching.
-    pub tool_calls: Option<Vec<ToolCallExpect>>,
-}
-
-/// `expect.last_message.text`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ExpectedText {
-    /// `text: null`: the message has no text.
-    NoText,
-    /// `text: S`: the message's text equals S.
-    Equals(String),
+    /// `tool_calls`: a plain list is the same length, each matching.
+    pub tool_calls: Option<ListExpect<ToolCallExpect>>,
+    /// `meta`, matched with the message's `meta` map.
+    pub meta: Option<ValuePattern>,
 }
 
 /// One expected tool call: a name, or `{tool, arguments?, id?}`.
@@ -93,12 +95,21 @@ const UNUSED_REPLIES: &[(&str, UnusedReplies)] = &[
     ("allow", UnusedReplies::Allow),
 ];
 
-pub(crate) fn read_expect(field: &Field<'_>) -> Read<Expect> {
+pub(crate) fn read_expect(
+    field: &Field<'_>,
+    schema: &IndexMap<String, SchemaEntrySpec>,
+) -> Read<Expect> {
     let mut map = field.map()?;
     let mut expect = Expect {
         exit_reason: map.get("exit_reason").map(|f| f.string()).transpose()?,
         step_count: map.get("step_count").map(|f| f.i64()).transpose()?,
-        token_usage: map.get("token_usage").map(|f| f.json_map()).transpose()?,
+        token_usage: map
+            .get("token_usage")
+            .map(|f| {
+                f.map()?;
+                read_pattern(&f, Slot::Any)
+            })
+            .transpose()?,
         ..Expect::default()
     };
     if let Some(f) = map.get("tool_call_counts") {
@@ -108,15 +119,34 @@ pub(crate) fn read_expect(field: &Field<'_>) -> Read<Expect> {
             .map(|(tool, count)| Ok((tool.to_owned(), count.i64()?)));
         expect.tool_call_counts = Some(counts.collect::<Read<_>>()?);
     }
-    expect.state = map.get("state").map(|f| f.json_map()).transpose()?;
+    if let Some(f) = map.get("state") {
+        let mut state = IndexMap::new();
+        for (key, value) in f.entries()? {
+            let slot = schema
+                .get(key)
+                .map_or(Slot::Any, |entry| Slot::State(entry.ty));
+            state.insert(key.to_owned(), read_pattern(&value, slot)?);
+        }
+        expect.state = Some(state);
+    }
     expect.last_message = map
         .get("last_message")
         .map(|f| read_last_message(&f))
         .transpose()?;
     expect.message_count = map.get("message_count").map(|f| f.i64()).transpose()?;
-    expect.hooks = map.get("hooks").map(|f| f.strings()).transpose()?;
+    expect.hooks = map
+        .get("hooks")
+        .map(|f| read_list(&f, |item| item.string()))
+        .transpose()?;
     expect.llm_calls = map.get("llm_calls").map(|f| f.i64()).transpose()?;
-    expect.tools_run = map.get("tools_run").map(|f| f.strings()).transpose()?;
+    expect.tools_run = map
+        .get("tools_run")
+        .map(|f| read_list(&f, |item| item.string()))
+        .transpose()?;
+    expect.trace = map
+        .get("trace")
+        .map(|f| read_list(&f, read_event_pattern))
+        .transpose()?;
     expect.error = map.get("error").map(|f| f.string()).transpose()?;
     if let Some(f) = map.get("unused_replies") {
         expect.unused_replies = f.variant(UNUSED_REPLIES)?;
@@ -135,14 +165,25 @@ fn read_last_message(field: &Field<'_>) -> Read<LastMessageExpect> {
         text: map
             .get("text")
             .map(|f| {
-                f.opt_string()
-                    .map(|t| t.map_or(ExpectedText::NoText, ExpectedText::Equals))
+                let pattern = read_pattern(&f, Slot::Text)?;
+                match &pattern {
+                    ValuePattern::Equals(Value::String(_) | Value::Null)
+                    | ValuePattern::Absent(_)
+                    | ValuePattern::Contains(_) => Ok(pattern),
+                    _ => Err(f.wrong_type(
+                        "a string, null, or a matcher (`contains`, `absent`, `equals`)",
+                    )),
+                }
             })
             .transpose()?,
         text_contains: map.get("text_contains").map(|f| f.string()).transpose()?,
         tool_calls: map
             .get("tool_calls")
-            .map(|f| f.seq()?.iter().map(read_tool_call).collect::<Read<_>>())
+            .map(|f| read_list(&f, read_tool_call))
+            .transpose()?,
+        meta: map
+            .get("meta")
+            .map(|f| read_pattern(&f, Slot::Any))
             .transpose()?,
     };
     map.finish()?;

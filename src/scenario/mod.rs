@@ -11,7 +11,8 @@
 //!                                   │ reader.rs: typed access, known keys
 //!                                   ▼
 //!        spec.rs, agent.rs, tool.rs, model.rs, hook.rs, when.rs,
-//!        action.rs, message.rs, run.rs, expect.rs ──▶ Scenario
+//!        action.rs, message.rs, run.rs, expect.rs (pattern.rs,
+//!        list_expect.rs, event_pattern.rs) ──▶ Scenario
 //! ```
 //!
 //! ```
@@ -41,16 +42,19 @@
 mod action;
 mod agent;
 mod error;
+mod event_pattern;
 mod expect;
 mod haystack;
 mod hook;
 mod import;
 mod json;
+mod list_expect;
 mod load;
 mod locate;
 mod message;
 mod model;
 mod node;
+mod pattern;
 mod reader;
 mod run;
 mod scalar;
@@ -64,18 +68,23 @@ mod yaml;
 pub use action::{Action, ResultRewrite, StateValue, ToolSelection};
 pub use agent::{AgentSpec, HandlerKind, SchemaEntrySpec, ValueKind};
 pub use error::{ScenarioError, ScenarioErrorKind};
-pub use expect::{Expect, ExpectedText, LastMessageExpect, ToolCallExpect, UnusedReplies};
+#[cfg(test)]
+pub(crate) use event_pattern::KINDS as EVENT_KINDS;
+pub use event_pattern::{EventKind, EventPattern};
+pub use expect::{Expect, LastMessageExpect, ToolCallExpect, UnusedReplies};
 pub use haystack::{
     AGENT_TYPE, HaystackAgent, HaystackDictError, agent_from_haystack, agent_to_haystack,
 };
 pub use hook::{HookEntry, ReadyMadeKind};
 pub use import::{ImportError, import_haystack};
+pub use list_expect::{ListExpect, ListModes};
 pub use load::Format;
 pub(crate) use load::not_a_file;
 pub(crate) use locate::{Located, located};
 pub use message::{MessageSpec, Role};
 pub use model::{FinishReason, ModelReply, ScriptedToolCall};
 pub(crate) use node::KeyPath;
+pub use pattern::ValuePattern;
 pub use run::RunSpec;
 pub use spec::{SUPPORTED_VERSIONS, Scenario};
 pub(crate) use suggest::closest;

@@ -116,7 +116,7 @@ pub(crate) fn read_scenario(
         None => RunSpec::default(),
     };
     let expect = match expect {
-        Some(f) => read_expect(&f)?,
+        Some(f) => read_expect(&f, &agent.state_schema)?,
         None => Expect::default(),
     };
     Ok(Scenario {

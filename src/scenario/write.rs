@@ -14,10 +14,12 @@ use serde_json::{Map, Value, json};
 
 use super::action::{Action, ResultRewrite, StateValue, ToolSelection};
 use super::agent::{AgentSpec, HandlerKind, ValueKind};
-use super::expect::{Expect, ExpectedText, ToolCallExpect, UnusedReplies};
+use super::event_pattern::EventPattern;
+use super::expect::{Expect, ToolCallExpect, UnusedReplies};
 use super::hook::HookEntry;
 use super::message::MessageSpec;
 use super::model::{ModelReply, ScriptedToolCall};
+use super::pattern::ValuePattern;
 use super::run::RunSpec;
 use super::spec::Scenario;
 use super::tool::{ScriptedResult, StateOutputScript, ToolScript, default_parameters};
@@ -530,12 +532,23 @@ fn expect(spec: &Expect) -> Map<String, Value> {
     };
     put("exit_reason", spec.exit_reason.as_ref().map(|v| json!(v)));
     put("step_count", spec.step_count.map(|v| json!(v)));
-    put("token_usage", spec.token_usage.clone().map(Value::Object));
+    put(
+        "token_usage",
+        spec.token_usage.as_ref().map(ValuePattern::to_value),
+    );
     put(
         "tool_call_counts",
         spec.tool_call_counts.as_ref().map(counts),
     );
-    put("state", spec.state.clone().map(Value::Object));
+    put(
+        "state",
+        spec.state.as_ref().map(|state| {
+            state
+                .iter()
+                .map(|(key, pattern)| (key.clone(), pattern.to_value()))
+                .collect()
+        }),
+    );
     put(
         "last_message",
         spec.last_message.as_ref().map(|last| {
@@ -543,31 +556,37 @@ fn expect(spec: &Expect) -> Map<String, Value> {
             if let Some(role) = last.role {
                 map.insert("role".into(), json!(role.as_str()));
             }
-            match &last.text {
-                Some(ExpectedText::NoText) => {
-                    map.insert("text".into(), Value::Null);
-                }
-                Some(ExpectedText::Equals(text)) => {
-                    map.insert("text".into(), json!(text));
-                }
-                None => {}
+            if let Some(text) = &last.text {
+                map.insert("text".into(), text.to_value());
             }
             if let Some(text) = &last.text_contains {
                 map.insert("text_contains".into(), json!(text));
             }
             if let Some(calls) = &last.tool_calls {
-                map.insert(
-                    "tool_calls".into(),
-                    calls.iter().map(expected_call).collect(),
-                );
+                map.insert("tool_calls".into(), calls.to_value(expected_call));
+            }
+            if let Some(meta) = &last.meta {
+                map.insert("meta".into(), meta.to_value());
             }
             Value::Object(map)
         }),
     );
     put("message_count", spec.message_count.map(|v| json!(v)));
-    put("hooks", spec.hooks.as_ref().map(|v| json!(v)));
+    put(
+        "hooks",
+        spec.hooks.as_ref().map(|v| v.to_value(|h| json!(h))),
+    );
     put("llm_calls", spec.llm_calls.map(|v| json!(v)));
-    put("tools_run", spec.tools_run.as_ref().map(|v| json!(v)));
+    put(
+        "tools_run",
+        spec.tools_run.as_ref().map(|v| v.to_value(|t| json!(t))),
+    );
+    put(
+        "trace",
+        spec.trace
+            .as_ref()
+            .map(|v| v.to_value(EventPattern::to_value)),
+    );
     put("streamed", spec.streamed.as_ref().map(|v| json!(v)));
     put("error", spec.error.as_ref().map(|v| json!(v)));
     if spec.unused_replies == UnusedReplies::Allow {
@@ -760,6 +779,33 @@ expect:
   tools_run: [search]
   error: boom
   unused_replies: allow
+"#,
+        );
+    }
+
+    #[test]
+    fn match_modes_and_value_matchers_round_trip() {
+        round_trip(
+            r#"
+agent:
+  state_schema: {notes: {type: list}, count: {type: int}}
+model: [{text: hi}]
+expect:
+  token_usage: {prompt_tokens: {gte: 1}, total_tokens: {absent: true}}
+  state:
+    notes: {contains: [a]}
+    count: {gte: 1, lte: 2}
+    other: {equals: {gte: 1}}
+    plain: {a: [1]}
+  last_message:
+    text: {contains: hi}
+    tool_calls: {excludes: [search, {tool: fetch, id: c1}]}
+    meta: {contains: {finish_reason: stop}}
+  hooks: {in_order: [before_run, "on_exit:x"], excludes: [after_run]}
+  tools_run: {any_order: [a, b], contains: [a]}
+  trace:
+    - {kind: hook, point: on_exit, name: x, step: {gte: 1}}
+    - {kind: max_steps}
 "#,
         );
     }
