@@ -95,6 +95,7 @@ pub mod bench;
 #[cfg(feature = "cli")]
 pub mod cli;
 mod elide;
+pub mod explore;
 pub mod future;
 pub mod generator;
 pub mod hook;

@@ -47,7 +47,8 @@ use crate::future::BoxFuture;
 use crate::generator::{ChatGenerator, ChatRequest, GeneratorError};
 use crate::message::{ChatMessage, ChatRole};
 use crate::replay::{Outcome, Replay};
-use crate::scenario::{FinishReason, ModelReply, Scenario, ScriptedToolCall};
+use crate::scenario::Scenario;
+use crate::scripted::{FinishReason, ModelReply, ScriptedToolCall};
 use std::sync::{Arc, Mutex};
 
 /// A scenario recorded against a live model.
@@ -139,7 +140,7 @@ impl Recorder {
                 .get_or_insert_with(|| (call, error.message().to_owned()));
             ModelReply::Error(error.message().to_owned())
         });
-        let message = crate::replay::convert::reply(&entry).to_message(call);
+        let message = entry.to_message(call);
         log.replies.push(entry);
         message.map(|m| vec![m])
     }
@@ -174,13 +175,6 @@ impl ChatGenerator for Recorder {
     }
 }
 
-const FINISH_REASONS: &[FinishReason] = &[
-    FinishReason::Stop,
-    FinishReason::Length,
-    FinishReason::ContentFilter,
-    FinishReason::ToolCalls,
-];
-
 /// One reply as a `model` entry: its first text, its tool calls with their
 /// ids, `meta.usage` when a map, `meta.finish_reason` when one the format
 /// knows.
@@ -200,9 +194,8 @@ fn entry_of(replies: &[ChatMessage]) -> Result<ModelReply, GeneratorError> {
     let tool_calls = reply
         .tool_calls()
         .map(|call| ScriptedToolCall {
-            tool: call.tool_name.clone(),
-            arguments: call.arguments.clone(),
             id: call.id.clone(),
+            ..ScriptedToolCall::new(call.tool_name.clone(), call.arguments.clone())
         })
         .collect();
     let usage = reply
@@ -210,9 +203,7 @@ fn entry_of(replies: &[ChatMessage]) -> Result<ModelReply, GeneratorError> {
         .get("usage")
         .and_then(|u| u.as_object())
         .cloned();
-    let finish_reason = reply
-        .finish_reason()
-        .and_then(|r| FINISH_REASONS.iter().copied().find(|f| f.as_str() == r));
+    let finish_reason = reply.finish_reason().and_then(FinishReason::parse);
     Ok(ModelReply::Reply {
         text: reply.text().map(str::to_owned),
         tool_calls,

@@ -3,12 +3,14 @@
 
 use std::path::{Path, PathBuf};
 
+use hookharness::ChatRole;
 use hookharness::scenario::{
-    Action, FinishReason, Format, HandlerKind, HookEntry, LastMessageExpect, ListExpect,
-    MessageSpec, ModelReply, ReadyMadeKind, ResultRewrite, Role, Scenario, ScenarioErrorKind,
-    ScriptedResult, StateValue, StepCountCondition, ToolSelection, UnusedReplies, ValueKind,
-    ValuePattern,
+    Action, Format, HookEntry, LastMessageExpect, ListExpect, MessageSpec, ReadyMadeKind,
+    ResultRewrite, Scenario, ScenarioErrorKind, StateValue, StepCountCondition, ToolSelection,
+    UnusedReplies, ValuePattern,
 };
+use hookharness::scripted::{FinishReason, ModelReply, ScriptedResult};
+use hookharness::state::{Handler, ValueType};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -153,7 +155,7 @@ fn the_format_examples_load_into_the_expected_hooks() {
     assert_eq!(
         messages,
         &[MessageSpec::Simple {
-            role: Role::System,
+            role: ChatRole::System,
             text: Some("You are a research assistant.".into()),
             tool_calls: vec![],
             meta: serde_json::Map::new(),
@@ -185,7 +187,7 @@ fn the_format_examples_load_into_the_expected_run_inputs() {
     assert_eq!(scenario.run.hook_context, object(json!({"user_id": "u1"})));
     assert_eq!(scenario.run.state, object(json!({"notes": []})));
     assert!(!scenario.run.is_async);
-    assert_eq!(scenario.agent.state_schema["notes"].ty, ValueKind::List);
+    assert_eq!(scenario.agent.state_schema["notes"].ty, ValueType::List);
     assert_eq!(scenario.agent.state_schema["notes"].handler, None);
 }
 
@@ -266,7 +268,7 @@ fn key_order_from_the_file_is_kept_in_json_results_and_state_schema() {
     assert_eq!(keys, ["z", "a"]);
     assert_eq!(
         scenario.agent.state_schema["a"].handler,
-        Some(HandlerKind::ReplaceValues)
+        Some(Handler::ReplaceValues)
     );
     let ScriptedResult::Json(value) = &scenario.tools[0].results[0] else {
         panic!("json result expected");
@@ -390,7 +392,7 @@ expect:
     assert_eq!(when.times, Some(2));
     assert_eq!(
         when.last_message.as_ref().and_then(|m| m.role),
-        Some(Role::Assistant)
+        Some(ChatRole::Assistant)
     );
     assert!(
         matches!(&actions[0], Action::ReplaceMessages(m) if matches!(m[0], MessageSpec::Haystack(_)))

@@ -625,6 +625,7 @@ def _expect(c: _Checker, raw) -> dict:
             "streamed",
             "error",
             "unused_replies",
+            "always",  # what `hookharness explore` checks on variants; the reference runs the scenario as written
         ),
     )
     raw = {

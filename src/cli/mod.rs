@@ -7,6 +7,7 @@
 
 mod construction;
 mod discover;
+mod explore;
 #[cfg(feature = "proptest")]
 mod generate;
 mod import;
@@ -101,6 +102,9 @@ enum Command {
     /// a time, and report the changes no expectation notices (the
     /// mutation score).
     Mutate(mutate::MutateArgs),
+    /// Run every hook order, confirmation answer and (with `--faults`)
+    /// fault of each scenario, checking the invariants and `expect.always`.
+    Explore(explore::ExploreArgs),
     /// Write a scenario skeleton from a Haystack Agent (`Agent.to_dict()`
     /// as JSON or YAML, or a pipeline file holding one).
     Import(import::ImportArgs),
@@ -169,6 +173,7 @@ pub fn main() -> std::process::ExitCode {
         },
         Command::Import(args) => import::run(args),
         Command::Mutate(args) => mutate::run(args),
+        Command::Explore(args) => explore::run(args),
         #[cfg(feature = "http")]
         Command::Record(args) => record::run(args),
         #[cfg(feature = "proptest")]

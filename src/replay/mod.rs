@@ -40,7 +40,6 @@
 
 mod as_test;
 mod build;
-pub(crate) mod convert;
 mod declarative;
 mod expect;
 mod named;

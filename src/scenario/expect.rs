@@ -4,12 +4,14 @@
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-use super::agent::SchemaEntrySpec;
+use super::always::{Always, read_always};
 use super::event_pattern::{EventPattern, read_event_pattern};
 use super::list_expect::{ListExpect, read_list};
-use super::message::{ROLES, Role};
+use super::message::roles;
 use super::pattern::{Slot, ValuePattern, read_pattern};
-use super::reader::{Field, Read};
+use super::reader::{Field, MapReader, Read};
+use crate::message::ChatRole;
+use crate::state::SchemaEntry;
 
 /// The expectations of a scenario (`expect:`).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -48,6 +50,9 @@ pub struct Expect {
     /// string per text chunk, `{tool_result: TEXT}` per tool result and
     /// `{finish_reason: R}` for a chunk that ends a stream.
     pub streamed: Option<Vec<Value>>,
+    /// `always`: what must hold on every variant `hookharness explore`
+    /// runs.
+    pub always: Option<Box<Always>>,
 }
 
 /// `expect.last_message: {role, text, text_contains, tool_calls, meta}`.
@@ -55,7 +60,7 @@ pub struct Expect {
 #[non_exhaustive]
 pub struct LastMessageExpect {
     /// `role`.
-    pub role: Option<Role>,
+    pub role: Option<ChatRole>,
     /// `text`, matched with the message's text (`null` when it has none);
     /// absent: not checked.
     pub text: Option<ValuePattern>,
@@ -90,6 +95,73 @@ pub enum UnusedReplies {
     Allow,
 }
 
+impl Expect {
+    /// The expectation keys given (not `unused_replies` or `always`), in
+    /// the format's order.
+    ///
+    /// ```
+    /// use hookharness::scenario::{Format, Scenario};
+    ///
+    /// let scenario = Scenario::from_str(
+    ///     "model: []\nexpect: {tools_run: [], exit_reason: text, unused_replies: allow}",
+    ///     "keys.yaml",
+    ///     Format::Yaml,
+    /// )?;
+    /// assert_eq!(scenario.expect.keys(), ["exit_reason", "tools_run"]);
+    /// # Ok::<(), hookharness::scenario::ScenarioError>(())
+    /// ```
+    #[must_use]
+    pub fn keys(&self) -> Vec<&'static str> {
+        let given = [
+            ("exit_reason", self.exit_reason.is_some()),
+            ("step_count", self.step_count.is_some()),
+            ("token_usage", self.token_usage.is_some()),
+            ("tool_call_counts", self.tool_call_counts.is_some()),
+            ("state", self.state.is_some()),
+            ("last_message", self.last_message.is_some()),
+            ("message_count", self.message_count.is_some()),
+            ("hooks", self.hooks.is_some()),
+            ("llm_calls", self.llm_calls.is_some()),
+            ("tools_run", self.tools_run.is_some()),
+            ("trace", self.trace.is_some()),
+            ("error", self.error.is_some()),
+            ("streamed", self.streamed.is_some()),
+        ];
+        given
+            .into_iter()
+            .filter(|(_, given)| *given)
+            .map(|(key, _)| key)
+            .collect()
+    }
+
+    /// These expectations with only `keys` kept (and `unused_replies`
+    /// allowed, `always` dropped): what a variant of the scenario is held to.
+    #[must_use]
+    pub fn only(&self, keys: &[impl AsRef<str>]) -> Expect {
+        let keep = |key: &str| keys.iter().any(|k| k.as_ref() == key);
+        Expect {
+            exit_reason: self.exit_reason.clone().filter(|_| keep("exit_reason")),
+            step_count: self.step_count.filter(|_| keep("step_count")),
+            token_usage: self.token_usage.clone().filter(|_| keep("token_usage")),
+            tool_call_counts: self
+                .tool_call_counts
+                .clone()
+                .filter(|_| keep("tool_call_counts")),
+            state: self.state.clone().filter(|_| keep("state")),
+            last_message: self.last_message.clone().filter(|_| keep("last_message")),
+            message_count: self.message_count.filter(|_| keep("message_count")),
+            hooks: self.hooks.clone().filter(|_| keep("hooks")),
+            llm_calls: self.llm_calls.filter(|_| keep("llm_calls")),
+            tools_run: self.tools_run.clone().filter(|_| keep("tools_run")),
+            trace: self.trace.clone().filter(|_| keep("trace")),
+            error: self.error.clone().filter(|_| keep("error")),
+            unused_replies: UnusedReplies::Allow,
+            streamed: self.streamed.clone().filter(|_| keep("streamed")),
+            always: None,
+        }
+    }
+}
+
 const UNUSED_REPLIES: &[(&str, UnusedReplies)] = &[
     ("fail", UnusedReplies::Fail),
     ("allow", UnusedReplies::Allow),
@@ -97,9 +169,25 @@ const UNUSED_REPLIES: &[(&str, UnusedReplies)] = &[
 
 pub(crate) fn read_expect(
     field: &Field<'_>,
-    schema: &IndexMap<String, SchemaEntrySpec>,
+    schema: &IndexMap<String, SchemaEntry>,
 ) -> Read<Expect> {
     let mut map = field.map()?;
+    let mut expect = read_expect_keys(&mut map, schema, true)?;
+    expect.always = map
+        .get("always")
+        .map(|f| read_always(&f, schema).map(Box::new))
+        .transpose()?;
+    map.finish()?;
+    Ok(expect)
+}
+
+/// The expectation keys of `map`; `error` and `unused_replies` only when
+/// `outcome_keys` (not in `always`). Leaves `finish` to the caller.
+pub(crate) fn read_expect_keys(
+    map: &mut MapReader<'_>,
+    schema: &IndexMap<String, SchemaEntry>,
+    outcome_keys: bool,
+) -> Read<Expect> {
     let mut expect = Expect {
         exit_reason: map.get("exit_reason").map(|f| f.string()).transpose()?,
         step_count: map.get("step_count").map(|f| f.i64()).transpose()?,
@@ -124,7 +212,7 @@ pub(crate) fn read_expect(
         for (key, value) in f.entries()? {
             let slot = schema
                 .get(key)
-                .map_or(Slot::Any, |entry| Slot::State(entry.ty));
+                .map_or(Slot::Any, |entry| Slot::State(entry.ty.clone()));
             state.insert(key.to_owned(), read_pattern(&value, slot)?);
         }
         expect.state = Some(state);
@@ -147,21 +235,22 @@ pub(crate) fn read_expect(
         .get("trace")
         .map(|f| read_list(&f, read_event_pattern))
         .transpose()?;
-    expect.error = map.get("error").map(|f| f.string()).transpose()?;
-    if let Some(f) = map.get("unused_replies") {
-        expect.unused_replies = f.variant(UNUSED_REPLIES)?;
+    if outcome_keys {
+        expect.error = map.get("error").map(|f| f.string()).transpose()?;
+        if let Some(f) = map.get("unused_replies") {
+            expect.unused_replies = f.variant(UNUSED_REPLIES)?;
+        }
     }
     if let Some(f) = map.get("streamed") {
         expect.streamed = Some(f.seq()?.iter().map(Field::json).collect());
     }
-    map.finish()?;
     Ok(expect)
 }
 
 fn read_last_message(field: &Field<'_>) -> Read<LastMessageExpect> {
     let mut map = field.map()?;
     let expect = LastMessageExpect {
-        role: map.get("role").map(|f| f.variant(ROLES)).transpose()?,
+        role: map.get("role").map(|f| f.variant(&roles())).transpose()?,
         text: map
             .get("text")
             .map(|f| {

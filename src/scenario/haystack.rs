@@ -36,13 +36,15 @@
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
-use super::agent::{AgentSpec, HandlerKind, SchemaEntrySpec, ValueKind};
+use super::agent::AgentSpec;
 use super::hook::{HookEntry, ReadyMadeKind};
 use super::spec::Scenario;
-use super::tool::{StateOutputScript, ToolScript, default_parameters};
+use super::tool::{ToolScript, default_parameters};
 use crate::hooks::{CompactionHook, ConfirmationHook, TokenBudgetHook, ToolResultOffloadHook};
 use crate::prompt::RequiredVariables;
-use crate::tool::OutputsToString;
+use crate::state::keys;
+use crate::state::{Handler, SchemaEntry, ValueType};
+use crate::tool::{OutputsToString, StateOutput};
 
 /// Haystack's qualified class name of the Agent.
 pub const AGENT_TYPE: &str = "haystack.components.agents.agent.Agent";
@@ -260,19 +262,19 @@ pub(crate) fn read_agent(
     })
 }
 
-fn schema_entry(key: &str, entry: &Value, path: &str) -> Read<SchemaEntrySpec> {
+fn schema_entry(key: &str, entry: &Value, path: &str) -> Read<SchemaEntry> {
     let entry = object(entry, path)?;
     let type_path = format!("{path}.type");
     let name = string(entry.get("type").unwrap_or(&Value::Null), &type_path)?;
     let ty = match name.as_str() {
-        "list" => ValueKind::List,
-        MESSAGES_TYPE if key == "messages" => ValueKind::List,
-        "str" => ValueKind::Str,
-        "int" => ValueKind::Int,
-        "float" => ValueKind::Float,
-        "bool" => ValueKind::Bool,
-        "dict" => ValueKind::Dict,
-        "typing.Any" => ValueKind::Any,
+        "list" | MESSAGES_TYPE if key == keys::MESSAGES => ValueType::ChatMessages,
+        "list" => ValueType::List,
+        "str" => ValueType::Str,
+        "int" => ValueType::Int,
+        "float" => ValueType::Float,
+        "bool" => ValueType::Bool,
+        "dict" => ValueType::Dict,
+        "typing.Any" => ValueType::Any,
         other => {
             return Err(HaystackDictError::new(
                 type_path,
@@ -286,13 +288,13 @@ fn schema_entry(key: &str, entry: &Value, path: &str) -> Read<SchemaEntrySpec> {
         None | Some(Value::Null) => None,
         Some(value) => Some(handler(value, &format!("{path}.handler"))?),
     };
-    Ok(SchemaEntrySpec { ty, handler })
+    Ok(SchemaEntry { ty, handler })
 }
 
-fn handler(value: &Value, path: &str) -> Read<HandlerKind> {
+fn handler(value: &Value, path: &str) -> Read<Handler> {
     match value.as_str() {
-        Some(MERGE_LISTS) => Ok(HandlerKind::MergeLists),
-        Some(REPLACE_VALUES) => Ok(HandlerKind::ReplaceValues),
+        Some(MERGE_LISTS) => Ok(Handler::MergeLists),
+        Some(REPLACE_VALUES) => Ok(Handler::ReplaceValues),
         _ => Err(HaystackDictError::new(
             path,
             format!(
@@ -374,7 +376,7 @@ fn tool(value: &Value, path: &str) -> Read<ToolScript> {
                 None | Some(Value::Null) => None,
                 Some(value) => Some(handler(value, &format!("{config_path}.handler"))?),
             };
-            outputs_to_state.insert(key.clone(), StateOutputScript { source, handler });
+            outputs_to_state.insert(key.clone(), StateOutput { source, handler });
         }
     }
     let outputs_to_string = match field("outputs_to_string") {
@@ -531,9 +533,9 @@ pub fn agent_to_haystack(scenario: &Scenario) -> Value {
         .iter()
         .map(|(key, entry)| {
             let mut out = Map::new();
-            out.insert("type".into(), json!(type_name(key, entry.ty)));
-            if let Some(kind) = entry.handler {
-                out.insert("handler".into(), json!(handler_name(kind)));
+            out.insert("type".into(), json!(type_name(key, &entry.ty)));
+            if let Some(handler) = &entry.handler {
+                out.insert("handler".into(), json!(handler_name(handler)));
             }
             (key.clone(), Value::Object(out))
         })
@@ -570,28 +572,45 @@ pub fn agent_to_haystack(scenario: &Scenario) -> Value {
     json!({"type": AGENT_TYPE, "init_parameters": params})
 }
 
-fn type_name(key: &str, ty: ValueKind) -> &'static str {
+fn type_name(key: &str, ty: &ValueType) -> String {
     match ty {
-        ValueKind::List if key == "messages" => MESSAGES_TYPE,
-        ValueKind::List => "list",
-        ValueKind::Str => "str",
-        ValueKind::Int => "int",
-        ValueKind::Float => "float",
-        ValueKind::Bool => "bool",
-        ValueKind::Dict => "dict",
-        ValueKind::Any => "typing.Any",
+        ValueType::ChatMessages => MESSAGES_TYPE.to_owned(),
+        ValueType::List if key == keys::MESSAGES => MESSAGES_TYPE.to_owned(),
+        ValueType::List => "list".to_owned(),
+        ValueType::Str => "str".to_owned(),
+        ValueType::Int => "int".to_owned(),
+        ValueType::Float => "float".to_owned(),
+        ValueType::Bool => "bool".to_owned(),
+        ValueType::Dict => "dict".to_owned(),
+        ValueType::Any => "typing.Any".to_owned(),
+        ValueType::Optional(inner) => format!("typing.Optional[{}]", type_name("", inner)),
     }
 }
 
-fn handler_name(kind: HandlerKind) -> &'static str {
-    match kind {
-        HandlerKind::MergeLists => MERGE_LISTS,
-        HandlerKind::ReplaceValues => REPLACE_VALUES,
+/// A built-in handler's qualified name; a custom one's own name.
+fn handler_name(handler: &Handler) -> &str {
+    match handler {
+        Handler::MergeLists => MERGE_LISTS,
+        Handler::ReplaceValues => REPLACE_VALUES,
+        custom => custom.name(),
     }
 }
 
 fn tool_to_haystack(script: &ToolScript) -> Value {
-    let outputs_to_state = super::write::state_outputs(&script.outputs_to_state, handler_name);
+    let outputs_to_state: Map<String, Value> = script
+        .outputs_to_state
+        .iter()
+        .map(|(key, output)| {
+            let mut config = Map::new();
+            if let Some(source) = &output.source {
+                config.insert("source".into(), json!(source));
+            }
+            if let Some(handler) = &output.handler {
+                config.insert("handler".into(), json!(handler_name(handler)));
+            }
+            (key.clone(), Value::Object(config))
+        })
+        .collect();
     let outputs_to_string = script
         .outputs_to_string
         .as_ref()

@@ -15,6 +15,15 @@
 //!        list_expect.rs, event_pattern.rs) ──▶ Scenario
 //! ```
 //!
+//! A scenario holds the run's own types wherever the run has one, so no
+//! converter stands between file and run: `model` entries are
+//! [`ModelReply`](crate::scripted::ModelReply)s, tool `results` are
+//! [`ScriptedResult`](crate::scripted::ScriptedResult)s, `state_schema`
+//! entries are [`SchemaEntry`](crate::state::SchemaEntry)s, `outputs_to_state`
+//! entries are [`StateOutput`](crate::tool::StateOutput)s and roles are
+//! [`ChatRole`](crate::ChatRole)s. A new key touches its type, its reader
+//! here and `write.rs`.
+//!
 //! ```
 //! use hookharness::scenario::{Format, Scenario};
 //!
@@ -41,6 +50,7 @@
 
 mod action;
 mod agent;
+mod always;
 mod error;
 mod event_pattern;
 mod expect;
@@ -66,7 +76,8 @@ mod write;
 mod yaml;
 
 pub use action::{Action, ResultRewrite, StateValue, ToolSelection};
-pub use agent::{AgentSpec, HandlerKind, SchemaEntrySpec, ValueKind};
+pub use agent::AgentSpec;
+pub use always::{Always, UnderFaults};
 pub use error::{ScenarioError, ScenarioErrorKind};
 #[cfg(test)]
 pub(crate) use event_pattern::KINDS as EVENT_KINDS;
@@ -81,14 +92,13 @@ pub use list_expect::{ListExpect, ListModes};
 pub use load::Format;
 pub(crate) use load::not_a_file;
 pub(crate) use locate::{Located, located};
-pub use message::{MessageSpec, Role};
-pub use model::{FinishReason, ModelReply, ScriptedToolCall};
+pub use message::MessageSpec;
 pub(crate) use node::KeyPath;
 pub use pattern::ValuePattern;
 pub use run::RunSpec;
 pub use spec::{SUPPORTED_VERSIONS, Scenario};
 pub(crate) use suggest::closest;
-pub use tool::{ScriptedResult, StateOutputScript, ToolScript};
+pub use tool::ToolScript;
 pub use when::{LastMessageCondition, StepCountCondition, When};
 
 /// The deepest nesting of lists and maps a scenario file may use.

@@ -11,10 +11,10 @@
 use indexmap::IndexMap;
 use serde_json::{Map, Number, Value};
 
-use super::agent::ValueKind;
 use super::error::ScenarioErrorKind;
 use super::reader::{Field, Read};
 use super::suggest;
+use crate::state::ValueType;
 
 /// The keys of a matcher map.
 pub(crate) const MATCHER_WORDS: &[&str] = &["absent", "contains", "gte", "lte", "equals"];
@@ -45,44 +45,60 @@ pub enum ValuePattern {
 
 /// What the format knows of the value a pattern is matched with, for
 /// rejecting a matcher that cannot apply (`gte` on a text).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Slot {
     /// Anything.
     Any,
     /// Text, or no text (a message's `text`).
     Text,
     /// A state key of this `state_schema` type.
-    State(ValueKind),
+    State(ValueType),
 }
 
 impl Slot {
-    fn accepts_numbers(self) -> bool {
+    // A file's schema never holds `Optional` (the format cannot name it),
+    // so it is taken as `any`.
+    fn accepts_numbers(&self) -> bool {
         matches!(
             self,
-            Slot::Any | Slot::State(ValueKind::Int | ValueKind::Float | ValueKind::Any)
+            Slot::Any
+                | Slot::State(
+                    ValueType::Int | ValueType::Float | ValueType::Any | ValueType::Optional(_)
+                )
         )
     }
 
-    fn accepts_contains(self) -> bool {
+    fn accepts_contains(&self) -> bool {
         matches!(
             self,
             Slot::Any
                 | Slot::Text
-                | Slot::State(ValueKind::Str | ValueKind::List | ValueKind::Dict | ValueKind::Any)
+                | Slot::State(
+                    ValueType::Str
+                        | ValueType::List
+                        | ValueType::ChatMessages
+                        | ValueType::Dict
+                        | ValueType::Any
+                        | ValueType::Optional(_)
+                )
         )
     }
 
-    fn holds(self) -> &'static str {
+    fn holds(&self) -> &'static str {
         match self {
             Slot::Any => "any value",
             Slot::Text => "text",
-            Slot::State(ValueKind::List) => "a list (`state_schema` type `list`)",
-            Slot::State(ValueKind::Str) => "a string (`state_schema` type `str`)",
-            Slot::State(ValueKind::Int) => "an integer (`state_schema` type `int`)",
-            Slot::State(ValueKind::Float) => "a number (`state_schema` type `float`)",
-            Slot::State(ValueKind::Bool) => "a boolean (`state_schema` type `bool`)",
-            Slot::State(ValueKind::Dict) => "a map (`state_schema` type `dict`)",
-            Slot::State(ValueKind::Any) => "any value (`state_schema` type `any`)",
+            Slot::State(ValueType::List | ValueType::ChatMessages) => {
+                "a list (`state_schema` type `list`)"
+            }
+            Slot::State(ValueType::Str) => "a string (`state_schema` type `str`)",
+            Slot::State(ValueType::Int) => "an integer (`state_schema` type `int`)",
+            Slot::State(ValueType::Float) => "a number (`state_schema` type `float`)",
+            Slot::State(ValueType::Bool) => "a boolean (`state_schema` type `bool`)",
+            Slot::State(ValueType::Dict) => "a map (`state_schema` type `dict`)",
+            Slot::State(ValueType::Any | ValueType::Optional(_)) => {
+                "any value (`state_schema` type `any`)"
+            }
         }
     }
 }
@@ -154,7 +170,7 @@ fn read_matcher(
         if !slot.accepts_contains() {
             return Err(wrong("contains", "strings, lists and maps"));
         }
-        if slot == Slot::Text || slot == Slot::State(ValueKind::Str) {
+        if matches!(slot, Slot::Text | Slot::State(ValueType::Str)) {
             return f.string().map(|s| ValuePattern::Contains(Value::String(s)));
         }
         return Ok(ValuePattern::Contains(f.json()));

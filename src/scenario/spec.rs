@@ -8,12 +8,13 @@ use super::agent::{AgentSpec, read_agent};
 use super::error::ScenarioErrorKind;
 use super::expect::{Expect, read_expect};
 use super::hook::{HookEntry, Place, read_hook};
-use super::model::{ModelReply, read_reply};
+use super::model::read_reply;
 use super::node::Node;
 use super::reader::{Field, Read};
 use super::run::{RunSpec, read_run};
 use super::suggest;
 use super::tool::{ToolScript, read_tool};
+use crate::scripted::ModelReply;
 
 /// The format versions this loader reads.
 pub const SUPPORTED_VERSIONS: &[i64] = &[1];

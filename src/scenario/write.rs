@@ -13,22 +13,28 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
 use super::action::{Action, ResultRewrite, StateValue, ToolSelection};
-use super::agent::{AgentSpec, HandlerKind, ValueKind};
+use super::agent::{AgentSpec, type_name};
+use super::always::UnderFaults;
 use super::event_pattern::EventPattern;
 use super::expect::{Expect, ToolCallExpect, UnusedReplies};
 use super::hook::HookEntry;
 use super::message::MessageSpec;
-use super::model::{ModelReply, ScriptedToolCall};
 use super::pattern::ValuePattern;
 use super::run::RunSpec;
 use super::spec::Scenario;
-use super::tool::{ScriptedResult, StateOutputScript, ToolScript, default_parameters};
+use super::tool::{ToolScript, default_parameters};
 use super::when::{StepCountCondition, When};
 use crate::prompt::RequiredVariables;
+use crate::scripted::{ModelReply, ScriptedResult, ScriptedToolCall};
 use crate::tool::OutputsToString;
 
 impl Scenario {
     /// The scenario as a JSON value in the scenario format.
+    ///
+    /// What a file cannot name is written so that the loader rejects it
+    /// rather than reads something else: a custom
+    /// [`Handler`](crate::state::Handler) by its name, an `Optional` type as
+    /// `optional[T]`.
     ///
     /// ```
     /// use hookharness::scenario::{Format, Scenario};
@@ -153,9 +159,9 @@ fn agent(spec: &AgentSpec) -> Map<String, Value> {
             .iter()
             .map(|(key, entry)| {
                 let mut map = Map::new();
-                map.insert("type".into(), json!(value_kind(entry.ty)));
-                if let Some(handler) = entry.handler {
-                    map.insert("handler".into(), json!(handler_kind(handler)));
+                map.insert("type".into(), json!(type_name(&entry.ty)));
+                if let Some(handler) = &entry.handler {
+                    map.insert("handler".into(), json!(handler.name()));
                 }
                 (key.clone(), Value::Object(map))
             })
@@ -172,25 +178,6 @@ fn agent(spec: &AgentSpec) -> Map<String, Value> {
         );
     }
     out
-}
-
-fn value_kind(kind: ValueKind) -> &'static str {
-    match kind {
-        ValueKind::List => "list",
-        ValueKind::Str => "str",
-        ValueKind::Int => "int",
-        ValueKind::Float => "float",
-        ValueKind::Bool => "bool",
-        ValueKind::Dict => "dict",
-        ValueKind::Any => "any",
-    }
-}
-
-fn handler_kind(kind: HandlerKind) -> &'static str {
-    match kind {
-        HandlerKind::MergeLists => "merge_lists",
-        HandlerKind::ReplaceValues => "replace_values",
-    }
 }
 
 fn tool(script: &ToolScript) -> Value {
@@ -225,34 +212,26 @@ fn tool(script: &ToolScript) -> Value {
         out.insert("inputs_from_state".into(), json!(script.inputs_from_state));
     }
     if !script.outputs_to_state.is_empty() {
-        let outputs = state_outputs(&script.outputs_to_state, handler_kind);
+        let outputs = script
+            .outputs_to_state
+            .iter()
+            .map(|(key, output)| {
+                let mut entry = Map::new();
+                if let Some(source) = &output.source {
+                    entry.insert("source".into(), json!(source));
+                }
+                if let Some(handler) = &output.handler {
+                    entry.insert("handler".into(), json!(handler.name()));
+                }
+                (key.clone(), Value::Object(entry))
+            })
+            .collect();
         out.insert("outputs_to_state".into(), Value::Object(outputs));
     }
     if let Some(config) = &script.outputs_to_string {
         out.insert("outputs_to_string".into(), outputs_to_string(config));
     }
     Value::Object(out)
-}
-
-/// A tool's `outputs_to_state`, each handler written by `handler` (the
-/// scenario's names here, Haystack's in `haystack.rs`).
-pub(crate) fn state_outputs(
-    outputs: &IndexMap<String, StateOutputScript>,
-    handler: fn(HandlerKind) -> &'static str,
-) -> Map<String, Value> {
-    outputs
-        .iter()
-        .map(|(key, output)| {
-            let mut entry = Map::new();
-            if let Some(source) = &output.source {
-                entry.insert("source".into(), json!(source));
-            }
-            if let Some(kind) = output.handler {
-                entry.insert("handler".into(), json!(handler(kind)));
-            }
-            (key.clone(), Value::Object(entry))
-        })
-        .collect()
 }
 
 fn outputs_to_string(config: &OutputsToString) -> Value {
@@ -591,6 +570,19 @@ fn expect(spec: &Expect) -> Map<String, Value> {
     put("error", spec.error.as_ref().map(|v| json!(v)));
     if spec.unused_replies == UnusedReplies::Allow {
         put("unused_replies", Some(json!("allow")));
+    }
+    if let Some(always) = &spec.always {
+        let mut map = expect(&always.expect);
+        match &always.under_faults {
+            UnderFaults::None => {}
+            UnderFaults::All => {
+                map.insert("under_faults".into(), json!("all"));
+            }
+            UnderFaults::Keys(keys) => {
+                map.insert("under_faults".into(), json!(keys));
+            }
+        }
+        out.insert("always".into(), Value::Object(map));
     }
     out
 }

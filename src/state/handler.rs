@@ -69,6 +69,25 @@ impl Handler {
     }
 }
 
+/// Built-in handlers are equal by kind; custom ones when they share the name
+/// and the very same function.
+impl PartialEq for Handler {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Handler::MergeLists, Handler::MergeLists)
+            | (Handler::ReplaceValues, Handler::ReplaceValues) => true,
+            (
+                Handler::Custom { name, function },
+                Handler::Custom {
+                    name: other_name,
+                    function: other_function,
+                },
+            ) => name == other_name && Arc::ptr_eq(function, other_function),
+            _ => false,
+        }
+    }
+}
+
 impl fmt::Debug for Handler {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -108,6 +127,15 @@ mod tests {
             merge_lists(Some(json!(["a"])), json!("x")),
             json!(["a", "x"])
         );
+    }
+
+    #[test]
+    fn custom_handlers_are_equal_only_when_they_share_name_and_function() {
+        let max = Handler::custom("max", |_, new| Ok(new));
+        assert_eq!(max, max.clone());
+        assert_ne!(max, Handler::custom("max", |_, new| Ok(new)));
+        assert_ne!(max, Handler::ReplaceValues);
+        assert_eq!(Handler::MergeLists, Handler::MergeLists);
     }
 
     #[test]

@@ -5,8 +5,9 @@ use crate::state::Handler;
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
-/// Where a tool's dict result goes in State.
-#[derive(Debug, Clone, Default)]
+/// Where a tool's dict result goes in State (a scenario tool's
+/// `outputs_to_state` entry `{source, handler}`).
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct StateOutput {
     /// The result key to take (`None`: the whole result).
     pub source: Option<String>,

@@ -384,3 +384,28 @@ fn the_ready_made_offload_hook_writes_what_it_points_to() {
         .check(&outcome);
     assert!(violations.is_empty(), "{violations:#?}");
 }
+
+/// Generated scenarios (declarative hooks that drop calls, continue, stop,
+/// append, resume or fail) keep the invariants about hooks: the loop and
+/// the declarative actions never break them by themselves. Progress is the
+/// exception: an `on_exit` hook that nudges twice (`times: 2`) while the
+/// script replies the same text twice repeats a step, which is what that
+/// invariant reports.
+#[test]
+fn generated_runs_keep_the_hook_invariants() {
+    let replay = Replay::new().detail(Detail::Full);
+    hookharness::strategies::Property::new("generated_runs_keep_the_hook_invariants").run(
+        hookharness::strategies::scenarios(),
+        |scenario| {
+            let (_, violations) = hookharness::strategies::replay_and_check(&replay, &scenario);
+            let broken: Vec<String> = violations
+                .iter()
+                .filter(|v| v.invariant.is_about_hooks())
+                .filter(|v| v.invariant != Invariant::ContinuedStepsMakeProgress)
+                .map(ToString::to_string)
+                .collect();
+            proptest::prop_assert!(broken.is_empty(), "{}", broken.join("\n"));
+            Ok(())
+        },
+    );
+}
