@@ -55,7 +55,7 @@ expect:
 "#;
 
 /// Re-queues every call whose result is an error, rejected calls included.
-struct RetryFailedCalls;
+pub struct RetryFailedCalls;
 
 impl Hook for RetryFailedCalls {
     fn run(&self, state: &mut State) -> Result<(), HookError> {

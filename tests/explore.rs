@@ -5,13 +5,16 @@
 
 mod common;
 
+/// The example's hook, which re-queues failed calls, rejected ones included.
+#[path = "../examples/explore_confirmation.rs"]
+#[allow(dead_code)]
+mod example;
+
 use common::{hookharness, scratch, stderr, stdout};
 use hookharness::explore::Explore;
 use hookharness::invariants::Invariant;
-use hookharness::message::ChatMessage;
 use hookharness::replay::Replay;
 use hookharness::scenario::Scenario;
-use hookharness::{Hook, HookError, State};
 use std::process::Command;
 
 const ORDER_MATTERS: &str = "scenarios/explore/order_matters.yaml";
@@ -116,25 +119,6 @@ fn every_confirmation_decision_of_the_corpus_keeps_the_invariants() {
     assert!(explored >= 27 + 9, "{explored}");
 }
 
-/// A hook that puts back every call a confirmation rejected.
-struct RequeueRejected;
-impl Hook for RequeueRejected {
-    fn run(&self, state: &mut State) -> Result<(), HookError> {
-        let mut messages = state.messages().to_vec();
-        let rejected: Vec<_> = messages
-            .iter()
-            .filter_map(ChatMessage::tool_call_result)
-            .filter(|r| r.error)
-            .map(|r| r.origin.clone())
-            .collect();
-        if !rejected.is_empty() {
-            messages.push(ChatMessage::from_assistant_parts(None, rejected));
-            state.replace_messages(messages);
-        }
-        Ok(())
-    }
-}
-
 #[test]
 fn exploring_the_answers_catches_a_hook_that_runs_rejected_calls() {
     let mut scenario = Scenario::from_path(std::path::Path::new(
@@ -148,7 +132,7 @@ fn exploring_the_answers_catches_a_hook_that_runs_rejected_calls() {
     )
     .unwrap();
     scenario.hooks["before_tool"].push(custom.hooks["before_tool"][0].clone());
-    let replay = Replay::new().custom_hook("requeue", RequeueRejected);
+    let replay = Replay::new().custom_hook("requeue", example::RetryFailedCalls);
     let exploration = Explore::new().orders(false).run(&replay, &scenario);
     assert_eq!(exploration.variants.len(), 27);
     let caught: Vec<usize> = exploration

@@ -101,15 +101,8 @@ pub(super) fn run(args: ExploreArgs) -> ExitCode {
     }
     let replay = Replay::new();
     let mut entries = Vec::new();
-    for file in &files {
-        let path = file.display().to_string();
-        let filtered_out = |name: &str| {
-            args.filter
-                .as_deref()
-                .is_some_and(|f| !name.contains(f) && !path.contains(f))
-        };
-        match Scenario::from_path(file) {
-            Ok(scenario) if filtered_out(&scenario.name) => {}
+    for (file, loaded) in super::filter::loaded(&files, args.filter.as_deref()) {
+        match loaded {
             Ok(scenario) => {
                 let (as_written, by_design) = config.as_written(&replay, &scenario);
                 let space = config.variants(&scenario, &as_written);
@@ -121,7 +114,6 @@ pub(super) fn run(args: ExploreArgs) -> ExitCode {
                     scenario,
                 })));
             }
-            Err(_) if filtered_out("") => {}
             Err(error) => entries.push(Entry::Invalid(error.to_string())),
         }
     }
