@@ -5,13 +5,16 @@
 
 mod common;
 
+/// The example's hook, which re-queues failed calls, rejected ones included.
+#[path = "../examples/explore_confirmation.rs"]
+#[allow(dead_code)]
+mod example;
+
 use common::{hookharness, scratch, stderr, stdout};
 use hookharness::explore::Explore;
 use hookharness::invariants::Invariant;
-use hookharness::message::ChatMessage;
 use hookharness::replay::Replay;
 use hookharness::scenario::Scenario;
-use hookharness::{Hook, HookError, State};
 use std::process::Command;
 
 const ORDER_MATTERS: &str = "scenarios/explore/order_matters.yaml";
@@ -47,6 +50,23 @@ fn the_broken_variant_is_written_and_run_and_explain_replay_it_as_failing() {
     assert_eq!(variant.name, "explore-order-matters (variant 2)");
     assert_eq!(variant.expect.keys(), ["tool_call_counts", "last_message"]);
     assert!(variant.expect.always.is_none());
+    // Shrunk: the two hooks in the breaking order, the one reply the run uses.
+    let hooks: Vec<String> = variant.hooks["on_exit"]
+        .iter()
+        .map(|e| match e {
+            hookharness::scenario::HookEntry::Declarative { name, .. } => name.clone().unwrap(),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(hooks, ["require_search", "accept"]);
+    assert_eq!(variant.model.len(), 1);
+    assert!(
+        variant
+            .description
+            .as_deref()
+            .unwrap()
+            .ends_with("(shrunk: 0 hooks and 2 trailing model replies it does not need left out)")
+    );
 
     let run = hookharness(&["run", written.to_str().unwrap()]);
     assert_eq!(run.status.code(), Some(1), "{}", stdout(&run));
@@ -99,25 +119,6 @@ fn every_confirmation_decision_of_the_corpus_keeps_the_invariants() {
     assert!(explored >= 27 + 9, "{explored}");
 }
 
-/// A hook that puts back every call a confirmation rejected.
-struct RequeueRejected;
-impl Hook for RequeueRejected {
-    fn run(&self, state: &mut State) -> Result<(), HookError> {
-        let mut messages = state.messages().to_vec();
-        let rejected: Vec<_> = messages
-            .iter()
-            .filter_map(ChatMessage::tool_call_result)
-            .filter(|r| r.error)
-            .map(|r| r.origin.clone())
-            .collect();
-        if !rejected.is_empty() {
-            messages.push(ChatMessage::from_assistant_parts(None, rejected));
-            state.replace_messages(messages);
-        }
-        Ok(())
-    }
-}
-
 #[test]
 fn exploring_the_answers_catches_a_hook_that_runs_rejected_calls() {
     let mut scenario = Scenario::from_path(std::path::Path::new(
@@ -131,7 +132,7 @@ fn exploring_the_answers_catches_a_hook_that_runs_rejected_calls() {
     )
     .unwrap();
     scenario.hooks["before_tool"].push(custom.hooks["before_tool"][0].clone());
-    let replay = Replay::new().custom_hook("requeue", RequeueRejected);
+    let replay = Replay::new().custom_hook("requeue", example::RetryFailedCalls);
     let exploration = Explore::new().orders(false).run(&replay, &scenario);
     assert_eq!(exploration.variants.len(), 27);
     let caught: Vec<usize> = exploration
@@ -266,4 +267,56 @@ fn the_progress_bar_goes_to_stderr_when_asked_and_never_to_stdout() {
         stderr(&output)
     );
     assert!(!stdout(&output).contains("variants ["));
+}
+
+#[test]
+fn orders_and_answers_can_be_explored_alone() {
+    let file = "scenarios/ready_made/confirmation_confirm_modify_reject.yaml";
+    let orders = hookharness(&["explore", "--orders", file]);
+    assert!(
+        stdout(&orders).starts_with(&format!(
+            "{file}: 1 variants (every one of 1 orders and answers), 0 broken\n"
+        )),
+        "{}",
+        stdout(&orders)
+    );
+    let answers = hookharness(&["explore", "--answers", file]);
+    assert!(
+        stdout(&answers).starts_with(&format!(
+            "{file}: 27 variants (every one of 27 orders and answers), "
+        )),
+        "{}",
+        stdout(&answers)
+    );
+}
+
+#[test]
+fn json_gives_ci_one_document_with_every_broken_variant() {
+    let dir = scratch("explore", "json");
+    let output = hookharness(&[
+        "explore",
+        "scenarios/explore",
+        "--format",
+        "json",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(output.status.code(), Some(1));
+    let document: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    assert_eq!(document["variants"], 5);
+    assert_eq!(document["broken"], 1);
+    let broken = &document["files"][1]["broken"][0];
+    assert_eq!(document["files"][1]["file"], ORDER_MATTERS);
+    assert_eq!(broken["variant"], 2);
+    assert_eq!(
+        broken["changes"],
+        serde_json::json!(["on_exit: [require_search, accept]"])
+    );
+    assert_eq!(
+        broken["written"],
+        dir.join("order_matters.variant-2.yaml")
+            .display()
+            .to_string()
+    );
+    assert_eq!(document["files"][0]["broken"], serde_json::json!([]));
 }

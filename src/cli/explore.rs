@@ -15,6 +15,7 @@ use crate::explore::{self, Explore, Variant};
 use crate::outcome::{Outcome, Status};
 use crate::replay::Replay;
 use crate::scenario::Scenario;
+use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
 /// `hookharness explore` arguments.
@@ -47,6 +48,16 @@ pub(super) struct ExploreArgs {
     /// Only scenarios whose name or file contains this text.
     #[arg(long)]
     filter: Option<String>,
+    /// `human`: a block per file; `json`: one document with every broken
+    /// variant, for CI.
+    #[arg(long, value_enum, default_value_t = ExploreFormat::Human)]
+    format: ExploreFormat,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ExploreFormat {
+    Human,
+    Json,
 }
 
 /// A file to explore: the scenario, its run as written and its variants.
@@ -90,15 +101,8 @@ pub(super) fn run(args: ExploreArgs) -> ExitCode {
     }
     let replay = Replay::new();
     let mut entries = Vec::new();
-    for file in &files {
-        let path = file.display().to_string();
-        let filtered_out = |name: &str| {
-            args.filter
-                .as_deref()
-                .is_some_and(|f| !name.contains(f) && !path.contains(f))
-        };
-        match Scenario::from_path(file) {
-            Ok(scenario) if filtered_out(&scenario.name) => {}
+    for (file, loaded) in super::filter::loaded(&files, args.filter.as_deref()) {
+        match loaded {
             Ok(scenario) => {
                 let (as_written, by_design) = config.as_written(&replay, &scenario);
                 let space = config.variants(&scenario, &as_written);
@@ -110,7 +114,6 @@ pub(super) fn run(args: ExploreArgs) -> ExitCode {
                     scenario,
                 })));
             }
-            Err(_) if filtered_out("") => {}
             Err(error) => entries.push(Entry::Invalid(error.to_string())),
         }
     }
@@ -127,95 +130,208 @@ pub(super) fn run(args: ExploreArgs) -> ExitCode {
         })
         .sum();
     let mut progress = Progress::new("variants", total);
-    let (mut invalid, mut failed, mut variants, mut broken) = (0, 0, 0, 0);
+    let mut reports = Vec::new();
+    let mut invalid = Vec::new();
     for entry in entries {
         let explored = match entry {
             Entry::Explored(explored) => *explored,
             Entry::Invalid(message) => {
                 progress.clear();
-                outln!("{message}");
-                invalid += 1;
+                if args.format == ExploreFormat::Human {
+                    outln!("{message}");
+                }
+                invalid.push(message);
                 continue;
             }
         };
-        let Explored {
-            file,
-            as_written,
-            space,
-            by_design,
-            scenario,
-        } = explored;
-        let count = space.variants.len();
-        let faults = space.variants.iter().filter(|v| v.faulted).count();
-        let mut broken_here = Vec::new();
-        for variant in space.variants {
-            let checked = explore::check(&replay, &scenario, variant, &by_design);
-            progress.advance();
-            if checked.broken() {
-                broken_here.push(checked);
+        let report = match explore_file(explored, &replay, args.out.as_deref(), &mut progress) {
+            Ok(report) => report,
+            Err(error) => {
+                progress.clear();
+                errln!("{error}");
+                return ExitCode::Invalid;
             }
-        }
-        progress.clear();
-        variants += count;
-        broken += broken_here.len();
-        let path = file.display();
-        let combined = count - faults;
-        let mut how = match space.sampled {
-            None => format!("every one of {combined} orders and answers"),
-            Some(seed) => format!(
-                "{combined} of {} orders and answers, sampled with seed {seed}: --seed {seed} repeats them",
-                space.size
-            ),
         };
-        if config.faults {
-            how.push_str(&format!("; {faults} faults"));
+        if args.format == ExploreFormat::Human {
+            human(&report, config.faults);
         }
-        outln!(
-            "{path}: {count} variants ({how}), {} broken",
-            broken_here.len()
-        );
-        if as_written.status != Status::Pass {
-            failed += 1;
-            outln!("  as written, the scenario does not pass: `hookharness run {path}` shows why");
-        }
-        if !by_design.is_empty() {
-            let names: Vec<&str> = by_design.iter().map(|i| i.name()).collect();
-            outln!(
-                "  as written, the scenario breaks {} (not checked on its variants)",
-                names.join(", ")
-            );
-        }
-        for checked in &broken_here {
-            outln!(
-                "  variant {}: {}",
-                checked.variant.number,
-                changes(&checked.variant)
-            );
-            for reason in &checked.reasons {
-                for line in reason.lines() {
-                    outln!("    {line}");
-                }
-            }
-            if let Some(dir) = &args.out {
-                match write(dir, &file, &checked.minimal(), checked.variant.number) {
-                    Ok(written) => outln!("    written: {}", written.display()),
-                    Err(error) => {
-                        errln!("{error}");
-                        return ExitCode::Invalid;
-                    }
-                }
-            }
-        }
+        reports.push(report);
     }
     drop(progress);
-    outln!("explored {variants} variants: {broken} broken");
-    if invalid > 0 {
+    let variants: usize = reports.iter().map(|r| r.count).sum();
+    let broken: usize = reports.iter().map(|r| r.broken.len()).sum();
+    match args.format {
+        ExploreFormat::Human => outln!("explored {variants} variants: {broken} broken"),
+        ExploreFormat::Json => outln!("{}", document(&reports, &invalid, variants, broken)),
+    }
+    if !invalid.is_empty() {
         ExitCode::Invalid
-    } else if broken > 0 || failed > 0 {
+    } else if broken > 0 || reports.iter().any(|r| !r.passes_as_written) {
         ExitCode::Failed
     } else {
         ExitCode::Ok
     }
+}
+
+/// What exploring one file found.
+struct FileReport {
+    file: PathBuf,
+    count: usize,
+    faults: usize,
+    size: u128,
+    sampled: Option<u64>,
+    passes_as_written: bool,
+    by_design: Vec<crate::invariants::Invariant>,
+    broken: Vec<BrokenReport>,
+}
+
+/// One broken variant.
+struct BrokenReport {
+    variant: Variant,
+    reasons: Vec<String>,
+    invariants: Vec<&'static str>,
+    written: Option<PathBuf>,
+}
+
+/// Runs and checks every variant of one file, writing the broken ones to
+/// `out`; `Err` when one cannot be written.
+fn explore_file(
+    explored: Explored,
+    replay: &Replay,
+    out: Option<&Path>,
+    progress: &mut Progress,
+) -> Result<FileReport, String> {
+    let Explored {
+        file,
+        as_written,
+        space,
+        by_design,
+        scenario,
+    } = explored;
+    let count = space.variants.len();
+    let faults = space.variants.iter().filter(|v| v.faulted).count();
+    let mut broken = Vec::new();
+    for variant in space.variants {
+        let checked = explore::check(replay, &scenario, variant, &by_design);
+        progress.advance();
+        if !checked.broken() {
+            continue;
+        }
+        let written = match out {
+            Some(dir) => {
+                let shrunk = checked.minimize(replay, &scenario, &by_design);
+                Some(write(dir, &file, &shrunk, checked.variant.number)?)
+            }
+            None => None,
+        };
+        let mut invariants: Vec<&'static str> = checked
+            .violations
+            .iter()
+            .map(|v| v.invariant.name())
+            .collect();
+        invariants.dedup();
+        broken.push(BrokenReport {
+            reasons: checked.reasons,
+            variant: checked.variant,
+            invariants,
+            written,
+        });
+    }
+    progress.clear();
+    Ok(FileReport {
+        file,
+        count,
+        faults,
+        size: space.size,
+        sampled: space.sampled,
+        passes_as_written: as_written.status == Status::Pass,
+        by_design,
+        broken,
+    })
+}
+
+fn human(report: &FileReport, faults: bool) {
+    let path = report.file.display();
+    let combined = report.count - report.faults;
+    let mut how = match report.sampled {
+        None => format!("every one of {combined} orders and answers"),
+        Some(seed) => format!(
+            "{combined} of {} orders and answers, sampled with seed {seed}: --seed {seed} repeats them",
+            report.size
+        ),
+    };
+    if faults {
+        how.push_str(&format!("; {} faults", report.faults));
+    }
+    outln!(
+        "{path}: {} variants ({how}), {} broken",
+        report.count,
+        report.broken.len()
+    );
+    if !report.passes_as_written {
+        outln!("  as written, the scenario does not pass: `hookharness run {path}` shows why");
+    }
+    if !report.by_design.is_empty() {
+        let names: Vec<&str> = report.by_design.iter().map(|i| i.name()).collect();
+        outln!(
+            "  as written, the scenario breaks {} (not checked on its variants)",
+            names.join(", ")
+        );
+    }
+    for broken in &report.broken {
+        outln!(
+            "  variant {}: {}",
+            broken.variant.number,
+            changes(&broken.variant)
+        );
+        for reason in &broken.reasons {
+            for line in reason.lines() {
+                outln!("    {line}");
+            }
+        }
+        if let Some(written) = &broken.written {
+            outln!("    written: {}", written.display());
+        }
+    }
+}
+
+/// `--format json`: one document for CI.
+fn document(reports: &[FileReport], invalid: &[String], variants: usize, broken: usize) -> Value {
+    let files: Vec<Value> = reports
+        .iter()
+        .map(|r| {
+            let broken: Vec<Value> = r
+                .broken
+                .iter()
+                .map(|b| {
+                    json!({
+                        "variant": b.variant.number,
+                        "changes": b.variant.changes,
+                        "faulted": b.variant.faulted,
+                        "reasons": b.reasons,
+                        "invariants": b.invariants,
+                        "written": b.written.as_ref().map(|w| w.display().to_string()),
+                    })
+                })
+                .collect();
+            json!({
+                "file": r.file.display().to_string(),
+                "variants": r.count,
+                "faults": r.faults,
+                "orders_and_answers": u64::try_from(r.size).unwrap_or(u64::MAX),
+                "seed": r.sampled,
+                "passes_as_written": r.passes_as_written,
+                "by_design": r.by_design.iter().map(|i| i.name()).collect::<Vec<_>>(),
+                "broken": broken,
+            })
+        })
+        .collect();
+    json!({
+        "variants": variants,
+        "broken": broken,
+        "files": files,
+        "invalid": invalid,
+    })
 }
 
 fn changes(variant: &Variant) -> String {

@@ -8,6 +8,7 @@
 mod construction;
 mod discover;
 mod explore;
+mod filter;
 #[cfg(feature = "proptest")]
 mod generate;
 mod import;

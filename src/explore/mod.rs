@@ -68,6 +68,7 @@ mod answers;
 mod faults;
 mod orders;
 mod rng;
+mod shrink;
 
 use crate::invariants::{Invariant, Invariants, Violation};
 use crate::outcome::{Detail, Outcome};
@@ -440,6 +441,25 @@ pub fn check(
 }
 
 impl Checked {
+    /// The expectation keys that failed on the variant, in the format's
+    /// order (a failure line starts with its key: `state.log: expected ...`).
+    #[must_use]
+    pub fn failed_keys(&self) -> Vec<&'static str> {
+        self.variant
+            .scenario
+            .expect
+            .keys()
+            .into_iter()
+            .filter(|key| {
+                self.outcome.failures.iter().any(|f| {
+                    f.message
+                        .strip_prefix(key)
+                        .is_some_and(|rest| rest.starts_with([':', '.', ' ']))
+                })
+            })
+            .collect()
+    }
+
     /// `true` when the variant is broken.
     #[must_use]
     pub fn broken(&self) -> bool {
@@ -475,19 +495,7 @@ impl Checked {
     #[must_use]
     pub fn minimal(&self) -> Scenario {
         let mut scenario = self.variant.scenario.clone();
-        let failed: Vec<&str> = scenario
-            .expect
-            .keys()
-            .into_iter()
-            .filter(|key| {
-                self.outcome.failures.iter().any(|f| {
-                    f.message
-                        .strip_prefix(key)
-                        .is_some_and(|rest| rest.starts_with([':', '.', ' ']))
-                })
-            })
-            .collect();
-        scenario.expect = scenario.expect.only(&failed);
+        scenario.expect = scenario.expect.only(&self.failed_keys());
         let first_lines: Vec<&str> = self
             .reasons
             .iter()
