@@ -1,7 +1,8 @@
 """Generate tests/fixtures/haystack/import/: Haystack 3.4.1 serializations of one Agent, as `hookharness import`
 reads them: `Agent.to_dict()` as JSON (agent.json) and as YAML (agent.yaml), and a pipeline holding the Agent
 as `Pipeline.dumps()` writes it (pipeline.yaml). The Agent has two tools, a ready-made hook with parameters, a
-hook class of the application's own and a function hook. `tests/import.rs` imports each and checks the result.
+hook class of the application's own and a function hook. A second Agent (agent_toolset.json) takes its tools as a
+`Toolset` holding a `Tool` and a `ComponentTool`. `tests/import.rs` imports each and checks the result.
 
 Usage: /work/.venv-ref/bin/python conformance/make_import_fixtures.py [OUT_DIR]
 """
@@ -20,7 +21,8 @@ from haystack.components.generators.chat import OpenAIChatGenerator
 from haystack.core.serialization import default_from_dict, default_to_dict
 from haystack.hooks.budget.hooks import TokenBudgetHook
 from haystack.hooks.from_function import FunctionHook
-from haystack.tools import Tool
+from haystack.components.builders import PromptBuilder
+from haystack.tools import ComponentTool, Tool, Toolset
 
 # The application's own code, serialized by import path: it is named as if it lived in a module `my_app`.
 APP = "my_app.agent"
@@ -97,6 +99,21 @@ def build() -> Agent:
     )
 
 
+def build_toolset() -> Agent:
+    """An Agent whose tools are one `Toolset`: a `Tool` and a component as a tool."""
+    search_tool = build().tools[0]
+    greet = ComponentTool(
+        component=PromptBuilder(template="Hello {{ name }}", required_variables=["name"]),
+        name="greet",
+        description="Greets a person by name",
+    )
+    return Agent(
+        chat_generator=OpenAIChatGenerator(model="gpt-4o-mini"),
+        tools=Toolset([search_tool, greet]),
+        state_schema={"documents": {"type": list}},
+    )
+
+
 def main() -> None:
     os.environ.setdefault("OPENAI_API_KEY", "unused")  # the generator is built, never called
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parent.parent / "tests/fixtures/haystack/import"
@@ -108,6 +125,8 @@ def main() -> None:
     pipeline = Pipeline()
     pipeline.add_component("assistant", agent)
     (out / "pipeline.yaml").write_text(pipeline.dumps(), encoding="utf-8")
+    toolset = build_toolset().to_dict()
+    (out / "agent_toolset.json").write_text(json.dumps(toolset, indent=2) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

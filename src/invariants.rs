@@ -223,6 +223,32 @@ impl Invariant {
     }
 }
 
+impl Invariant {
+    /// `true` for the invariants about what hooks decide and rewrite
+    /// (rejections, approvals, progress, rewrites, compaction, offloading):
+    /// a hook breaks them only by mistake, where a hook that writes run
+    /// metadata (`exit_reason`, `step_count`, ...) breaks the others on
+    /// purpose.
+    ///
+    /// ```
+    /// use hookharness::invariants::Invariant;
+    /// assert!(Invariant::RejectedCallsNeverRun.is_about_hooks());
+    /// assert!(!Invariant::ExitReasonIsKnown.is_about_hooks());
+    /// ```
+    #[must_use]
+    pub fn is_about_hooks(self) -> bool {
+        matches!(
+            self,
+            Invariant::RejectedCallsNeverRun
+                | Invariant::ApprovedArgumentsRun
+                | Invariant::ContinuedStepsMakeProgress
+                | Invariant::ToolResultsStayWithTheirCalls
+                | Invariant::CompactionNeverGrows
+                | Invariant::OffloadedResultsAreRetrievable
+        )
+    }
+}
+
 impl fmt::Display for Invariant {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

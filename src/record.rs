@@ -9,7 +9,8 @@
 //!                                 │ the reply as a `model` entry
 //!                                 │ ──▶ the agent gets the message a replay of that entry gives
 //!                                 ▼
-//!  Recording { scenario: the input with `model` = the replies, live: the live run's Outcome }
+//!  Recording { scenario: the input with `model` = the replies, each with
+//!              `sees` = the request it answered; live: the live run's Outcome }
 //! ```
 //!
 //! The agent receives, for each call, exactly the message that the scripted
@@ -35,6 +36,8 @@
 //! let live = Arc::new(generator_fn(|_| Ok(vec![ChatMessage::from_assistant("Hello!")])));
 //! let recording = record(&Replay::new(), &scenario, live);
 //! assert_eq!(recording.scenario.model.len(), 1);
+//! let sees = &recording.scenario.sees[&0];
+//! assert_eq!(sees.messages.as_ref().map(Vec::len), Some(1));
 //!
 //! let text = recording.to_json();
 //! let loaded = Scenario::from_str(&text, "hi.json", Format::Json)?;
@@ -46,8 +49,9 @@
 use crate::future::BoxFuture;
 use crate::generator::{ChatGenerator, ChatRequest, GeneratorError};
 use crate::message::{ChatMessage, ChatRole};
-use crate::replay::{Outcome, Replay};
-use crate::scenario::{FinishReason, ModelReply, Scenario, ScriptedToolCall};
+use crate::replay::{Outcome, Replay, SeenRequest};
+use crate::scenario::Scenario;
+use crate::scripted::{FinishReason, ModelReply, ScriptedToolCall};
 use std::sync::{Arc, Mutex};
 
 /// A scenario recorded against a live model.
@@ -55,7 +59,9 @@ use std::sync::{Arc, Mutex};
 #[non_exhaustive]
 pub struct Recording {
     /// The input scenario with `model` replaced by the replies received, one
-    /// per model call (a failed call is an `{error: ...}` entry).
+    /// per model call (a failed call is an `{error: ...}` entry), each with
+    /// `sees: {messages, tools}`: the request it answered, so that a replay
+    /// fails as soon as a change sends the model another conversation.
     pub scenario: Scenario,
     /// The outcome of the live run.
     pub live: Outcome,
@@ -93,10 +99,18 @@ pub fn record(
         inner: generator,
         log: Mutex::new(Log::default()),
     });
-    let live = replay.run_with_generator(scenario, recorder.clone());
+    // The input's own `sees` describe its old script, not this run.
+    let mut input = scenario.clone();
+    input.sees.clear();
+    let (live, requests) = replay.run_with_generator_seeing(&input, recorder.clone());
     let log = std::mem::take(&mut *recorder.log.lock().unwrap_or_else(|e| e.into_inner()));
-    let mut recorded = scenario.clone();
+    let mut recorded = input;
     recorded.model = log.replies;
+    recorded.sees = requests
+        .iter()
+        .map(SeenRequest::to_sees)
+        .enumerate()
+        .collect();
     recorded.file = None;
     Recording {
         scenario: recorded,
@@ -139,7 +153,7 @@ impl Recorder {
                 .get_or_insert_with(|| (call, error.message().to_owned()));
             ModelReply::Error(error.message().to_owned())
         });
-        let message = crate::replay::convert::reply(&entry).to_message(call);
+        let message = entry.to_message(call);
         log.replies.push(entry);
         message.map(|m| vec![m])
     }
@@ -174,13 +188,6 @@ impl ChatGenerator for Recorder {
     }
 }
 
-const FINISH_REASONS: &[FinishReason] = &[
-    FinishReason::Stop,
-    FinishReason::Length,
-    FinishReason::ContentFilter,
-    FinishReason::ToolCalls,
-];
-
 /// One reply as a `model` entry: its first text, its tool calls with their
 /// ids, `meta.usage` when a map, `meta.finish_reason` when one the format
 /// knows.
@@ -200,9 +207,8 @@ fn entry_of(replies: &[ChatMessage]) -> Result<ModelReply, GeneratorError> {
     let tool_calls = reply
         .tool_calls()
         .map(|call| ScriptedToolCall {
-            tool: call.tool_name.clone(),
-            arguments: call.arguments.clone(),
             id: call.id.clone(),
+            ..ScriptedToolCall::new(call.tool_name.clone(), call.arguments.clone())
         })
         .collect();
     let usage = reply
@@ -210,9 +216,7 @@ fn entry_of(replies: &[ChatMessage]) -> Result<ModelReply, GeneratorError> {
         .get("usage")
         .and_then(|u| u.as_object())
         .cloned();
-    let finish_reason = reply
-        .finish_reason()
-        .and_then(|r| FINISH_REASONS.iter().copied().find(|f| f.as_str() == r));
+    let finish_reason = reply.finish_reason().and_then(FinishReason::parse);
     Ok(ModelReply::Reply {
         text: reply.text().map(str::to_owned),
         tool_calls,

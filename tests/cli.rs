@@ -1,19 +1,9 @@
 //! The `hookharness` command line, as a user runs it.
 
+mod common;
+
+use common::{hookharness, stdout};
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn hookharness(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hookharness"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the hookharness binary runs")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).unwrap()
-}
 
 #[test]
 fn run_exits_0_and_reports_every_corpus_scenario_as_passed() {
@@ -253,4 +243,29 @@ fn json_with_the_full_trace_keeps_the_failures_values_and_the_typed_error() {
         .expect("tests/cli_inputs holds an invalid file");
     assert_eq!(invalid["error"]["kind"], "invalid");
     assert!(invalid["error"]["message"].is_string());
+}
+
+#[test]
+fn explain_html_of_a_saved_failing_outcome_is_the_page_of_the_scenario() {
+    let failing = "tests/cli_inputs/failing.yaml";
+    let output = hookharness(&["run", "--format", "json", "--trace", "full", failing]);
+    assert_eq!(output.status.code(), Some(1));
+    let dir = common::scratch("cli", "saved_html");
+    let saved = dir.join("outcome.jsonl");
+    std::fs::write(&saved, &output.stdout).unwrap();
+
+    let from_saved = hookharness(&[
+        "explain",
+        "--outcome",
+        saved.to_str().unwrap(),
+        "--format",
+        "html",
+    ]);
+    let from_file = hookharness(&["explain", failing, "--format", "html"]);
+    assert_eq!(from_saved.status.code(), Some(1), "the run failed");
+    assert_eq!(from_file.status.code(), Some(1));
+    let page = stdout(&from_saved);
+    assert_eq!(page, stdout(&from_file));
+    assert!(page.starts_with("<!DOCTYPE html>"), "{page}");
+    assert!(page.trim_end().ends_with("</html>"), "{page}");
 }

@@ -1,29 +1,15 @@
 //! Inputs that once aborted a run or lost its report: each is run through
 //! the `hookharness` binary, as a user or a CI job would.
 
+mod common;
+
+use common::{hookharness, stdout};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn hookharness(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hookharness"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the hookharness binary runs")
-}
-
-fn stdout(output: &Output) -> String {
-    String::from_utf8(output.stdout.clone()).unwrap()
-}
-
 /// A fresh, empty folder for one test.
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("cli_hardening")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("cli_hardening", name)
 }
 
 fn corpus(path: &str) -> String {

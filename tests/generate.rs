@@ -1,16 +1,10 @@
 //! `hookharness generate`: scenarios over the whole contract, reproducible
 //! from a seed, each one a valid scenario file.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
 
-fn hookharness(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hookharness"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the hookharness binary runs")
-}
+use common::hookharness;
+use std::path::Path;
 
 fn folder(name: &str) -> String {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);

@@ -5,9 +5,10 @@
 use hookharness::prompt::RequiredVariables;
 use hookharness::replay::Replay;
 use hookharness::scenario::{
-    Format, HandlerKind, HookEntry, ReadyMadeKind, Scenario, ScriptedResult, ValueKind,
-    agent_from_haystack, agent_to_haystack,
+    Format, HookEntry, ReadyMadeKind, Scenario, agent_from_haystack, agent_to_haystack,
 };
+use hookharness::scripted::ScriptedResult;
+use hookharness::state::{Handler, ValueType};
 use serde_json::{Value, json};
 
 fn fixture() -> Value {
@@ -52,17 +53,17 @@ fn a_dumped_agent_loads_with_everything_a_scenario_can_express() {
     assert_eq!(agent.max_agent_steps, 7);
     assert_eq!(agent.tool_concurrency_limit, 2);
     assert!(agent.raise_on_tool_invocation_failure);
-    assert_eq!(agent.state_schema["count"].ty, ValueKind::Int);
+    assert_eq!(agent.state_schema["count"].ty, ValueType::Int);
     assert_eq!(
         agent.state_schema["count"].handler,
-        Some(HandlerKind::ReplaceValues)
+        Some(Handler::ReplaceValues)
     );
     let tool = &loaded.tools[0];
     assert_eq!(tool.name, "search");
     assert_eq!(tool.inputs_from_state["repository"], "repo");
     assert_eq!(
         tool.outputs_to_state["documents"].handler,
-        Some(HandlerKind::MergeLists)
+        Some(Handler::MergeLists)
     );
     assert!(tool.results.is_empty());
     assert!(matches!(

@@ -3,28 +3,17 @@
 //! `conformance/make_import_fixtures.py`) into scenarios that
 //! `hookharness check` accepts.
 
+mod common;
+
+use common::hookharness;
 use hookharness::scenario::{Format, HookEntry, ReadyMadeKind, Scenario, import_haystack};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 const FIXTURES: &str = "tests/fixtures/haystack/import";
 
-fn hookharness(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_hookharness"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap()
-}
-
 /// A fresh folder under the target directory for this test's files.
 fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("import")
-        .join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+    common::scratch("import", name)
 }
 
 fn imported(fixture: &str) -> Scenario {
@@ -39,7 +28,12 @@ fn imported(fixture: &str) -> Scenario {
 #[test]
 fn every_fixture_imports_to_a_scenario_that_check_accepts() {
     let dir = scratch("check");
-    for fixture in ["agent.json", "agent.yaml", "pipeline.yaml"] {
+    for fixture in [
+        "agent.json",
+        "agent.yaml",
+        "pipeline.yaml",
+        "agent_toolset.json",
+    ] {
         let out = dir.join(format!("{fixture}.scenario.yaml"));
         let output = hookharness(&[
             "import",
@@ -170,5 +164,55 @@ fn an_existing_output_is_kept_unless_forced() {
         std::fs::read_to_string(&out)
             .unwrap()
             .starts_with("# A scenario skeleton")
+    );
+}
+
+#[test]
+fn a_toolset_gives_its_tools_in_order_and_a_component_tool_is_scripted_by_name() {
+    let scenario = imported("agent_toolset.json");
+    let names: Vec<&str> = scenario.tools.iter().map(|t| t.name.as_str()).collect();
+    assert_eq!(names, ["search", "greet"]);
+    let greet = &scenario.tools[1];
+    assert_eq!(greet.description, "Greets a person by name");
+    // Haystack derives a component's parameters when it builds the tool;
+    // the file holds none, so the scenario has the default schema.
+    assert_eq!(
+        serde_json::Value::Object(greet.parameters.clone()),
+        serde_json::json!({"type": "object", "properties": {}})
+    );
+}
+
+#[test]
+fn an_mcp_tool_is_a_located_error_that_says_to_script_its_tools_by_hand() {
+    let dir = scratch("mcp");
+    let file = dir.join("mcp_agent.json");
+    std::fs::write(
+        &file,
+        r#"{
+  "type": "haystack.components.agents.agent.Agent",
+  "init_parameters": {
+    "tools": [
+      {"type": "haystack_integrations.tools.mcp.mcp_tool.MCPTool", "data": {"name": "time"}}
+    ]
+  }
+}
+"#,
+    )
+    .unwrap();
+    let output = hookharness(&["import", file.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.starts_with(&format!(
+            "{}:5:16: `init_parameters.tools[0].type`: cannot script \
+             `haystack_integrations.tools.mcp.mcp_tool.MCPTool`: an MCP tool or toolset takes its \
+             tools' descriptions and parameters from its server at run time",
+            file.display()
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("write the tools it gives under the scenario's `tools:`"),
+        "{stderr}"
     );
 }

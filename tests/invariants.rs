@@ -18,7 +18,8 @@
 use hookharness::invariants::{Invariant, check_invariants, compare_outcomes};
 use hookharness::outcome::{ErrorKind, Outcome, TraceEvent};
 use hookharness::replay::Replay;
-use hookharness::scenario::{Format, Scenario, ScriptedResult};
+use hookharness::scenario::{Format, Scenario};
+use hookharness::scripted::ScriptedResult;
 use hookharness::state::keys::is_reserved;
 use hookharness::strategies::{Property, Shape, scenarios, scenarios_shaped, state_schemas};
 use proptest::prelude::*;

@@ -4,7 +4,7 @@
 
 mod support;
 
-use hookharness::scripted::{ReplyScript, ScriptedTool, ToolOutcome};
+use hookharness::scripted::{FinishReason, ModelReply, ScriptedResult, ScriptedTool};
 use hookharness::{AgentError, ChatMessage, HookPoint, RunOptions, State, ToolSpec, hook_fn};
 use serde_json::{Value, json};
 use support::*;
@@ -35,7 +35,7 @@ fn a_text_reply_ends_the_run_with_exit_reason_text_and_runs_no_tool_hooks() {
 
 #[test]
 fn a_length_finish_ends_the_run_with_exit_reason_length_even_without_text() {
-    let model = model([ReplyScript::empty().with_finish_reason("length")]);
+    let model = model([ModelReply::empty().with_finish_reason(FinishReason::Length)]);
     let agent = agent_with(&model).tool(ok_tool("search")).build().unwrap();
     let output = run(&agent).unwrap();
     assert_eq!(output.exit_reason(), Some("length"));
@@ -45,7 +45,7 @@ fn a_length_finish_ends_the_run_with_exit_reason_length_even_without_text() {
 
 #[test]
 fn a_length_finish_wins_over_text() {
-    let agent = agent([text("partial answ").with_finish_reason("length")])
+    let agent = agent([text("partial answ").with_finish_reason(FinishReason::Length)])
         .tool(ok_tool("search"))
         .build()
         .unwrap();
@@ -54,7 +54,7 @@ fn a_length_finish_wins_over_text() {
 
 #[test]
 fn a_content_filter_finish_ends_the_run_with_exit_reason_content_filter() {
-    let agent = agent([text("I cannot").with_finish_reason("content_filter")])
+    let agent = agent([text("I cannot").with_finish_reason(FinishReason::ContentFilter)])
         .tool(ok_tool("search"))
         .build()
         .unwrap();
@@ -65,7 +65,7 @@ fn a_content_filter_finish_ends_the_run_with_exit_reason_content_filter() {
 
 #[test]
 fn a_stop_finish_reason_with_text_exits_as_text() {
-    let agent = agent([text("done").with_finish_reason("stop")])
+    let agent = agent([text("done").with_finish_reason(FinishReason::Stop)])
         .tool(ok_tool("search"))
         .build()
         .unwrap();
@@ -90,7 +90,7 @@ fn an_empty_text_reply_is_not_an_exit_when_tools_exist() {
 fn a_finish_reason_of_length_does_not_exit_when_the_reply_calls_a_tool() {
     let search = shared(ok_tool("search"));
     let agent = agent([
-        call("search", json!({})).with_finish_reason("length"),
+        call("search", json!({})).with_finish_reason(FinishReason::Length),
         text("done"),
     ])
     .tool_arc(search.clone())
@@ -188,7 +188,7 @@ fn an_agent_without_tools_stops_after_one_llm_call() {
 
 #[test]
 fn an_agent_without_tools_exits_as_text_on_an_empty_reply() {
-    for reply in [text(""), ReplyScript::empty()] {
+    for reply in [text(""), ModelReply::empty()] {
         let model = model([reply, text("never")]);
         let agent = agent_with(&model).build().unwrap();
         let output = run(&agent).unwrap();
@@ -317,8 +317,8 @@ fn one_failed_call_of_two_calls_to_the_same_exit_tool_cancels_the_exit() {
     let finish = ScriptedTool::new(
         ToolSpec::new("finish"),
         [
-            ToolOutcome::Text("ok".into()),
-            ToolOutcome::Error("boom".into()),
+            ScriptedResult::Text("ok".into()),
+            ScriptedResult::Error("boom".into()),
         ],
     );
     let model = model([calls(&["finish", "finish"]), text("done")]);
@@ -547,9 +547,13 @@ fn exit_reason_stays_visible_after_continuing() {
 #[test]
 fn on_exit_runs_for_length_content_filter_and_tool_exits() {
     for (reply, tools, reason) in [
-        (text("x").with_finish_reason("length"), false, "length"),
         (
-            text("x").with_finish_reason("content_filter"),
+            text("x").with_finish_reason(FinishReason::Length),
+            false,
+            "length",
+        ),
+        (
+            text("x").with_finish_reason(FinishReason::ContentFilter),
             false,
             "content_filter",
         ),
@@ -915,7 +919,7 @@ fn after_run_runs_once_after_every_ending_that_does_not_fail() {
     let endings: Vec<(hookharness::AgentBuilder, &str)> = vec![
         (agent([text("done")]), "text"),
         (
-            agent([text("x").with_finish_reason("length")]).tool(ok_tool("a")),
+            agent([text("x").with_finish_reason(FinishReason::Length)]).tool(ok_tool("a")),
             "length",
         ),
         (
@@ -985,7 +989,7 @@ fn after_run_does_not_run_when_a_hook_fails() {
 #[test]
 fn after_run_does_not_run_when_the_model_fails() {
     let log = Log::new();
-    let agent = agent([ReplyScript::error("rate limited")])
+    let agent = agent([ModelReply::error("rate limited")])
         .hook("after_run", recorder(&log, HookPoint::AfterRun))
         .build()
         .unwrap();

@@ -3,7 +3,7 @@
 
 mod support;
 
-use hookharness::scripted::ReplyScript;
+use hookharness::scripted::ModelReply;
 use hookharness::state::{StateSchema, ValueType};
 use hookharness::{
     Agent, AgentError, ChatGenerator, ChatMessage, ChatRequest, Event, FunctionHook,
@@ -35,7 +35,7 @@ fn a_tool_step_then_text_runs_the_hooks_in_the_documented_order() {
 fn an_empty_reply_then_text_runs_the_same_timeline_as_a_tool_step() {
     let log = Log::new();
     let agent = record_everywhere(
-        agent([ReplyScript::empty(), text("done")]).tool(ok_tool("search")),
+        agent([ModelReply::empty(), text("done")]).tool(ok_tool("search")),
         &log,
     )
     .build()

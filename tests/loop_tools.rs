@@ -4,7 +4,7 @@
 
 mod support;
 
-use hookharness::scripted::{ScriptedTool, ToolOutcome};
+use hookharness::scripted::{ScriptedResult, ScriptedTool};
 use hookharness::state::{Handler, StateSchema, ValueType};
 use hookharness::tool::{OutputsToString, StateOutput};
 use hookharness::{
@@ -124,7 +124,7 @@ fn a_failing_tool_fails_the_run_with_raise_on_tool_invocation_failure() {
 fn the_error_message_shows_arguments_filled_from_state() {
     let tool = ScriptedTool::new(
         ToolSpec::new("r").input_from_state("doc", "document"),
-        [ToolOutcome::Error("boom".into())],
+        [ScriptedResult::Error("boom".into())],
     );
     let agent = agent([call("r", json!({"q": "x"})), text("done")])
         .tool(tool)
@@ -142,7 +142,7 @@ fn the_error_message_shows_arguments_filled_from_state() {
 
 #[test]
 fn a_tool_whose_script_runs_out_stops_the_run_whatever_the_failure_setting() {
-    let tool = ScriptedTool::new(ToolSpec::new("a"), [ToolOutcome::Text("ok".into())]);
+    let tool = ScriptedTool::new(ToolSpec::new("a"), [ScriptedResult::Text("ok".into())]);
     let agent = agent([calls(&["a", "a"])]).tool(tool).build().unwrap();
     assert!(matches!(
         run(&agent).unwrap_err(),
@@ -328,8 +328,8 @@ fn outputs_to_state_merge_a_source_key_or_the_whole_result_through_the_schema_ha
     let tool = ScriptedTool::new(
         spec,
         [
-            ToolOutcome::Json(json!({"note": "first", "n": 1})),
-            ToolOutcome::Json(json!({"note": ["second", "third"], "n": 2})),
+            ScriptedResult::Json(json!({"note": "first", "n": 1})),
+            ScriptedResult::Json(json!({"note": ["second", "third"], "n": 2})),
         ],
     );
     let schema = StateSchema::new()
@@ -362,7 +362,7 @@ fn an_outputs_to_state_handler_overrides_the_schema_handler() {
             handler: Some(Handler::ReplaceValues),
         },
     );
-    let tool = ScriptedTool::new(spec, [ToolOutcome::Json(json!({"note": ["fresh"]}))]);
+    let tool = ScriptedTool::new(spec, [ScriptedResult::Json(json!({"note": ["fresh"]}))]);
     let agent = agent([call("w", json!({})), text("done")])
         .tool(tool)
         .state_schema(StateSchema::new().key("notes", ValueType::List))
@@ -380,8 +380,8 @@ fn a_result_that_is_not_a_map_is_not_merged_into_state() {
     let tool = ScriptedTool::new(
         spec,
         [
-            ToolOutcome::Text("just text".into()),
-            ToolOutcome::Json(json!([1, 2])),
+            ScriptedResult::Text("just text".into()),
+            ScriptedResult::Json(json!([1, 2])),
         ],
     );
     let agent = agent([call("w", json!({})), call("w", json!({})), text("done")])
@@ -403,7 +403,7 @@ fn a_merge_failure_always_fails_the_run() {
             handler: Some(refusing),
         },
     );
-    let tool = ScriptedTool::new(spec, [ToolOutcome::Json(json!({"v": 1}))]);
+    let tool = ScriptedTool::new(spec, [ScriptedResult::Json(json!({"v": 1}))]);
     let agent = agent([call("w", json!({})), text("done")])
         .tool(tool)
         .state_schema(StateSchema::new().key("notes", ValueType::List))
@@ -425,7 +425,7 @@ fn a_merge_failure_always_fails_the_run() {
 #[test]
 fn a_merge_into_an_undeclared_key_fails_the_run_naming_the_key() {
     let spec = ToolSpec::new("w").output_to_state("ghost", StateOutput::default());
-    let tool = ScriptedTool::new(spec, [ToolOutcome::Json(json!({"v": 1}))]);
+    let tool = ScriptedTool::new(spec, [ScriptedResult::Json(json!({"v": 1}))]);
     let agent = agent([call("w", json!({})), text("done")])
         .tool(tool)
         .build()
@@ -451,7 +451,7 @@ fn read_after_write_agent(limit: i64) -> Agent {
                 handler: None,
             },
         ),
-        [ToolOutcome::Json(json!({"doc": "written"}))],
+        [ScriptedResult::Json(json!({"doc": "written"}))],
     );
     agent([calls(&["reader", "writer"]), text("done")])
         .tool(reader)
@@ -552,6 +552,58 @@ async fn results_keep_call_order_with_concurrency_limits_one_and_four_on_the_asy
     }
 }
 
+/// Two calls that each wait for the other: they meet only when the batch
+/// runs them at the same time.
+struct Rendezvous {
+    spec: ToolSpec,
+    arrived: std::sync::Arc<(std::sync::Mutex<usize>, std::sync::Condvar)>,
+    wait: std::time::Duration,
+}
+
+impl Tool for Rendezvous {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn invoke(&self, _invocation: ToolInvocation<'_>) -> Result<Value, ToolError> {
+        let (count, arrived) = &*self.arrived;
+        let mut count = count.lock().unwrap();
+        *count += 1;
+        arrived.notify_all();
+        let (count, _) = arrived
+            .wait_timeout_while(count, self.wait, |count| *count < 2)
+            .unwrap();
+        Ok(Value::from(if *count >= 2 { "met" } else { "alone" }))
+    }
+}
+
+fn rendezvous_run(limit: i64, wait: std::time::Duration) -> Vec<String> {
+    let agent = agent([calls(&["meet", "meet"]), text("done")])
+        .tool(Rendezvous {
+            spec: ToolSpec::new("meet"),
+            arrived: Default::default(),
+            wait,
+        })
+        .tool_concurrency_limit(limit)
+        .build()
+        .unwrap();
+    tool_results(&run(&agent).unwrap().messages)
+        .into_iter()
+        .map(|r| r.1)
+        .collect()
+}
+
+/// Part of the contract, as in Haystack (a `ThreadPoolExecutor` of
+/// `tool_concurrency_limit` workers): the sync path runs a batch's calls at
+/// the same time, up to the limit.
+#[test]
+fn a_sync_batch_runs_its_calls_at_the_same_time_up_to_the_limit() {
+    let parallel = rendezvous_run(2, std::time::Duration::from_secs(10));
+    assert_eq!(parallel, ["met", "met"]);
+    let one_at_a_time = rendezvous_run(1, std::time::Duration::from_millis(50));
+    assert_eq!(one_at_a_time, ["alone", "met"]);
+}
+
 // ---- the live State --------------------------------------------------------
 
 struct Notary {
@@ -609,7 +661,10 @@ fn json_results_are_rendered_like_pythons_json_dumps() {
     let cases = fixture_texts("json_result");
     assert!(!cases.is_empty());
     for (value, expected) in cases {
-        let tool = ScriptedTool::new(ToolSpec::new("fetch"), [ToolOutcome::Json(value.clone())]);
+        let tool = ScriptedTool::new(
+            ToolSpec::new("fetch"),
+            [ScriptedResult::Json(value.clone())],
+        );
         let agent = agent([call("fetch", json!({})), text("done")])
             .tool(tool)
             .build()
@@ -645,7 +700,7 @@ fn a_message_a_tool_merges_into_messages_lands_after_the_call_and_before_the_res
         },
     );
     let note = hookharness::ChatMessage::from_system("remembered").to_value();
-    let tool = ScriptedTool::new(spec, [ToolOutcome::Json(json!({"message": note}))]);
+    let tool = ScriptedTool::new(spec, [ScriptedResult::Json(json!({"message": note}))]);
     let agent = agent([call("remember", json!({})), text("done")])
         .tool(tool)
         .build()
@@ -671,7 +726,7 @@ fn outputs_to_string_makes_the_source_key_the_message_text() {
         );
     let tool = ScriptedTool::new(
         spec,
-        [ToolOutcome::Json(
+        [ScriptedResult::Json(
             json!({"summary": "two hits", "docs": ["a", "b"]}),
         )],
     );
@@ -693,7 +748,7 @@ fn echoed_arguments_show_what_inputs_from_state_injected() {
     let spec = ToolSpec::new("w")
         .parameters(json!({"type": "object", "properties": {"q": {}, "repo": {}}}))
         .input_from_state("repository", "repo");
-    let tool = ScriptedTool::new(spec, [ToolOutcome::EchoArguments]);
+    let tool = ScriptedTool::new(spec, [ScriptedResult::EchoArguments]);
     let agent = agent([call("w", json!({"q": "x"})), text("done")])
         .tool(tool)
         .state_schema(StateSchema::new().key("repository", ValueType::Str))
@@ -720,12 +775,10 @@ fn an_inputs_from_state_parameter_the_tool_does_not_take_fails_the_build() {
         .tool(ScriptedTool::new(spec, []))
         .build()
         .unwrap_err();
+    assert!(matches!(&err, AgentError::InvalidTool(e) if e.param == "repository"));
     assert_eq!(
-        err,
-        AgentError::InvalidTool(
-            "inputs_from_state maps 'repository' to unknown parameter 'repository'. Valid parameters are: {'repo'}."
-                .into()
-        )
+        err.to_string(),
+        "inputs_from_state maps 'repository' to unknown parameter 'repository'. Valid parameters are: {'repo'}."
     );
 }
 

@@ -20,6 +20,21 @@ fn the_readme_scenario_example_passes() {
     );
 }
 
+#[test]
+fn the_readme_matcher_example_holds_for_the_scenario_example() {
+    let readme =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md")).unwrap();
+    let scenario = block_after(&readme, "## A scenario", "yaml");
+    let matchers = block_after(&readme, "Expectations can say only what matters", "yaml");
+    let without_expect = &scenario[..scenario.find("expect:").unwrap()];
+    let text = format!("{without_expect}{matchers}");
+    let scenario =
+        Scenario::from_str(&text, "README.md", Format::Yaml).unwrap_or_else(|e| panic!("{e}"));
+    assert!(scenario.expect.trace.is_some());
+    let outcome = Replay::new().run(&scenario);
+    assert!(outcome.passed(), "{:?}", outcome.failures);
+}
+
 /// The fenced block of `lang` that follows `heading` in the README.
 fn block_after(readme: &str, heading: &str, lang: &str) -> String {
     let section = readme

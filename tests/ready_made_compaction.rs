@@ -14,7 +14,7 @@ use hookharness::hooks::compaction::{
 };
 use hookharness::hooks::offload::{InMemoryToolResultStore, StoredContent};
 use hookharness::hooks::{CompactionHook as Reexported, FromValueError};
-use hookharness::scripted::{ReplyScript, ScriptedChatGenerator};
+use hookharness::scripted::{ModelReply, ScriptedChatGenerator, ScriptedToolCall};
 use hookharness::state::{StateSchema, ValueType};
 use hookharness::{
     Agent, ChatMessage, Hook, RunOptions, State, ToolCall, ToolSpec, generator_fn, tool_fn,
@@ -391,18 +391,20 @@ fn in_a_run_the_first_estimate_includes_the_tool_schemas() {
     );
     let agent = Agent::builder()
         .chat_generator(ScriptedChatGenerator::new([
-            ReplyScript::Message {
+            ModelReply::Reply {
                 text: None,
-                tool_calls: vec![(
-                    "search".into(),
-                    json!({"query": "fusion"}).as_object().unwrap().clone(),
-                    Some("c1".into()),
-                )],
+                tool_calls: vec![
+                    ScriptedToolCall::new(
+                        "search",
+                        json!({"query": "fusion"}).as_object().unwrap().clone(),
+                    )
+                    .with_id("c1"),
+                ],
                 usage: None,
                 finish_reason: None,
                 chunks: None,
             },
-            ReplyScript::text("done"),
+            ModelReply::text("done"),
         ]))
         .tool(search)
         .system_prompt("Be brief.")

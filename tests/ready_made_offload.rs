@@ -6,7 +6,7 @@ use hookharness::hooks::offload::{
     OffloadOverChars, StoredContent, ToolResultOffloadHook, ToolResultStore, set_context_store,
 };
 use hookharness::hooks::{FromValueError, ToolKey};
-use hookharness::scripted::{ReplyScript, ScriptedChatGenerator};
+use hookharness::scripted::{ModelReply, ScriptedChatGenerator};
 use hookharness::state::{HookContext, StateSchema};
 use hookharness::{Agent, ChatMessage, Hook, RunOptions, State, ToolCall, ToolSpec, tool_fn};
 use serde_json::{Map, Value, json};
@@ -196,8 +196,8 @@ fn a_store_in_hook_context_overrides_the_hooks_store_for_that_run() {
     });
     let agent = Agent::builder()
         .chat_generator(ScriptedChatGenerator::new([
-            ReplyScript::tool_call("search", json!({})),
-            ReplyScript::text("done"),
+            ModelReply::tool_call("search", json!({})),
+            ModelReply::text("done"),
         ]))
         .tool(search)
         .hook("after_tool", hook)

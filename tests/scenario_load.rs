@@ -3,11 +3,14 @@
 
 use std::path::{Path, PathBuf};
 
+use hookharness::ChatRole;
 use hookharness::scenario::{
-    Action, ExpectedText, FinishReason, Format, HandlerKind, HookEntry, LastMessageExpect,
-    MessageSpec, ModelReply, ReadyMadeKind, ResultRewrite, Role, Scenario, ScenarioErrorKind,
-    ScriptedResult, StateValue, StepCountCondition, ToolSelection, UnusedReplies, ValueKind,
+    Action, Format, HookEntry, LastMessageExpect, ListExpect, MessageSpec, ReadyMadeKind,
+    ResultRewrite, Scenario, ScenarioErrorKind, StateValue, StepCountCondition, ToolSelection,
+    UnusedReplies, ValuePattern,
 };
+use hookharness::scripted::{FinishReason, ModelReply, ScriptedResult};
+use hookharness::state::{Handler, ValueType};
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -152,7 +155,7 @@ fn the_format_examples_load_into_the_expected_hooks() {
     assert_eq!(
         messages,
         &[MessageSpec::Simple {
-            role: Role::System,
+            role: ChatRole::System,
             text: Some("You are a research assistant.".into()),
             tool_calls: vec![],
             meta: serde_json::Map::new(),
@@ -184,7 +187,7 @@ fn the_format_examples_load_into_the_expected_run_inputs() {
     assert_eq!(scenario.run.hook_context, object(json!({"user_id": "u1"})));
     assert_eq!(scenario.run.state, object(json!({"notes": []})));
     assert!(!scenario.run.is_async);
-    assert_eq!(scenario.agent.state_schema["notes"].ty, ValueKind::List);
+    assert_eq!(scenario.agent.state_schema["notes"].ty, ValueType::List);
     assert_eq!(scenario.agent.state_schema["notes"].handler, None);
 }
 
@@ -265,7 +268,7 @@ fn key_order_from_the_file_is_kept_in_json_results_and_state_schema() {
     assert_eq!(keys, ["z", "a"]);
     assert_eq!(
         scenario.agent.state_schema["a"].handler,
-        Some(HandlerKind::ReplaceValues)
+        Some(Handler::ReplaceValues)
     );
     let ScriptedResult::Json(value) = &scenario.tools[0].results[0] else {
         panic!("json result expected");
@@ -389,7 +392,7 @@ expect:
     assert_eq!(when.times, Some(2));
     assert_eq!(
         when.last_message.as_ref().and_then(|m| m.role),
-        Some(Role::Assistant)
+        Some(ChatRole::Assistant)
     );
     assert!(
         matches!(&actions[0], Action::ReplaceMessages(m) if matches!(m[0], MessageSpec::Haystack(_)))
@@ -420,8 +423,10 @@ expect:
     else {
         panic!("last_message expected");
     };
-    assert_eq!(text, &Some(ExpectedText::NoText));
-    let calls = tool_calls.as_ref().unwrap();
+    assert_eq!(text, &Some(ValuePattern::Equals(serde_json::Value::Null)));
+    let Some(ListExpect::Exact(calls)) = tool_calls else {
+        panic!("an exact tool_calls list expected");
+    };
     assert_eq!(calls[0].tool, "search");
     assert_eq!((&calls[0].arguments, &calls[0].id), (&None, &None));
     assert_eq!(calls[1].arguments, Some(object(json!({"a": 1}))));
@@ -435,8 +440,8 @@ fn expect_last_message_text_distinguishes_absent_from_null() {
     let given = yaml("model: []\nexpect: {last_message: {text: hi}}\n");
     let text = |s: &Scenario| s.expect.last_message.as_ref().unwrap().text.clone();
     assert_eq!(text(&absent), None);
-    assert_eq!(text(&null), Some(ExpectedText::NoText));
-    assert_eq!(text(&given), Some(ExpectedText::Equals("hi".into())));
+    assert_eq!(text(&null), Some(ValuePattern::Equals(json!(null))));
+    assert_eq!(text(&given), Some(ValuePattern::Equals(json!("hi"))));
 }
 
 #[test]
@@ -572,6 +577,16 @@ invalid_files! {
     nesting_beyond_the_limit_is_rejected => "too_deep.json",
     a_yaml_merge_key_is_an_ordinary_key_so_unknown_in_a_hook => "merge_key.yaml",
     a_document_with_no_value_is_an_empty_file => "empty_document.yaml",
+    an_unknown_list_mode_suggests_the_close_one => "expect_unknown_list_mode.yaml",
+    a_map_of_list_modes_needs_a_mode => "expect_list_modes_empty.yaml",
+    a_misspelled_matcher_beside_a_matcher_suggests_it => "expect_matcher_mixed_keys.yaml",
+    a_number_matcher_on_a_list_state_key_is_rejected => "expect_matcher_on_wrong_type.yaml",
+    matchers_that_do_not_combine_are_rejected => "expect_matchers_combined.yaml",
+    an_unknown_event_kind_suggests_the_close_one => "expect_trace_unknown_kind.yaml",
+    a_field_of_another_event_kind_names_this_kind_s_field => "expect_trace_field_of_another_kind.yaml",
+    a_number_for_last_message_text_is_a_wrong_type => "expect_last_message_text_number.yaml",
+    a_role_in_sees_suggests_the_close_one => "sees_unknown_role.yaml",
+    a_misspelled_sees_is_suggested => "sees_misspelled.yaml",
 }
 
 #[test]
@@ -593,6 +608,13 @@ fn every_invalid_scenario_file_has_a_test() {
 
 /// Keys of the format, so that generated maps reach the decoders.
 const VOCABULARY: &[&str] = &[
+    "sees",
+    "in_order",
+    "contains",
+    "gte",
+    "absent",
+    "trace",
+    "kind",
     "version",
     "name",
     "agent",

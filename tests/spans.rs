@@ -1,6 +1,6 @@
 //! The loop's `tracing` spans are named and nested like Haystack's.
 
-use hookharness::scripted::{ReplyScript, ScriptedChatGenerator, ScriptedTool, ToolOutcome};
+use hookharness::scripted::{ModelReply, ScriptedChatGenerator, ScriptedResult, ScriptedTool};
 use hookharness::{Agent, ChatMessage, HookPoint, RunOptions, State, ToolSpec, hook_fn};
 use serde_json::json;
 use std::collections::HashMap;
@@ -99,12 +99,12 @@ impl Subscriber for Recorder {
 fn run_step_llm_tool_and_hook_spans_nest_like_haystacks() {
     let mut builder = Agent::builder()
         .chat_generator(ScriptedChatGenerator::new([
-            ReplyScript::tool_call("search", json!({"query": "fusion"})),
-            ReplyScript::text("done"),
+            ModelReply::tool_call("search", json!({"query": "fusion"})),
+            ModelReply::text("done"),
         ]))
         .tool(ScriptedTool::new(
             ToolSpec::new("search").description("Search the web"),
-            [ToolOutcome::Error("timeout".into())],
+            [ScriptedResult::Error("timeout".into())],
         ));
     for point in HookPoint::ALL {
         builder = builder.hook(

@@ -4,8 +4,8 @@
 
 mod support;
 
-use hookharness::scripted::ReplyScript;
-use hookharness::stream::{StreamingCallback, StreamingChunk};
+use hookharness::scripted::ModelReply;
+use hookharness::stream::{AsyncCallbackError, StreamingCallback, StreamingChunk};
 use hookharness::{
     AgentError, ChatMessage, RunOptions, Tool, ToolError, ToolInvocation, ToolSpec, generator_fn,
 };
@@ -36,7 +36,7 @@ fn lines(log: &Log) -> Vec<String> {
 #[test]
 fn the_runs_callback_wins_over_the_agents() {
     let log = Log::default();
-    let agent = agent([ReplyScript::text("").with_chunks(["a", "b"])])
+    let agent = agent([ModelReply::text("").with_chunks(["a", "b"])])
         .streaming_callback(recording(&log, "agent"))
         .build()
         .unwrap();
@@ -52,7 +52,7 @@ fn the_runs_callback_wins_over_the_agents() {
 #[test]
 fn the_agents_callback_streams_when_the_run_gives_none() {
     let log = Log::default();
-    let agent = agent([ReplyScript::text("").with_chunks(["He", "llo"])])
+    let agent = agent([ModelReply::text("").with_chunks(["He", "llo"])])
         .streaming_callback(recording(&log, "agent"))
         .build()
         .unwrap();
@@ -70,7 +70,7 @@ fn an_async_callback_cannot_serve_a_sync_run() {
         .unwrap();
     assert_eq!(
         run(&on_agent).unwrap_err(),
-        AgentError::StreamingCallback("The init callback cannot be a coroutine.".into())
+        AgentError::StreamingCallback(AsyncCallbackError::Init)
     );
     let plain = agent([text("done")]).build().unwrap();
     assert_eq!(
@@ -80,7 +80,7 @@ fn an_async_callback_cannot_serve_a_sync_run() {
                 RunOptions::new().streaming_callback(async_callback)
             )
             .unwrap_err(),
-        AgentError::StreamingCallback("The runtime callback cannot be a coroutine.".into())
+        AgentError::StreamingCallback(AsyncCallbackError::Runtime)
     );
 }
 
@@ -95,7 +95,7 @@ async fn an_async_callback_is_awaited_on_the_async_path() {
             sink.lock().unwrap().push(describe("async", &chunk));
         })
     });
-    let agent = agent([calls(&["a"]), ReplyScript::text("").with_chunks(["ok"])])
+    let agent = agent([calls(&["a"]), ModelReply::text("").with_chunks(["ok"])])
         .tool(ok_tool("a"))
         .build()
         .unwrap();

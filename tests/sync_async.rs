@@ -4,7 +4,7 @@
 
 mod support;
 
-use hookharness::scripted::{ReplyScript, ScriptedTool, ToolOutcome};
+use hookharness::scripted::{ModelReply, ScriptedResult, ScriptedTool};
 use hookharness::state::{StateSchema, ValueType};
 use hookharness::tool::StateOutput;
 use hookharness::{
@@ -112,7 +112,7 @@ fn raised_tool_failure(log: &Log) -> Agent {
 
 fn failing_model(log: &Log) -> Agent {
     record_everywhere(
-        agent([call("a", json!({})), ReplyScript::error("overloaded")]).tool(ok_tool("a")),
+        agent([call("a", json!({})), ModelReply::error("overloaded")]).tool(ok_tool("a")),
         log,
     )
     .build()
@@ -129,7 +129,7 @@ fn parallel_state_tools(log: &Log) -> Agent {
                 handler: None,
             },
         ),
-        [ToolOutcome::Json(json!({"note": "w"}))],
+        [ScriptedResult::Json(json!({"note": "w"}))],
     )
     .repeat_last(true);
     let reader = hookharness::tool_fn(

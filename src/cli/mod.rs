@@ -7,12 +7,15 @@
 
 mod construction;
 mod discover;
+mod explore;
+mod filter;
 #[cfg(feature = "proptest")]
 mod generate;
 mod import;
 mod mutate;
 mod output;
 mod progress;
+mod rebase;
 #[cfg(feature = "http")]
 mod record;
 mod stream;
@@ -101,9 +104,16 @@ enum Command {
     /// a time, and report the changes no expectation notices (the
     /// mutation score).
     Mutate(mutate::MutateArgs),
+    /// Run every hook order, confirmation answer and (with `--faults`)
+    /// fault of each scenario, checking the invariants and `expect.always`.
+    Explore(explore::ExploreArgs),
     /// Write a scenario skeleton from a Haystack Agent (`Agent.to_dict()`
     /// as JSON or YAML, or a pipeline file holding one).
     Import(import::ImportArgs),
+    /// Rewrite the `sees` of a scenario's replies from its current run (after
+    /// a change meant to send the model another conversation), and say what
+    /// changed.
+    Rebase(rebase::RebaseArgs),
     /// Run a scenario against a live OpenAI-compatible server and write a
     /// scenario whose `model` script holds the replies received.
     #[cfg(feature = "http")]
@@ -169,6 +179,8 @@ pub fn main() -> std::process::ExitCode {
         },
         Command::Import(args) => import::run(args),
         Command::Mutate(args) => mutate::run(args),
+        Command::Rebase(args) => rebase::run(args),
+        Command::Explore(args) => explore::run(args),
         #[cfg(feature = "http")]
         Command::Record(args) => record::run(args),
         #[cfg(feature = "proptest")]

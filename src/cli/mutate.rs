@@ -8,7 +8,6 @@ use super::progress::Progress;
 use super::{ExitCode, files};
 use crate::mutate::{self, Baseline, Mutant, Oracle, Score, Verdict};
 use crate::replay::Replay;
-use crate::scenario::Scenario;
 use serde_json::{Value, json};
 use std::path::PathBuf;
 
@@ -67,34 +66,22 @@ pub(super) fn run(args: MutateArgs) -> ExitCode {
     let mut baseline_of: Vec<usize> = Vec::new();
     let mut skipped = Vec::new();
     let mut matched = 0;
-    for file in &files {
+    for (file, loaded) in super::filter::loaded(&files, args.filter.as_deref()) {
         let path = file.display().to_string();
-        let filtered_out = |name: &str| {
-            args.filter
-                .as_deref()
-                .is_some_and(|f| !name.contains(f) && !path.contains(f))
-        };
-        match Scenario::from_path(file) {
-            Ok(scenario) if filtered_out(&scenario.name) => {}
-            Ok(scenario) => {
-                matched += 1;
-                match mutate::baseline(&replay, &scenario) {
-                    Ok(baseline) => {
-                        let found = mutate::mutants(&scenario);
-                        baseline_of.extend(std::iter::repeat_n(baselines.len(), found.len()));
-                        baselines.push(baseline);
-                        mutants.extend(found);
-                    }
-                    Err(not_green) => skipped.push(Skipped::NotGreen(format!(
-                        "{path}: not mutated: {not_green} (`hookharness run {path}` shows why)"
-                    ))),
+        matched += 1;
+        match loaded {
+            Ok(scenario) => match mutate::baseline(&replay, &scenario) {
+                Ok(baseline) => {
+                    let found = mutate::mutants(&scenario);
+                    baseline_of.extend(std::iter::repeat_n(baselines.len(), found.len()));
+                    baselines.push(baseline);
+                    mutants.extend(found);
                 }
-            }
-            Err(_) if filtered_out("") => {}
-            Err(error) => {
-                matched += 1;
-                skipped.push(Skipped::Invalid(error.to_string()));
-            }
+                Err(not_green) => skipped.push(Skipped::NotGreen(format!(
+                    "{path}: not mutated: {not_green} (`hookharness run {path}` shows why)"
+                ))),
+            },
+            Err(error) => skipped.push(Skipped::Invalid(error.to_string())),
         }
     }
     if matched == 0 {

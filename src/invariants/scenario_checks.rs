@@ -7,7 +7,9 @@ use super::view::{MODEL_REASONS, View};
 use super::{Invariant, Violation};
 use crate::hook::HookPoint;
 use crate::outcome::{ErrorKind, WireEvent};
-use crate::scenario::{Action, HandlerKind, HookEntry, ModelReply, Scenario, StateValue};
+use crate::scenario::{Action, HookEntry, Scenario, StateValue};
+use crate::scripted::ModelReply;
+use crate::state::Handler;
 use crate::state::keys;
 use crate::value::json_eq;
 use indexmap::IndexMap;
@@ -248,7 +250,7 @@ fn rewrites_history(scenario: &Scenario) -> bool {
         .agent
         .state_schema
         .get(keys::MESSAGES)
-        .is_some_and(|entry| entry.handler == Some(HandlerKind::ReplaceValues));
+        .is_some_and(|entry| entry.handler == Some(Handler::ReplaceValues));
     if replaces {
         return true;
     }

@@ -28,6 +28,14 @@ pub enum ChatRole {
 }
 
 impl ChatRole {
+    /// Every role, in Haystack's order.
+    pub const ALL: [ChatRole; 4] = [
+        ChatRole::User,
+        ChatRole::System,
+        ChatRole::Assistant,
+        ChatRole::Tool,
+    ];
+
     /// The role as Haystack spells it (`user`, `system`, `assistant`, `tool`).
     pub fn as_str(self) -> &'static str {
         match self {
@@ -40,15 +48,14 @@ impl ChatRole {
 
     /// Parses a role, with Haystack's error text for an unknown one.
     pub fn parse(text: &str) -> Result<Self, MessageFormatError> {
-        match text {
-            "user" => Ok(ChatRole::User),
-            "system" => Ok(ChatRole::System),
-            "assistant" => Ok(ChatRole::Assistant),
-            "tool" => Ok(ChatRole::Tool),
-            other => Err(MessageFormatError::new(format!(
-                "Unknown chat role '{other}'. Supported roles are: ['user', 'system', 'assistant', 'tool']"
-            ))),
-        }
+        Self::ALL
+            .into_iter()
+            .find(|role| role.as_str() == text)
+            .ok_or_else(|| {
+                MessageFormatError::new(format!(
+                    "Unknown chat role '{text}'. Supported roles are: ['user', 'system', 'assistant', 'tool']"
+                ))
+            })
     }
 }
 

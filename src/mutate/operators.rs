@@ -5,9 +5,8 @@ use super::Operator;
 use super::baseline::Needs;
 use crate::elide::elide;
 use crate::hook::HookPoint;
-use crate::scenario::{
-    HookEntry, KeyPath, ModelReply, Scenario, ScriptedResult, StepCountCondition, When,
-};
+use crate::scenario::{HookEntry, KeyPath, Scenario, StepCountCondition, When};
+use crate::scripted::{ModelReply, ScriptedResult};
 use serde_json::{Map, Value};
 
 /// The longest value a description shows whole.

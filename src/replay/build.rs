@@ -1,6 +1,5 @@
 //! From a scenario to an Agent and its run inputs.
 
-use super::convert;
 use super::declarative::DeclarativeHook;
 use super::named::NamedHook;
 use super::prepare_error::PrepareError;
@@ -10,11 +9,10 @@ use crate::agent::{Agent, RunOptions};
 use crate::generator::ChatGenerator;
 use crate::hook::{Hook, HookPoint};
 use crate::message::ChatMessage;
-use crate::scenario::{HandlerKind, HookEntry, KeyPath, Scenario, ToolScript, ValueKind};
+use crate::scenario::{HookEntry, KeyPath, MessageSpec, Scenario, ToolScript};
 use crate::scripted::{ScriptedChatGenerator, ScriptedTool};
-use crate::state::keys;
-use crate::state::{Handler, HookContext, StateSchema, ValueType};
-use crate::tool::{StateOutput, ToolSpec};
+use crate::state::{HookContext, StateSchema};
+use crate::tool::ToolSpec;
 use indexmap::IndexMap;
 use serde_json::Value;
 use std::sync::Arc;
@@ -25,6 +23,11 @@ pub(crate) struct Prepared {
     pub options: RunOptions,
     /// What the run streams, with `run.stream`.
     pub streamed: Option<Streamed>,
+}
+
+/// The scenario's `model` script as a chat generator.
+pub(crate) fn scripted(scenario: &Scenario) -> Arc<dyn ChatGenerator> {
+    Arc::new(ScriptedChatGenerator::new(scenario.model.iter().cloned()))
 }
 
 /// `generator`: the model to run instead of the scenario's `model` script.
@@ -43,11 +46,7 @@ pub(crate) fn prepare(
         })
         .collect();
     let custom = &custom;
-    let generator = generator.unwrap_or_else(|| {
-        Arc::new(ScriptedChatGenerator::new(
-            scenario.model.iter().map(convert::reply),
-        ))
-    });
+    let generator = generator.unwrap_or_else(|| scripted(scenario));
     let mut builder = Agent::builder()
         .chat_generator_arc(generator)
         .exit_conditions(spec.exit_conditions.iter().cloned())
@@ -65,7 +64,7 @@ pub(crate) fn prepare(
     for tool in &scenario.tools {
         let tool_spec = tool_spec(tool);
         builder = builder.tool(
-            ScriptedTool::new(tool_spec, tool.results.iter().map(convert::outcome))
+            ScriptedTool::new(tool_spec, tool.results.iter().cloned())
                 .repeat_last(tool.repeat_last),
         );
     }
@@ -97,8 +96,15 @@ pub(crate) fn prepare(
         }
     }
     let agent = builder.build().map_err(PrepareError::Construction)?;
-    let messages = convert::messages(&scenario.run.messages)
+    let messages = MessageSpec::to_messages(&scenario.run.messages)
         .map_err(|e| PrepareError::invalid_at("run.messages", format!("`run.messages`: {e}")))?;
+    for (reply, sees) in &scenario.sees {
+        for (i, spec) in sees.messages.iter().flatten().enumerate() {
+            let place = format!("model[{reply}].sees.messages[{i}]");
+            spec.to_message()
+                .map_err(|e| PrepareError::invalid_at(&place, format!("`{place}`: {e}")))?;
+        }
+    }
     let options = RunOptions {
         hook_context: HookContext::from(scenario.run.hook_context.clone()),
         state: scenario.run.state.clone(),
@@ -188,11 +194,7 @@ fn tool_spec(tool: &ToolScript) -> ToolSpec {
         spec = spec.input_from_state(state_key.clone(), param.clone());
     }
     for (state_key, output) in &tool.outputs_to_state {
-        let output = StateOutput {
-            source: output.source.clone(),
-            handler: output.handler.map(handler),
-        };
-        spec = spec.output_to_state(state_key.clone(), output);
+        spec = spec.output_to_state(state_key.clone(), output.clone());
     }
     if let Some(config) = &tool.outputs_to_string {
         spec = spec.outputs_to_string(config.clone());
@@ -200,30 +202,10 @@ fn tool_spec(tool: &ToolScript) -> ToolSpec {
     spec
 }
 
-fn handler(kind: HandlerKind) -> Handler {
-    match kind {
-        HandlerKind::MergeLists => Handler::MergeLists,
-        HandlerKind::ReplaceValues => Handler::ReplaceValues,
-    }
-}
-
 fn schema(scenario: &Scenario) -> StateSchema {
     let mut schema = StateSchema::new();
     for (key, entry) in &scenario.agent.state_schema {
-        let ty = match entry.ty {
-            ValueKind::List if key == keys::MESSAGES => ValueType::ChatMessages,
-            ValueKind::List => ValueType::List,
-            ValueKind::Str => ValueType::Str,
-            ValueKind::Int => ValueType::Int,
-            ValueKind::Float => ValueType::Float,
-            ValueKind::Bool => ValueType::Bool,
-            ValueKind::Dict => ValueType::Dict,
-            ValueKind::Any => ValueType::Any,
-        };
-        schema = match entry.handler {
-            None => schema.key(key.clone(), ty),
-            Some(kind) => schema.key_with_handler(key.clone(), ty, handler(kind)),
-        };
+        schema.insert(key.clone(), entry.clone());
     }
     schema
 }

@@ -1,10 +1,9 @@
 //! Declarative hooks: a `when` condition, then `do` actions.
 
-use super::convert;
 use crate::hook::{Hook, HookError, HookPoint};
-use crate::message::{ChatMessage, ChatRole, ContentPart, ToolResult};
+use crate::message::{ChatMessage, ContentPart, ToolResult};
 use crate::scenario::{
-    Action, LastMessageCondition, ResultRewrite, Role, StateValue, StepCountCondition,
+    Action, LastMessageCondition, MessageSpec, ResultRewrite, StateValue, StepCountCondition,
     ToolSelection, When,
 };
 use crate::state::keys;
@@ -106,17 +105,17 @@ impl DeclarativeHook {
     fn apply(&self, action: &Action, state: &mut State) -> Result<(), HookError> {
         match action {
             Action::AppendMessages(specs) => {
-                let new = convert::messages(specs).map_err(HookError::new)?;
+                let new = messages(specs)?;
                 let handler = messages_handler(state);
                 state.set_messages_with(new, &handler)?;
             }
             Action::PrependMessages(specs) => {
-                let mut new = convert::messages(specs).map_err(HookError::new)?;
+                let mut new = messages(specs)?;
                 new.extend(state.messages().iter().cloned());
                 state.replace_messages(new);
             }
             Action::ReplaceMessages(specs) => {
-                state.replace_messages(convert::messages(specs).map_err(HookError::new)?);
+                state.replace_messages(messages(specs)?);
             }
             Action::Set(values) => {
                 for (key, value) in values {
@@ -206,18 +205,24 @@ fn set_value(
 ) -> Result<(), HookError> {
     match value {
         StateValue::Messages(specs) if key == keys::MESSAGES => {
-            let new = convert::messages(specs).map_err(HookError::new)?;
+            let new = messages(specs)?;
             let handler = handler.cloned().unwrap_or_else(|| messages_handler(state));
             state.set_messages_with(new, &handler)?;
         }
         StateValue::Messages(specs) => {
-            let new = convert::messages(specs).map_err(HookError::new)?;
+            let new = messages(specs)?;
             let value = Value::Array(new.iter().map(ChatMessage::to_value).collect());
             set_json(state, key, value, handler)?;
         }
         StateValue::Value(value) => set_json(state, key, value.clone(), handler)?,
     }
     Ok(())
+}
+
+/// An action's messages; one Haystack's `ChatMessage.from_dict` rejects
+/// fails the hook with its message.
+fn messages(specs: &[MessageSpec]) -> Result<Vec<ChatMessage>, HookError> {
+    MessageSpec::to_messages(specs).map_err(|e| HookError::new(e.to_string()))
 }
 
 fn set_json(
@@ -238,13 +243,7 @@ fn last_message_matches(message: Option<&ChatMessage>, condition: &LastMessageCo
         return false;
     };
     if let Some(role) = condition.role {
-        let expected = match role {
-            Role::User => ChatRole::User,
-            Role::System => ChatRole::System,
-            Role::Assistant => ChatRole::Assistant,
-            Role::Tool => ChatRole::Tool,
-        };
-        if message.role() != expected {
+        if message.role() != role {
             return false;
         }
     }

@@ -2,7 +2,7 @@
 
 use super::Summary;
 use super::diff::json_diff;
-use crate::outcome::{Outcome, Status};
+use crate::outcome::{Failure, Outcome, Status};
 use std::fmt::Write;
 
 /// One outcome: a status line, then, for a run that failed, its cause (the
@@ -21,13 +21,23 @@ pub fn human_outcome(outcome: &Outcome) -> String {
         }
     }
     for failure in &outcome.failures {
-        let _ = writeln!(out, "      {}", failure.message);
-        if let (Some(expected), Some(actual)) = (&failure.expected, &failure.actual) {
-            if let Some(diff) = json_diff(expected, actual) {
-                out.push_str("        --- expected / +++ actual\n");
-                for line in diff.lines() {
-                    let _ = writeln!(out, "        {line}");
-                }
+        for line in failure_text(failure).lines() {
+            let _ = writeln!(out, "      {line}");
+        }
+    }
+    out
+}
+
+/// One failure as people read it: its line, then, when it compares two
+/// lists or two maps, a diff of expected against actual. The JUnit report
+/// carries the same text.
+pub(crate) fn failure_text(failure: &Failure) -> String {
+    let mut out = failure.message.clone();
+    if let (Some(expected), Some(actual)) = (&failure.expected, &failure.actual) {
+        if let Some(diff) = json_diff(expected, actual) {
+            out.push_str("\n  --- expected / +++ actual");
+            for line in diff.lines() {
+                let _ = write!(out, "\n  {line}");
             }
         }
     }

@@ -5,11 +5,13 @@
 //! outcomes always give the same bytes.
 
 use super::Summary;
+use super::human::failure_text;
 use crate::outcome::{Outcome, Status};
 use std::fmt::Write;
 
-/// A JUnit document with one `<testcase>` per scenario; failures and errors
-/// carry their messages.
+/// A JUnit document with one `<testcase>` per scenario; a failure carries
+/// the text of the human report (each line, with its diff), an error its
+/// message.
 pub fn junit(outcomes: &[Outcome]) -> String {
     let summary = Summary::of(outcomes);
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
@@ -37,15 +39,12 @@ pub fn junit(outcomes: &[Outcome]) -> String {
         match outcome.status {
             Status::Pass => out.push_str("/>\n"),
             Status::Fail => {
-                let text: Vec<&str> = outcome
-                    .failures
-                    .iter()
-                    .map(|f| f.message.as_str())
-                    .collect();
+                let first = outcome.failures.first().map_or("", |f| f.message.as_str());
+                let text: Vec<String> = outcome.failures.iter().map(failure_text).collect();
                 let _ = writeln!(
                     out,
                     ">\n      <failure message=\"{}\">{}</failure>\n    </testcase>",
-                    escape(text.first().copied().unwrap_or("")),
+                    escape(first),
                     escape(&text.join("\n"))
                 );
             }

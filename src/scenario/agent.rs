@@ -6,6 +6,8 @@ use indexmap::IndexMap;
 use super::error::ScenarioErrorKind;
 use super::reader::{Field, Read};
 use crate::prompt::RequiredVariables;
+use crate::state::keys;
+use crate::state::{Handler, SchemaEntry, ValueType};
 
 /// The Agent's constructor settings (`agent:` in a scenario file).
 #[derive(Debug, Clone, PartialEq)]
@@ -24,7 +26,7 @@ pub struct AgentSpec {
     /// `required_variables` (default `"*"`).
     pub required_variables: RequiredVariables,
     /// `state_schema`, in file order. Reserved keys are not checked here.
-    pub state_schema: IndexMap<String, SchemaEntrySpec>,
+    pub state_schema: IndexMap<String, SchemaEntry>,
     /// `raise_on_tool_invocation_failure` (default false).
     pub raise_on_tool_invocation_failure: bool,
     /// `tool_concurrency_limit` (default 4); not range-checked.
@@ -46,61 +48,41 @@ impl Default for AgentSpec {
     }
 }
 
-/// One `state_schema` entry: `{type: T, handler: H}`.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct SchemaEntrySpec {
-    /// `type`.
-    pub ty: ValueKind,
-    /// `handler`; `None` means Haystack's default for the type
-    /// (`merge_lists` for `list`, else `replace_values`).
-    pub handler: Option<HandlerKind>,
-}
-
-/// The `type` of a state key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ValueKind {
-    /// `list` (on `messages`: a list of chat messages).
-    List,
-    /// `str`.
-    Str,
-    /// `int`.
-    Int,
-    /// `float`.
-    Float,
-    /// `bool`.
-    Bool,
-    /// `dict`.
-    Dict,
-    /// `any`: accepts any value.
-    Any,
-}
-
-/// The `handler` of a state key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum HandlerKind {
-    /// `merge_lists`: appends.
-    MergeLists,
-    /// `replace_values`: overwrites.
-    ReplaceValues,
-}
-
-const VALUE_KINDS: &[(&str, ValueKind)] = &[
-    ("list", ValueKind::List),
-    ("str", ValueKind::Str),
-    ("int", ValueKind::Int),
-    ("float", ValueKind::Float),
-    ("bool", ValueKind::Bool),
-    ("dict", ValueKind::Dict),
-    ("any", ValueKind::Any),
+/// The format's spelling of each state type (`list` on `messages` is read
+/// as [`ValueType::ChatMessages`]).
+const VALUE_TYPES: &[(&str, ValueType)] = &[
+    ("list", ValueType::List),
+    ("str", ValueType::Str),
+    ("int", ValueType::Int),
+    ("float", ValueType::Float),
+    ("bool", ValueType::Bool),
+    ("dict", ValueType::Dict),
+    ("any", ValueType::Any),
 ];
 
-pub(crate) const HANDLERS: &[(&str, HandlerKind)] = &[
-    ("merge_lists", HandlerKind::MergeLists),
-    ("replace_values", HandlerKind::ReplaceValues),
-];
+/// How the format writes a state type. `Optional[T]`, which a file cannot
+/// name, is written as `optional[T]`, which the loader rejects.
+pub(crate) fn type_name(ty: &ValueType) -> String {
+    match ty {
+        ValueType::ChatMessages => "list".to_owned(),
+        ValueType::Optional(inner) => format!("optional[{}]", type_name(inner)),
+        ty => VALUE_TYPES
+            .iter()
+            .find(|(_, t)| t == ty)
+            .map_or_else(|| "any".to_owned(), |(name, _)| (*name).to_owned()),
+    }
+}
+
+/// The handlers a file can name: Haystack's two.
+static BUILTIN_HANDLERS: [Handler; 2] = [Handler::MergeLists, Handler::ReplaceValues];
+
+/// The format's spelling of each handler a file can name.
+pub(crate) fn handlers() -> Vec<(&'static str, Handler)> {
+    BUILTIN_HANDLERS
+        .iter()
+        .map(|handler| (handler.name(), handler.clone()))
+        .collect()
+}
 
 pub(crate) fn read_agent(field: &Field<'_>) -> Read<AgentSpec> {
     let mut map = field.map()?;
@@ -124,7 +106,7 @@ pub(crate) fn read_agent(field: &Field<'_>) -> Read<AgentSpec> {
         for (key, entry) in f.entries()? {
             agent
                 .state_schema
-                .insert(key.to_owned(), read_schema_entry(&entry)?);
+                .insert(key.to_owned(), read_schema_entry(key, &entry)?);
         }
     }
     if let Some(f) = map.get("raise_on_tool_invocation_failure") {
@@ -151,14 +133,54 @@ fn read_required_variables(field: &Field<'_>) -> Read<RequiredVariables> {
     }
 }
 
-fn read_schema_entry(field: &Field<'_>) -> Read<SchemaEntrySpec> {
+fn read_schema_entry(key: &str, field: &Field<'_>) -> Read<SchemaEntry> {
     let mut map = field.map()?;
-    let ty = map.required("type")?.variant(VALUE_KINDS)?;
+    let ty = match map.required("type")?.variant(VALUE_TYPES)? {
+        ValueType::List if key == keys::MESSAGES => ValueType::ChatMessages,
+        ty => ty,
+    };
     let handler = match map.get("handler") {
         Some(f) if f.is_null() => None,
-        Some(f) => Some(f.variant(HANDLERS)?),
+        Some(f) => Some(f.variant(&handlers())?),
         None => None,
     };
     map.finish()?;
-    Ok(SchemaEntrySpec { ty, handler })
+    Ok(SchemaEntry { ty, handler })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::scenario::{Format, Scenario};
+    use crate::state::{Handler, ValueType};
+
+    fn schema_of(yaml: &str) -> Scenario {
+        Scenario::from_str(yaml, "s.yaml", Format::Yaml).unwrap()
+    }
+
+    #[test]
+    fn list_on_messages_is_read_as_chat_messages_and_written_back_as_list() {
+        let scenario = schema_of(
+            "agent: {state_schema: {messages: {type: list}, notes: {type: list, handler: replace_values}}}\nmodel: []\n",
+        );
+        let schema = &scenario.agent.state_schema;
+        assert_eq!(schema["messages"].ty, ValueType::ChatMessages);
+        assert_eq!(schema["notes"].ty, ValueType::List);
+        assert_eq!(schema["notes"].handler, Some(Handler::ReplaceValues));
+        let written = scenario.to_value();
+        assert_eq!(
+            written["agent"]["state_schema"]["messages"],
+            serde_json::json!({"type": "list"})
+        );
+    }
+
+    #[test]
+    fn what_a_file_cannot_name_is_written_so_that_the_loader_rejects_it() {
+        let mut scenario = schema_of("agent: {state_schema: {maybe: {type: any}}}\nmodel: []\n");
+        let entry = scenario.agent.state_schema.get_mut("maybe").unwrap();
+        entry.ty = ValueType::Optional(Box::new(ValueType::List));
+        entry.handler = Some(Handler::custom("max", |_, new| Ok(new)));
+        let error =
+            Scenario::from_str(&scenario.to_yaml(), "again.yaml", Format::Yaml).unwrap_err();
+        assert!(error.to_string().contains("optional[list]"), "{error}");
+    }
 }

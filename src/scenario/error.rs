@@ -198,6 +198,31 @@ pub enum ScenarioErrorKind {
         /// The name.
         name: String,
     },
+    /// A matcher map (`{gte: 1}`) with a key that is not a matcher word.
+    MixedMatcherKeys {
+        /// The key that is no matcher word.
+        key: String,
+        /// The matcher words the map holds.
+        matchers: Vec<String>,
+        /// A matcher word close to `key`.
+        suggestion: Option<String>,
+    },
+    /// A matcher map combining matchers that do not combine (only `gte`
+    /// and `lte` do).
+    MatcherCombination {
+        /// The matcher words given, in file order.
+        keys: Vec<String>,
+    },
+    /// A matcher that cannot apply to the value it is matched with (`gte`
+    /// on a text).
+    MatcherOnWrongType {
+        /// The matcher word.
+        matcher: String,
+        /// What it applies to, e.g. `numbers`.
+        accepts: &'static str,
+        /// What the value holds, e.g. `text`.
+        holds: &'static str,
+    },
     /// `agent.required_variables` is a string other than `"*"`.
     RequiredVariablesString {
         /// The string as written.

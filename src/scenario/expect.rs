@@ -4,8 +4,14 @@
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-use super::message::{ROLES, Role};
-use super::reader::{Field, Read};
+use super::always::{Always, read_always};
+use super::event_pattern::{EventPattern, read_event_pattern};
+use super::list_expect::{ListExpect, read_list};
+use super::message::roles;
+use super::pattern::{Slot, ValuePattern, read_pattern};
+use super::reader::{Field, MapReader, Read};
+use crate::message::ChatRole;
+use crate::state::SchemaEntry;
 
 /// The expectations of a scenario (`expect:`).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -15,22 +21,27 @@ pub struct Expect {
     pub exit_reason: Option<String>,
     /// `step_count`: equals.
     pub step_count: Option<i64>,
-    /// `token_usage`: equals.
-    pub token_usage: Option<Map<String, Value>>,
+    /// `token_usage`: matches (a plain map: equals).
+    pub token_usage: Option<ValuePattern>,
     /// `tool_call_counts`: equals.
     pub tool_call_counts: Option<IndexMap<String, i64>>,
-    /// `state`: each listed public state key equals.
-    pub state: Option<Map<String, Value>>,
+    /// `state`: each listed public state key matches (a plain value: equals).
+    pub state: Option<IndexMap<String, ValuePattern>>,
     /// `last_message`: matches every given field.
     pub last_message: Option<LastMessageExpect>,
     /// `message_count`: `len(messages)` equals.
     pub message_count: Option<i64>,
-    /// `hooks`: the ordered hooks that ran, each `POINT` or `POINT:NAME`.
-    pub hooks: Option<Vec<String>>,
+    /// `hooks`: the hooks that ran, each `POINT` or `POINT:NAME`; a plain
+    /// list is the exact sequence.
+    pub hooks: Option<ListExpect<String>>,
     /// `llm_calls`: the number of chat-generator calls equals.
     pub llm_calls: Option<i64>,
-    /// `tools_run`: the ordered executed tool names equal.
-    pub tools_run: Option<Vec<String>>,
+    /// `tools_run`: the executed tool names; a plain list is the exact
+    /// sequence.
+    pub tools_run: Option<ListExpect<String>>,
+    /// `trace`: the run's events, matched by partial event matchers; a
+    /// plain list is the exact sequence of events of every kind.
+    pub trace: Option<ListExpect<EventPattern>>,
     /// `error`: the run fails with an error whose text contains this.
     pub error: Option<String>,
     /// `unused_replies` (default `fail`).
@@ -39,30 +50,26 @@ pub struct Expect {
     /// string per text chunk, `{tool_result: TEXT}` per tool result and
     /// `{finish_reason: R}` for a chunk that ends a stream.
     pub streamed: Option<Vec<Value>>,
+    /// `always`: what must hold on every variant `hookharness explore`
+    /// runs.
+    pub always: Option<Box<Always>>,
 }
 
-/// `expect.last_message: {role, text, text_contains, tool_calls}`.
+/// `expect.last_message: {role, text, text_contains, tool_calls, meta}`.
 #[derive(Debug, Clone, Default, PartialEq)]
 #[non_exhaustive]
 pub struct LastMessageExpect {
     /// `role`.
-    pub role: Option<Role>,
-    /// `text`; absent: not checked.
-    pub text: Option<ExpectedText>,
+    pub role: Option<ChatRole>,
+    /// `text`, matched with the message's text (`null` when it has none);
+    /// absent: not checked.
+    pub text: Option<ValuePattern>,
     /// `text_contains`.
     pub text_contains: Option<String>,
-    /// `tool_calls`: same length, each matching.
-    pub tool_calls: Option<Vec<ToolCallExpect>>,
-}
-
-/// `expect.last_message.text`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum ExpectedText {
-    /// `text: null`: the message has no text.
-    NoText,
-    /// `text: S`: the message's text equals S.
-    Equals(String),
+    /// `tool_calls`: a plain list is the same length, each matching.
+    pub tool_calls: Option<ListExpect<ToolCallExpect>>,
+    /// `meta`, matched with the message's `meta` map.
+    pub meta: Option<ValuePattern>,
 }
 
 /// One expected tool call: a name, or `{tool, arguments?, id?}`.
@@ -88,17 +95,109 @@ pub enum UnusedReplies {
     Allow,
 }
 
+impl Expect {
+    /// The expectation keys given (not `unused_replies` or `always`), in
+    /// the format's order.
+    ///
+    /// ```
+    /// use hookharness::scenario::{Format, Scenario};
+    ///
+    /// let scenario = Scenario::from_str(
+    ///     "model: []\nexpect: {tools_run: [], exit_reason: text, unused_replies: allow}",
+    ///     "keys.yaml",
+    ///     Format::Yaml,
+    /// )?;
+    /// assert_eq!(scenario.expect.keys(), ["exit_reason", "tools_run"]);
+    /// # Ok::<(), hookharness::scenario::ScenarioError>(())
+    /// ```
+    #[must_use]
+    pub fn keys(&self) -> Vec<&'static str> {
+        let given = [
+            ("exit_reason", self.exit_reason.is_some()),
+            ("step_count", self.step_count.is_some()),
+            ("token_usage", self.token_usage.is_some()),
+            ("tool_call_counts", self.tool_call_counts.is_some()),
+            ("state", self.state.is_some()),
+            ("last_message", self.last_message.is_some()),
+            ("message_count", self.message_count.is_some()),
+            ("hooks", self.hooks.is_some()),
+            ("llm_calls", self.llm_calls.is_some()),
+            ("tools_run", self.tools_run.is_some()),
+            ("trace", self.trace.is_some()),
+            ("error", self.error.is_some()),
+            ("streamed", self.streamed.is_some()),
+        ];
+        given
+            .into_iter()
+            .filter(|(_, given)| *given)
+            .map(|(key, _)| key)
+            .collect()
+    }
+
+    /// These expectations with only `keys` kept (and `unused_replies`
+    /// allowed, `always` dropped): what a variant of the scenario is held to.
+    #[must_use]
+    pub fn only(&self, keys: &[impl AsRef<str>]) -> Expect {
+        let keep = |key: &str| keys.iter().any(|k| k.as_ref() == key);
+        Expect {
+            exit_reason: self.exit_reason.clone().filter(|_| keep("exit_reason")),
+            step_count: self.step_count.filter(|_| keep("step_count")),
+            token_usage: self.token_usage.clone().filter(|_| keep("token_usage")),
+            tool_call_counts: self
+                .tool_call_counts
+                .clone()
+                .filter(|_| keep("tool_call_counts")),
+            state: self.state.clone().filter(|_| keep("state")),
+            last_message: self.last_message.clone().filter(|_| keep("last_message")),
+            message_count: self.message_count.filter(|_| keep("message_count")),
+            hooks: self.hooks.clone().filter(|_| keep("hooks")),
+            llm_calls: self.llm_calls.filter(|_| keep("llm_calls")),
+            tools_run: self.tools_run.clone().filter(|_| keep("tools_run")),
+            trace: self.trace.clone().filter(|_| keep("trace")),
+            error: self.error.clone().filter(|_| keep("error")),
+            unused_replies: UnusedReplies::Allow,
+            streamed: self.streamed.clone().filter(|_| keep("streamed")),
+            always: None,
+        }
+    }
+}
+
 const UNUSED_REPLIES: &[(&str, UnusedReplies)] = &[
     ("fail", UnusedReplies::Fail),
     ("allow", UnusedReplies::Allow),
 ];
 
-pub(crate) fn read_expect(field: &Field<'_>) -> Read<Expect> {
+pub(crate) fn read_expect(
+    field: &Field<'_>,
+    schema: &IndexMap<String, SchemaEntry>,
+) -> Read<Expect> {
     let mut map = field.map()?;
+    let mut expect = read_expect_keys(&mut map, schema, true)?;
+    expect.always = map
+        .get("always")
+        .map(|f| read_always(&f, schema).map(Box::new))
+        .transpose()?;
+    map.finish()?;
+    Ok(expect)
+}
+
+/// The expectation keys of `map`; `error` and `unused_replies` only when
+/// `outcome_keys` (not in `always`). Leaves `finish` to the caller.
+pub(crate) fn read_expect_keys(
+    map: &mut MapReader<'_>,
+    schema: &IndexMap<String, SchemaEntry>,
+    outcome_keys: bool,
+) -> Read<Expect> {
     let mut expect = Expect {
         exit_reason: map.get("exit_reason").map(|f| f.string()).transpose()?,
         step_count: map.get("step_count").map(|f| f.i64()).transpose()?,
-        token_usage: map.get("token_usage").map(|f| f.json_map()).transpose()?,
+        token_usage: map
+            .get("token_usage")
+            .map(|f| {
+                f.map()?;
+                read_pattern(&f, Slot::Any)
+            })
+            .transpose()?,
         ..Expect::default()
     };
     if let Some(f) = map.get("tool_call_counts") {
@@ -108,41 +207,72 @@ pub(crate) fn read_expect(field: &Field<'_>) -> Read<Expect> {
             .map(|(tool, count)| Ok((tool.to_owned(), count.i64()?)));
         expect.tool_call_counts = Some(counts.collect::<Read<_>>()?);
     }
-    expect.state = map.get("state").map(|f| f.json_map()).transpose()?;
+    if let Some(f) = map.get("state") {
+        let mut state = IndexMap::new();
+        for (key, value) in f.entries()? {
+            let slot = schema
+                .get(key)
+                .map_or(Slot::Any, |entry| Slot::State(entry.ty.clone()));
+            state.insert(key.to_owned(), read_pattern(&value, slot)?);
+        }
+        expect.state = Some(state);
+    }
     expect.last_message = map
         .get("last_message")
         .map(|f| read_last_message(&f))
         .transpose()?;
     expect.message_count = map.get("message_count").map(|f| f.i64()).transpose()?;
-    expect.hooks = map.get("hooks").map(|f| f.strings()).transpose()?;
+    expect.hooks = map
+        .get("hooks")
+        .map(|f| read_list(&f, |item| item.string()))
+        .transpose()?;
     expect.llm_calls = map.get("llm_calls").map(|f| f.i64()).transpose()?;
-    expect.tools_run = map.get("tools_run").map(|f| f.strings()).transpose()?;
-    expect.error = map.get("error").map(|f| f.string()).transpose()?;
-    if let Some(f) = map.get("unused_replies") {
-        expect.unused_replies = f.variant(UNUSED_REPLIES)?;
+    expect.tools_run = map
+        .get("tools_run")
+        .map(|f| read_list(&f, |item| item.string()))
+        .transpose()?;
+    expect.trace = map
+        .get("trace")
+        .map(|f| read_list(&f, read_event_pattern))
+        .transpose()?;
+    if outcome_keys {
+        expect.error = map.get("error").map(|f| f.string()).transpose()?;
+        if let Some(f) = map.get("unused_replies") {
+            expect.unused_replies = f.variant(UNUSED_REPLIES)?;
+        }
     }
     if let Some(f) = map.get("streamed") {
         expect.streamed = Some(f.seq()?.iter().map(Field::json).collect());
     }
-    map.finish()?;
     Ok(expect)
 }
 
-fn read_last_message(field: &Field<'_>) -> Read<LastMessageExpect> {
+pub(crate) fn read_last_message(field: &Field<'_>) -> Read<LastMessageExpect> {
     let mut map = field.map()?;
     let expect = LastMessageExpect {
-        role: map.get("role").map(|f| f.variant(ROLES)).transpose()?,
+        role: map.get("role").map(|f| f.variant(&roles())).transpose()?,
         text: map
             .get("text")
             .map(|f| {
-                f.opt_string()
-                    .map(|t| t.map_or(ExpectedText::NoText, ExpectedText::Equals))
+                let pattern = read_pattern(&f, Slot::Text)?;
+                match &pattern {
+                    ValuePattern::Equals(Value::String(_) | Value::Null)
+                    | ValuePattern::Absent(_)
+                    | ValuePattern::Contains(_) => Ok(pattern),
+                    _ => Err(f.wrong_type(
+                        "a string, null, or a matcher (`contains`, `absent`, `equals`)",
+                    )),
+                }
             })
             .transpose()?,
         text_contains: map.get("text_contains").map(|f| f.string()).transpose()?,
         tool_calls: map
             .get("tool_calls")
-            .map(|f| f.seq()?.iter().map(read_tool_call).collect::<Read<_>>())
+            .map(|f| read_list(&f, read_tool_call))
+            .transpose()?,
+        meta: map
+            .get("meta")
+            .map(|f| read_pattern(&f, Slot::Any))
             .transpose()?,
     };
     map.finish()?;

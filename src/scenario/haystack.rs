@@ -36,17 +36,24 @@
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
-use super::agent::{AgentSpec, HandlerKind, SchemaEntrySpec, ValueKind};
+use super::agent::AgentSpec;
 use super::hook::{HookEntry, ReadyMadeKind};
 use super::spec::Scenario;
-use super::tool::{StateOutputScript, ToolScript, default_parameters};
+use super::tool::{ToolScript, default_parameters};
 use crate::hooks::{CompactionHook, ConfirmationHook, TokenBudgetHook, ToolResultOffloadHook};
 use crate::prompt::RequiredVariables;
-use crate::tool::OutputsToString;
+use crate::state::keys;
+use crate::state::{Handler, SchemaEntry, ValueType};
+use crate::tool::{OutputsToString, StateOutput};
 
 /// Haystack's qualified class name of the Agent.
 pub const AGENT_TYPE: &str = "haystack.components.agents.agent.Agent";
 const TOOL_TYPE: &str = "haystack.tools.tool.Tool";
+/// A component as a tool: its name, description and mappings are scripted
+/// as a `Tool`'s (the component is not run; a scenario scripts results).
+const COMPONENT_TOOL_TYPE: &str = "haystack.tools.component_tool.ComponentTool";
+/// A group of tools: its tools are read in order, in its place.
+const TOOLSET_TYPE: &str = "haystack.tools.toolset.Toolset";
 const FUNCTION_HOOK_TYPE: &str = "haystack.hooks.from_function.FunctionHook";
 const MERGE_LISTS: &str = "haystack.components.agents.state.state_utils.merge_lists";
 const REPLACE_VALUES: &str = "haystack.components.agents.state.state_utils.replace_values";
@@ -237,16 +244,11 @@ pub(crate) fn read_agent(
         ));
     }
     let tools = match get("tools") {
-        None => Vec::new(),
+        None | Some(Value::Null) => Vec::new(),
         Some(value) => {
-            let items = value
-                .as_array()
-                .ok_or_else(|| HaystackDictError::new(at("tools"), "expected a list of tools"))?;
-            items
-                .iter()
-                .enumerate()
-                .map(|(i, item)| tool(item, &format!("{}[{i}]", at("tools"))))
-                .collect::<Read<_>>()?
+            let mut tools = Vec::new();
+            flatten_tools(value, &at("tools"), &mut tools)?;
+            tools
         }
     };
     let hooks = match get("hooks") {
@@ -260,19 +262,19 @@ pub(crate) fn read_agent(
     })
 }
 
-fn schema_entry(key: &str, entry: &Value, path: &str) -> Read<SchemaEntrySpec> {
+fn schema_entry(key: &str, entry: &Value, path: &str) -> Read<SchemaEntry> {
     let entry = object(entry, path)?;
     let type_path = format!("{path}.type");
     let name = string(entry.get("type").unwrap_or(&Value::Null), &type_path)?;
     let ty = match name.as_str() {
-        "list" => ValueKind::List,
-        MESSAGES_TYPE if key == "messages" => ValueKind::List,
-        "str" => ValueKind::Str,
-        "int" => ValueKind::Int,
-        "float" => ValueKind::Float,
-        "bool" => ValueKind::Bool,
-        "dict" => ValueKind::Dict,
-        "typing.Any" => ValueKind::Any,
+        "list" | MESSAGES_TYPE if key == keys::MESSAGES => ValueType::ChatMessages,
+        "list" => ValueType::List,
+        "str" => ValueType::Str,
+        "int" => ValueType::Int,
+        "float" => ValueType::Float,
+        "bool" => ValueType::Bool,
+        "dict" => ValueType::Dict,
+        "typing.Any" => ValueType::Any,
         other => {
             return Err(HaystackDictError::new(
                 type_path,
@@ -286,13 +288,13 @@ fn schema_entry(key: &str, entry: &Value, path: &str) -> Read<SchemaEntrySpec> {
         None | Some(Value::Null) => None,
         Some(value) => Some(handler(value, &format!("{path}.handler"))?),
     };
-    Ok(SchemaEntrySpec { ty, handler })
+    Ok(SchemaEntry { ty, handler })
 }
 
-fn handler(value: &Value, path: &str) -> Read<HandlerKind> {
+fn handler(value: &Value, path: &str) -> Read<Handler> {
     match value.as_str() {
-        Some(MERGE_LISTS) => Ok(HandlerKind::MergeLists),
-        Some(REPLACE_VALUES) => Ok(HandlerKind::ReplaceValues),
+        Some(MERGE_LISTS) => Ok(Handler::MergeLists),
+        Some(REPLACE_VALUES) => Ok(Handler::ReplaceValues),
         _ => Err(HaystackDictError::new(
             path,
             format!(
@@ -302,13 +304,58 @@ fn handler(value: &Value, path: &str) -> Read<HandlerKind> {
     }
 }
 
+/// The tools of `value` (a list of tools and toolsets, or one toolset, as
+/// Haystack's `serialize_tools_or_toolset` writes them), in order.
+fn flatten_tools(value: &Value, path: &str, out: &mut Vec<ToolScript>) -> Read<()> {
+    let items = match value {
+        Value::Array(items) => items,
+        Value::Object(map) if map.get("type").and_then(Value::as_str) == Some(TOOLSET_TYPE) => {
+            let data = object(
+                map.get("data").unwrap_or(&Value::Null),
+                &format!("{path}.data"),
+            )?;
+            let tools_path = format!("{path}.data.tools");
+            return match data.get("tools") {
+                None | Some(Value::Null) => Ok(()),
+                Some(tools) => flatten_tools(tools, &tools_path, out),
+            };
+        }
+        _ => {
+            return Err(HaystackDictError::new(
+                path,
+                "expected a list of tools or a serialized `Toolset`",
+            ));
+        }
+    };
+    for (i, item) in items.iter().enumerate() {
+        let item_path = format!("{path}[{i}]");
+        let kind = item.get("type").and_then(Value::as_str);
+        if kind == Some(TOOLSET_TYPE) {
+            flatten_tools(item, &item_path, out)?;
+        } else {
+            out.push(tool(item, &item_path)?);
+        }
+    }
+    Ok(())
+}
+
 fn tool(value: &Value, path: &str) -> Read<ToolScript> {
     let top = object(value, path)?;
     let kind = top.get("type").and_then(Value::as_str).unwrap_or_default();
-    if kind != TOOL_TYPE {
+    if kind != TOOL_TYPE && kind != COMPONENT_TOOL_TYPE {
+        let why = if kind.to_ascii_lowercase().contains("mcp") {
+            "an MCP tool or toolset takes its tools' descriptions and parameters from its \
+             server at run time, so the file does not hold them"
+        } else {
+            "a scenario scripts `Tool`s, `ComponentTool`s and `Toolset`s only"
+        };
         return Err(HaystackDictError::new(
             format!("{path}.type"),
-            format!("only `{TOOL_TYPE}` can be scripted, got `{kind}`"),
+            format!(
+                "cannot script `{kind}`: {why}; remove it from the Agent you import and write \
+                 the tools it gives under the scenario's `tools:` (name, description, \
+                 parameters, results)"
+            ),
         ));
     }
     let path = format!("{path}.data");
@@ -329,7 +376,7 @@ fn tool(value: &Value, path: &str) -> Read<ToolScript> {
                 None | Some(Value::Null) => None,
                 Some(value) => Some(handler(value, &format!("{config_path}.handler"))?),
             };
-            outputs_to_state.insert(key.clone(), StateOutputScript { source, handler });
+            outputs_to_state.insert(key.clone(), StateOutput { source, handler });
         }
     }
     let outputs_to_string = match field("outputs_to_string") {
@@ -486,9 +533,9 @@ pub fn agent_to_haystack(scenario: &Scenario) -> Value {
         .iter()
         .map(|(key, entry)| {
             let mut out = Map::new();
-            out.insert("type".into(), json!(type_name(key, entry.ty)));
-            if let Some(kind) = entry.handler {
-                out.insert("handler".into(), json!(handler_name(kind)));
+            out.insert("type".into(), json!(type_name(key, &entry.ty)));
+            if let Some(handler) = &entry.handler {
+                out.insert("handler".into(), json!(handler_name(handler)));
             }
             (key.clone(), Value::Object(out))
         })
@@ -525,23 +572,27 @@ pub fn agent_to_haystack(scenario: &Scenario) -> Value {
     json!({"type": AGENT_TYPE, "init_parameters": params})
 }
 
-fn type_name(key: &str, ty: ValueKind) -> &'static str {
+fn type_name(key: &str, ty: &ValueType) -> String {
     match ty {
-        ValueKind::List if key == "messages" => MESSAGES_TYPE,
-        ValueKind::List => "list",
-        ValueKind::Str => "str",
-        ValueKind::Int => "int",
-        ValueKind::Float => "float",
-        ValueKind::Bool => "bool",
-        ValueKind::Dict => "dict",
-        ValueKind::Any => "typing.Any",
+        ValueType::ChatMessages => MESSAGES_TYPE.to_owned(),
+        ValueType::List if key == keys::MESSAGES => MESSAGES_TYPE.to_owned(),
+        ValueType::List => "list".to_owned(),
+        ValueType::Str => "str".to_owned(),
+        ValueType::Int => "int".to_owned(),
+        ValueType::Float => "float".to_owned(),
+        ValueType::Bool => "bool".to_owned(),
+        ValueType::Dict => "dict".to_owned(),
+        ValueType::Any => "typing.Any".to_owned(),
+        ValueType::Optional(inner) => format!("typing.Optional[{}]", type_name("", inner)),
     }
 }
 
-fn handler_name(kind: HandlerKind) -> &'static str {
-    match kind {
-        HandlerKind::MergeLists => MERGE_LISTS,
-        HandlerKind::ReplaceValues => REPLACE_VALUES,
+/// A built-in handler's qualified name; a custom one's own name.
+fn handler_name(handler: &Handler) -> &str {
+    match handler {
+        Handler::MergeLists => MERGE_LISTS,
+        Handler::ReplaceValues => REPLACE_VALUES,
+        custom => custom.name(),
     }
 }
 
@@ -554,8 +605,8 @@ fn tool_to_haystack(script: &ToolScript) -> Value {
             if let Some(source) = &output.source {
                 config.insert("source".into(), json!(source));
             }
-            if let Some(kind) = output.handler {
-                config.insert("handler".into(), json!(handler_name(kind)));
+            if let Some(handler) = &output.handler {
+                config.insert("handler".into(), json!(handler_name(handler)));
             }
             (key.clone(), Value::Object(config))
         })

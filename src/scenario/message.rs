@@ -5,8 +5,10 @@
 use serde_json::{Map, Value};
 
 use super::error::ScenarioErrorKind;
-use super::model::{ScriptedToolCall, read_tool_call};
+use super::model::read_tool_call;
 use super::reader::{Field, Read};
+use crate::message::{ChatMessage, ChatRole, ContentPart, MessageFormatError, ToolCall};
+use crate::scripted::ScriptedToolCall;
 
 /// A chat message written in a scenario.
 #[derive(Debug, Clone, PartialEq)]
@@ -16,7 +18,7 @@ pub enum MessageSpec {
     /// given) followed by the tool calls, for any role.
     Simple {
         /// `role`.
-        role: Role,
+        role: ChatRole,
         /// `text`; `None` adds no text part.
         text: Option<String>,
         /// `tool_calls`, in order; no default ids.
@@ -31,39 +33,10 @@ pub enum MessageSpec {
     Haystack(Value),
 }
 
-/// A chat role.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum Role {
-    /// `user`.
-    User,
-    /// `system`.
-    System,
-    /// `assistant`.
-    Assistant,
-    /// `tool`.
-    Tool,
+/// The format's spelling of each role: Haystack's.
+pub(crate) fn roles() -> Vec<(&'static str, ChatRole)> {
+    ChatRole::ALL.map(|r| (r.as_str(), r)).to_vec()
 }
-
-impl Role {
-    /// The role as Haystack writes it.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::User => "user",
-            Role::System => "system",
-            Role::Assistant => "assistant",
-            Role::Tool => "tool",
-        }
-    }
-}
-
-pub(crate) const ROLES: &[(&str, Role)] = &[
-    ("user", Role::User),
-    ("system", Role::System),
-    ("assistant", Role::Assistant),
-    ("tool", Role::Tool),
-];
 
 /// The part tags of `ChatMessage.to_dict()` content.
 const PART_TAGS: &[&str] = &[
@@ -74,6 +47,45 @@ const PART_TAGS: &[&str] = &[
     "file",
     "reasoning",
 ];
+
+impl MessageSpec {
+    /// The message as the loop sees it: the simple form's text comes first,
+    /// then its tool calls (no default ids); the `to_dict()` form is read as
+    /// Haystack reads it.
+    pub fn to_message(&self) -> Result<ChatMessage, MessageFormatError> {
+        match self {
+            MessageSpec::Simple {
+                role,
+                text,
+                tool_calls,
+                meta,
+                name,
+            } => {
+                let mut content = Vec::with_capacity(tool_calls.len() + 1);
+                content.extend(text.clone().map(ContentPart::Text));
+                content.extend(tool_calls.iter().map(|call| {
+                    ContentPart::ToolCall(ToolCall {
+                        id: call.id.clone(),
+                        tool_name: call.tool.clone(),
+                        arguments: call.arguments.clone(),
+                        extra: None,
+                    })
+                }));
+                let mut message = ChatMessage::new(*role, content).with_meta(meta.clone());
+                if let Some(name) = name {
+                    message = message.with_name(name.clone());
+                }
+                Ok(message)
+            }
+            MessageSpec::Haystack(value) => ChatMessage::from_value(value),
+        }
+    }
+
+    /// Several messages, in order; the first that does not convert stops it.
+    pub fn to_messages(specs: &[MessageSpec]) -> Result<Vec<ChatMessage>, MessageFormatError> {
+        specs.iter().map(MessageSpec::to_message).collect()
+    }
+}
 
 pub(crate) fn read_messages(field: &Field<'_>) -> Read<Vec<MessageSpec>> {
     field.seq()?.iter().map(read_message).collect()
@@ -90,7 +102,7 @@ pub(crate) fn read_message(field: &Field<'_>) -> Read<MessageSpec> {
 
 fn read_simple(field: &Field<'_>) -> Read<MessageSpec> {
     let mut map = field.map()?;
-    let role = map.required("role")?.variant(ROLES)?;
+    let role = map.required("role")?.variant(&roles())?;
     let text = match map.get("text") {
         Some(f) => f.opt_string()?,
         None => None,
@@ -119,7 +131,7 @@ fn read_simple(field: &Field<'_>) -> Read<MessageSpec> {
 
 fn read_haystack(field: &Field<'_>) -> Read<MessageSpec> {
     let mut map = field.map()?;
-    map.required("role")?.variant(ROLES)?;
+    map.required("role")?.variant(&roles())?;
     for part in map.required("content")?.seq()? {
         let mut part_map = part.map()?;
         let tags: Vec<_> = PART_TAGS.iter().filter_map(|t| part_map.get(t)).collect();
@@ -139,4 +151,41 @@ fn read_haystack(field: &Field<'_>) -> Read<MessageSpec> {
     }
     map.finish()?;
     Ok(MessageSpec::Haystack(field.json()))
+}
+
+impl MessageSpec {
+    /// A message in the scenario's form: the simple form
+    /// (`{role, text, tool_calls, meta, name}`) when it holds the message
+    /// (at most one text part, first, then tool calls without provider
+    /// data), else Haystack's `to_dict()` form.
+    #[must_use]
+    pub fn of_message(message: &crate::message::ChatMessage) -> MessageSpec {
+        use crate::message::ContentPart;
+        let parts = message.content();
+        let (text, calls) = match parts.first() {
+            Some(ContentPart::Text(text)) => (Some(text.clone()), &parts[1..]),
+            _ => (None, parts),
+        };
+        let tool_calls: Option<Vec<ScriptedToolCall>> = calls
+            .iter()
+            .map(|part| match part {
+                ContentPart::ToolCall(call) if call.extra.is_none() => Some(ScriptedToolCall {
+                    tool: call.tool_name.clone(),
+                    arguments: call.arguments.clone(),
+                    id: call.id.clone(),
+                }),
+                _ => None,
+            })
+            .collect();
+        match tool_calls {
+            Some(tool_calls) => MessageSpec::Simple {
+                role: message.role(),
+                text,
+                tool_calls,
+                meta: message.meta().clone(),
+                name: message.name().map(str::to_owned),
+            },
+            None => MessageSpec::Haystack(message.to_value()),
+        }
+    }
 }

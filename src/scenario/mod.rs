@@ -11,8 +11,18 @@
 //!                                   │ reader.rs: typed access, known keys
 //!                                   ▼
 //!        spec.rs, agent.rs, tool.rs, model.rs, hook.rs, when.rs,
-//!        action.rs, message.rs, run.rs, expect.rs ──▶ Scenario
+//!        action.rs, message.rs, run.rs, expect.rs (pattern.rs,
+//!        list_expect.rs, event_pattern.rs) ──▶ Scenario
 //! ```
+//!
+//! A scenario holds the run's own types wherever the run has one, so no
+//! converter stands between file and run: `model` entries are
+//! [`ModelReply`](crate::scripted::ModelReply)s, tool `results` are
+//! [`ScriptedResult`](crate::scripted::ScriptedResult)s, `state_schema`
+//! entries are [`SchemaEntry`](crate::state::SchemaEntry)s, `outputs_to_state`
+//! entries are [`StateOutput`](crate::tool::StateOutput)s and roles are
+//! [`ChatRole`](crate::ChatRole)s. A new key touches its type, its reader
+//! here and `write.rs`.
 //!
 //! ```
 //! use hookharness::scenario::{Format, Scenario};
@@ -40,20 +50,25 @@
 
 mod action;
 mod agent;
+mod always;
 mod error;
+mod event_pattern;
 mod expect;
 mod haystack;
 mod hook;
 mod import;
 mod json;
+mod list_expect;
 mod load;
 mod locate;
 mod message;
 mod model;
 mod node;
+mod pattern;
 mod reader;
 mod run;
 mod scalar;
+mod sees;
 mod spec;
 mod suggest;
 mod tool;
@@ -62,25 +77,32 @@ mod write;
 mod yaml;
 
 pub use action::{Action, ResultRewrite, StateValue, ToolSelection};
-pub use agent::{AgentSpec, HandlerKind, SchemaEntrySpec, ValueKind};
+pub use agent::AgentSpec;
+pub use always::{Always, UnderFaults};
 pub use error::{ScenarioError, ScenarioErrorKind};
-pub use expect::{Expect, ExpectedText, LastMessageExpect, ToolCallExpect, UnusedReplies};
+#[cfg(test)]
+pub(crate) use event_pattern::KINDS as EVENT_KINDS;
+pub use event_pattern::{EventKind, EventPattern};
+pub use expect::{Expect, LastMessageExpect, ToolCallExpect, UnusedReplies};
 pub use haystack::{
     AGENT_TYPE, HaystackAgent, HaystackDictError, agent_from_haystack, agent_to_haystack,
 };
 pub use hook::{HookEntry, ReadyMadeKind};
 pub use import::{ImportError, import_haystack};
+pub use list_expect::{ListExpect, ListModes};
 pub use load::Format;
 pub(crate) use load::not_a_file;
 pub(crate) use locate::{Located, located};
-pub use message::{MessageSpec, Role};
-pub use model::{FinishReason, ModelReply, ScriptedToolCall};
+pub use message::MessageSpec;
 pub(crate) use node::KeyPath;
+pub use pattern::ValuePattern;
 pub use run::RunSpec;
+pub use sees::Sees;
 pub use spec::{SUPPORTED_VERSIONS, Scenario};
 pub(crate) use suggest::closest;
-pub use tool::{ScriptedResult, StateOutputScript, ToolScript};
+pub use tool::ToolScript;
 pub use when::{LastMessageCondition, StepCountCondition, When};
+pub(crate) use write::{message as write_message, write_compact};
 
 /// The deepest nesting of lists and maps a scenario file may use.
 pub(crate) const MAX_DEPTH: usize = 128;

@@ -1,88 +1,20 @@
-//! `model`: the replies the mock chat generator returns, one per LLM call.
+//! `model`: the replies the scripted chat generator returns, one per LLM
+//! call, read into [`ModelReply`].
 
-use serde_json::{Map, Value};
+use serde_json::Map;
 
 use super::error::ScenarioErrorKind;
 use super::reader::{Field, Read};
+use crate::scripted::{FinishReason, ModelReply, ScriptedToolCall};
 
-/// The reply to one chat-generator call (`model:` entry).
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ModelReply {
-    /// `{error: MESSAGE}`: the generator raises.
-    Error(String),
-    /// An assistant message; `{}` or null is a reply with no content.
-    Reply {
-        /// `text`; `None` adds no text part, `Some("")` one empty text part.
-        text: Option<String>,
-        /// `tool_calls`, in order.
-        tool_calls: Vec<ScriptedToolCall>,
-        /// `usage`: becomes `meta.usage`.
-        usage: Option<Map<String, Value>>,
-        /// `finish_reason`: becomes `meta.finish_reason`.
-        finish_reason: Option<FinishReason>,
-        /// `chunks`: the pieces a streaming run receives, in order; the
-        /// reply's text is their concatenation (exclusive with `text`).
-        chunks: Option<Vec<String>>,
-    },
+/// The format's spelling of each finish reason.
+fn finish_reasons() -> Vec<(&'static str, FinishReason)> {
+    FinishReason::ALL.map(|r| (r.as_str(), r)).to_vec()
 }
-
-/// A tool call written in a scenario: `{tool, arguments, id}`.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub struct ScriptedToolCall {
-    /// `tool`: the tool's name.
-    pub tool: String,
-    /// `arguments`, in file order (default `{}`).
-    pub arguments: Map<String, Value>,
-    /// `id`; in `model` replies `None` means the default `call_<k>_<i>`.
-    pub id: Option<String>,
-}
-
-/// Why the model stopped (`finish_reason`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum FinishReason {
-    /// `stop`.
-    Stop,
-    /// `length`.
-    Length,
-    /// `content_filter`.
-    ContentFilter,
-    /// `tool_calls`.
-    ToolCalls,
-}
-
-impl FinishReason {
-    /// The value as Haystack writes it in `meta.finish_reason`.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FinishReason::Stop => "stop",
-            FinishReason::Length => "length",
-            FinishReason::ContentFilter => "content_filter",
-            FinishReason::ToolCalls => "tool_calls",
-        }
-    }
-}
-
-const FINISH_REASONS: &[(&str, FinishReason)] = &[
-    ("stop", FinishReason::Stop),
-    ("length", FinishReason::Length),
-    ("content_filter", FinishReason::ContentFilter),
-    ("tool_calls", FinishReason::ToolCalls),
-];
 
 pub(crate) fn read_reply(field: &Field<'_>) -> Read<ModelReply> {
-    let empty = ModelReply::Reply {
-        text: None,
-        tool_calls: Vec::new(),
-        usage: None,
-        finish_reason: None,
-        chunks: None,
-    };
     if field.is_null() {
-        return Ok(empty);
+        return Ok(ModelReply::empty());
     }
     let mut map = field.map()?;
     if let Some(error) = map.get("error") {
@@ -121,10 +53,11 @@ pub(crate) fn read_reply(field: &Field<'_>) -> Read<ModelReply> {
     };
     let finish_reason = match map.get("finish_reason") {
         Some(f) if f.is_null() => None,
-        Some(f) => Some(f.variant(FINISH_REASONS)?),
+        Some(f) => Some(f.variant(&finish_reasons())?),
         None => None,
     };
-    map.finish()?;
+    // `sees` is read (and taken out) by the caller: suggest it all the same.
+    map.finish_suggesting(&["sees"])?;
     Ok(ModelReply::Reply {
         text,
         tool_calls,
@@ -148,9 +81,9 @@ pub(crate) fn read_tool_call(field: &Field<'_>) -> Read<ScriptedToolCall> {
     };
     map.finish_hinting(&[("tool_name", "tool"), ("args", "arguments")])?;
     let tool = tool.ok_or_else(|| map.missing("tool"))?.string()?;
-    Ok(ScriptedToolCall {
-        tool,
-        arguments,
-        id,
+    let call = ScriptedToolCall::new(tool, arguments);
+    Ok(match id {
+        Some(id) => call.with_id(id),
+        None => call,
     })
 }

@@ -176,10 +176,10 @@ impl<'n> Field<'n> {
     }
 
     /// A string that must be one of `variants`.
-    pub(crate) fn variant<T: Copy>(&self, variants: &[(&'static str, T)]) -> Read<T> {
+    pub(crate) fn variant<T: Clone>(&self, variants: &[(&'static str, T)]) -> Read<T> {
         let text = self.string()?;
         if let Some((_, value)) = variants.iter().find(|(name, _)| *name == text) {
-            return Ok(*value);
+            return Ok(value.clone());
         }
         let names: Vec<&str> = variants.iter().map(|(name, _)| *name).collect();
         Err(self.error(ScenarioErrorKind::UnknownVariant {

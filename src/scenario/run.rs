@@ -3,12 +3,12 @@
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
-use super::agent::SchemaEntrySpec;
 use super::error::ScenarioErrorKind;
 use super::message::{MessageSpec, read_messages};
 use super::reader::{Field, Read};
 use super::suggest;
 use crate::agent::RUN_PARAMETERS;
+use crate::state::SchemaEntry;
 
 /// The inputs of the run (`run:`).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -33,10 +33,7 @@ pub struct RunSpec {
     pub generation_kwargs: Option<Map<String, Value>>,
 }
 
-pub(crate) fn read_run(
-    field: &Field<'_>,
-    schema: &IndexMap<String, SchemaEntrySpec>,
-) -> Read<RunSpec> {
+pub(crate) fn read_run(field: &Field<'_>, schema: &IndexMap<String, SchemaEntry>) -> Read<RunSpec> {
     let mut map = field.map()?;
     let mut run = RunSpec::default();
     if let Some(f) = map.get("messages") {

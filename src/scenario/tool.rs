@@ -3,10 +3,11 @@
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
-use super::agent::{HANDLERS, HandlerKind};
+use super::agent::handlers;
 use super::error::ScenarioErrorKind;
 use super::reader::{Field, Read};
-use crate::tool::OutputsToString;
+use crate::scripted::ScriptedResult;
+use crate::tool::{OutputsToString, StateOutput};
 
 /// A scripted tool (`tools:` entry).
 #[derive(Debug, Clone, PartialEq)]
@@ -26,35 +27,9 @@ pub struct ToolScript {
     /// `inputs_from_state`: state key -> parameter the tool receives.
     pub inputs_from_state: IndexMap<String, String>,
     /// `outputs_to_state`: state key <- result key, merged with a handler.
-    pub outputs_to_state: IndexMap<String, StateOutputScript>,
+    pub outputs_to_state: IndexMap<String, StateOutput>,
     /// `outputs_to_string`: which part of the result becomes the message text.
     pub outputs_to_string: Option<OutputsToString>,
-}
-
-/// One `outputs_to_state` entry: `{source?, handler?}`.
-#[derive(Debug, Clone, Default, PartialEq)]
-#[non_exhaustive]
-pub struct StateOutputScript {
-    /// `source`: the result key (default: the whole result).
-    pub source: Option<String>,
-    /// `handler`: `merge_lists` or `replace_values` (default: the state
-    /// key's own handler).
-    pub handler: Option<HandlerKind>,
-}
-
-/// One scripted tool result.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum ScriptedResult {
-    /// A string: the tool returns this text.
-    Text(String),
-    /// `{json: V}`: the tool returns a structured value.
-    Json(Value),
-    /// `{error: MESSAGE}`: the tool raises.
-    Error(String),
-    /// `{echo_arguments: true}`: the tool returns the arguments it was
-    /// invoked with (the call's plus those injected from State) as a map.
-    EchoArguments,
 }
 
 /// The default `parameters`: `{type: object, properties: {}}`.
@@ -113,18 +88,18 @@ pub(crate) fn read_tool(field: &Field<'_>) -> Read<ToolScript> {
     })
 }
 
-fn read_state_output(field: &Field<'_>) -> Read<StateOutputScript> {
+fn read_state_output(field: &Field<'_>) -> Read<StateOutput> {
     let mut map = field.map()?;
     let source = match map.get("source") {
         Some(f) => Some(f.string()?),
         None => None,
     };
     let handler = match map.get("handler") {
-        Some(f) => Some(f.variant(HANDLERS)?),
+        Some(f) => Some(f.variant(&handlers())?),
         None => None,
     };
     map.finish()?;
-    Ok(StateOutputScript { source, handler })
+    Ok(StateOutput { source, handler })
 }
 
 /// `{source: KEY}` (or `{}`: the whole result), else the multiple-output

@@ -4,8 +4,9 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value};
 
 use super::error::ScenarioErrorKind;
-use super::message::{ROLES, Role};
+use super::message::roles;
 use super::reader::{Field, Read};
+use crate::message::ChatRole;
 
 /// A declarative hook's `when`: it holds when every given condition holds;
 /// the default (no condition) always holds.
@@ -50,7 +51,7 @@ pub enum StepCountCondition {
 #[non_exhaustive]
 pub struct LastMessageCondition {
     /// `role`.
-    pub role: Option<Role>,
+    pub role: Option<ChatRole>,
     /// `has_tool_calls`.
     pub has_tool_calls: Option<bool>,
     /// `text_contains`: false on a message without text.
@@ -114,7 +115,7 @@ fn read_step_count(field: &Field<'_>) -> Read<StepCountCondition> {
 fn read_last_message(field: &Field<'_>) -> Read<LastMessageCondition> {
     let mut map = field.map()?;
     let condition = LastMessageCondition {
-        role: map.get("role").map(|f| f.variant(ROLES)).transpose()?,
+        role: map.get("role").map(|f| f.variant(&roles())).transpose()?,
         has_tool_calls: map.get("has_tool_calls").map(|f| f.bool()).transpose()?,
         text_contains: map.get("text_contains").map(|f| f.string()).transpose()?,
     };

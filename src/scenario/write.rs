@@ -13,20 +13,28 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
 use super::action::{Action, ResultRewrite, StateValue, ToolSelection};
-use super::agent::{AgentSpec, HandlerKind, ValueKind};
-use super::expect::{Expect, ExpectedText, ToolCallExpect, UnusedReplies};
+use super::agent::{AgentSpec, type_name};
+use super::always::UnderFaults;
+use super::event_pattern::EventPattern;
+use super::expect::{Expect, LastMessageExpect, ToolCallExpect, UnusedReplies};
 use super::hook::HookEntry;
 use super::message::MessageSpec;
-use super::model::{ModelReply, ScriptedToolCall};
+use super::pattern::ValuePattern;
 use super::run::RunSpec;
 use super::spec::Scenario;
-use super::tool::{ScriptedResult, ToolScript, default_parameters};
+use super::tool::{ToolScript, default_parameters};
 use super::when::{StepCountCondition, When};
 use crate::prompt::RequiredVariables;
+use crate::scripted::{ModelReply, ScriptedResult, ScriptedToolCall};
 use crate::tool::OutputsToString;
 
 impl Scenario {
     /// The scenario as a JSON value in the scenario format.
+    ///
+    /// What a file cannot name is written so that the loader rejects it
+    /// rather than reads something else: a custom
+    /// [`Handler`](crate::state::Handler) by its name, an `Optional` type as
+    /// `optional[T]`.
     ///
     /// ```
     /// use hookharness::scenario::{Format, Scenario};
@@ -69,7 +77,14 @@ impl Scenario {
                 .collect();
             out.insert("hooks".into(), Value::Object(hooks));
         }
-        out.insert("model".into(), self.model.iter().map(reply).collect());
+        let model = self.model.iter().enumerate().map(|(i, entry)| {
+            let mut entry = reply(entry);
+            if let (Some(sees), Value::Object(map)) = (self.sees.get(&i), &mut entry) {
+                map.insert("sees".into(), sees.to_value());
+            }
+            entry
+        });
+        out.insert("model".into(), model.collect());
         let run = run(&self.run);
         if !run.is_empty() {
             out.insert("run".into(), Value::Object(run));
@@ -151,9 +166,9 @@ fn agent(spec: &AgentSpec) -> Map<String, Value> {
             .iter()
             .map(|(key, entry)| {
                 let mut map = Map::new();
-                map.insert("type".into(), json!(value_kind(entry.ty)));
-                if let Some(handler) = entry.handler {
-                    map.insert("handler".into(), json!(handler_kind(handler)));
+                map.insert("type".into(), json!(type_name(&entry.ty)));
+                if let Some(handler) = &entry.handler {
+                    map.insert("handler".into(), json!(handler.name()));
                 }
                 (key.clone(), Value::Object(map))
             })
@@ -170,25 +185,6 @@ fn agent(spec: &AgentSpec) -> Map<String, Value> {
         );
     }
     out
-}
-
-fn value_kind(kind: ValueKind) -> &'static str {
-    match kind {
-        ValueKind::List => "list",
-        ValueKind::Str => "str",
-        ValueKind::Int => "int",
-        ValueKind::Float => "float",
-        ValueKind::Bool => "bool",
-        ValueKind::Dict => "dict",
-        ValueKind::Any => "any",
-    }
-}
-
-fn handler_kind(kind: HandlerKind) -> &'static str {
-    match kind {
-        HandlerKind::MergeLists => "merge_lists",
-        HandlerKind::ReplaceValues => "replace_values",
-    }
 }
 
 fn tool(script: &ToolScript) -> Value {
@@ -231,8 +227,8 @@ fn tool(script: &ToolScript) -> Value {
                 if let Some(source) = &output.source {
                     entry.insert("source".into(), json!(source));
                 }
-                if let Some(kind) = output.handler {
-                    entry.insert("handler".into(), json!(handler_kind(kind)));
+                if let Some(handler) = &output.handler {
+                    entry.insert("handler".into(), json!(handler.name()));
                 }
                 (key.clone(), Value::Object(entry))
             })
@@ -449,7 +445,7 @@ fn messages(specs: &[MessageSpec]) -> Value {
     specs.iter().map(message).collect()
 }
 
-fn message(spec: &MessageSpec) -> Value {
+pub(crate) fn message(spec: &MessageSpec) -> Value {
     match spec {
         MessageSpec::Haystack(value) => value.clone(),
         MessageSpec::Simple {
@@ -522,50 +518,80 @@ fn expect(spec: &Expect) -> Map<String, Value> {
     };
     put("exit_reason", spec.exit_reason.as_ref().map(|v| json!(v)));
     put("step_count", spec.step_count.map(|v| json!(v)));
-    put("token_usage", spec.token_usage.clone().map(Value::Object));
+    put(
+        "token_usage",
+        spec.token_usage.as_ref().map(ValuePattern::to_value),
+    );
     put(
         "tool_call_counts",
         spec.tool_call_counts.as_ref().map(counts),
     );
-    put("state", spec.state.clone().map(Value::Object));
     put(
-        "last_message",
-        spec.last_message.as_ref().map(|last| {
-            let mut map = Map::new();
-            if let Some(role) = last.role {
-                map.insert("role".into(), json!(role.as_str()));
-            }
-            match &last.text {
-                Some(ExpectedText::NoText) => {
-                    map.insert("text".into(), Value::Null);
-                }
-                Some(ExpectedText::Equals(text)) => {
-                    map.insert("text".into(), json!(text));
-                }
-                None => {}
-            }
-            if let Some(text) = &last.text_contains {
-                map.insert("text_contains".into(), json!(text));
-            }
-            if let Some(calls) = &last.tool_calls {
-                map.insert(
-                    "tool_calls".into(),
-                    calls.iter().map(expected_call).collect(),
-                );
-            }
-            Value::Object(map)
+        "state",
+        spec.state.as_ref().map(|state| {
+            state
+                .iter()
+                .map(|(key, pattern)| (key.clone(), pattern.to_value()))
+                .collect()
         }),
     );
+    put("last_message", spec.last_message.as_ref().map(last_message));
     put("message_count", spec.message_count.map(|v| json!(v)));
-    put("hooks", spec.hooks.as_ref().map(|v| json!(v)));
+    put(
+        "hooks",
+        spec.hooks.as_ref().map(|v| v.to_value(|h| json!(h))),
+    );
     put("llm_calls", spec.llm_calls.map(|v| json!(v)));
-    put("tools_run", spec.tools_run.as_ref().map(|v| json!(v)));
+    put(
+        "tools_run",
+        spec.tools_run.as_ref().map(|v| v.to_value(|t| json!(t))),
+    );
+    put(
+        "trace",
+        spec.trace
+            .as_ref()
+            .map(|v| v.to_value(EventPattern::to_value)),
+    );
     put("streamed", spec.streamed.as_ref().map(|v| json!(v)));
     put("error", spec.error.as_ref().map(|v| json!(v)));
     if spec.unused_replies == UnusedReplies::Allow {
         put("unused_replies", Some(json!("allow")));
     }
+    if let Some(always) = &spec.always {
+        let mut map = expect(&always.expect);
+        match &always.under_faults {
+            UnderFaults::None => {}
+            UnderFaults::All => {
+                map.insert("under_faults".into(), json!("all"));
+            }
+            UnderFaults::Keys(keys) => {
+                map.insert("under_faults".into(), json!(keys));
+            }
+        }
+        out.insert("always".into(), Value::Object(map));
+    }
     out
+}
+
+/// `expect.last_message` (and `sees.last_message`).
+pub(crate) fn last_message(last: &LastMessageExpect) -> Value {
+    let mut map = Map::new();
+    if let Some(role) = last.role {
+        map.insert("role".into(), json!(role.as_str()));
+    }
+    if let Some(text) = &last.text {
+        map.insert("text".into(), text.to_value());
+    }
+    if let Some(text) = &last.text_contains {
+        map.insert("text_contains".into(), json!(text));
+    }
+    if let Some(calls) = &last.tool_calls {
+        map.insert("tool_calls".into(), calls.to_value(expected_call));
+    }
+    if let Some(meta) = &last.meta {
+        map.insert("meta".into(), meta.to_value());
+    }
+    Value::Object(map)
 }
 
 fn expected_call(call: &ToolCallExpect) -> Value {
@@ -612,6 +638,37 @@ pub(crate) fn write_value(value: &Value, indent: usize, out: &mut String) {
         }
         Value::Array(_) => out.push_str("[]"),
         Value::Object(_) => out.push_str("{}"),
+        Value::String(text) => write_string(text, out),
+        Value::Null | Value::Bool(_) | Value::Number(_) => out.push_str(&value.to_string()),
+    }
+}
+
+/// JSON on one line (`", "` and `": "` between items), escaped as
+/// [`write_value`] escapes it, so YAML reads it as the same value.
+pub(crate) fn write_compact(value: &Value, out: &mut String) {
+    match value {
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_compact(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            out.push('{');
+            for (i, (key, item)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_string(key, out);
+                out.push_str(": ");
+                write_compact(item, out);
+            }
+            out.push('}');
+        }
         Value::String(text) => write_string(text, out),
         Value::Null | Value::Bool(_) | Value::Number(_) => out.push_str(&value.to_string()),
     }
@@ -752,6 +809,55 @@ expect:
   tools_run: [search]
   error: boom
   unused_replies: allow
+"#,
+        );
+    }
+
+    #[test]
+    fn match_modes_and_value_matchers_round_trip() {
+        round_trip(
+            r#"
+agent:
+  state_schema: {notes: {type: list}, count: {type: int}}
+model: [{text: hi}]
+expect:
+  token_usage: {prompt_tokens: {gte: 1}, total_tokens: {absent: true}}
+  state:
+    notes: {contains: [a]}
+    count: {gte: 1, lte: 2}
+    other: {equals: {gte: 1}}
+    plain: {a: [1]}
+  last_message:
+    text: {contains: hi}
+    tool_calls: {excludes: [search, {tool: fetch, id: c1}]}
+    meta: {contains: {finish_reason: stop}}
+  hooks: {in_order: [before_run, "on_exit:x"], excludes: [after_run]}
+  tools_run: {any_order: [a, b], contains: [a]}
+  trace:
+    - {kind: hook, point: on_exit, name: x, step: {gte: 1}}
+    - {kind: max_steps}
+"#,
+        );
+    }
+
+    #[test]
+    fn sees_round_trips_on_replies_and_error_entries() {
+        round_trip(
+            r#"
+model:
+  - text: hi
+    sees:
+      messages:
+        - {role: user, text: q, meta: {a: 1}}
+        - {role: tool, content: [{tool_call_result: {result: r, origin: {tool_name: t, arguments: {}, id: c}, error: false}}]}
+      message_count: 2
+      last_message: {role: tool, text: {absent: true}}
+      contains: r
+      roles: [user, tool]
+      tools: [t]
+  - error: boom
+    sees: {tools: []}
+  - text: bye
 "#,
         );
     }

@@ -5,18 +5,19 @@ use serde_json::Value;
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-/// One scripted tool result.
+/// One scripted tool result: a `results` entry of a scenario's tool.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
-pub enum ToolOutcome {
-    /// A string result, passed through as the message text.
+pub enum ScriptedResult {
+    /// A string: the tool returns this text.
     Text(String),
-    /// A structured result, rendered as Python's `json.dumps` renders it.
+    /// `{json: V}`: the tool returns a structured value, rendered as
+    /// Python's `json.dumps` renders it.
     Json(Value),
-    /// The tool raises with this message.
+    /// `{error: MESSAGE}`: the tool raises with this message.
     Error(String),
-    /// The tool returns the arguments it was invoked with (the call's plus
-    /// those filled from State) as a map.
+    /// `{echo_arguments: true}`: the tool returns the arguments it was
+    /// invoked with (the call's plus those filled from State) as a map.
     EchoArguments,
 }
 
@@ -28,25 +29,25 @@ pub enum ToolOutcome {
 /// "tool `search` was called 3 times; the scenario scripts 2 results".
 ///
 /// ```
-/// use hookharness::scripted::{ScriptedTool, ToolOutcome};
+/// use hookharness::scripted::{ScriptedTool, ScriptedResult};
 /// use hookharness::ToolSpec;
 ///
 /// let search = ScriptedTool::new(
 ///     ToolSpec::new("search"),
-///     [ToolOutcome::Text("found it".into()), ToolOutcome::Error("timeout".into())],
+///     [ScriptedResult::Text("found it".into()), ScriptedResult::Error("timeout".into())],
 /// );
 /// # let _ = search;
 /// ```
 pub struct ScriptedTool {
     spec: ToolSpec,
-    results: Vec<ToolOutcome>,
+    results: Vec<ScriptedResult>,
     repeat_last: bool,
     calls: AtomicUsize,
 }
 
 impl ScriptedTool {
     /// A tool with these results, one per call.
-    pub fn new(spec: ToolSpec, results: impl IntoIterator<Item = ToolOutcome>) -> Self {
+    pub fn new(spec: ToolSpec, results: impl IntoIterator<Item = ScriptedResult>) -> Self {
         ScriptedTool {
             spec,
             results: results.into_iter().collect(),
@@ -66,7 +67,7 @@ impl ScriptedTool {
         self.calls.load(Ordering::SeqCst)
     }
 
-    fn result_for(&self, ordinal: usize) -> Option<&ToolOutcome> {
+    fn result_for(&self, ordinal: usize) -> Option<&ScriptedResult> {
         self.results.get(ordinal).or_else(|| {
             if self.repeat_last {
                 self.results.last()
@@ -101,10 +102,10 @@ impl Tool for ScriptedTool {
     fn invoke(&self, invocation: ToolInvocation<'_>) -> Result<Value, ToolError> {
         self.calls.fetch_add(1, Ordering::SeqCst);
         match self.result_for(invocation.ordinal) {
-            Some(ToolOutcome::Text(text)) => Ok(Value::String(text.clone())),
-            Some(ToolOutcome::Json(value)) => Ok(value.clone()),
-            Some(ToolOutcome::Error(message)) => Err(ToolError::new(message.clone())),
-            Some(ToolOutcome::EchoArguments) => Ok(Value::Object(invocation.arguments.clone())),
+            Some(ScriptedResult::Text(text)) => Ok(Value::String(text.clone())),
+            Some(ScriptedResult::Json(value)) => Ok(value.clone()),
+            Some(ScriptedResult::Error(message)) => Err(ToolError::new(message.clone())),
+            Some(ScriptedResult::EchoArguments) => Ok(Value::Object(invocation.arguments.clone())),
             None => Err(self.exhausted(invocation.ordinal + 1)),
         }
     }

@@ -4,7 +4,49 @@ use serde_json::Value;
 use std::fmt;
 use std::sync::Arc;
 
-type HandlerFn = dyn Fn(Option<Value>, Value) -> Result<Value, String> + Send + Sync;
+type HandlerFn = dyn Fn(Option<Value>, Value) -> Result<Value, HandlerError> + Send + Sync;
+
+/// Why a custom handler refused to combine two values. `?` turns a `String`
+/// or `&str` error into one, so a handler can stay a short closure.
+///
+/// ```
+/// use hookharness::state::HandlerError;
+///
+/// let error = HandlerError::new("expected an integer");
+/// assert_eq!(error.to_string(), "expected an integer");
+/// assert_eq!(HandlerError::from("expected an integer"), error);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct HandlerError {
+    message: String,
+}
+
+impl HandlerError {
+    /// An error with this message (shown after `State: cannot set 'KEY': `).
+    pub fn new(message: impl Into<String>) -> Self {
+        HandlerError {
+            message: message.into(),
+        }
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl From<String> for HandlerError {
+    fn from(message: String) -> Self {
+        HandlerError::new(message)
+    }
+}
+
+impl From<&str> for HandlerError {
+    fn from(message: &str) -> Self {
+        HandlerError::new(message)
+    }
+}
 
 /// A merge handler: Haystack's `merge_lists`, `replace_values`, or your own.
 ///
@@ -42,7 +84,7 @@ impl Handler {
     /// A custom handler.
     pub fn custom<F>(name: impl Into<String>, function: F) -> Self
     where
-        F: Fn(Option<Value>, Value) -> Result<Value, String> + Send + Sync + 'static,
+        F: Fn(Option<Value>, Value) -> Result<Value, HandlerError> + Send + Sync + 'static,
     {
         Handler::Custom {
             name: name.into(),
@@ -60,11 +102,30 @@ impl Handler {
     }
 
     /// Combines `current` (absent or `None` as `None`) with `new`.
-    pub fn apply(&self, current: Option<Value>, new: Value) -> Result<Value, String> {
+    pub fn apply(&self, current: Option<Value>, new: Value) -> Result<Value, HandlerError> {
         match self {
             Handler::MergeLists => Ok(merge_lists(current, new)),
             Handler::ReplaceValues => Ok(new),
             Handler::Custom { function, .. } => function(current, new),
+        }
+    }
+}
+
+/// Built-in handlers are equal by kind; custom ones when they share the name
+/// and the very same function.
+impl PartialEq for Handler {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Handler::MergeLists, Handler::MergeLists)
+            | (Handler::ReplaceValues, Handler::ReplaceValues) => true,
+            (
+                Handler::Custom { name, function },
+                Handler::Custom {
+                    name: other_name,
+                    function: other_function,
+                },
+            ) => name == other_name && Arc::ptr_eq(function, other_function),
+            _ => false,
         }
     }
 }
@@ -108,6 +169,15 @@ mod tests {
             merge_lists(Some(json!(["a"])), json!("x")),
             json!(["a", "x"])
         );
+    }
+
+    #[test]
+    fn custom_handlers_are_equal_only_when_they_share_name_and_function() {
+        let max = Handler::custom("max", |_, new| Ok(new));
+        assert_eq!(max, max.clone());
+        assert_ne!(max, Handler::custom("max", |_, new| Ok(new)));
+        assert_ne!(max, Handler::ReplaceValues);
+        assert_eq!(Handler::MergeLists, Handler::MergeLists);
     }
 
     #[test]

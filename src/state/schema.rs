@@ -64,8 +64,9 @@ impl fmt::Display for ValueType {
     }
 }
 
-/// One schema entry: a type and an optional handler.
-#[derive(Debug, Clone)]
+/// One schema entry: a type and an optional handler (a scenario's
+/// `state_schema` entry `{type, handler}`).
+#[derive(Debug, Clone, PartialEq)]
 pub struct SchemaEntry {
     /// The declared type.
     pub ty: ValueType,
@@ -74,6 +75,19 @@ pub struct SchemaEntry {
 }
 
 impl SchemaEntry {
+    /// An entry of this type with the type's default handler.
+    pub fn new(ty: ValueType) -> Self {
+        SchemaEntry { ty, handler: None }
+    }
+
+    /// An entry of this type with this handler.
+    pub fn with_handler(ty: ValueType, handler: Handler) -> Self {
+        SchemaEntry {
+            ty,
+            handler: Some(handler),
+        }
+    }
+
     /// The handler `set` uses for this key.
     pub fn effective_handler(&self) -> Handler {
         self.handler_ref().clone()

@@ -9,13 +9,15 @@ use super::model::UNKNOWN_TOOL;
 use super::scenario::scenarios_shaped;
 use super::tools::TOOL_NAMES;
 use crate::hook::HookPoint;
+use crate::message::ChatRole;
 use crate::prompt::RequiredVariables;
 use crate::scenario::{
-    Action, HandlerKind, HookEntry, LastMessageCondition, MessageSpec, ReadyMadeKind,
-    ResultRewrite, Role, Scenario, SchemaEntrySpec, ScriptedResult, StateOutputScript, StateValue,
-    StepCountCondition, ToolSelection, ValueKind, When,
+    Action, HookEntry, LastMessageCondition, MessageSpec, ReadyMadeKind, ResultRewrite, Scenario,
+    StateValue, StepCountCondition, ToolSelection, When,
 };
-use crate::tool::OutputsToString;
+use crate::scripted::{ModelReply, ScriptedResult, ScriptedToolCall};
+use crate::state::{Handler, SchemaEntry, ValueType};
+use crate::tool::{OutputsToString, StateOutput};
 use indexmap::IndexMap;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
@@ -37,16 +39,16 @@ pub const METADATA_KEYS: &[&str] = &[
     "stop_run",
 ];
 
-/// The user keys contract scenarios declare (with [`ValueKind`]s of every
+/// The user keys contract scenarios declare (with [`ValueType`]s of every
 /// kind), besides those of [`state_schemas`](super::state_schemas).
-const USER_KEYS: &[(&str, ValueKind)] = &[
-    ("notes", ValueKind::List),
-    ("count", ValueKind::Int),
-    ("flag", ValueKind::Bool),
-    ("label", ValueKind::Str),
-    ("score", ValueKind::Float),
-    ("info", ValueKind::Dict),
-    ("blob", ValueKind::Any),
+const USER_KEYS: &[(&str, ValueType)] = &[
+    ("notes", ValueType::List),
+    ("count", ValueType::Int),
+    ("flag", ValueType::Bool),
+    ("label", ValueType::Str),
+    ("score", ValueType::Float),
+    ("info", ValueType::Dict),
+    ("blob", ValueType::Any),
 ];
 
 /// A JSON value of any type, as hooks write into keys whose Python type
@@ -106,7 +108,7 @@ fn user_key(key: &str) -> Option<&'static str> {
     USER_KEYS.iter().map(|(k, _)| *k).find(|k| *k == key)
 }
 
-fn message(role: Role, text: &str) -> MessageSpec {
+fn message(role: ChatRole, text: &str) -> MessageSpec {
     MessageSpec::Simple {
         role,
         text: Some(text.to_owned()),
@@ -118,23 +120,25 @@ fn message(role: Role, text: &str) -> MessageSpec {
 
 fn messages() -> BoxedStrategy<Vec<MessageSpec>> {
     let with_call = MessageSpec::Simple {
-        role: Role::Assistant,
+        role: ChatRole::Assistant,
         text: None,
-        tool_calls: vec![crate::scenario::ScriptedToolCall {
-            tool: "search".to_owned(),
-            arguments: [("query".to_owned(), Value::from("late"))]
-                .into_iter()
-                .collect(),
-            id: Some("hook_call".to_owned()),
-        }],
+        tool_calls: vec![
+            ScriptedToolCall::new(
+                "search",
+                [("query".to_owned(), Value::from("late"))]
+                    .into_iter()
+                    .collect(),
+            )
+            .with_id("hook_call"),
+        ],
         meta: Map::new(),
         name: None,
     };
     let one = prop_oneof![
-        3 => Just(message(Role::User, "Search before answering.")),
-        1 => Just(message(Role::System, "Be brief.")),
-        1 => Just(message(Role::Assistant, "Noted.")),
-        1 => Just(message(Role::User, "Ünïcode \"quotes\" 'and' \\ tabs\t\nnew line ✓")),
+        3 => Just(message(ChatRole::User, "Search before answering.")),
+        1 => Just(message(ChatRole::System, "Be brief.")),
+        1 => Just(message(ChatRole::Assistant, "Noted.")),
+        1 => Just(message(ChatRole::User, "Ünïcode \"quotes\" 'and' \\ tabs\t\nnew line ✓")),
         1 => Just(with_call),
     ];
     prop::collection::vec(one, 0..=2).boxed()
@@ -239,7 +243,7 @@ fn contract_when() -> BoxedStrategy<When> {
             tool_call_counts: [(tool.to_owned(), n)].into_iter().collect(),
             ..When::default()
         }),
-        1 => (prop::sample::select(&[None, Some(Role::User), Some(Role::Assistant), Some(Role::Tool)][..]),
+        1 => (prop::sample::select(&[None, Some(ChatRole::User), Some(ChatRole::Assistant), Some(ChatRole::Tool)][..]),
               prop::sample::select(&[None, Some("done"), Some("Search")][..]))
             .prop_map(|(role, text)| When {
                 last_message: Some(LastMessageCondition {
@@ -439,25 +443,23 @@ struct ToolExtras {
     /// A result with escaped text, or a JSON result holding an odd value.
     odd_result: Option<ScriptedResult>,
     inputs_from_state: Option<(String, String)>,
-    outputs_to_state: Option<(String, StateOutputScript)>,
+    outputs_to_state: Option<(String, StateOutput)>,
     outputs_to_string: Option<OutputsToString>,
 }
 
 fn tool_extras() -> BoxedStrategy<ToolExtras> {
     let user_key = prop::sample::select(&["notes", "label", "blob", "count"][..]);
-    let handler = prop::sample::select(
-        &[
-            None,
-            Some(HandlerKind::MergeLists),
-            Some(HandlerKind::ReplaceValues),
-        ][..],
-    );
+    let handler = prop::sample::select(vec![
+        None,
+        Some(Handler::MergeLists),
+        Some(Handler::ReplaceValues),
+    ]);
     let source = prop::sample::select(&[None, Some("hits"), Some("query")][..]);
     let to_state =
         (user_key.clone(), source.clone(), handler).prop_map(|(key, source, handler)| {
             (
                 key.to_owned(),
-                StateOutputScript {
+                StateOutput {
                     source: source.map(str::to_owned),
                     handler,
                 },
@@ -665,17 +667,15 @@ pub fn contract_scenarios() -> BoxedStrategy<Scenario> {
             prop::sample::select(
                 USER_KEYS
                     .iter()
-                    .copied()
-                    .chain([("messages", ValueKind::List)])
+                    .cloned()
+                    .chain([("messages", ValueType::ChatMessages)])
                     .collect::<Vec<_>>(),
             ),
-            prop::sample::select(
-                &[
-                    None,
-                    Some(HandlerKind::MergeLists),
-                    Some(HandlerKind::ReplaceValues),
-                ][..],
-            ),
+            prop::sample::select(vec![
+                None,
+                Some(Handler::MergeLists),
+                Some(Handler::ReplaceValues),
+            ]),
         ),
         0..4,
     );
@@ -789,14 +789,14 @@ pub fn contract_scenarios() -> BoxedStrategy<Scenario> {
                         USER_KEYS
                             .iter()
                             .find(|(k, _)| *k == key)
-                            .map(|(k, ty)| (*k, *ty, None))
+                            .map(|(k, ty)| (*k, ty.clone(), None))
                     }));
                 for (key, ty, handler) in declared {
                     if !scenario.agent.state_schema.contains_key(key) {
                         scenario
                             .agent
                             .state_schema
-                            .insert(key.to_owned(), SchemaEntrySpec { ty, handler });
+                            .insert(key.to_owned(), SchemaEntry { ty, handler });
                     }
                 }
                 if let Some(Value::Object(context)) = hook_context {
@@ -818,10 +818,8 @@ pub fn contract_scenarios() -> BoxedStrategy<Scenario> {
                 scenario.run.stream = stream;
                 // Odd-typed and odd-text arguments on the first call of some replies.
                 for (reply, extra) in scenario.model.iter_mut().zip(arguments) {
-                    if let (
-                        crate::scenario::ModelReply::Reply { tool_calls, .. },
-                        Some((value, text)),
-                    ) = (reply, extra)
+                    if let (ModelReply::Reply { tool_calls, .. }, Some((value, text))) =
+                        (reply, extra)
                     {
                         if let Some(call) = tool_calls.first_mut() {
                             call.arguments.insert("x".to_owned(), value);

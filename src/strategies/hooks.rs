@@ -4,8 +4,9 @@
 use super::Shape;
 use super::model::UNKNOWN_TOOL;
 use crate::hook::HookPoint;
+use crate::message::ChatRole;
 use crate::scenario::{
-    Action, HookEntry, LastMessageCondition, MessageSpec, Role, StateValue, StepCountCondition,
+    Action, HookEntry, LastMessageCondition, MessageSpec, StateValue, StepCountCondition,
     ToolSelection, When,
 };
 use indexmap::IndexMap;
@@ -23,7 +24,7 @@ pub const STOP_VALUES: &[&str] = &["halt", "budget_exceeded"];
 /// The message generated hooks append.
 fn nudge() -> MessageSpec {
     MessageSpec::Simple {
-        role: Role::User,
+        role: ChatRole::User,
         text: Some("Search before answering.".to_owned()),
         tool_calls: Vec::new(),
         meta: Map::new(),

@@ -64,7 +64,8 @@ use crate::replay::{Outcome, Replay};
 use crate::scenario::Scenario;
 
 /// Runs a scenario and checks every invariant the outcome and the
-/// scenario show.
+/// scenario show (with the replay's detail: the invariants that read what
+/// each hook changed need [`Detail::Full`](crate::outcome::Detail::Full)).
 ///
 /// ```
 /// use hookharness::replay::Replay;

@@ -1,6 +1,6 @@
 //! Model scripts: replies with text, tool calls, finish reasons, usages.
 
-use crate::scenario::{FinishReason, ModelReply, ScriptedToolCall};
+use crate::scripted::{FinishReason, ModelReply, ScriptedToolCall};
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 
@@ -93,7 +93,7 @@ fn tool_call(tools: Vec<String>) -> BoxedStrategy<ScriptedToolCall> {
 /// and then; a generator error when `errors` is set.
 ///
 /// ```
-/// use hookharness::scenario::ModelReply;
+/// use hookharness::scripted::ModelReply;
 /// use hookharness::strategies::model_reply;
 /// use proptest::strategy::{Strategy, ValueTree};
 /// use proptest::test_runner::TestRunner;

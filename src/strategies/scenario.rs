@@ -4,11 +4,13 @@ use super::hooks::hook_registrations;
 use super::model::{WORDS, model_reply};
 use super::tools::{TOOL_NAMES, tool_scripts};
 use crate::hook::HookPoint;
+use crate::message::ChatRole;
 use crate::scenario::{
-    AgentSpec, Expect, HookEntry, MessageSpec, ModelReply, Role, RunSpec, Scenario,
-    SchemaEntrySpec, UnusedReplies, ValueKind, When,
+    AgentSpec, Expect, HookEntry, MessageSpec, RunSpec, Scenario, UnusedReplies, When,
 };
+use crate::scripted::ModelReply;
 use crate::state::keys::RESERVED_KEYS;
+use crate::state::{SchemaEntry, ValueType};
 use indexmap::IndexMap;
 use proptest::prelude::*;
 use serde_json::{Map, Value};
@@ -171,13 +173,13 @@ pub fn scenarios() -> BoxedStrategy<Scenario> {
 /// let schema = state_schemas(false).new_tree(&mut runner).unwrap().current();
 /// assert!(!schema.keys().any(|k| is_reserved(k)));
 /// ```
-pub fn state_schemas(reserved: bool) -> BoxedStrategy<IndexMap<String, SchemaEntrySpec>> {
+pub fn state_schemas(reserved: bool) -> BoxedStrategy<IndexMap<String, SchemaEntry>> {
     let user = prop::sample::subsequence(
         vec![
-            ("notes", ValueKind::List),
-            ("count", ValueKind::Int),
-            ("flag", ValueKind::Bool),
-            ("messages", ValueKind::List),
+            ("notes", ValueType::List),
+            ("count", ValueType::Int),
+            ("flag", ValueType::Bool),
+            ("messages", ValueType::ChatMessages),
         ],
         0..=3,
     );
@@ -190,15 +192,12 @@ pub fn state_schemas(reserved: bool) -> BoxedStrategy<IndexMap<String, SchemaEnt
     };
     (user, extra)
         .prop_map(|(user, extra)| {
-            let mut entries: Vec<(String, SchemaEntrySpec)> = user
+            let mut entries: Vec<(String, SchemaEntry)> = user
                 .into_iter()
-                .map(|(key, ty)| (key.to_owned(), SchemaEntrySpec { ty, handler: None }))
+                .map(|(key, ty)| (key.to_owned(), SchemaEntry::new(ty)))
                 .collect();
             if let Some((key, at)) = extra {
-                let entry = SchemaEntrySpec {
-                    ty: ValueKind::Any,
-                    handler: None,
-                };
+                let entry = SchemaEntry::new(ValueType::Any);
                 entries.insert(at.min(entries.len()), (key.to_owned(), entry));
             }
             entries.into_iter().collect()
@@ -247,7 +246,7 @@ fn shared_hook() -> BoxedStrategy<Option<(HookEntry, Vec<HookPoint>)>> {
 fn run_spec() -> impl Strategy<Value = RunSpec> {
     let messages = prop_oneof![
         4 => prop::sample::select(WORDS).prop_map(|w| vec![MessageSpec::Simple {
-            role: Role::User,
+            role: ChatRole::User,
             text: Some(format!("question {w}")),
             tool_calls: Vec::new(),
             meta: Map::new(),
@@ -345,13 +344,7 @@ pub fn scenarios_shaped(shape: Shape) -> BoxedStrategy<Scenario> {
                     steps
                 };
                 model.truncate(len);
-                model.resize_with(len, || ModelReply::Reply {
-                    text: Some("done".to_owned()),
-                    tool_calls: Vec::new(),
-                    usage: None,
-                    finish_reason: None,
-                    chunks: None,
-                });
+                model.resize_with(len, || ModelReply::text("done"));
                 let mut shared_hooks = IndexMap::new();
                 if let Some((definition, points)) = shared {
                     shared_hooks.insert("audit".to_owned(), definition);
@@ -380,6 +373,7 @@ pub fn scenarios_shaped(shape: Shape) -> BoxedStrategy<Scenario> {
                     hooks,
                     shared_hooks,
                     model,
+                    sees: std::collections::BTreeMap::new(),
                     run,
                     expect: Expect {
                         unused_replies: UnusedReplies::Allow,

@@ -1,6 +1,7 @@
 //! Tool scripts: scripted tools that succeed or fail, and never run out.
 
-use crate::scenario::{ScriptedResult, ToolScript};
+use crate::scenario::ToolScript;
+use crate::scripted::ScriptedResult;
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 

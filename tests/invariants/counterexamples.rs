@@ -141,18 +141,7 @@ fn a_failing_property_panics_with_its_name_and_reason() {
 /// Every corpus file written back out loads as the same scenario.
 #[test]
 fn every_corpus_scenario_round_trips_through_the_writer() {
-    let mut files = Vec::new();
-    let mut dirs = vec![PathBuf::from("scenarios")];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else {
-                files.push(path);
-            }
-        }
-    }
+    let files = crate::support::corpus_files();
     assert!(files.len() > 100);
     for file in files {
         let loaded = Scenario::from_path(&file).unwrap();

@@ -4,7 +4,7 @@
 //! grows the conversation, offloaded results can be read back. Each one
 //! holds over the whole corpus and catches a deliberately broken hook.
 
-use crate::support::{reported, scenario};
+use crate::support::{corpus_files, reported, scenario};
 use hookharness::hooks::offload::{
     AlwaysOffload, InMemoryToolResultStore, OFFLOADED_META_KEY, StoredContent,
     ToolResultOffloadHook, ToolResultStore,
@@ -16,35 +16,7 @@ use hookharness::replay::Replay;
 use hookharness::scenario::Scenario;
 use hookharness::{Hook, HookError, State};
 use serde_json::json;
-use std::path::PathBuf;
 use std::sync::Arc;
-
-/// The invariants of this file.
-const HOOK_INVARIANTS: [Invariant; 6] = [
-    Invariant::RejectedCallsNeverRun,
-    Invariant::ApprovedArgumentsRun,
-    Invariant::ContinuedStepsMakeProgress,
-    Invariant::ToolResultsStayWithTheirCalls,
-    Invariant::CompactionNeverGrows,
-    Invariant::OffloadedResultsAreRetrievable,
-];
-
-fn corpus() -> Vec<PathBuf> {
-    let mut files = Vec::new();
-    let mut dirs = vec![PathBuf::from("scenarios")];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
-    files
-}
 
 /// Runs with the full trace and checks every invariant the scenario shows.
 fn checked(replay: Replay, scenario: &Scenario) -> Vec<Violation> {
@@ -54,13 +26,13 @@ fn checked(replay: Replay, scenario: &Scenario) -> Vec<Violation> {
 
 #[test]
 fn every_corpus_scenario_keeps_the_hook_invariants() {
-    let files = corpus();
+    let files = corpus_files();
     assert!(files.len() > 100);
     let mut broken = Vec::new();
     for file in &files {
         let scenario = Scenario::from_path(file).unwrap();
         for violation in checked(Replay::new(), &scenario) {
-            if HOOK_INVARIANTS.contains(&violation.invariant) {
+            if violation.invariant.is_about_hooks() {
                 broken.push(format!("{}: {violation}", file.display()));
             }
         }
@@ -173,7 +145,7 @@ fn every_confirmation_answer_keeps_the_decision_invariants() {
         let violations = checked(Replay::new(), &confirmed(&answers, None));
         let broken: Vec<_> = violations
             .iter()
-            .filter(|v| HOOK_INVARIANTS.contains(&v.invariant))
+            .filter(|v| v.invariant.is_about_hooks())
             .collect();
         assert!(broken.is_empty(), "{answers}: {broken:#?}");
     }
@@ -383,4 +355,29 @@ fn the_ready_made_offload_hook_writes_what_it_points_to() {
         .store(store.as_ref())
         .check(&outcome);
     assert!(violations.is_empty(), "{violations:#?}");
+}
+
+/// Generated scenarios (declarative hooks that drop calls, continue, stop,
+/// append, resume or fail) keep the invariants about hooks: the loop and
+/// the declarative actions never break them by themselves. Progress is the
+/// exception: an `on_exit` hook that nudges twice (`times: 2`) while the
+/// script replies the same text twice repeats a step, which is what that
+/// invariant reports.
+#[test]
+fn generated_runs_keep_the_hook_invariants() {
+    let replay = Replay::new().detail(Detail::Full);
+    hookharness::strategies::Property::new("generated_runs_keep_the_hook_invariants").run(
+        hookharness::strategies::scenarios(),
+        |scenario| {
+            let (_, violations) = hookharness::strategies::replay_and_check(&replay, &scenario);
+            let broken: Vec<String> = violations
+                .iter()
+                .filter(|v| v.invariant.is_about_hooks())
+                .filter(|v| v.invariant != Invariant::ContinuedStepsMakeProgress)
+                .map(ToString::to_string)
+                .collect();
+            proptest::prop_assert!(broken.is_empty(), "{}", broken.join("\n"));
+            Ok(())
+        },
+    );
 }

@@ -4,7 +4,7 @@
 // Each test binary uses a different subset of these helpers.
 #![allow(dead_code)]
 
-use hookharness::scripted::{ReplyScript, ScriptedChatGenerator, ScriptedTool, ToolOutcome};
+use hookharness::scripted::{ModelReply, ScriptedChatGenerator, ScriptedResult, ScriptedTool};
 use hookharness::state::StateSchema;
 use hookharness::{
     Agent, AgentBuilder, AgentError, AgentOutput, ChatMessage, ChatRequest, ChatRole, FunctionHook,
@@ -80,29 +80,29 @@ pub fn record_everywhere(mut builder: AgentBuilder, log: &Log) -> AgentBuilder {
 }
 
 /// A text reply.
-pub fn text(text: &str) -> ReplyScript {
-    ReplyScript::text(text)
+pub fn text(text: &str) -> ModelReply {
+    ModelReply::text(text)
 }
 
 /// A reply calling one tool.
-pub fn call(tool: &str, arguments: Value) -> ReplyScript {
-    ReplyScript::tool_call(tool, arguments)
+pub fn call(tool: &str, arguments: Value) -> ModelReply {
+    ModelReply::tool_call(tool, arguments)
 }
 
 /// A reply calling several tools with no arguments, in order.
-pub fn calls(tools: &[&str]) -> ReplyScript {
-    tools.iter().fold(ReplyScript::empty(), |reply, tool| {
+pub fn calls(tools: &[&str]) -> ModelReply {
+    tools.iter().fold(ModelReply::empty(), |reply, tool| {
         reply.with_tool_call(*tool, Value::Object(Map::new()))
     })
 }
 
 /// A scripted model that a test can still ask how often it was called.
-pub fn model(replies: impl IntoIterator<Item = ReplyScript>) -> Arc<ScriptedChatGenerator> {
+pub fn model(replies: impl IntoIterator<Item = ModelReply>) -> Arc<ScriptedChatGenerator> {
     ScriptedChatGenerator::new(replies).shared()
 }
 
 /// An agent builder over a scripted model.
-pub fn agent(replies: impl IntoIterator<Item = ReplyScript>) -> AgentBuilder {
+pub fn agent(replies: impl IntoIterator<Item = ModelReply>) -> AgentBuilder {
     Agent::builder().chat_generator(ScriptedChatGenerator::new(replies))
 }
 
@@ -147,12 +147,13 @@ pub fn run(agent: &Agent) -> Result<AgentOutput, AgentError> {
 
 /// A tool that answers every call with `"ok"`.
 pub fn ok_tool(name: &str) -> ScriptedTool {
-    ScriptedTool::new(ToolSpec::new(name), [ToolOutcome::Text("ok".into())]).repeat_last(true)
+    ScriptedTool::new(ToolSpec::new(name), [ScriptedResult::Text("ok".into())]).repeat_last(true)
 }
 
 /// A tool that fails every call with this message.
 pub fn failing_tool(name: &str, message: &str) -> ScriptedTool {
-    ScriptedTool::new(ToolSpec::new(name), [ToolOutcome::Error(message.into())]).repeat_last(true)
+    ScriptedTool::new(ToolSpec::new(name), [ScriptedResult::Error(message.into())])
+        .repeat_last(true)
 }
 
 /// A shared tool, so a test can count its calls after the run.

@@ -290,6 +290,41 @@ write!(
                 f,
                 "`run.variables` cannot name `{name}`, a parameter of `Agent.run`; rename the template variable (Haystack rejects it too)"
             ),
+            K::MixedMatcherKeys {
+                key,
+                matchers,
+                suggestion,
+            } => {
+                let key = cut(key);
+                let verb = if matchers.len() == 1 { "is" } else { "are" };
+                let words = tick_list(crate::scenario::pattern::MATCHER_WORDS);
+                let literal = "write a literal map with such keys as `{equals: {...}}`";
+                write!(f, "`{key}` is not a matcher key, yet {} {verb}: ", tick_list(matchers))?;
+                match suggestion {
+                    Some(s) => write!(f, "did you mean `{s}`? (matchers take {words}; {literal})"),
+                    None => write!(f, "matchers take {words}; {literal}"),
+                }
+            }
+            K::MatcherCombination { keys } => write!(
+                f,
+                "{} combines the matchers {}; only `gte` and `lte` combine, so keep one of the others",
+                self.path_or_value(),
+                tick_list(keys)
+            ),
+            K::MatcherOnWrongType {
+                matcher,
+                accepts,
+                holds,
+            } => {
+                let at = match self.0.path.rfind('.') {
+                    Some(end) => format!("`{}`", &self.0.path[..end]),
+                    None => "this value".to_owned(),
+                };
+                write!(
+                    f,
+                    "`{matcher}` applies to {accepts}, and {at} holds {holds}; write a plain value, `equals` or `absent`"
+                )
+            }
             K::RequiredVariablesString { value } => {
                 let value = cut(value);
                 write!(
@@ -297,6 +332,15 @@ write!(
                     "`agent.required_variables` is `{value}`; write `\"*\"` (every variable), a list of names, or null (none)"
                 )
             }
+        }
+    }
+
+    /// `` `expect.state.count` `` or `the value`.
+    fn path_or_value(&self) -> String {
+        if self.0.path.is_empty() {
+            "the value".to_owned()
+        } else {
+            format!("`{}`", self.0.path)
         }
     }
 

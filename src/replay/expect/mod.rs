@@ -1,14 +1,30 @@
 //! Checking a run against the scenario's `expect`, in the table's order.
+//!
+//! ```text
+//!  mod.rs    every key, in the table's order
+//!  value.rs  a value against a ValuePattern (`state`, `token_usage`, `last_message`)
+//!  list.rs   a list in its match modes (`hooks`, `tools_run`, `trace`, `tool_calls`)
+//!  trace.rs  the run's events as `expect.trace` matchers see them
+//!  sees.rs   `model[i].sees` against the request each reply answered
+//! ```
 
-use crate::message::ChatMessage;
+mod list;
+mod sees;
+pub(crate) use sees::difference as sees_difference;
+mod trace;
+mod value;
+
+use crate::message::{ChatMessage, ToolCall};
 use crate::outcome::{Failure, RunError, RunResult, TraceEvent};
 use crate::pyfmt;
-use crate::scenario::{ExpectedText, Scenario, UnusedReplies};
+use crate::scenario::{Scenario, ToolCallExpect, UnusedReplies, ValuePattern};
 use crate::state::keys;
 use crate::value::{json_eq, sorted};
+use list::ListCheck;
 use serde_json::{Value, json};
 
 const NO_RESULT: &str = "no result to check (the run failed)";
+const ABSENT: &str = ", but the key is not in the result";
 
 /// A value rendered for a failure line (sorted keys, Python's separators).
 pub(crate) fn render(value: &Value) -> String {
@@ -21,10 +37,12 @@ pub(crate) fn check(
     trace: &[TraceEvent],
     error: Option<&RunError>,
     streamed: &[Value],
+    requests: &[crate::replay::SeenRequest],
 ) -> Vec<Failure> {
     let error = error.map(|e| e.message.as_str());
     let expect = &scenario.expect;
-    let mut failures = Vec::new();
+    // A stale reply explains whatever else fails: it comes first.
+    let mut failures: Vec<Failure> = sees::check(scenario, requests).into_iter().collect();
     let compare = |failures: &mut Vec<Failure>, key: &str, want: Value, got: Value| {
         if !json_eq(&got, &want) {
             failures.push(Failure::compare(
@@ -48,10 +66,6 @@ pub(crate) fn check(
         ),
         (keys::STEP_COUNT, expect.step_count.map(Value::from)),
         (
-            keys::TOKEN_USAGE,
-            expect.token_usage.clone().map(Value::Object),
-        ),
-        (
             keys::TOOL_CALL_COUNTS,
             expect.tool_call_counts.as_ref().map(|m| {
                 Value::Object(
@@ -71,22 +85,20 @@ pub(crate) fn check(
             }
         }
     }
+    if let Some(want) = &expect.token_usage {
+        match result {
+            None => failures.push(Failure::line(format!("{}: {NO_RESULT}", keys::TOKEN_USAGE))),
+            Some(_) => {
+                let got = field(keys::TOKEN_USAGE);
+                failures.extend(value_failure(keys::TOKEN_USAGE, want, Some(&got), ABSENT));
+            }
+        }
+    }
     if let Some(state) = &expect.state {
         if let Some(result) = result {
-            let actual = &result.state;
             for (key, want) in state {
-                match actual.get(key) {
-                    None => failures.push(Failure::line(format!(
-                        "state.{key}: expected {}, but the key is not in the result",
-                        render(want)
-                    ))),
-                    Some(got) => compare(
-                        &mut failures,
-                        &format!("state.{key}"),
-                        want.clone(),
-                        got.clone(),
-                    ),
-                }
+                let got = result.state.get(key);
+                failures.extend(value_failure(&format!("state.{key}"), want, got, ABSENT));
             }
         } else {
             failures.push(Failure::line(format!("state: {NO_RESULT}")));
@@ -120,22 +132,21 @@ pub(crate) fn check(
                 _ => None,
             })
             .collect();
-        let matches = ran.len() == want.len()
-            && ran.iter().zip(want).all(|(r, w)| {
+        let check = ListCheck {
+            key: "hooks",
+            actual: &ran,
+            matches: |w: &String, r: &String| {
                 if w.contains(':') {
                     r == w
                 } else {
                     r.split(':').next() == Some(w.as_str())
                 }
-            });
-        if !matches {
-            let (want, got) = (json!(want), json!(ran));
-            failures.push(Failure::compare(
-                format!("hooks: expected {}, got {}", render(&want), render(&got)),
-                want,
-                got,
-            ));
-        }
+            },
+            show_item: |w| json!(w),
+            show_actual: |r| json!(r),
+            listed: None,
+        };
+        check.check(want, &mut failures);
     }
     let llm_calls = trace
         .iter()
@@ -150,14 +161,39 @@ pub(crate) fn check(
         );
     }
     if let Some(want) = &expect.tools_run {
-        let ran: Vec<&str> = trace
+        let ran: Vec<String> = trace
             .iter()
             .filter_map(|e| match e {
-                TraceEvent::ToolFinished { tool, .. } => Some(tool.as_str()),
+                TraceEvent::ToolFinished { tool, .. } => Some(tool.clone()),
                 _ => None,
             })
             .collect();
-        compare(&mut failures, "tools_run", json!(want), json!(ran));
+        let check = ListCheck {
+            key: "tools_run",
+            actual: &ran,
+            matches: |w: &String, r: &String| w == r,
+            show_item: |w| json!(w),
+            show_actual: |r| json!(r),
+            listed: None,
+        };
+        check.check(want, &mut failures);
+    }
+    if let Some(want) = &expect.trace {
+        let events = trace::views(trace);
+        let check = ListCheck {
+            key: "trace",
+            actual: &events,
+            matches: trace::event_matches,
+            show_item: crate::scenario::EventPattern::to_value,
+            show_actual: Value::clone,
+            // A trace is long: a mode's line lists the events of its kinds.
+            listed: Some(|items, view| {
+                items
+                    .iter()
+                    .any(|item| trace::event_matches_kind(item, view))
+            }),
+        };
+        check.check(want, &mut failures);
     }
     if let Some(want) = &expect.streamed {
         compare(&mut failures, "streamed", json!(want), json!(streamed));
@@ -216,21 +252,17 @@ fn check_last_message(
         }
     }
     if let Some(expected) = &want.text {
-        let want_text = match expected {
-            ExpectedText::NoText => Value::Null,
-            ExpectedText::Equals(t) => Value::String(t.clone()),
+        // No text is `null` for `text: null` and absent for `{absent: ...}`.
+        let actual = match expected {
+            ValuePattern::Absent(_) if text.is_null() => None,
+            _ => Some(&text),
         };
-        if want_text != text {
-            failures.push(Failure::compare(
-                format!(
-                    "last_message.text: expected {}, got {}",
-                    render(&want_text),
-                    render(&text)
-                ),
-                want_text,
-                text.clone(),
-            ));
-        }
+        failures.extend(value_failure(
+            "last_message.text",
+            expected,
+            actual,
+            ", got null",
+        ));
     }
     if let Some(needle) = &want.text_contains {
         if !message.text().is_some_and(|t| t.contains(needle.as_str())) {
@@ -243,8 +275,10 @@ fn check_last_message(
     }
     if let Some(calls) = &want.tool_calls {
         let actual: Vec<_> = message.tool_calls().collect();
-        let ok = actual.len() == calls.len()
-            && calls.iter().zip(&actual).all(|(w, c)| {
+        let check = ListCheck {
+            key: "last_message.tool_calls",
+            actual: &actual,
+            matches: |w: &ToolCallExpect, c: &&ToolCall| {
                 w.tool == c.tool_name
                     && w.arguments.as_ref().is_none_or(|a| {
                         json_eq(
@@ -253,39 +287,50 @@ fn check_last_message(
                         )
                     })
                     && w.id.as_ref().is_none_or(|id| c.id == *id)
-            });
-        if !ok {
-            let want_value = Value::Array(
-                calls
-                    .iter()
-                    .map(|w| {
-                        let mut map = serde_json::Map::new();
-                        map.insert("tool".into(), w.tool.clone().into());
-                        if let Some(a) = &w.arguments {
-                            map.insert("arguments".into(), Value::Object(a.clone()));
-                        }
-                        if let Some(id) = &w.id {
-                            map.insert("id".into(), id.clone().map_or(Value::Null, Value::String));
-                        }
-                        Value::Object(map)
-                    })
-                    .collect(),
-            );
-            let got = Value::Array(
-                actual
-                    .iter()
-                    .map(|c| json!({"tool": c.tool_name, "arguments": c.arguments, "id": c.id}))
-                    .collect(),
-            );
-            failures.push(Failure::compare(
-                format!(
-                    "last_message.tool_calls: expected {}, got {}",
-                    render(&want_value),
-                    render(&got)
-                ),
-                want_value,
-                got,
-            ));
-        }
+            },
+            show_item: |w: &ToolCallExpect| {
+                let mut map = serde_json::Map::new();
+                map.insert("tool".into(), w.tool.clone().into());
+                if let Some(a) = &w.arguments {
+                    map.insert("arguments".into(), Value::Object(a.clone()));
+                }
+                if let Some(id) = &w.id {
+                    map.insert("id".into(), id.clone().map_or(Value::Null, Value::String));
+                }
+                Value::Object(map)
+            },
+            show_actual: |c: &&ToolCall| json!({"tool": c.tool_name, "arguments": c.arguments, "id": c.id}),
+            listed: None,
+        };
+        check.check(calls, failures);
     }
+    if let Some(meta) = &want.meta {
+        let actual = Value::Object(message.meta().clone());
+        failures.extend(value_failure("last_message.meta", meta, Some(&actual), ""));
+    }
+}
+
+/// The failure of `key` when `actual` (`None`: absent) does not match
+/// `want`: a line naming the first place that differs, with the whole
+/// expectation and the whole value.
+fn value_failure(
+    key: &str,
+    want: &ValuePattern,
+    actual: Option<&Value>,
+    when_absent: &str,
+) -> Option<Failure> {
+    let found = value::mismatch(want, actual)?;
+    let got = match &found.actual {
+        Some(got) => format!(", got {}", render(got)),
+        None => when_absent.to_owned(),
+    };
+    let expected = match want {
+        ValuePattern::Equals(value) => value.clone(),
+        pattern => pattern.to_value(),
+    };
+    Some(Failure::compare(
+        format!("{key}{}: expected {}{got}", found.path, found.expected),
+        expected,
+        actual.cloned().unwrap_or(Value::Null),
+    ))
 }

@@ -1,0 +1,355 @@
+//! `hookharness explore`: every hook order, confirmation answer and
+//! (with `--faults`) fault of each scenario, checked against the
+//! invariants and `expect.always` (see [`crate::explore`]).
+//!
+//! For each file: a line with the variant count and how many broke, then
+//! each broken variant, what differs and why it broke; with `--out DIR`,
+//! each broken variant is written there as a scenario file that `run` and
+//! `explain` replay. Nothing on stdout depends on the clock or the machine;
+//! the progress bar goes to stderr, on a terminal only.
+
+use super::output::{errln, outln};
+use super::progress::Progress;
+use super::{ExitCode, files};
+use crate::explore::{self, Explore, Variant};
+use crate::outcome::{Outcome, Status};
+use crate::replay::Replay;
+use crate::scenario::Scenario;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+
+/// `hookharness explore` arguments.
+#[derive(clap::Args)]
+pub(super) struct ExploreArgs {
+    /// Scenario files or folders (recursive).
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// Vary only the registration order of the hooks (and their points).
+    #[arg(long)]
+    orders: bool,
+    /// Vary only the answers of scripted confirmation UIs.
+    #[arg(long)]
+    answers: bool,
+    /// Also inject one fault per variant: a tool call, a model call or a
+    /// hook run that fails, at each place the scenario reaches.
+    #[arg(long)]
+    faults: bool,
+    /// Run every variant up to this many; beyond, sample this many with
+    /// the seed (printed).
+    #[arg(long, value_name = "N", default_value_t = explore::DEFAULT_MAX_VARIANTS,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    max_variants: u32,
+    /// The sampling seed (default: derived from each scenario's name).
+    #[arg(long, value_name = "N")]
+    seed: Option<u64>,
+    /// Write each broken variant to this folder as a scenario file.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Only scenarios whose name or file contains this text.
+    #[arg(long)]
+    filter: Option<String>,
+    /// `human`: a block per file; `json`: one document with every broken
+    /// variant, for CI.
+    #[arg(long, value_enum, default_value_t = ExploreFormat::Human)]
+    format: ExploreFormat,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ExploreFormat {
+    Human,
+    Json,
+}
+
+/// A file to explore: the scenario, its run as written and its variants.
+struct Explored {
+    file: PathBuf,
+    as_written: Outcome,
+    space: explore::Space,
+    by_design: Vec<crate::invariants::Invariant>,
+    scenario: Scenario,
+}
+
+/// A file to explore, or why not.
+enum Entry {
+    Explored(Box<Explored>),
+    Invalid(String),
+}
+
+/// 0 when no variant broke, 1 when one did (or a scenario fails as
+/// written), 2 when a file is invalid or `--out` cannot be written, 3 when
+/// no scenario was found or matched.
+pub(super) fn run(args: ExploreArgs) -> ExitCode {
+    let files = match files(&args.paths) {
+        Ok(files) => files,
+        Err(code) => return code,
+    };
+    // Neither dimension named: both; faults only when asked.
+    let both = !args.orders && !args.answers;
+    let mut config = Explore::new()
+        .orders(both || args.orders)
+        .answers(both || args.answers)
+        .faults(args.faults)
+        .max_variants(args.max_variants as usize);
+    if let Some(seed) = args.seed {
+        config = config.seed(seed);
+    }
+    if let Some(dir) = &args.out {
+        if let Err(error) = std::fs::create_dir_all(dir) {
+            errln!("{}: cannot create the --out folder: {error}", dir.display());
+            return ExitCode::Invalid;
+        }
+    }
+    let replay = Replay::new();
+    let mut entries = Vec::new();
+    for (file, loaded) in super::filter::loaded(&files, args.filter.as_deref()) {
+        match loaded {
+            Ok(scenario) => {
+                let (as_written, by_design) = config.as_written(&replay, &scenario);
+                let space = config.variants(&scenario, &as_written);
+                entries.push(Entry::Explored(Box::new(Explored {
+                    file: file.clone(),
+                    as_written,
+                    space,
+                    by_design,
+                    scenario,
+                })));
+            }
+            Err(error) => entries.push(Entry::Invalid(error.to_string())),
+        }
+    }
+    if entries.is_empty() {
+        errln!("no scenario matches the filter");
+        return ExitCode::NoScenarios;
+    }
+
+    let total = entries
+        .iter()
+        .map(|e| match e {
+            Entry::Explored(explored) => explored.space.variants.len(),
+            Entry::Invalid(_) => 0,
+        })
+        .sum();
+    let mut progress = Progress::new("variants", total);
+    let mut reports = Vec::new();
+    let mut invalid = Vec::new();
+    for entry in entries {
+        let explored = match entry {
+            Entry::Explored(explored) => *explored,
+            Entry::Invalid(message) => {
+                progress.clear();
+                if args.format == ExploreFormat::Human {
+                    outln!("{message}");
+                }
+                invalid.push(message);
+                continue;
+            }
+        };
+        let report = match explore_file(explored, &replay, args.out.as_deref(), &mut progress) {
+            Ok(report) => report,
+            Err(error) => {
+                progress.clear();
+                errln!("{error}");
+                return ExitCode::Invalid;
+            }
+        };
+        if args.format == ExploreFormat::Human {
+            human(&report, config.faults);
+        }
+        reports.push(report);
+    }
+    drop(progress);
+    let variants: usize = reports.iter().map(|r| r.count).sum();
+    let broken: usize = reports.iter().map(|r| r.broken.len()).sum();
+    match args.format {
+        ExploreFormat::Human => outln!("explored {variants} variants: {broken} broken"),
+        ExploreFormat::Json => outln!("{}", document(&reports, &invalid, variants, broken)),
+    }
+    if !invalid.is_empty() {
+        ExitCode::Invalid
+    } else if broken > 0 || reports.iter().any(|r| !r.passes_as_written) {
+        ExitCode::Failed
+    } else {
+        ExitCode::Ok
+    }
+}
+
+/// What exploring one file found.
+struct FileReport {
+    file: PathBuf,
+    count: usize,
+    faults: usize,
+    size: u128,
+    sampled: Option<u64>,
+    passes_as_written: bool,
+    by_design: Vec<crate::invariants::Invariant>,
+    broken: Vec<BrokenReport>,
+}
+
+/// One broken variant.
+struct BrokenReport {
+    variant: Variant,
+    reasons: Vec<String>,
+    invariants: Vec<&'static str>,
+    written: Option<PathBuf>,
+}
+
+/// Runs and checks every variant of one file, writing the broken ones to
+/// `out`; `Err` when one cannot be written.
+fn explore_file(
+    explored: Explored,
+    replay: &Replay,
+    out: Option<&Path>,
+    progress: &mut Progress,
+) -> Result<FileReport, String> {
+    let Explored {
+        file,
+        as_written,
+        space,
+        by_design,
+        scenario,
+    } = explored;
+    let count = space.variants.len();
+    let faults = space.variants.iter().filter(|v| v.faulted).count();
+    let mut broken = Vec::new();
+    for variant in space.variants {
+        let checked = explore::check(replay, &scenario, variant, &by_design);
+        progress.advance();
+        if !checked.broken() {
+            continue;
+        }
+        let written = match out {
+            Some(dir) => {
+                let shrunk = checked.minimize(replay, &scenario, &by_design);
+                Some(write(dir, &file, &shrunk, checked.variant.number)?)
+            }
+            None => None,
+        };
+        let mut invariants: Vec<&'static str> = checked
+            .violations
+            .iter()
+            .map(|v| v.invariant.name())
+            .collect();
+        invariants.dedup();
+        broken.push(BrokenReport {
+            reasons: checked.reasons,
+            variant: checked.variant,
+            invariants,
+            written,
+        });
+    }
+    progress.clear();
+    Ok(FileReport {
+        file,
+        count,
+        faults,
+        size: space.size,
+        sampled: space.sampled,
+        passes_as_written: as_written.status == Status::Pass,
+        by_design,
+        broken,
+    })
+}
+
+fn human(report: &FileReport, faults: bool) {
+    let path = report.file.display();
+    let combined = report.count - report.faults;
+    let mut how = match report.sampled {
+        None => format!("every one of {combined} orders and answers"),
+        Some(seed) => format!(
+            "{combined} of {} orders and answers, sampled with seed {seed}: --seed {seed} repeats them",
+            report.size
+        ),
+    };
+    if faults {
+        how.push_str(&format!("; {} faults", report.faults));
+    }
+    outln!(
+        "{path}: {} variants ({how}), {} broken",
+        report.count,
+        report.broken.len()
+    );
+    if !report.passes_as_written {
+        outln!("  as written, the scenario does not pass: `hookharness run {path}` shows why");
+    }
+    if !report.by_design.is_empty() {
+        let names: Vec<&str> = report.by_design.iter().map(|i| i.name()).collect();
+        outln!(
+            "  as written, the scenario breaks {} (not checked on its variants)",
+            names.join(", ")
+        );
+    }
+    for broken in &report.broken {
+        outln!(
+            "  variant {}: {}",
+            broken.variant.number,
+            changes(&broken.variant)
+        );
+        for reason in &broken.reasons {
+            for line in reason.lines() {
+                outln!("    {line}");
+            }
+        }
+        if let Some(written) = &broken.written {
+            outln!("    written: {}", written.display());
+        }
+    }
+}
+
+/// `--format json`: one document for CI.
+fn document(reports: &[FileReport], invalid: &[String], variants: usize, broken: usize) -> Value {
+    let files: Vec<Value> = reports
+        .iter()
+        .map(|r| {
+            let broken: Vec<Value> = r
+                .broken
+                .iter()
+                .map(|b| {
+                    json!({
+                        "variant": b.variant.number,
+                        "changes": b.variant.changes,
+                        "faulted": b.variant.faulted,
+                        "reasons": b.reasons,
+                        "invariants": b.invariants,
+                        "written": b.written.as_ref().map(|w| w.display().to_string()),
+                    })
+                })
+                .collect();
+            json!({
+                "file": r.file.display().to_string(),
+                "variants": r.count,
+                "faults": r.faults,
+                "orders_and_answers": u64::try_from(r.size).unwrap_or(u64::MAX),
+                "seed": r.sampled,
+                "passes_as_written": r.passes_as_written,
+                "by_design": r.by_design.iter().map(|i| i.name()).collect::<Vec<_>>(),
+                "broken": broken,
+            })
+        })
+        .collect();
+    json!({
+        "variants": variants,
+        "broken": broken,
+        "files": files,
+        "invalid": invalid,
+    })
+}
+
+fn changes(variant: &Variant) -> String {
+    if variant.changes.is_empty() {
+        "as written".to_owned()
+    } else {
+        variant.changes.join("; ")
+    }
+}
+
+/// Writes a broken variant as `DIR/<stem>.variant-<n>.yaml`.
+fn write(dir: &Path, file: &Path, scenario: &Scenario, number: usize) -> Result<PathBuf, String> {
+    let stem = file
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "scenario".to_owned());
+    let path = dir.join(format!("{stem}.variant-{number}.yaml"));
+    std::fs::write(&path, scenario.to_yaml())
+        .map_err(|error| format!("{}: cannot write the variant: {error}", path.display()))?;
+    Ok(path)
+}
