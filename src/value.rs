@@ -177,6 +177,10 @@ fn add_int_text(operand: &str) -> String {
 
 /// `n + 1` for an integer `Number`, exact at any size.
 fn int_add_one(n: &serde_json::Number) -> serde_json::Number {
+    // The common case first: 64-bit arithmetic, no 128-bit formatting.
+    if let Some(sum) = n.as_i64().and_then(|i| i.checked_add(1)) {
+        return serde_json::Number::from(sum);
+    }
     if let Some(sum) = n.as_i128().and_then(|i| i.checked_add(1)) {
         if let Some(number) = serde_json::Number::from_i128(sum) {
             return number;
@@ -237,7 +241,7 @@ fn decimal_step(magnitude: &str, up: bool) -> String {
 pub(crate) fn less_than(value: &Value, bound: i64) -> Result<bool, PyTypeError> {
     match value {
         Value::Bool(b) => Ok(i64::from(*b) < bound),
-        Value::Number(n) => Ok(match n.as_i128() {
+        Value::Number(n) => Ok(match n.as_i64().map(i128::from).or_else(|| n.as_i128()) {
             Some(i) if !n.is_f64() => i < i128::from(bound),
             _ => n.as_f64().is_some_and(|f| f < bound as f64),
         }),

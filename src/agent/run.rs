@@ -38,6 +38,10 @@ pub(super) struct Run<'a, 'o> {
     pub(super) streaming: Option<StreamingCallback>,
     /// The run's `generation_kwargs`, passed to every generator call.
     pub(super) generation_kwargs: Option<Map<String, Value>>,
+    /// `true` once the tool names were checked: the run's tools are fixed,
+    /// so the check Haystack makes at every step gives the same answer at
+    /// every step.
+    pub(super) names_checked: bool,
 }
 
 pub(super) async fn run(
@@ -69,6 +73,7 @@ pub(super) async fn run(
         llm_calls: 0,
         observer,
         is_async,
+        names_checked: false,
     };
     let span = tracing::info_span!(
         "haystack.agent.run",
@@ -194,7 +199,10 @@ impl Run<'_, '_> {
     /// One step; `Ok(false)` ends the loop.
     async fn step(&mut self) -> Result<bool, AgentError> {
         let tools = self.tools.clone();
-        check_duplicate_names(&tools)?;
+        if !self.names_checked {
+            check_duplicate_names(&tools)?;
+            self.names_checked = true;
+        }
         self.state.set_tools(tools.clone());
         self.run_hooks(HookPoint::BeforeLlm).await?;
         if self.stop_requested() {
@@ -502,10 +510,14 @@ fn record_tool_calls(state: &mut State, tool_messages: &[ChatMessage]) -> Result
     if !tool_messages.iter().any(|m| m.tool_call_result().is_some()) {
         return Ok(());
     }
-    let slot = state
-        .data_mut()
-        .entry(keys::TOOL_CALL_COUNTS)
-        .or_insert(Value::Null);
+    // Looked up by `&str`: `entry` would allocate the key at every step.
+    let data = state.data_mut();
+    if !data.contains_key(keys::TOOL_CALL_COUNTS) {
+        data.insert(keys::TOOL_CALL_COUNTS.to_owned(), Value::Null);
+    }
+    let Some(slot) = data.get_mut(keys::TOOL_CALL_COUNTS) else {
+        return Ok(());
+    };
     if !slot.is_object() {
         if truthy(slot) {
             return Err(AgentError::InvalidControlKey(format!(

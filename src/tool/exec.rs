@@ -166,7 +166,7 @@ async fn execute_calls(
     };
     let mut results: Vec<Option<ChatMessage>> = vec![None; calls.len()];
     let mut stream_index = 0;
-    let parent = tracing::Span::current();
+    let parent = current_span();
     for batch in batches {
         // Arguments are prepared per batch, so readers see earlier batches' writes.
         let jobs: Vec<Job<'_>> = batch
@@ -216,7 +216,7 @@ async fn execute_one(
     tool.admit(ordinal..ordinal + 1)
         .map_err(|error| fatal(name, error))?;
     let job = Job {
-        parent: tracing::Span::current(),
+        parent: current_span(),
         index: 0,
         call,
         tool,
@@ -244,6 +244,16 @@ async fn execute_one(
     Ok(ToolBatchReport {
         messages: vec![message],
     })
+}
+
+/// The span tool spans hang under; with no subscriber anywhere there is
+/// none to look up.
+fn current_span() -> tracing::Span {
+    if tracing::dispatcher::has_been_set() {
+        tracing::Span::current()
+    } else {
+        tracing::Span::none()
+    }
 }
 
 /// The callback a tool receives: only with `tool_streaming_callback_passthrough`.
