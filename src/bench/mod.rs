@@ -15,6 +15,13 @@
 //! println!("{report}");
 //! assert!(report.with_hook_ns > 0.0);
 //! ```
+//!
+//! For a CI gate on your hook that counts instructions instead of
+//! nanoseconds, and catches a change of behaviour too, see [`HookGate`].
+
+mod gate;
+
+pub use gate::{GateError, GateReport, HookGate};
 
 use crate::agent::{Agent, AgentBuilder, AgentOutput, RunOptions};
 use crate::generator::{ChatGenerator, ChatRequest, GeneratorError};
