@@ -73,7 +73,9 @@
 //!   [`outcome::Outcome`]: status, typed error and result, expectations,
 //!   and the complete trace of the run. Every output reads the outcome:
 //!   the JSON, [`report`] (people, CI, the `explain` timeline) and the
-//!   [`invariants`].
+//!   [`invariants`]. A reply's `sees` says what the model must be sent
+//!   for it to be the right answer; [`rebase`](mod@rebase) rewrites it when
+//!   a change to the conversation is intended.
 //! - **Live models.** [`openai::OpenAiChatGenerator`] (feature `http`) is a
 //!   `ChatGenerator` for OpenAI-compatible servers; [`record`](mod@record)
 //!   turns a live run into a scenario that replays offline.
@@ -110,6 +112,7 @@ pub mod outcome;
 mod panic;
 pub mod prompt;
 mod pyfmt;
+pub mod rebase;
 pub mod record;
 pub mod replay;
 pub mod report;

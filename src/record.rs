@@ -9,7 +9,8 @@
 //!                                 │ the reply as a `model` entry
 //!                                 │ ──▶ the agent gets the message a replay of that entry gives
 //!                                 ▼
-//!  Recording { scenario: the input with `model` = the replies, live: the live run's Outcome }
+//!  Recording { scenario: the input with `model` = the replies, each with
+//!              `sees` = the request it answered; live: the live run's Outcome }
 //! ```
 //!
 //! The agent receives, for each call, exactly the message that the scripted
@@ -35,6 +36,8 @@
 //! let live = Arc::new(generator_fn(|_| Ok(vec![ChatMessage::from_assistant("Hello!")])));
 //! let recording = record(&Replay::new(), &scenario, live);
 //! assert_eq!(recording.scenario.model.len(), 1);
+//! let sees = &recording.scenario.sees[&0];
+//! assert_eq!(sees.messages.as_ref().map(Vec::len), Some(1));
 //!
 //! let text = recording.to_json();
 //! let loaded = Scenario::from_str(&text, "hi.json", Format::Json)?;
@@ -46,7 +49,7 @@
 use crate::future::BoxFuture;
 use crate::generator::{ChatGenerator, ChatRequest, GeneratorError};
 use crate::message::{ChatMessage, ChatRole};
-use crate::replay::{Outcome, Replay};
+use crate::replay::{Outcome, Replay, SeenRequest};
 use crate::scenario::Scenario;
 use crate::scripted::{FinishReason, ModelReply, ScriptedToolCall};
 use std::sync::{Arc, Mutex};
@@ -56,7 +59,9 @@ use std::sync::{Arc, Mutex};
 #[non_exhaustive]
 pub struct Recording {
     /// The input scenario with `model` replaced by the replies received, one
-    /// per model call (a failed call is an `{error: ...}` entry).
+    /// per model call (a failed call is an `{error: ...}` entry), each with
+    /// `sees: {messages, tools}`: the request it answered, so that a replay
+    /// fails as soon as a change sends the model another conversation.
     pub scenario: Scenario,
     /// The outcome of the live run.
     pub live: Outcome,
@@ -94,10 +99,18 @@ pub fn record(
         inner: generator,
         log: Mutex::new(Log::default()),
     });
-    let live = replay.run_with_generator(scenario, recorder.clone());
+    // The input's own `sees` describe its old script, not this run.
+    let mut input = scenario.clone();
+    input.sees.clear();
+    let (live, requests) = replay.run_with_generator_seeing(&input, recorder.clone());
     let log = std::mem::take(&mut *recorder.log.lock().unwrap_or_else(|e| e.into_inner()));
-    let mut recorded = scenario.clone();
+    let mut recorded = input;
     recorded.model = log.replies;
+    recorded.sees = requests
+        .iter()
+        .map(SeenRequest::to_sees)
+        .enumerate()
+        .collect();
     recorded.file = None;
     Recording {
         scenario: recorded,

@@ -98,6 +98,15 @@ fn recorded_usage(prompt: u64, completion: u64) -> Value {
     })
 }
 
+/// `model` entries without their `sees`.
+fn without_sees(model: &Value) -> Value {
+    let mut model = model.clone();
+    for entry in model.as_array_mut().unwrap() {
+        entry.as_object_mut().unwrap().remove("sees");
+    }
+    model
+}
+
 fn record_and_replay(is_async: bool, file: &str) {
     let server = Server::start();
     serve_research(&server);
@@ -116,7 +125,7 @@ fn record_and_replay(is_async: bool, file: &str) {
     assert!(same_run(&recording.live, &replayed));
     // The replies as received: text, tool calls with their ids, usage, finish_reason.
     assert_json_eq(
-        &loaded.to_value()["model"],
+        &without_sees(&loaded.to_value()["model"]),
         &json!([
             {"text": "Fusion is going well.", "usage": recorded_usage(20, 5), "finish_reason": "stop"},
             {"tool_calls": [{"tool": "search", "arguments": {"query": "fusion 2025"}, "id": "call_q1"}],
@@ -124,9 +133,23 @@ fn record_and_replay(is_async: bool, file: &str) {
             {"text": "ITER plans its first plasma for 2034.", "usage": recorded_usage(80, 8), "finish_reason": "stop"},
         ]),
     );
+    // Each reply carries the request it answered: the conversation in the
+    // scenario's message form (a tool result in Haystack's), and the tools.
+    let last = loaded.to_value()["model"][2]["sees"].clone();
+    assert_eq!(last["tools"], json!(["search"]));
+    assert_eq!(last["messages"].as_array().unwrap().len(), 5);
+    assert_eq!(
+        last["messages"][2],
+        json!({"role": "user", "text": "Search before answering."})
+    );
+    assert_eq!(
+        last["messages"][4]["content"][0]["tool_call_result"]["result"],
+        json!("ITER's first plasma is planned for 2034.")
+    );
     // The rest of the scenario is kept as it was.
     let mut expected = scenario.clone();
     expected.model = loaded.model.clone();
+    expected.sees = loaded.sees.clone();
     expected.file = loaded.file.clone();
     assert_eq!(loaded, expected);
     // The last request carried the whole conversation in OpenAI's format.
@@ -176,10 +199,13 @@ fn a_failed_model_call_is_recorded_as_an_error_reply_that_replays_the_same() {
     let recording = record(&Replay::new(), &scenario, live);
 
     assert_eq!(recording.failed_call(), Some((1, "the server went away")));
+    let model = recording.scenario.to_value()["model"].clone();
     assert_json_eq(
-        &recording.scenario.to_value()["model"],
+        &without_sees(&model),
         &json!([{"text": "Fusion is going well."}, {"error": "the server went away"}]),
     );
+    // The failed call's request is kept too: it is what the error answered.
+    assert_eq!(model[1]["sees"]["messages"].as_array().unwrap().len(), 3);
     let loaded = Scenario::from_str(&recording.to_json(), "x.json", Format::Json).unwrap();
     assert!(same_run(&recording.live, &Replay::new().run(&loaded)));
 }
@@ -649,5 +675,94 @@ fn a_tool_call_with_arguments_that_are_not_json_is_dropped_with_a_warning() {
              arguments=\"{oops\")\n"
         ),
         "{stderr}"
+    );
+}
+
+/// The line and column of the `"sees"` key of `model[reply]` in a
+/// recording's JSON text (each entry's `sees` comes after its reply).
+fn sees_key_position(text: &str, reply: usize) -> (usize, usize) {
+    let model = text.find("\"model\": [").unwrap();
+    let start = text[model..]
+        .match_indices("\"sees\": {")
+        .nth(reply)
+        .map(|(i, _)| model + i)
+        .unwrap();
+    let line = text[..start].matches('\n').count() + 1;
+    let column = start - text[..start].rfind('\n').map_or(0, |i| i + 1) + 1;
+    (line, column)
+}
+
+#[test]
+fn a_stale_replay_of_a_recording_fails_with_the_diff_until_rebased() {
+    let server = Server::start();
+    serve_research(&server);
+    let recording = record(
+        &Replay::new(),
+        &research(false),
+        Arc::new(server.generator()),
+    );
+    let path = tmp("stale.json");
+    let recorded = recording.to_json();
+    std::fs::write(&path, &recorded).unwrap();
+    let file = path.to_str().unwrap();
+    let run = |args: &[&str]| {
+        let output = hookharness(args).output().unwrap();
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        (output.status.code(), stdout)
+    };
+    assert_eq!(run(&["run", file]).0, Some(0));
+
+    // A hook change: the model would now be sent another nudge.
+    let edited = recorded.replacen(
+        "\"Search before answering.\"",
+        "\"Search first, then answer.\"",
+        1,
+    );
+    assert_ne!(edited, recorded);
+    std::fs::write(&path, &edited).unwrap();
+    let (code, report) = run(&["run", file]);
+    assert_eq!(code, Some(1), "{report}");
+    let (line, column) = sees_key_position(&edited, 1);
+    assert_eq!(
+        report,
+        format!(
+            "FAIL  {file}  (fusion-research)\n      \
+             model[1].sees ({file}:{line}:{column}): LLM call 1 was sent another request: \
+             messages[2] differs (1 later reply sees another request too); if the change is \
+             intended, `hookharness rebase {file}` rewrites `sees`\n        \
+             --- expected / +++ actual\n          \
+             role: \"user\"\n        \
+             - text: \"Search before answering.\"\n        \
+             + text: \"Search first, then answer.\"\n\n\
+             0 passed, 1 failed, 0 errors\n"
+        )
+    );
+
+    // Accepting the change: only `sees` is rewritten, and the replay passes.
+    let (code, summary) = run(&["rebase", file]);
+    assert_eq!(code, Some(0), "{summary}");
+    assert_eq!(
+        summary,
+        format!(
+            "model[0].sees: unchanged\n\
+             model[1].sees: rewritten (messages[2] differs)\n\
+             model[2].sees: rewritten (messages[2] differs)\n\
+             rebased {file}: 2 of 3 `sees` rewritten (only `sees` changed)\n"
+        )
+    );
+    assert_eq!(run(&["run", file]).0, Some(0));
+    let rebased = std::fs::read_to_string(&path).unwrap();
+    let parse = |text: &str| -> Value { serde_json::from_str(text).unwrap() };
+    let (mut before, mut after) = (parse(&edited), parse(&rebased));
+    assert_ne!(before, after);
+    for scenario in [&mut before, &mut after] {
+        for entry in scenario["model"].as_array_mut().unwrap() {
+            entry.as_object_mut().unwrap().remove("sees");
+        }
+    }
+    assert_eq!(before, after, "the rebased file differs only in `sees`");
+    assert_eq!(
+        parse(&rebased)["model"][2]["sees"]["messages"][2],
+        json!({"role": "user", "text": "Search first, then answer."})
     );
 }

@@ -585,6 +585,8 @@ invalid_files! {
     an_unknown_event_kind_suggests_the_close_one => "expect_trace_unknown_kind.yaml",
     a_field_of_another_event_kind_names_this_kind_s_field => "expect_trace_field_of_another_kind.yaml",
     a_number_for_last_message_text_is_a_wrong_type => "expect_last_message_text_number.yaml",
+    a_role_in_sees_suggests_the_close_one => "sees_unknown_role.yaml",
+    a_misspelled_sees_is_suggested => "sees_misspelled.yaml",
 }
 
 #[test]
@@ -606,6 +608,7 @@ fn every_invalid_scenario_file_has_a_test() {
 
 /// Keys of the format, so that generated maps reach the decoders.
 const VOCABULARY: &[&str] = &[
+    "sees",
     "in_order",
     "contains",
     "gte",

@@ -359,7 +359,9 @@ def _model(c: _Checker, raw) -> list:
         if entry is None:
             replies.append(Reply())
             continue
-        entry = c.map(entry, p, allowed=("text", "chunks", "tool_calls", "usage", "finish_reason", "error"))
+        entry = c.map(entry, p, allowed=("text", "chunks", "tool_calls", "usage", "finish_reason", "error", "sees"))
+        # `sees` is about the request, checked by the harness only (harness-side, as `has_matcher`).
+        entry = {k: v for k, v in entry.items() if k != "sees"}
         if "error" in entry:
             if len(entry) != 1:
                 other = next(k for k in entry if k != "error")

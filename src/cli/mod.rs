@@ -15,6 +15,7 @@ mod import;
 mod mutate;
 mod output;
 mod progress;
+mod rebase;
 #[cfg(feature = "http")]
 mod record;
 mod stream;
@@ -109,6 +110,10 @@ enum Command {
     /// Write a scenario skeleton from a Haystack Agent (`Agent.to_dict()`
     /// as JSON or YAML, or a pipeline file holding one).
     Import(import::ImportArgs),
+    /// Rewrite the `sees` of a scenario's replies from its current run (after
+    /// a change meant to send the model another conversation), and say what
+    /// changed.
+    Rebase(rebase::RebaseArgs),
     /// Run a scenario against a live OpenAI-compatible server and write a
     /// scenario whose `model` script holds the replies received.
     #[cfg(feature = "http")]
@@ -174,6 +179,7 @@ pub fn main() -> std::process::ExitCode {
         },
         Command::Import(args) => import::run(args),
         Command::Mutate(args) => mutate::run(args),
+        Command::Rebase(args) => rebase::run(args),
         Command::Explore(args) => explore::run(args),
         #[cfg(feature = "http")]
         Command::Record(args) => record::run(args),

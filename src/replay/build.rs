@@ -25,6 +25,11 @@ pub(crate) struct Prepared {
     pub streamed: Option<Streamed>,
 }
 
+/// The scenario's `model` script as a chat generator.
+pub(crate) fn scripted(scenario: &Scenario) -> Arc<dyn ChatGenerator> {
+    Arc::new(ScriptedChatGenerator::new(scenario.model.iter().cloned()))
+}
+
 /// `generator`: the model to run instead of the scenario's `model` script.
 pub(crate) fn prepare(
     scenario: &Scenario,
@@ -41,8 +46,7 @@ pub(crate) fn prepare(
         })
         .collect();
     let custom = &custom;
-    let generator = generator
-        .unwrap_or_else(|| Arc::new(ScriptedChatGenerator::new(scenario.model.iter().cloned())));
+    let generator = generator.unwrap_or_else(|| scripted(scenario));
     let mut builder = Agent::builder()
         .chat_generator_arc(generator)
         .exit_conditions(spec.exit_conditions.iter().cloned())
@@ -94,6 +98,13 @@ pub(crate) fn prepare(
     let agent = builder.build().map_err(PrepareError::Construction)?;
     let messages = MessageSpec::to_messages(&scenario.run.messages)
         .map_err(|e| PrepareError::invalid_at("run.messages", format!("`run.messages`: {e}")))?;
+    for (reply, sees) in &scenario.sees {
+        for (i, spec) in sees.messages.iter().flatten().enumerate() {
+            let place = format!("model[{reply}].sees.messages[{i}]");
+            spec.to_message()
+                .map_err(|e| PrepareError::invalid_at(&place, format!("`{place}`: {e}")))?;
+        }
+    }
     let options = RunOptions {
         hook_context: HookContext::from(scenario.run.hook_context.clone()),
         state: scenario.run.state.clone(),

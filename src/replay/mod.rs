@@ -45,13 +45,16 @@ mod expect;
 mod named;
 mod prepare_error;
 mod ready_made;
+mod seen;
 mod stream;
 
 pub use crate::outcome::{Failure, Outcome, Status, TraceEvent, TraceRecorder};
 pub use crate::value::sorted;
 pub use as_test::ScenarioFailure;
 pub use declarative::DeclarativeHook;
+pub(crate) use expect::sees_difference;
 pub use prepare_error::PrepareError;
+pub use seen::SeenRequest;
 
 use crate::agent::AgentError;
 use crate::future::block_on;
@@ -198,6 +201,51 @@ impl Replay {
         self.run_with_file(scenario, &file, Some(generator), None)
     }
 
+    /// [`run_with_generator`](Self::run_with_generator), also keeping what
+    /// the model was sent at each call.
+    pub(crate) fn run_with_generator_seeing(
+        &self,
+        scenario: &Scenario,
+        generator: Arc<dyn ChatGenerator>,
+    ) -> (Outcome, Vec<SeenRequest>) {
+        let file = scenario
+            .file
+            .as_ref()
+            .map(|f| f.display().to_string())
+            .unwrap_or_default();
+        let mut requests = Vec::new();
+        let outcome = self.run_seen(scenario, &file, Some(generator), None, Some(&mut requests));
+        (outcome, requests)
+    }
+
+    /// Runs a loaded scenario and keeps what the model was sent at each
+    /// call: what `hookharness rebase` writes into `sees:`.
+    ///
+    /// ```
+    /// use hookharness::replay::Replay;
+    /// use hookharness::scenario::{Format, Scenario};
+    ///
+    /// let scenario = Scenario::from_str(
+    ///     "model: [{text: hi}]\nrun: {messages: [{role: user, text: Hello}]}",
+    ///     "hi.yaml",
+    ///     Format::Yaml,
+    /// )?;
+    /// let (outcome, requests) = Replay::new().run_seeing(&scenario);
+    /// assert!(outcome.passed());
+    /// assert_eq!(requests[0].messages[0].text(), Some("Hello"));
+    /// # Ok::<(), hookharness::scenario::ScenarioError>(())
+    /// ```
+    pub fn run_seeing(&self, scenario: &Scenario) -> (Outcome, Vec<SeenRequest>) {
+        let file = scenario
+            .file
+            .as_ref()
+            .map(|f| f.display().to_string())
+            .unwrap_or_default();
+        let mut requests = Vec::new();
+        let outcome = self.run_seen(scenario, &file, None, None, Some(&mut requests));
+        (outcome, requests)
+    }
+
     /// Runs one scenario; a panic anywhere in it (a custom hook, tool or
     /// generator, or a bug in the harness) is this scenario's error, so a
     /// run over many files still reports every other one.
@@ -208,8 +256,21 @@ impl Replay {
         generator: Option<Arc<dyn ChatGenerator>>,
         extra: Option<&mut dyn Observer>,
     ) -> Outcome {
+        self.run_seen(scenario, file, generator, extra, None)
+    }
+
+    /// [`run_with_file`](Self::run_with_file), also keeping each model
+    /// call's request in `capture` when given.
+    fn run_seen(
+        &self,
+        scenario: &Scenario,
+        file: &str,
+        generator: Option<Arc<dyn ChatGenerator>>,
+        extra: Option<&mut dyn Observer>,
+        capture: Option<&mut Vec<SeenRequest>>,
+    ) -> Outcome {
         let guarded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            self.run_unguarded(scenario, file, generator, extra)
+            self.run_unguarded(scenario, file, generator, extra, capture)
         }));
         guarded.unwrap_or_else(|payload| Outcome {
             scenario: scenario.name.clone(),
@@ -232,7 +293,17 @@ impl Replay {
         file: &str,
         generator: Option<Arc<dyn ChatGenerator>>,
         extra: Option<&mut dyn Observer>,
+        capture: Option<&mut Vec<SeenRequest>>,
     ) -> Outcome {
+        // The requests are kept only when something reads them: copying
+        // each conversation is not free.
+        let (generator, seen) = if scenario.sees.is_empty() && capture.is_none() {
+            (generator, None)
+        } else {
+            let base = generator.unwrap_or_else(|| build::scripted(scenario));
+            let (seeing, log) = seen::Seeing::new(base);
+            (Some(seeing as Arc<dyn ChatGenerator>), Some(log))
+        };
         let mut recorder = TraceRecorder::new(self.detail);
         let mut streamed = None;
         // Nothing runs for a file that cannot be prepared, and nothing is
@@ -291,7 +362,18 @@ impl Replay {
             Err(error) => (None, Some(error)),
         };
         let streamed = streamed.map(|s| s.take()).unwrap_or_default();
-        let failures = expect::check(scenario, result.as_ref(), &trace, error.as_ref(), &streamed);
+        let requests = seen.as_ref().map(seen::take).unwrap_or_default();
+        let failures = expect::check(
+            scenario,
+            result.as_ref(),
+            &trace,
+            error.as_ref(),
+            &streamed,
+            &requests,
+        );
+        if let Some(capture) = capture {
+            *capture = requests;
+        }
         let status = if error.is_some() && scenario.expect.error.is_none() {
             Status::Error
         } else if failures.is_empty() {

@@ -154,28 +154,5 @@ fn short(text: &str) -> String {
 }
 
 fn describe(message: &ChatMessage) -> String {
-    let mut parts = Vec::new();
-    if let Some(text) = message.text() {
-        parts.push(format!("\"{}\"", short(text)));
-    }
-    for call in message.tool_calls() {
-        parts.push(format!(
-            "call {}({})",
-            call.tool_name,
-            Value::Object(call.arguments.clone())
-        ));
-    }
-    for result in message.tool_call_results() {
-        let text = result.result.as_text().unwrap_or("<parts>");
-        let flag = if result.error { " (error)" } else { "" };
-        parts.push(format!(
-            "result of {}{flag}: \"{}\"",
-            result.origin.tool_name,
-            short(text)
-        ));
-    }
-    if parts.is_empty() {
-        parts.push("<no content>".into());
-    }
-    format!("{}: {}", message.role(), parts.join(", "))
+    super::message::describe(message, |text| format!("\"{}\"", short(text)))
 }

@@ -260,25 +260,7 @@ fn tool_result(outcome: &Outcome, id: Option<&str>) -> Option<String> {
 }
 
 fn describe(message: &ChatMessage) -> String {
-    let mut parts = Vec::new();
-    if let Some(text) = message.text() {
-        parts.push(format!("{text:?}"));
-    }
-    for call in message.tool_calls() {
-        parts.push(format!(
-            "call {}({})",
-            call.tool_name,
-            Value::Object(call.arguments.clone())
-        ));
-    }
-    for result in message.tool_call_results() {
-        parts.push(format!(
-            "result of {}: {:?}",
-            result.origin.tool_name,
-            result.result.as_text().unwrap_or("<parts>")
-        ));
-    }
-    format!("{}: {}", message.role(), parts.join(", "))
+    super::message::describe(message, |text| format!("{text:?}"))
 }
 
 fn escape(text: &str) -> String {

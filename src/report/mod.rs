@@ -8,6 +8,7 @@ mod explain;
 mod html;
 mod human;
 mod junit;
+mod message;
 
 pub use explain::explain;
 pub use html::explain_html;

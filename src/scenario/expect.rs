@@ -247,7 +247,7 @@ pub(crate) fn read_expect_keys(
     Ok(expect)
 }
 
-fn read_last_message(field: &Field<'_>) -> Read<LastMessageExpect> {
+pub(crate) fn read_last_message(field: &Field<'_>) -> Read<LastMessageExpect> {
     let mut map = field.map()?;
     let expect = LastMessageExpect {
         role: map.get("role").map(|f| f.variant(&roles())).transpose()?,

@@ -152,3 +152,40 @@ fn read_haystack(field: &Field<'_>) -> Read<MessageSpec> {
     map.finish()?;
     Ok(MessageSpec::Haystack(field.json()))
 }
+
+impl MessageSpec {
+    /// A message in the scenario's form: the simple form
+    /// (`{role, text, tool_calls, meta, name}`) when it holds the message
+    /// (at most one text part, first, then tool calls without provider
+    /// data), else Haystack's `to_dict()` form.
+    #[must_use]
+    pub fn of_message(message: &crate::message::ChatMessage) -> MessageSpec {
+        use crate::message::ContentPart;
+        let parts = message.content();
+        let (text, calls) = match parts.first() {
+            Some(ContentPart::Text(text)) => (Some(text.clone()), &parts[1..]),
+            _ => (None, parts),
+        };
+        let tool_calls: Option<Vec<ScriptedToolCall>> = calls
+            .iter()
+            .map(|part| match part {
+                ContentPart::ToolCall(call) if call.extra.is_none() => Some(ScriptedToolCall {
+                    tool: call.tool_name.clone(),
+                    arguments: call.arguments.clone(),
+                    id: call.id.clone(),
+                }),
+                _ => None,
+            })
+            .collect();
+        match tool_calls {
+            Some(tool_calls) => MessageSpec::Simple {
+                role: message.role(),
+                text,
+                tool_calls,
+                meta: message.meta().clone(),
+                name: message.name().map(str::to_owned),
+            },
+            None => MessageSpec::Haystack(message.to_value()),
+        }
+    }
+}

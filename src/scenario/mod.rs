@@ -68,6 +68,7 @@ mod pattern;
 mod reader;
 mod run;
 mod scalar;
+mod sees;
 mod spec;
 mod suggest;
 mod tool;
@@ -96,10 +97,12 @@ pub use message::MessageSpec;
 pub(crate) use node::KeyPath;
 pub use pattern::ValuePattern;
 pub use run::RunSpec;
+pub use sees::Sees;
 pub use spec::{SUPPORTED_VERSIONS, Scenario};
 pub(crate) use suggest::closest;
 pub use tool::ToolScript;
 pub use when::{LastMessageCondition, StepCountCondition, When};
+pub(crate) use write::{message as write_message, write_compact};
 
 /// The deepest nesting of lists and maps a scenario file may use.
 pub(crate) const MAX_DEPTH: usize = 128;

@@ -56,7 +56,8 @@ pub(crate) fn read_reply(field: &Field<'_>) -> Read<ModelReply> {
         Some(f) => Some(f.variant(&finish_reasons())?),
         None => None,
     };
-    map.finish()?;
+    // `sees` is read (and taken out) by the caller: suggest it all the same.
+    map.finish_suggesting(&["sees"])?;
     Ok(ModelReply::Reply {
         text,
         tool_calls,

@@ -54,6 +54,14 @@ impl NodeValue {
 }
 
 impl Node {
+    /// The entries of a map node.
+    pub(crate) fn entries(&self) -> Option<&[Entry]> {
+        match &self.value {
+            NodeValue::Map(entries) => Some(entries),
+            _ => None,
+        }
+    }
+
     /// The node as a JSON value, map key order kept.
     pub(crate) fn to_json(&self) -> serde_json::Value {
         use serde_json::Value;

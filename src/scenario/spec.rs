@@ -1,5 +1,6 @@
 //! The `Scenario` type and the reading of the top level.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use indexmap::IndexMap;
@@ -9,9 +10,10 @@ use super::error::ScenarioErrorKind;
 use super::expect::{Expect, read_expect};
 use super::hook::{HookEntry, Place, read_hook};
 use super::model::read_reply;
-use super::node::Node;
+use super::node::{Node, NodeValue};
 use super::reader::{Field, Read};
 use super::run::{RunSpec, read_run};
+use super::sees::{Sees, read_sees};
 use super::suggest;
 use super::tool::{ToolScript, read_tool};
 use crate::scripted::ModelReply;
@@ -43,6 +45,9 @@ pub struct Scenario {
     pub shared_hooks: IndexMap<String, HookEntry>,
     /// `model`: the chat generator's replies, one per LLM call.
     pub model: Vec<ModelReply>,
+    /// `model[i].sees`, by reply index: what the request each reply answers
+    /// must show.
+    pub sees: BTreeMap<usize, Sees>,
     /// `run`.
     pub run: RunSpec,
     /// `expect`.
@@ -102,10 +107,14 @@ pub(crate) fn read_scenario(
         Some(f) => read_hook_points(&f, &shared_hooks)?,
         None => IndexMap::new(),
     };
+    let mut sees = BTreeMap::new();
     let model = match model_items {
         Some(items) => {
             let mut replies = Vec::with_capacity(items.len());
-            for (i, item) in items.into_iter().enumerate() {
+            for (i, mut item) in items.into_iter().enumerate() {
+                if let Some(seen) = take_sees(&model, &mut item, i)? {
+                    sees.insert(i, seen);
+                }
                 replies.push(read_reply(&model.item(&item, i))?);
             }
             replies
@@ -130,9 +139,34 @@ pub(crate) fn read_scenario(
         hooks,
         shared_hooks,
         model,
+        sees,
         run,
         expect,
     })
+}
+
+/// Reads and removes the `sees` key of a `model` item, so that the reply
+/// is read without it (`sees` is about the request, not the reply; an
+/// `{error: ...}` entry may carry it too).
+fn take_sees(model: &Field<'_>, item: &mut Node, index: usize) -> Read<Option<Sees>> {
+    let Some(at) = item
+        .entries()
+        .and_then(|e| e.iter().position(|e| e.key == "sees"))
+    else {
+        return Ok(None);
+    };
+    let mut sees = {
+        let field = model.item(item, index);
+        let entries = field.entries()?;
+        read_sees(&entries[at].1)?
+    };
+    if let Some(entry) = item.entries().and_then(|e| e.get(at)) {
+        sees.at = Some((entry.key_pos.line, entry.key_pos.column));
+    }
+    if let NodeValue::Map(entries) = &mut item.value {
+        entries.remove(at);
+    }
+    Ok(Some(sees))
 }
 
 fn read_version(field: &Field<'_>) -> Read<i64> {

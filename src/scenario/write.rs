@@ -16,7 +16,7 @@ use super::action::{Action, ResultRewrite, StateValue, ToolSelection};
 use super::agent::{AgentSpec, type_name};
 use super::always::UnderFaults;
 use super::event_pattern::EventPattern;
-use super::expect::{Expect, ToolCallExpect, UnusedReplies};
+use super::expect::{Expect, LastMessageExpect, ToolCallExpect, UnusedReplies};
 use super::hook::HookEntry;
 use super::message::MessageSpec;
 use super::pattern::ValuePattern;
@@ -77,7 +77,14 @@ impl Scenario {
                 .collect();
             out.insert("hooks".into(), Value::Object(hooks));
         }
-        out.insert("model".into(), self.model.iter().map(reply).collect());
+        let model = self.model.iter().enumerate().map(|(i, entry)| {
+            let mut entry = reply(entry);
+            if let (Some(sees), Value::Object(map)) = (self.sees.get(&i), &mut entry) {
+                map.insert("sees".into(), sees.to_value());
+            }
+            entry
+        });
+        out.insert("model".into(), model.collect());
         let run = run(&self.run);
         if !run.is_empty() {
             out.insert("run".into(), Value::Object(run));
@@ -438,7 +445,7 @@ fn messages(specs: &[MessageSpec]) -> Value {
     specs.iter().map(message).collect()
 }
 
-fn message(spec: &MessageSpec) -> Value {
+pub(crate) fn message(spec: &MessageSpec) -> Value {
     match spec {
         MessageSpec::Haystack(value) => value.clone(),
         MessageSpec::Simple {
@@ -528,28 +535,7 @@ fn expect(spec: &Expect) -> Map<String, Value> {
                 .collect()
         }),
     );
-    put(
-        "last_message",
-        spec.last_message.as_ref().map(|last| {
-            let mut map = Map::new();
-            if let Some(role) = last.role {
-                map.insert("role".into(), json!(role.as_str()));
-            }
-            if let Some(text) = &last.text {
-                map.insert("text".into(), text.to_value());
-            }
-            if let Some(text) = &last.text_contains {
-                map.insert("text_contains".into(), json!(text));
-            }
-            if let Some(calls) = &last.tool_calls {
-                map.insert("tool_calls".into(), calls.to_value(expected_call));
-            }
-            if let Some(meta) = &last.meta {
-                map.insert("meta".into(), meta.to_value());
-            }
-            Value::Object(map)
-        }),
-    );
+    put("last_message", spec.last_message.as_ref().map(last_message));
     put("message_count", spec.message_count.map(|v| json!(v)));
     put(
         "hooks",
@@ -585,6 +571,27 @@ fn expect(spec: &Expect) -> Map<String, Value> {
         out.insert("always".into(), Value::Object(map));
     }
     out
+}
+
+/// `expect.last_message` (and `sees.last_message`).
+pub(crate) fn last_message(last: &LastMessageExpect) -> Value {
+    let mut map = Map::new();
+    if let Some(role) = last.role {
+        map.insert("role".into(), json!(role.as_str()));
+    }
+    if let Some(text) = &last.text {
+        map.insert("text".into(), text.to_value());
+    }
+    if let Some(text) = &last.text_contains {
+        map.insert("text_contains".into(), json!(text));
+    }
+    if let Some(calls) = &last.tool_calls {
+        map.insert("tool_calls".into(), calls.to_value(expected_call));
+    }
+    if let Some(meta) = &last.meta {
+        map.insert("meta".into(), meta.to_value());
+    }
+    Value::Object(map)
 }
 
 fn expected_call(call: &ToolCallExpect) -> Value {
@@ -631,6 +638,37 @@ pub(crate) fn write_value(value: &Value, indent: usize, out: &mut String) {
         }
         Value::Array(_) => out.push_str("[]"),
         Value::Object(_) => out.push_str("{}"),
+        Value::String(text) => write_string(text, out),
+        Value::Null | Value::Bool(_) | Value::Number(_) => out.push_str(&value.to_string()),
+    }
+}
+
+/// JSON on one line (`", "` and `": "` between items), escaped as
+/// [`write_value`] escapes it, so YAML reads it as the same value.
+pub(crate) fn write_compact(value: &Value, out: &mut String) {
+    match value {
+        Value::Array(items) => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_compact(item, out);
+            }
+            out.push(']');
+        }
+        Value::Object(map) => {
+            out.push('{');
+            for (i, (key, item)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                write_string(key, out);
+                out.push_str(": ");
+                write_compact(item, out);
+            }
+            out.push('}');
+        }
         Value::String(text) => write_string(text, out),
         Value::Null | Value::Bool(_) | Value::Number(_) => out.push_str(&value.to_string()),
     }
@@ -798,6 +836,28 @@ expect:
   trace:
     - {kind: hook, point: on_exit, name: x, step: {gte: 1}}
     - {kind: max_steps}
+"#,
+        );
+    }
+
+    #[test]
+    fn sees_round_trips_on_replies_and_error_entries() {
+        round_trip(
+            r#"
+model:
+  - text: hi
+    sees:
+      messages:
+        - {role: user, text: q, meta: {a: 1}}
+        - {role: tool, content: [{tool_call_result: {result: r, origin: {tool_name: t, arguments: {}, id: c}, error: false}}]}
+      message_count: 2
+      last_message: {role: tool, text: {absent: true}}
+      contains: r
+      roles: [user, tool]
+      tools: [t]
+  - error: boom
+    sees: {tools: []}
+  - text: bye
 "#,
         );
     }

@@ -373,6 +373,7 @@ pub fn scenarios_shaped(shape: Shape) -> BoxedStrategy<Scenario> {
                     hooks,
                     shared_hooks,
                     model,
+                    sees: std::collections::BTreeMap::new(),
                     run,
                     expect: Expect {
                         unused_replies: UnusedReplies::Allow,

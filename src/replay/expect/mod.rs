@@ -5,9 +5,12 @@
 //!  value.rs  a value against a ValuePattern (`state`, `token_usage`, `last_message`)
 //!  list.rs   a list in its match modes (`hooks`, `tools_run`, `trace`, `tool_calls`)
 //!  trace.rs  the run's events as `expect.trace` matchers see them
+//!  sees.rs   `model[i].sees` against the request each reply answered
 //! ```
 
 mod list;
+mod sees;
+pub(crate) use sees::difference as sees_difference;
 mod trace;
 mod value;
 
@@ -34,10 +37,12 @@ pub(crate) fn check(
     trace: &[TraceEvent],
     error: Option<&RunError>,
     streamed: &[Value],
+    requests: &[crate::replay::SeenRequest],
 ) -> Vec<Failure> {
     let error = error.map(|e| e.message.as_str());
     let expect = &scenario.expect;
-    let mut failures = Vec::new();
+    // A stale reply explains whatever else fails: it comes first.
+    let mut failures: Vec<Failure> = sees::check(scenario, requests).into_iter().collect();
     let compare = |failures: &mut Vec<Failure>, key: &str, want: Value, got: Value| {
         if !json_eq(&got, &want) {
             failures.push(Failure::compare(

@@ -1,0 +1,115 @@
+//! `hookharness rebase FILE`: rewrite each reply's `sees` from the current
+//! run, after a change meant to send the model another conversation.
+
+use super::ExitCode;
+use super::output::{errln, out, outln};
+use crate::rebase::{Change, Written, rebase, rebased_text};
+use crate::replay::Replay;
+use crate::report::human_outcome;
+use crate::scenario::{Format, Scenario};
+use std::path::{Path, PathBuf};
+
+/// `hookharness rebase` arguments.
+#[derive(clap::Args)]
+pub(super) struct RebaseArgs {
+    /// The scenario file to rewrite.
+    file: PathBuf,
+    /// Also write `sees: {messages, tools}` on replies that have none.
+    #[arg(long)]
+    all: bool,
+    /// Write nothing: print what would change and exit 1 if anything would.
+    #[arg(long)]
+    check: bool,
+}
+
+/// Runs the scenario, rewrites its `sees`, prints what changed. 0 when the
+/// rebased scenario passes (or, with `--check`, nothing would change), 1
+/// when it still fails, 2 when the file is invalid, 5 when it cannot be
+/// written.
+pub(super) fn run(args: RebaseArgs) -> ExitCode {
+    let origin = args.file.display().to_string();
+    let scenario = match Scenario::from_path(&args.file) {
+        Ok(scenario) => scenario,
+        Err(error) => {
+            errln!("{error}");
+            return ExitCode::Invalid;
+        }
+    };
+    let replay = Replay::new();
+    if let Err(error) = replay.validate(&scenario) {
+        errln!("{origin}: {error}");
+        return ExitCode::Invalid;
+    }
+    let rebased = rebase(&replay, &scenario, args.all);
+    if rebased.changes.is_empty() {
+        outln!("{origin}: no reply has `sees`; `--all` writes one on every reply");
+        return ExitCode::Ok;
+    }
+    let mut rewritten = 0;
+    for change in &rebased.changes {
+        let what = match &change.change {
+            Change::Unchanged => "unchanged".to_owned(),
+            Change::Changed(what) => {
+                rewritten += 1;
+                format!("rewritten ({what})")
+            }
+            Change::Added => {
+                rewritten += 1;
+                "added".to_owned()
+            }
+            Change::NotReached => "kept (the run made fewer LLM calls)".to_owned(),
+        };
+        outln!("model[{}].sees: {what}", change.reply);
+    }
+    let total = rebased.changes.len();
+    if rewritten == 0 {
+        outln!("{origin}: every `sees` holds; nothing to rewrite");
+        return finish(&rebased.outcome);
+    }
+    if args.check {
+        outln!(
+            "{origin}: {rewritten} of {total} `sees` would be rewritten (--check: nothing written)"
+        );
+        return ExitCode::Failed;
+    }
+    let format = Format::from_path(&args.file).unwrap_or(Format::Yaml);
+    let original = match std::fs::read_to_string(&args.file) {
+        Ok(text) => text,
+        Err(error) => {
+            errln!("{origin}: cannot be read: {error}");
+            return ExitCode::Invalid;
+        }
+    };
+    let (text, written) = rebased_text(&original, format, &rebased.scenario);
+    if let Err(error) = replace(&args.file, &text) {
+        errln!("{origin}: cannot be written: {error}");
+        return ExitCode::OutputFailed;
+    }
+    let how = match written {
+        Written::SeesOnly => "only `sees` changed",
+        _ => "the whole file was written in the scenario writer's form: comments are not kept",
+    };
+    outln!("rebased {origin}: {rewritten} of {total} `sees` rewritten ({how})");
+    finish(&rebased.outcome)
+}
+
+/// 0 when the rebased run passes; else its report, and 1.
+fn finish(outcome: &crate::outcome::Outcome) -> ExitCode {
+    if outcome.passed() {
+        return ExitCode::Ok;
+    }
+    out!("{}", human_outcome(outcome));
+    ExitCode::Failed
+}
+
+/// Writes `text` to a file beside `path`, then renames it over `path`, so
+/// that the file is never half written.
+fn replace(path: &Path, text: &str) -> std::io::Result<()> {
+    let mut temporary = path.as_os_str().to_owned();
+    temporary.push(".rebase-tmp");
+    let temporary = PathBuf::from(temporary);
+    std::fs::write(&temporary, text)?;
+    std::fs::rename(&temporary, path).inspect_err(|_| {
+        let _ = std::fs::remove_file(&temporary);
+    })
+}

@@ -1,0 +1,197 @@
+//! Rebasing: accepting that the model is now sent another conversation, the
+//! way `cargo insta review` accepts a new snapshot. The scenario runs once,
+//! each reply's `sees` is rewritten from the request it answered, and the
+//! file keeps everything else.
+//!
+//! ```text
+//!  Scenario ──Replay::run_seeing──▶ the requests, one per LLM call
+//!     │                                   │ per reply with `sees`: the facts it lists
+//!     ▼                                   ▼ (messages, message_count, roles, tools) anew;
+//!  Rebase { scenario with new sees,        its matchers (contains, last_message) kept
+//!           changes: what each reply sees now, outcome: the rebased run }
+//! ```
+//!
+//! ```
+//! use hookharness::rebase::{Change, rebase};
+//! use hookharness::replay::Replay;
+//! use hookharness::scenario::{Format, Scenario};
+//!
+//! let scenario = Scenario::from_str(
+//!     "model:\n  - text: hi\n    sees: {message_count: 2}\nrun: {messages: [{role: user, text: Hello}]}\n",
+//!     "hi.yaml",
+//!     Format::Yaml,
+//! )?;
+//! assert!(!Replay::new().run(&scenario).passed());
+//! let rebased = rebase(&Replay::new(), &scenario, false);
+//! assert_eq!(rebased.scenario.sees[&0].message_count, Some(1));
+//! assert_eq!(rebased.changes[0].change, Change::Changed("message_count: expected 2, got 1".into()));
+//! assert!(rebased.outcome.passed());
+//! # Ok::<(), hookharness::scenario::ScenarioError>(())
+//! ```
+
+mod text;
+
+use crate::message::ChatMessage;
+use crate::replay::{Outcome, Replay, SeenRequest, sees_difference};
+use crate::scenario::{Format, MessageSpec, Scenario, Sees};
+
+/// A scenario rebased on its current run.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Rebase {
+    /// The scenario with each `sees` rewritten.
+    pub scenario: Scenario,
+    /// What changed, one entry per reply whose `sees` was looked at, in
+    /// `model` order.
+    pub changes: Vec<SeesChange>,
+    /// The run of the rebased scenario.
+    pub outcome: Outcome,
+}
+
+/// What one reply's `sees` became.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct SeesChange {
+    /// The reply's index in `model`.
+    pub reply: usize,
+    /// What happened to its `sees`.
+    pub change: Change,
+}
+
+/// What happened to one `sees`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Change {
+    /// It held already.
+    Unchanged,
+    /// It did not hold: the first difference, as a failure names it.
+    Changed(String),
+    /// Written on a reply that had none (`all`).
+    Added,
+    /// The run made fewer LLM calls: nothing to see, kept as it was.
+    NotReached,
+}
+
+/// Rebases `scenario` on its run through `replay`: each reply's `sees` lists
+/// what its request showed. `all`: replies without `sees` get
+/// `sees: {messages, tools}`, as a recording writes.
+pub fn rebase(replay: &Replay, scenario: &Scenario, all: bool) -> Rebase {
+    let (_, requests) = replay.run_seeing(scenario);
+    let mut rebased = scenario.clone();
+    let mut changes = Vec::new();
+    for reply in 0..scenario.model.len() {
+        let old = scenario.sees.get(&reply);
+        let change = match (old, requests.get(reply)) {
+            (None, Some(request)) if all => {
+                rebased.sees.insert(reply, request.to_sees());
+                Change::Added
+            }
+            (None, _) => continue,
+            (Some(_), None) => Change::NotReached,
+            (Some(old), Some(request)) => {
+                let change = match sees_difference(old, request) {
+                    Some(what) => Change::Changed(what),
+                    None => Change::Unchanged,
+                };
+                rebased.sees.insert(reply, refreshed(old, request));
+                change
+            }
+        };
+        changes.push(SeesChange { reply, change });
+    }
+    let outcome = replay.run(&rebased);
+    Rebase {
+        scenario: rebased,
+        changes,
+        outcome,
+    }
+}
+
+/// `old` with the facts it lists read from `request`; its matchers kept.
+fn refreshed(old: &Sees, request: &SeenRequest) -> Sees {
+    let mut new = old.clone();
+    if old.messages.is_some() {
+        new.messages = Some(
+            request
+                .messages
+                .iter()
+                .map(MessageSpec::of_message)
+                .collect(),
+        );
+    }
+    if old.message_count.is_some() {
+        new.message_count = i64::try_from(request.messages.len()).ok();
+    }
+    if old.roles.is_some() {
+        new.roles = Some(request.messages.iter().map(ChatMessage::role).collect());
+    }
+    if old.tools.is_some() {
+        new.tools = Some(request.tools.clone());
+    }
+    new
+}
+
+/// How a rebased file was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Written {
+    /// Only the `sees` values changed; comments and layout are as they were.
+    SeesOnly,
+    /// The whole file was written by the scenario writer (a JSON file, or a
+    /// YAML layout whose `sees` this cannot replace in place): comments are
+    /// lost, keys come in the format's order.
+    Whole,
+}
+
+/// The text of the rebased file: `original` (the file's text, in `format`)
+/// with only the `sees` values that changed replaced, when that loads as
+/// `rebased`, else the whole scenario as the writer writes it.
+pub fn rebased_text(original: &str, format: Format, rebased: &Scenario) -> (String, Written) {
+    let original_sees = Scenario::from_str(original, "original", format)
+        .map(|s| s.sees)
+        .unwrap_or_default();
+    let origin = rebased
+        .file
+        .as_ref()
+        .map_or_else(|| "rebased".to_owned(), |f| f.display().to_string());
+    if format == Format::Yaml {
+        let values: Vec<_> = rebased
+            .sees
+            .iter()
+            .filter(|(reply, sees)| original_sees.get(reply) != Some(*sees))
+            .map(|(reply, sees)| (*reply, sees.at, sees.to_value()))
+            .collect();
+        let replacements: Option<Vec<_>> = values
+            .iter()
+            .map(|(_, at, value)| {
+                at.map(|(line, column)| text::Replacement {
+                    line,
+                    column,
+                    value,
+                })
+            })
+            .collect();
+        if let Some(text) = replacements.and_then(|r| text::replace_sees(original, &r)) {
+            if Scenario::from_str(&text, &origin, format).is_ok_and(|s| same(&s, rebased)) {
+                return (text, Written::SeesOnly);
+            }
+        }
+        return (rebased.to_yaml(), Written::Whole);
+    }
+    let text = rebased.to_json();
+    let only_sees = Scenario::from_str(original, &origin, format)
+        .is_ok_and(|before| before.to_json() == original);
+    let written = if only_sees {
+        Written::SeesOnly
+    } else {
+        Written::Whole
+    };
+    (text, written)
+}
+
+/// Equal, wherever each was loaded from.
+fn same(a: &Scenario, b: &Scenario) -> bool {
+    let mut a = a.clone();
+    a.file.clone_from(&b.file);
+    a == *b
+}

@@ -1,0 +1,125 @@
+//! `hookharness rebase`: a YAML scenario keeps its comments and layout and
+//! only its stale `sees` change; `--check` writes nothing; `--all` adds
+//! `sees` where there was none.
+
+mod common;
+
+use common::{hookharness, scratch, stdout};
+use hookharness::replay::Replay;
+use hookharness::scenario::Scenario;
+
+const STALE: &str = r#"# A nudge that changed after the replies were written.
+name: nudged
+hooks:
+  on_exit:
+    - name: nudge
+      when: {times: 1}
+      do:
+        - append_messages: [{role: user, text: "Cite a source."}]   # was "Be brief."
+        - continue_run: true
+model:
+  - text: "Fusion is going well."
+    sees: {message_count: 1}        # holds: kept as written
+  # the answer to the nudge
+  - text: "Per ITER, first plasma is planned for 2034."
+    sees:
+      messages:
+        - {role: user, text: "What is new in fusion?"}
+        - {role: assistant, text: "Fusion is going well."}
+        - {role: user, text: "Be brief."}
+      contains: "Fusion"
+run:
+  messages: [{role: user, text: "What is new in fusion?"}]
+"#;
+
+fn write(name: &str, text: &str) -> String {
+    let path = scratch("rebase", name).join("scenario.yaml");
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+#[test]
+fn a_yaml_rebase_rewrites_only_the_stale_sees_and_keeps_comments() {
+    let file = write("yaml", STALE);
+    assert_eq!(hookharness(&["run", &file]).status.code(), Some(1));
+
+    let output = hookharness(&["rebase", &file]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert_eq!(
+        stdout(&output),
+        format!(
+            "model[0].sees: unchanged\n\
+             model[1].sees: rewritten (messages[2] differs)\n\
+             rebased {file}: 1 of 2 `sees` rewritten (only `sees` changed)\n"
+        )
+    );
+    let rebased = std::fs::read_to_string(&file).unwrap();
+    let expected = STALE.replace(
+        r#"    sees:
+      messages:
+        - {role: user, text: "What is new in fusion?"}
+        - {role: assistant, text: "Fusion is going well."}
+        - {role: user, text: "Be brief."}
+      contains: "Fusion"
+"#,
+        r#"    sees:
+      messages:
+        - {"role": "user", "text": "What is new in fusion?"}
+        - {"role": "assistant", "text": "Fusion is going well."}
+        - {"role": "user", "text": "Cite a source."}
+      contains: "Fusion"
+"#,
+    );
+    assert_ne!(expected, STALE);
+    assert_eq!(rebased, expected);
+    assert!(
+        Replay::new()
+            .run(&Scenario::from_path(file.as_ref()).unwrap())
+            .passed()
+    );
+}
+
+#[test]
+fn check_reports_what_would_change_and_writes_nothing() {
+    let file = write("check", STALE);
+    let output = hookharness(&["rebase", &file, "--check"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stdout(&output).ends_with(&format!(
+        "{file}: 1 of 2 `sees` would be rewritten (--check: nothing written)\n"
+    )));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), STALE);
+}
+
+#[test]
+fn all_adds_the_whole_request_to_replies_without_sees() {
+    let file = write(
+        "all",
+        "model:\n  - text: hi\nrun:\n  messages: [{role: user, text: Hello}]\n",
+    );
+    let output = hookharness(&["rebase", &file]);
+    assert_eq!(
+        stdout(&output),
+        format!("{file}: no reply has `sees`; `--all` writes one on every reply\n")
+    );
+    let output = hookharness(&["rebase", &file, "--all"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert!(stdout(&output).contains("model[0].sees: added\n"));
+    let scenario = Scenario::from_path(file.as_ref()).unwrap();
+    let sees = &scenario.sees[&0];
+    assert_eq!(sees.messages.as_ref().map(Vec::len), Some(1));
+    assert_eq!(sees.tools, Some(Vec::new()));
+}
+
+#[test]
+fn an_invalid_file_is_not_rebased() {
+    let file = write("invalid", "model:\n  - text: hi\n    sees: {mesages: []}\n");
+    let output = hookharness(&["rebase", &file]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(
+        stderr,
+        format!(
+            "{file}:3:12: unknown key `mesages` in `model[0].sees`; did you mean `messages`?\n"
+        )
+    );
+}
