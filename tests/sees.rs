@@ -1,6 +1,8 @@
-//! `hookharness rebase`: a YAML scenario keeps its comments and layout and
-//! only its stale `sees` change; `--check` writes nothing; `--all` adds
-//! `sees` where there was none.
+//! What the model saw, from the command line: a malformed `sees` is a
+//! located file error; `hookharness rebase` rewrites only the stale `sees`
+//! of a YAML scenario and keeps its comments and layout; `--check` writes
+//! nothing; `--all` adds `sees` where there was none, in place. (The stale replay of
+//! a recording, end to end against a local server, is in `tests/record.rs`.)
 
 mod common;
 
@@ -91,11 +93,9 @@ fn check_reports_what_would_change_and_writes_nothing() {
 }
 
 #[test]
-fn all_adds_the_whole_request_to_replies_without_sees() {
-    let file = write(
-        "all",
-        "model:\n  - text: hi\nrun:\n  messages: [{role: user, text: Hello}]\n",
-    );
+fn all_adds_the_whole_request_to_replies_without_sees_in_place() {
+    let text = "# keep me\nmodel:\n  - text: hi   # first\n  - {text: bye}\nrun:\n  messages: [{role: user, text: Hello}]\nexpect: {unused_replies: allow}\n";
+    let file = write("all", text);
     let output = hookharness(&["rebase", &file]);
     assert_eq!(
         stdout(&output),
@@ -103,11 +103,16 @@ fn all_adds_the_whole_request_to_replies_without_sees() {
     );
     let output = hookharness(&["rebase", &file, "--all"]);
     assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
-    assert!(stdout(&output).contains("model[0].sees: added\n"));
-    let scenario = Scenario::from_path(file.as_ref()).unwrap();
-    let sees = &scenario.sees[&0];
-    assert_eq!(sees.messages.as_ref().map(Vec::len), Some(1));
-    assert_eq!(sees.tools, Some(Vec::new()));
+    assert_eq!(
+        stdout(&output),
+        format!(
+            "model[0].sees: added\nrebased {file}: 1 of 1 `sees` rewritten (only `sees` changed)\n"
+        )
+    );
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "# keep me\nmodel:\n  - text: hi   # first\n    sees:\n      messages:\n        - {\"role\": \"user\", \"text\": \"Hello\"}\n      tools: []\n  - {text: bye}\nrun:\n  messages: [{role: user, text: Hello}]\nexpect: {unused_replies: allow}\n"
+    );
 }
 
 #[test]
@@ -120,6 +125,23 @@ fn an_invalid_file_is_not_rebased() {
         stderr,
         format!(
             "{file}:3:12: unknown key `mesages` in `model[0].sees`; did you mean `messages`?\n"
+        )
+    );
+}
+
+#[test]
+fn a_message_in_sees_that_is_no_chat_message_is_a_located_file_error() {
+    let file = write(
+        "malformed",
+        "model:\n  - text: hi\n    sees:\n      messages:\n        - {role: tool, content: [{tool_call_result: {result: x}}]}\n",
+    );
+    let output = hookharness(&["check", &file]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stdout(&output),
+        format!(
+            "{file}:5:11: `model[0].sees.messages[0]`: fields `result`, `origin`, `error` are \
+             required for a tool result, got keys [\"result\"]\n0 valid, 1 invalid\n"
         )
     );
 }
