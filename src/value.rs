@@ -132,21 +132,46 @@ pub(crate) fn type_name(value: &Value) -> &'static str {
 /// `counts.get(name, 0) + 1`. An `int` stays exact, a `float` stays a float
 /// (`1.5 + 1 == 2.5`, `1.0 + 1 == 2.0`), a `bool` counts as `0` or `1`;
 /// anything else fails with Python's `TypeError` text.
-pub(crate) fn add_one(value: &Value) -> Result<Value, String> {
+pub(crate) fn add_one(value: &Value) -> Result<Value, PyTypeError> {
     match value {
         Value::Bool(b) => Ok(Value::from(i64::from(*b) + 1)),
         Value::Number(n) if n.is_f64() => n
             .as_f64()
             .and_then(|f| serde_json::Number::from_f64(f + 1.0))
             .map(Value::Number)
-            .ok_or_else(|| format!("cannot add 1 to the float {n}")),
+            .ok_or_else(|| PyTypeError::FloatOverflow(n.clone())),
         Value::Number(n) => Ok(Value::Number(int_add_one(n))),
-        Value::String(_) => Err(r#"can only concatenate str (not "int") to str"#.to_owned()),
-        Value::Array(_) => Err(r#"can only concatenate list (not "int") to list"#.to_owned()),
-        other => Err(format!(
-            "unsupported operand type(s) for +: '{}' and 'int'",
-            type_name(other)
-        )),
+        other => Err(PyTypeError::AddInt {
+            operand: type_name(other),
+        }),
+    }
+}
+
+/// Python's `TypeError` for an operation of the loop on a value a hook left
+/// in a control key, with Python's text.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum PyTypeError {
+    /// `value + 1` on a value of this Python type.
+    #[error("{}", add_int_text(operand))]
+    AddInt {
+        /// The value's Python type (`str`, `NoneType`, ...).
+        operand: &'static str,
+    },
+    /// `value < int` on a value of this Python type.
+    #[error("'<' not supported between instances of '{operand}' and 'int'")]
+    LessThanInt {
+        /// The value's Python type.
+        operand: &'static str,
+    },
+    /// `float + 1` beyond what a JSON number holds.
+    #[error("cannot add 1 to the float {0}")]
+    FloatOverflow(serde_json::Number),
+}
+
+fn add_int_text(operand: &str) -> String {
+    match operand {
+        "str" | "list" => format!(r#"can only concatenate {operand} (not "int") to {operand}"#),
+        other => format!("unsupported operand type(s) for +: '{other}' and 'int'"),
     }
 }
 
@@ -209,17 +234,16 @@ fn decimal_step(magnitude: &str, up: bool) -> String {
 /// Python's `value < bound` for an `int` bound: the loop's
 /// `counter < max_agent_steps`. Numbers and booleans compare by value;
 /// anything else fails with Python's `TypeError` text.
-pub(crate) fn less_than(value: &Value, bound: i64) -> Result<bool, String> {
+pub(crate) fn less_than(value: &Value, bound: i64) -> Result<bool, PyTypeError> {
     match value {
         Value::Bool(b) => Ok(i64::from(*b) < bound),
         Value::Number(n) => Ok(match n.as_i128() {
             Some(i) if !n.is_f64() => i < i128::from(bound),
             _ => n.as_f64().is_some_and(|f| f < bound as f64),
         }),
-        other => Err(format!(
-            "'<' not supported between instances of '{}' and 'int'",
-            type_name(other)
-        )),
+        other => Err(PyTypeError::LessThanInt {
+            operand: type_name(other),
+        }),
     }
 }
 
@@ -251,19 +275,19 @@ mod tests {
         assert_eq!(add_one(&json!(false)), Ok(json!(1)));
         assert_eq!(add_one(&json!(i64::MAX)), Ok(json!(9223372036854775808u64)));
         assert_eq!(
-            add_one(&json!("x")).unwrap_err(),
+            add_one(&json!("x")).unwrap_err().to_string(),
             r#"can only concatenate str (not "int") to str"#
         );
         assert_eq!(
-            add_one(&json!([1])).unwrap_err(),
+            add_one(&json!([1])).unwrap_err().to_string(),
             r#"can only concatenate list (not "int") to list"#
         );
         assert_eq!(
-            add_one(&json!(null)).unwrap_err(),
+            add_one(&json!(null)).unwrap_err().to_string(),
             "unsupported operand type(s) for +: 'NoneType' and 'int'"
         );
         assert_eq!(
-            add_one(&json!({})).unwrap_err(),
+            add_one(&json!({})).unwrap_err().to_string(),
             "unsupported operand type(s) for +: 'dict' and 'int'"
         );
     }
@@ -327,11 +351,11 @@ mod tests {
         assert_eq!(less_than(&json!(true), 2), Ok(true));
         assert_eq!(less_than(&json!(u64::MAX), 2), Ok(false));
         assert_eq!(
-            less_than(&json!("x"), 2).unwrap_err(),
+            less_than(&json!("x"), 2).unwrap_err().to_string(),
             "'<' not supported between instances of 'str' and 'int'"
         );
         assert_eq!(
-            less_than(&json!(null), 2).unwrap_err(),
+            less_than(&json!(null), 2).unwrap_err().to_string(),
             "'<' not supported between instances of 'NoneType' and 'int'"
         );
     }

@@ -320,3 +320,42 @@ fn json_gives_ci_one_document_with_every_broken_variant() {
     );
     assert_eq!(document["files"][0]["broken"], serde_json::json!([]));
 }
+
+#[test]
+fn a_scenario_with_a_custom_hook_is_not_explored_and_says_how_to_from_rust() {
+    let dir = scratch("explore", "custom");
+    let file = dir.join("custom.yaml");
+    std::fs::write(
+        &file,
+        "hooks: {before_llm: [{custom: redact}]}\nmodel: [{text: hi}]\n",
+    )
+    .unwrap();
+    let output = hookharness(&["explore", file.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        stdout(&output),
+        format!(
+            "{}: not explored: it uses `custom: redact`, a hook only Rust can register; \
+             explore it with `hookharness::explore::Explore` and a `Replay` that registers it\n\
+             explored 0 variants: 0 broken\n",
+            file.display()
+        )
+    );
+}
+
+#[test]
+fn an_out_folder_that_cannot_be_made_exits_2() {
+    let dir = scratch("explore", "out-file");
+    let taken = dir.join("taken");
+    std::fs::write(&taken, "a file, not a folder").unwrap();
+    let output = hookharness(&["explore", ORDER_MATTERS, "--out", taken.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).starts_with(&format!(
+            "{}: cannot create the --out folder: ",
+            taken.display()
+        )),
+        "{}",
+        stderr(&output)
+    );
+}

@@ -5,7 +5,7 @@
 mod support;
 
 use hookharness::scripted::ModelReply;
-use hookharness::stream::{StreamingCallback, StreamingChunk};
+use hookharness::stream::{AsyncCallbackError, StreamingCallback, StreamingChunk};
 use hookharness::{
     AgentError, ChatMessage, RunOptions, Tool, ToolError, ToolInvocation, ToolSpec, generator_fn,
 };
@@ -70,7 +70,7 @@ fn an_async_callback_cannot_serve_a_sync_run() {
         .unwrap();
     assert_eq!(
         run(&on_agent).unwrap_err(),
-        AgentError::StreamingCallback("The init callback cannot be a coroutine.".into())
+        AgentError::StreamingCallback(AsyncCallbackError::Init)
     );
     let plain = agent([text("done")]).build().unwrap();
     assert_eq!(
@@ -80,7 +80,7 @@ fn an_async_callback_cannot_serve_a_sync_run() {
                 RunOptions::new().streaming_callback(async_callback)
             )
             .unwrap_err(),
-        AgentError::StreamingCallback("The runtime callback cannot be a coroutine.".into())
+        AgentError::StreamingCallback(AsyncCallbackError::Runtime)
     );
 }
 

@@ -1,8 +1,10 @@
 //! Why an Agent failed to build or a run failed.
 
 use crate::hook::{HookNotAllowed, HookPoint, InvalidHookPoint};
+use crate::prompt::PromptError;
 use crate::state::StateError;
-use crate::tool::ExecError;
+use crate::stream::AsyncCallbackError;
+use crate::tool::{ExecError, ToolSpecError};
 
 /// An Agent construction error or a run failure.
 ///
@@ -56,16 +58,16 @@ pub enum AgentError {
     /// block of the wrong role or number, a variable that collides with a
     /// state key or a run parameter (at construction); a missing required
     /// variable or a rendering error (when a run starts).
-    #[error("{0}")]
-    Prompt(String),
+    #[error(transparent)]
+    Prompt(#[from] PromptError),
     /// An async streaming callback given to a sync run (Haystack's
     /// `select_streaming_callback`).
-    #[error("{0}")]
-    StreamingCallback(String),
+    #[error(transparent)]
+    StreamingCallback(#[from] AsyncCallbackError),
     /// A tool whose configuration Haystack's `Tool` rejects at construction
     /// (an `inputs_from_state` parameter the tool does not take).
-    #[error("{0}")]
-    InvalidTool(String),
+    #[error(transparent)]
+    InvalidTool(#[from] ToolSpecError),
     /// Tools selected by name for a run of an Agent that has none.
     #[error("No tools were configured for the Agent at initialization.")]
     NoToolsConfigured,

@@ -325,7 +325,7 @@ impl AgentBuilder {
     pub fn build(self) -> Result<Agent, AgentError> {
         // Haystack checks each `Tool` when it is made, before the Agent is.
         for tool in &self.tools {
-            tool.spec().validate().map_err(AgentError::InvalidTool)?;
+            tool.spec().validate()?;
         }
         let generator = self.generator.ok_or(AgentError::MissingChatGenerator)?;
         if !self.tools.is_empty() && !generator.supports_tools() {

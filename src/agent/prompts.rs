@@ -4,7 +4,7 @@
 
 use super::{AgentError, RunOptions};
 use crate::message::ChatMessage;
-use crate::prompt::{Prompt, PromptKind, RequiredVariables, validate_message_blocks};
+use crate::prompt::{Prompt, PromptError, PromptKind, RequiredVariables, validate_message_blocks};
 use crate::state::StateSchema;
 use serde_json::{Map, Value};
 
@@ -26,7 +26,7 @@ pub(super) struct Prompts {
 
 /// Haystack's `_validate_prompt_message_blocks`, before any template is parsed.
 pub(super) fn validate_blocks(user: Option<&str>, system: Option<&str>) -> Result<(), AgentError> {
-    validate_message_blocks(user, system).map_err(AgentError::Prompt)
+    Ok(validate_message_blocks(user, system)?)
 }
 
 /// Parses both prompts (the user prompt first, as Haystack builds them) and
@@ -59,16 +59,18 @@ pub(super) fn build(
     for (name, labels) in sources {
         let from = labels.join(" and ");
         if schema.contains(name) {
-            return Err(AgentError::Prompt(format!(
-                "Variable '{name}' from {from} is already defined in the state schema. \
-                 Please rename the variable or remove it from the prompt to avoid conflicts."
-            )));
+            return Err(PromptError::VariableInSchema {
+                name: name.to_owned(),
+                from,
+            }
+            .into());
         }
         if RUN_PARAMETERS.contains(&name) {
-            return Err(AgentError::Prompt(format!(
-                "Variable '{name}' from {from} conflicts with input names in the run method. \
-                 Please rename the variable or remove it from the prompt to avoid conflicts."
-            )));
+            return Err(PromptError::VariableIsRunParameter {
+                name: name.to_owned(),
+                from,
+            }
+            .into());
         }
     }
     Ok(Prompts { system, user })

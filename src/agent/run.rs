@@ -57,8 +57,7 @@ pub(super) async fn run(
         agent.streaming_callback.as_ref(),
         runtime_callback.as_ref(),
         is_async,
-    )
-    .map_err(AgentError::StreamingCallback)?;
+    )?;
     let mut run = Run {
         streaming,
         generation_kwargs,
@@ -241,7 +240,8 @@ impl Run<'_, '_> {
     /// `counter += 1`, written to `step_count` (the counter is a number: it
     /// passed the comparison with `max_agent_steps`).
     fn advance(&mut self) -> Result<(), AgentError> {
-        self.counter = add_one(&self.counter).map_err(AgentError::InvalidControlKey)?;
+        self.counter = add_one(&self.counter)
+            .map_err(|python| AgentError::InvalidControlKey(python.to_string()))?;
         self.state.put(keys::STEP_COUNT, self.counter.clone());
         Ok(())
     }

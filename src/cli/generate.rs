@@ -2,6 +2,7 @@
 
 use super::ExitCode;
 use super::output::{errln, outln};
+use crate::scenario::Scenario;
 use crate::strategies::contract_scenarios;
 use clap::{Args, ValueEnum};
 use proptest::strategy::{Strategy, ValueTree};
@@ -35,9 +36,19 @@ enum FileFormat {
     Json,
 }
 
+/// A generated scenario the strategy could not build (it rejected too many
+/// draws).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("scenario {index} of seed {seed} could not be generated: {reason}")]
+pub(crate) struct GenerateError {
+    seed: u64,
+    index: u64,
+    reason: String,
+}
+
 /// The scenario of `seed` at `index`: a runner of its own per scenario, so
 /// that any one of a campaign can be regenerated alone.
-pub(crate) fn scenario_at(seed: u64, index: u64) -> Result<crate::scenario::Scenario, String> {
+pub(crate) fn scenario_at(seed: u64, index: u64) -> Result<Scenario, GenerateError> {
     let mut bytes = [0u8; 32];
     bytes[..8].copy_from_slice(&seed.to_le_bytes());
     bytes[8..16].copy_from_slice(&index.to_le_bytes());
@@ -45,8 +56,10 @@ pub(crate) fn scenario_at(seed: u64, index: u64) -> Result<crate::scenario::Scen
     let mut runner = TestRunner::new_with_rng(Config::default(), rng);
     let mut scenario = contract_scenarios()
         .new_tree(&mut runner)
-        .map_err(|reason| {
-            format!("scenario {index} of seed {seed} could not be generated: {reason}")
+        .map_err(|reason| GenerateError {
+            seed,
+            index,
+            reason: reason.to_string(),
         })?
         .current();
     scenario.name = format!("generated-{seed}-{index}");

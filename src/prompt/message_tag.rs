@@ -4,6 +4,8 @@
 //! `{% filter __haystack_message(role=..., name=..., meta=...) %}`, whose
 //! filter builds the message (see `render.rs`).
 
+use super::PromptError;
+
 /// The name of the filter a message tag becomes.
 pub(super) const MESSAGE_FILTER: &str = "__haystack_message";
 
@@ -76,14 +78,14 @@ const ROLES: [&str; 4] = ["user", "system", "assistant", "tool"];
 /// Rewrites every `{% message ... %}` / `{% endmessage %}` tag (any
 /// whitespace control) into a filter block; the errors are Jinja2's texts
 /// for the tag's literal arguments.
-pub(super) fn rewrite(template: &str) -> Result<String, String> {
+pub(super) fn rewrite(template: &str) -> Result<String, PromptError> {
     rewrite_as(template, Target::FilterBlock)
 }
 
 /// The template with each message tag's arguments as a printed call and
 /// no block, so that minijinja reports the variables they use (it does not
 /// look into a filter block's arguments).
-pub(super) fn rewrite_for_variables(template: &str) -> Result<String, String> {
+pub(super) fn rewrite_for_variables(template: &str) -> Result<String, PromptError> {
     rewrite_as(template, Target::Expression)
 }
 
@@ -93,7 +95,7 @@ enum Target {
     Expression,
 }
 
-fn rewrite_as(template: &str, target: Target) -> Result<String, String> {
+fn rewrite_as(template: &str, target: Target) -> Result<String, PromptError> {
     let mut out = String::with_capacity(template.len() + 64);
     let mut from = 0;
     while let Some(offset) = template[from..].find("{%") {
@@ -170,7 +172,8 @@ fn tag_end(text: &str) -> Option<usize> {
 
 /// `role=EXPR [name="..."] [meta={...}]` as call arguments, with Jinja2's
 /// errors for the literal checks of `ChatMessageExtension`.
-fn message_arguments(args: &str) -> Result<String, String> {
+fn message_arguments(args: &str) -> Result<String, PromptError> {
+    let jinja2 = |text: String| Err(PromptError::MessageTag(text));
     let parts = split_keywords(args);
     let mut out = Vec::with_capacity(parts.len());
     let expected = ["role", "name", "meta"];
@@ -182,10 +185,10 @@ fn message_arguments(args: &str) -> Result<String, String> {
             } else {
                 "'end of statement block'"
             };
-            return Err(format!("expected token {wanted}, got '{keyword}'"));
+            return jinja2(format!("expected token {wanted}, got '{keyword}'"));
         };
         if next == 0 && position != 0 {
-            return Err(format!("expected token 'role', got '{keyword}'"));
+            return jinja2(format!("expected token 'role', got '{keyword}'"));
         }
         next += position + 1;
         let value = value.trim();
@@ -193,22 +196,22 @@ fn message_arguments(args: &str) -> Result<String, String> {
             "role" => {
                 if let Some(literal) = string_literal(value) {
                     if !ROLES.contains(&literal) {
-                        return Err(format!("Role must be one of: {}", ROLES.join(", ")));
+                        return jinja2(format!("Role must be one of: {}", ROLES.join(", ")));
                     }
                 }
             }
             "name" if string_literal(value).is_none() => {
-                return Err("name must be a string".to_owned());
+                return jinja2("name must be a string".to_owned());
             }
             "meta" if !(value.starts_with('{') && value.ends_with('}')) => {
-                return Err("meta must be a dictionary".to_owned());
+                return jinja2("meta must be a dictionary".to_owned());
             }
             _ => {}
         }
         out.push(format!("{keyword}={value}"));
     }
     if out.is_empty() {
-        return Err("expected token 'role', got 'end of statement block'".to_owned());
+        return jinja2("expected token 'role', got 'end of statement block'".to_owned());
     }
     Ok(out.join(", "))
 }
@@ -305,15 +308,19 @@ mod tests {
     #[test]
     fn literal_arguments_are_checked_as_jinja2_checks_them() {
         assert_eq!(
-            rewrite("{% message role=\"bot\" %}").unwrap_err(),
+            rewrite("{% message role=\"bot\" %}")
+                .unwrap_err()
+                .to_string(),
             "Role must be one of: user, system, assistant, tool"
         );
         assert_eq!(
-            rewrite("{% message role=\"user\" meta=1 %}").unwrap_err(),
+            rewrite("{% message role=\"user\" meta=1 %}")
+                .unwrap_err()
+                .to_string(),
             "meta must be a dictionary"
         );
         assert_eq!(
-            rewrite("{% message name=\"a\" %}").unwrap_err(),
+            rewrite("{% message name=\"a\" %}").unwrap_err().to_string(),
             "expected token 'role', got 'name'"
         );
     }

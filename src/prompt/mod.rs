@@ -44,11 +44,13 @@
 //! # Ok::<(), AgentError>(())
 //! ```
 
+mod error;
 mod message_tag;
 mod render;
 
+pub use error::PromptError;
+
 use crate::message::{ChatMessage, ChatRole};
-use crate::pyfmt;
 use minijinja::{Environment, ErrorKind};
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -117,25 +119,25 @@ impl std::fmt::Debug for Prompt {
 pub(crate) fn validate_message_blocks(
     user: Option<&str>,
     system: Option<&str>,
-) -> Result<(), String> {
+) -> Result<(), PromptError> {
     for (template, kind) in [(user, PromptKind::User), (system, PromptKind::System)] {
         let Some(template) = template else { continue };
         if kind == PromptKind::System && !message_tag::has_message_tag(template) {
             continue;
         }
-        let label = kind.label();
-        let blocks = message_tag::count_message_tags(template);
-        if blocks > 1 {
-            return Err(format!(
-                "{label} must define exactly one message block, found {blocks}."
-            ));
+        let prompt = kind.label();
+        let found = message_tag::count_message_tags(template);
+        if found > 1 {
+            return Err(PromptError::MessageBlocks { prompt, found });
         }
-        let expected = kind.role().as_str();
+        let expected = kind.role();
         if let Some(role) = message_tag::first_literal_role(template) {
-            if role != expected {
-                return Err(format!(
-                    "{label} message block must have role '{expected}', found role '{role}'."
-                ));
+            if role != expected.as_str() {
+                return Err(PromptError::BlockRole {
+                    prompt,
+                    expected,
+                    found: role,
+                });
             }
         }
     }
@@ -148,7 +150,7 @@ impl Prompt {
         kind: PromptKind,
         template: &str,
         required: &RequiredVariables,
-    ) -> Result<Prompt, String> {
+    ) -> Result<Prompt, PromptError> {
         let wrapped = message_tag::template_for_role(template, kind.role().as_str());
         let source = message_tag::rewrite(&wrapped)?;
         let env = render::environment(source).map_err(|e| jinja_error(&e))?;
@@ -197,26 +199,24 @@ impl Prompt {
 
     /// Renders with the run's keyword arguments (those the template uses are
     /// passed), as Haystack's `_render_prompt_messages`.
-    pub(crate) fn render(&self, kwargs: &Map<String, Value>) -> Result<ChatMessage, String> {
+    pub(crate) fn render(&self, kwargs: &Map<String, Value>) -> Result<ChatMessage, PromptError> {
         let provided: Map<String, Value> = self
             .variables
             .iter()
             .filter_map(|name| kwargs.get(name).map(|v| (name.clone(), v.clone())))
             .collect();
-        let missing: Vec<&str> = self
+        let missing: Vec<String> = self
             .required
             .iter()
             .filter(|name| !provided.contains_key(*name))
-            .map(String::as_str)
+            .cloned()
             .collect();
         if !missing.is_empty() {
-            let required = Value::Array(self.required.iter().cloned().map(Value::String).collect());
-            return Err(format!(
-                "Missing required input variables in ChatPromptBuilder: {}. Required variables: {}. Provided variables: {}.",
-                missing.join(", "),
-                pyfmt::repr(&required),
-                pyfmt::set_of_strings(provided.keys().map(String::as_str)),
-            ));
+            return Err(PromptError::MissingVariables {
+                missing,
+                required: self.required.clone(),
+                provided: provided.keys().cloned().collect(),
+            });
         }
         let template = self
             .env
@@ -226,22 +226,22 @@ impl Prompt {
             .render(render::context(&provided))
             .map_err(|e| jinja_error(&e))?;
         let mut messages = render::read_messages(&rendered)?;
-        let label = self.label();
+        let prompt = self.label();
         let role = self.kind.role();
         if messages.len() != 1 {
-            return Err(format!(
-                "{label} must render to exactly one {} message. Got {} messages.",
-                role.as_str(),
-                messages.len()
-            ));
+            return Err(PromptError::MessageCount {
+                prompt,
+                role,
+                count: messages.len(),
+            });
         }
         let message = messages.remove(0);
         if message.role() != role {
-            return Err(format!(
-                "{label} must render to a {} message. Got a message with role ChatRole.{}.",
-                role.as_str(),
-                message.role().as_str().to_uppercase()
-            ));
+            return Err(PromptError::MessageRole {
+                prompt,
+                expected: role,
+                found: message.role(),
+            });
         }
         Ok(message)
     }
@@ -249,22 +249,22 @@ impl Prompt {
 
 /// The text of a template error: Haystack's own text for what the message
 /// tag raises, minijinja's description otherwise.
-fn jinja_error(error: &minijinja::Error) -> String {
+fn jinja_error(error: &minijinja::Error) -> PromptError {
     let mut source = std::error::Error::source(error);
     while let Some(cause) = source {
         if let Some(haystack) = cause.downcast_ref::<render::HaystackError>() {
-            return haystack.0.clone();
+            return PromptError::Template(haystack.0.clone());
         }
         source = cause.source();
     }
-    match error.kind() {
+    PromptError::Template(match error.kind() {
         ErrorKind::OutOfFuel => format!(
             "the prompt template ran more than {} instructions and was stopped; \
              look for a loop that does not end",
             render::FUEL
         ),
         _ => error.to_string(),
-    }
+    })
 }
 
 /// Jinja2's globals, which `find_undeclared_variables` does not report.
@@ -320,7 +320,7 @@ mod tests {
         Prompt::new(PromptKind::User, template, &RequiredVariables::All).unwrap()
     }
 
-    fn render(template: &str, kwargs: Value) -> Result<String, String> {
+    fn render(template: &str, kwargs: Value) -> Result<String, PromptError> {
         let Value::Object(kwargs) = kwargs else {
             unreachable!()
         };
@@ -351,8 +351,17 @@ mod tests {
 
     #[test]
     fn a_missing_required_variable_gets_haystacks_words() {
+        let error = render("{{ b }} {{ a }} {{ c }}", json!({"c": 1})).unwrap_err();
         assert_eq!(
-            render("{{ b }} {{ a }} {{ c }}", json!({"c": 1})).unwrap_err(),
+            error,
+            PromptError::MissingVariables {
+                missing: vec!["a".into(), "b".into()],
+                required: vec!["a".into(), "b".into(), "c".into()],
+                provided: vec!["c".into()],
+            }
+        );
+        assert_eq!(
+            error.to_string(),
             "Missing required input variables in ChatPromptBuilder: a, b. \
              Required variables: ['a', 'b', 'c']. Provided variables: {'c'}."
         );
@@ -363,7 +372,7 @@ mod tests {
         let required = RequiredVariables::Listed(vec!["b".into(), "z".into(), "a".into()]);
         let prompt = Prompt::new(PromptKind::User, "{{ a }}{{ b }}[{{ c }}]", &required).unwrap();
         assert_eq!(
-            prompt.render(&Map::new()).unwrap_err(),
+            prompt.render(&Map::new()).unwrap_err().to_string(),
             "Missing required input variables in ChatPromptBuilder: b, a. \
              Required variables: ['b', 'a']. Provided variables: set()."
         );
@@ -391,7 +400,9 @@ mod tests {
     #[test]
     fn a_blank_message_is_an_error_with_its_content() {
         assert_eq!(
-            render("  {{ x }} ", json!({"x": ""})).unwrap_err(),
+            render("  {{ x }} ", json!({"x": ""}))
+                .unwrap_err()
+                .to_string(),
             "Message content in template is empty or contains only whitespace characters. Content: '   '"
         );
     }
@@ -402,12 +413,15 @@ mod tests {
         let Value::Object(bot) = json!({"r": "bot"}) else {
             unreachable!()
         };
-        assert_eq!(prompt.render(&bot).unwrap_err(), "Unsupported role: bot");
+        assert_eq!(
+            prompt.render(&bot).unwrap_err().to_string(),
+            "Unsupported role: bot"
+        );
         let Value::Object(system) = json!({"r": "system"}) else {
             unreachable!()
         };
         assert_eq!(
-            prompt.render(&system).unwrap_err(),
+            prompt.render(&system).unwrap_err().to_string(),
             "user_prompt must render to a user message. Got a message with role ChatRole.SYSTEM."
         );
     }
@@ -426,7 +440,8 @@ mod tests {
             "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}x",
             json!({}),
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(error.contains("ran more than"), "{error}");
     }
 
@@ -436,7 +451,8 @@ mod tests {
             "{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}",
             json!({}),
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(error.contains("recursion"), "{error}");
     }
 
@@ -444,11 +460,12 @@ mod tests {
     fn message_blocks_are_validated_before_parsing() {
         assert_eq!(
             validate_message_blocks(Some("{% message role=\"system\" %}x{% endmessage %}"), None)
-                .unwrap_err(),
+                .unwrap_err()
+                .to_string(),
             "user_prompt message block must have role 'user', found role 'system'."
         );
         assert_eq!(
-            validate_message_blocks(None, Some("{% message role='system' %}a{% endmessage %}{% message role='system' %}b{% endmessage %}")).unwrap_err(),
+            validate_message_blocks(None, Some("{% message role='system' %}a{% endmessage %}{% message role='system' %}b{% endmessage %}")).unwrap_err().to_string(),
             "system_prompt must define exactly one message block, found 2."
         );
         assert!(validate_message_blocks(None, Some("plain {{ x }}")).is_ok());

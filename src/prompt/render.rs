@@ -4,6 +4,7 @@
 //! block as `ChatMessageExtension._build_chat_message_json` does, and limits
 //! so that a hostile template fails instead of hanging or exhausting memory.
 
+use super::PromptError;
 use super::message_tag::{MESSAGE_FILTER, is_py_space};
 use crate::message::ChatMessage;
 use crate::pyfmt;
@@ -197,16 +198,17 @@ fn message_filter(body: String, kwargs: Kwargs) -> Result<JinjaValue, Error> {
 
 /// Haystack's `_render_chat_messages_from_str_template` after rendering:
 /// every non-blank line is a message in `to_dict()` form.
-pub(super) fn read_messages(rendered: &str) -> Result<Vec<ChatMessage>, String> {
+pub(super) fn read_messages(rendered: &str) -> Result<Vec<ChatMessage>, PromptError> {
     rendered
         .trim_matches(is_py_space)
         .split('\n')
         .map(|line| line.trim_matches(is_py_space))
         .filter(|line| !line.is_empty())
         .map(|line| {
-            let value: Value = serde_json::from_str(line)
-                .map_err(|_| "Expecting value: line 1 column 1 (char 0)".to_owned())?;
-            ChatMessage::from_value(&value).map_err(|e| e.to_string())
+            let value: Value = serde_json::from_str(line).map_err(|_| {
+                PromptError::NotAMessage("Expecting value: line 1 column 1 (char 0)".to_owned())
+            })?;
+            ChatMessage::from_value(&value).map_err(|e| PromptError::NotAMessage(e.to_string()))
         })
         .collect()
 }

@@ -33,7 +33,7 @@ mod text;
 
 use crate::message::ChatMessage;
 use crate::replay::{Outcome, Replay, SeenRequest, sees_difference};
-use crate::scenario::{Format, MessageSpec, Scenario, Sees};
+use crate::scenario::{Format, KeyPath, Located, MessageSpec, Scenario, Sees};
 
 /// A scenario rebased on its current run.
 #[derive(Debug, Clone)]
@@ -135,11 +135,12 @@ fn refreshed(old: &Sees, request: &SeenRequest) -> Sees {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Written {
-    /// Only the `sees` values changed; comments and layout are as they were.
+    /// Only `sees` changed (values replaced, new ones added as the last key
+    /// of their reply); comments and layout are as they were.
     SeesOnly,
-    /// The whole file was written by the scenario writer (a JSON file, or a
-    /// YAML layout whose `sees` this cannot replace in place): comments are
-    /// lost, keys come in the format's order.
+    /// The whole file was written by the scenario writer (a JSON file that
+    /// the writer did not write, or a YAML layout whose `sees` this cannot
+    /// edit in place): comments are lost, keys come in the format's order.
     Whole,
 }
 
@@ -155,23 +156,33 @@ pub fn rebased_text(original: &str, format: Format, rebased: &Scenario) -> (Stri
         .as_ref()
         .map_or_else(|| "rebased".to_owned(), |f| f.display().to_string());
     if format == Format::Yaml {
+        let located = Located::parse(original, format);
         let values: Vec<_> = rebased
             .sees
             .iter()
             .filter(|(reply, sees)| original_sees.get(reply) != Some(*sees))
             .map(|(reply, sees)| (*reply, sees.at, sees.to_value()))
             .collect();
-        let replacements: Option<Vec<_>> = values
+        let edits: Option<Vec<_>> = values
             .iter()
-            .map(|(_, at, value)| {
-                at.map(|(line, column)| text::Replacement {
-                    line,
-                    column,
+            .map(|(reply, at, value)| match at {
+                Some((line, column)) => Some(text::Edit::Replace {
+                    line: *line,
+                    column: *column,
                     value,
-                })
+                }),
+                None => {
+                    let item = KeyPath::default().key("model").index(*reply);
+                    let located = located.as_ref()?;
+                    Some(text::Edit::Insert {
+                        item: located.position(&item)?,
+                        first_key: located.first_key_position(&item),
+                        value,
+                    })
+                }
             })
             .collect();
-        if let Some(text) = replacements.and_then(|r| text::replace_sees(original, &r)) {
+        if let Some(text) = edits.and_then(|edits| text::apply(original, &edits)) {
             if Scenario::from_str(&text, &origin, format).is_ok_and(|s| same(&s, rebased)) {
                 return (text, Written::SeesOnly);
             }

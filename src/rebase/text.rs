@@ -1,5 +1,6 @@
 //! Rewriting the `sees` of a YAML scenario in its own text, so that its
-//! comments, key order and layout stay as written.
+//! comments, key order and layout stay as written; a new `sees` becomes
+//! the last key of its `model` item.
 //!
 //! Each `sees` value is found from the key's line and column: a flow value
 //! (`sees: {...}`) runs to its closing bracket, a block value to the first
@@ -12,38 +13,41 @@
 use crate::scenario::write_compact;
 use serde_json::Value;
 
-/// One `sees` to write: the key's 1-based line and column, and the value.
-pub(crate) struct Replacement<'a> {
-    pub(crate) line: usize,
-    pub(crate) column: usize,
-    pub(crate) value: &'a Value,
+/// One change to the text: a `sees` value replaced, or a `sees` added to a
+/// `model` item that has none.
+pub(crate) enum Edit<'a> {
+    /// The `sees` key at this 1-based line and column gets `value`.
+    Replace {
+        line: usize,
+        column: usize,
+        value: &'a Value,
+    },
+    /// The `model` item at `item` (line and column; its first key at
+    /// `first_key` for a block map) gets `sees: value` as its last key.
+    Insert {
+        item: (usize, usize),
+        first_key: Option<(usize, usize)>,
+        value: &'a Value,
+    },
 }
 
-/// `text` with each `sees` value replaced, or `None` when one of them is
-/// not laid out in a way this rewrites (a quoted key, a scalar value).
-pub(crate) fn replace_sees(text: &str, replacements: &[Replacement<'_>]) -> Option<String> {
-    let mut spans = Vec::with_capacity(replacements.len());
-    for replacement in replacements {
-        let start = offset(text, replacement.line, replacement.column)?;
-        let rest = text[start..].strip_prefix("sees")?;
-        let after_colon = rest.trim_start_matches([' ', '\t']).strip_prefix(':')?;
-        let colon_end = text.len() - after_colon.len();
-        let value_start =
-            colon_end + (after_colon.len() - after_colon.trim_start_matches([' ', '\t']).len());
-        let end = match text[value_start..].chars().next() {
-            Some('{' | '[') => flow_end(text, value_start)?,
-            Some('\n' | '\r' | '#') | None => block_end(text, start, replacement.column - 1),
-            Some(_) => return None,
-        };
-        let block = !matches!(text[value_start..].chars().next(), Some('{' | '['));
-        let written = if block {
-            block_sees(replacement.value, replacement.column - 1)
-        } else {
-            let mut written = String::from("sees: ");
-            write_compact(replacement.value, &mut written);
-            written
-        };
-        spans.push((start, end, written));
+/// `text` with the edits made, or `None` when one of them is not laid out
+/// in a way this rewrites (a quoted key, a scalar value, a null item).
+pub(crate) fn apply(text: &str, edits: &[Edit<'_>]) -> Option<String> {
+    let mut spans = Vec::with_capacity(edits.len());
+    for edit in edits {
+        spans.push(match edit {
+            Edit::Replace {
+                line,
+                column,
+                value,
+            } => replacement(text, *line, *column, value)?,
+            Edit::Insert {
+                item,
+                first_key,
+                value,
+            } => insertion(text, *item, *first_key, value)?,
+        });
     }
     spans.sort_by_key(|(start, _, _)| *start);
     if spans.windows(2).any(|w| w[0].1 > w[1].0) {
@@ -54,6 +58,70 @@ pub(crate) fn replace_sees(text: &str, replacements: &[Replacement<'_>]) -> Opti
         out.replace_range(start..end, &written);
     }
     Some(out)
+}
+
+/// The span of the `sees` value whose key is at `line`, `column`, and its
+/// new text.
+fn replacement(
+    text: &str,
+    line: usize,
+    column: usize,
+    value: &Value,
+) -> Option<(usize, usize, String)> {
+    let start = offset(text, line, column)?;
+    let rest = text[start..].strip_prefix("sees")?;
+    let after_colon = rest.trim_start_matches([' ', '\t']).strip_prefix(':')?;
+    let colon_end = text.len() - after_colon.len();
+    let value_start =
+        colon_end + (after_colon.len() - after_colon.trim_start_matches([' ', '\t']).len());
+    let (end, written) = match text[value_start..].chars().next() {
+        Some('{' | '[') => (flow_end(text, value_start)?, flow_sees(value)),
+        Some('\n' | '\r' | '#') | None => (
+            block_end(text, start, column - 1),
+            block_sees(value, column - 1),
+        ),
+        Some(_) => return None,
+    };
+    Some((start, end, written))
+}
+
+/// Where `sees` goes in the `model` item at `item`, and its text: before
+/// the closing brace of a flow map, after the last line of a block map.
+fn insertion(
+    text: &str,
+    item: (usize, usize),
+    first_key: Option<(usize, usize)>,
+    value: &Value,
+) -> Option<(usize, usize, String)> {
+    let at = offset(text, item.0, item.1)?;
+    if text[at..].starts_with('{') {
+        let close = flow_end(text, at)? - 1;
+        let empty = text[at + 1..close].trim().is_empty();
+        let written = format!("{}{}", if empty { "" } else { ", " }, flow_sees(value));
+        return Some((close, close, written));
+    }
+    let (line, column) = first_key?;
+    let indent = column.checked_sub(1).filter(|&i| i > 0)?;
+    let key = offset(text, line, column)?;
+    let end = block_end(text, key, indent - 1);
+    let newline = if text[..end].ends_with('\n') {
+        ""
+    } else {
+        "\n"
+    };
+    let written = format!(
+        "{newline}{}{}",
+        " ".repeat(indent),
+        block_sees(value, indent)
+    );
+    Some((end, end, written))
+}
+
+/// `sees: VALUE` on one line, for a flow collection.
+fn flow_sees(value: &Value) -> String {
+    let mut written = String::from("sees: ");
+    write_compact(value, &mut written);
+    written
 }
 
 /// `sees:` as a block map under a key with `indent` spaces before it: a
@@ -198,14 +266,48 @@ mod tests {
     use serde_json::json;
 
     fn replace(text: &str, line: usize, column: usize, value: &Value) -> Option<String> {
-        replace_sees(
+        apply(
             text,
-            &[Replacement {
+            &[Edit::Replace {
                 line,
                 column,
                 value,
             }],
         )
+    }
+
+    fn insert(
+        text: &str,
+        item: (usize, usize),
+        first_key: Option<(usize, usize)>,
+    ) -> Option<String> {
+        let value = json!({"tools": ["search"]});
+        apply(
+            text,
+            &[Edit::Insert {
+                item,
+                first_key,
+                value: &value,
+            }],
+        )
+    }
+
+    #[test]
+    fn sees_is_added_as_the_last_key_of_a_block_or_flow_item() {
+        let text = "model:\n  - text: hi\n    usage: {a: 1}\n  # next\n  - {text: bye}\n  - {}\n";
+        assert_eq!(
+            insert(text, (2, 5), Some((2, 5))).unwrap(),
+            "model:\n  - text: hi\n    usage: {a: 1}\n    sees:\n      tools: [\"search\"]\n  # next\n  - {text: bye}\n  - {}\n"
+        );
+        assert_eq!(
+            insert(text, (5, 5), None).unwrap(),
+            "model:\n  - text: hi\n    usage: {a: 1}\n  # next\n  - {text: bye, sees: {\"tools\": [\"search\"]}}\n  - {}\n"
+        );
+        assert_eq!(
+            insert(text, (6, 5), None).unwrap(),
+            "model:\n  - text: hi\n    usage: {a: 1}\n  # next\n  - {text: bye}\n  - {sees: {\"tools\": [\"search\"]}}\n"
+        );
+        assert_eq!(insert("model:\n  - null\n", (2, 5), None), None);
     }
 
     #[test]

@@ -21,6 +21,32 @@ impl Located {
         Some(Located(root))
     }
 
+    /// The tree of `text` read as `format`, when it parses.
+    pub(crate) fn parse(text: &str, format: Format) -> Option<Located> {
+        let root = match format {
+            Format::Yaml => yaml::parse(text, "").ok()?,
+            Format::Json => json::parse(text, "").ok()?,
+        };
+        Some(Located(root))
+    }
+
+    /// The position of the first key of the map at `path`, when it is a
+    /// map with a key.
+    pub(crate) fn first_key_position(&self, path: &KeyPath) -> Option<(usize, usize)> {
+        let mut node = &self.0;
+        for segment in path.segments() {
+            node = match (segment, &node.value) {
+                (Segment::Key(key), NodeValue::Map(entries)) => {
+                    &entries.iter().find(|entry| entry.key == *key)?.value
+                }
+                (Segment::Index(index), NodeValue::Seq(items)) => items.get(*index)?,
+                _ => return None,
+            };
+        }
+        let entry = node.entries()?.first()?;
+        Some((entry.key_pos.line, entry.key_pos.column))
+    }
+
     /// The line and column of the last step of `path`: a key's own
     /// position, or a list item's; `None` when the file does not hold it.
     pub(crate) fn position(&self, path: &KeyPath) -> Option<(usize, usize)> {

@@ -4,7 +4,49 @@ use serde_json::Value;
 use std::fmt;
 use std::sync::Arc;
 
-type HandlerFn = dyn Fn(Option<Value>, Value) -> Result<Value, String> + Send + Sync;
+type HandlerFn = dyn Fn(Option<Value>, Value) -> Result<Value, HandlerError> + Send + Sync;
+
+/// Why a custom handler refused to combine two values. `?` turns a `String`
+/// or `&str` error into one, so a handler can stay a short closure.
+///
+/// ```
+/// use hookharness::state::HandlerError;
+///
+/// let error = HandlerError::new("expected an integer");
+/// assert_eq!(error.to_string(), "expected an integer");
+/// assert_eq!(HandlerError::from("expected an integer"), error);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct HandlerError {
+    message: String,
+}
+
+impl HandlerError {
+    /// An error with this message (shown after `State: cannot set 'KEY': `).
+    pub fn new(message: impl Into<String>) -> Self {
+        HandlerError {
+            message: message.into(),
+        }
+    }
+
+    /// The message.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl From<String> for HandlerError {
+    fn from(message: String) -> Self {
+        HandlerError::new(message)
+    }
+}
+
+impl From<&str> for HandlerError {
+    fn from(message: &str) -> Self {
+        HandlerError::new(message)
+    }
+}
 
 /// A merge handler: Haystack's `merge_lists`, `replace_values`, or your own.
 ///
@@ -42,7 +84,7 @@ impl Handler {
     /// A custom handler.
     pub fn custom<F>(name: impl Into<String>, function: F) -> Self
     where
-        F: Fn(Option<Value>, Value) -> Result<Value, String> + Send + Sync + 'static,
+        F: Fn(Option<Value>, Value) -> Result<Value, HandlerError> + Send + Sync + 'static,
     {
         Handler::Custom {
             name: name.into(),
@@ -60,7 +102,7 @@ impl Handler {
     }
 
     /// Combines `current` (absent or `None` as `None`) with `new`.
-    pub fn apply(&self, current: Option<Value>, new: Value) -> Result<Value, String> {
+    pub fn apply(&self, current: Option<Value>, new: Value) -> Result<Value, HandlerError> {
         match self {
             Handler::MergeLists => Ok(merge_lists(current, new)),
             Handler::ReplaceValues => Ok(new),

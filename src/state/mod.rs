@@ -12,11 +12,11 @@ mod hook_context;
 pub mod keys;
 mod schema;
 
-pub use handler::{Handler, merge_lists};
+pub use handler::{Handler, HandlerError, merge_lists};
 pub use hook_context::{ContextValue, HookContext};
 pub use schema::{SchemaEntry, StateSchema, ValueType};
 
-use crate::message::ChatMessage;
+use crate::message::{ChatMessage, MessageFormatError};
 use crate::tool::Tool;
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -401,23 +401,18 @@ impl State {
     }
 }
 
-fn invalid(key: &str, message: String) -> StateError {
+fn invalid(key: &str, error: impl std::fmt::Display) -> StateError {
     StateError::InvalidValue {
         key: key.to_owned(),
-        message,
+        message: error.to_string(),
     }
 }
 
 /// A list of messages, or one message (which `merge_lists` would wrap).
-fn parse_messages(value: Value) -> Result<Vec<ChatMessage>, String> {
+fn parse_messages(value: Value) -> Result<Vec<ChatMessage>, MessageFormatError> {
     match value {
-        Value::Array(items) => items
-            .iter()
-            .map(|item| ChatMessage::from_value(item).map_err(|e| e.to_string()))
-            .collect(),
-        other => ChatMessage::from_value(&other)
-            .map(|m| vec![m])
-            .map_err(|e| e.to_string()),
+        Value::Array(items) => items.iter().map(ChatMessage::from_value).collect(),
+        other => ChatMessage::from_value(&other).map(|m| vec![m]),
     }
 }
 

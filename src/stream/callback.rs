@@ -66,18 +66,31 @@ impl StreamingCallback {
     }
 }
 
+/// An async streaming callback given to a sync run: Haystack's
+/// `select_streaming_callback` raises, naming where the callback came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum AsyncCallbackError {
+    /// The Agent's own callback (given at construction).
+    #[error("The init callback cannot be a coroutine.")]
+    Init,
+    /// The run's callback (given in `RunOptions`).
+    #[error("The runtime callback cannot be a coroutine.")]
+    Runtime,
+}
+
 /// Haystack's `select_streaming_callback`: the run's callback wins over the
 /// Agent's; on the sync path an async callback is an error.
 pub(crate) fn select_streaming_callback(
     init: Option<&StreamingCallback>,
     runtime: Option<&StreamingCallback>,
     requires_async: bool,
-) -> Result<Option<StreamingCallback>, String> {
+) -> Result<Option<StreamingCallback>, AsyncCallbackError> {
     if !requires_async && init.is_some_and(StreamingCallback::is_async) {
-        return Err("The init callback cannot be a coroutine.".to_owned());
+        return Err(AsyncCallbackError::Init);
     }
     if !requires_async && runtime.is_some_and(StreamingCallback::is_async) {
-        return Err("The runtime callback cannot be a coroutine.".to_owned());
+        return Err(AsyncCallbackError::Runtime);
     }
     if requires_async && init.is_some_and(|c| !c.is_async()) {
         tracing::warn!(
@@ -123,10 +136,18 @@ mod tests {
     fn an_async_callback_cannot_serve_a_sync_run() {
         assert_eq!(
             select_streaming_callback(Some(&asynchronous()), Some(&sync()), false).unwrap_err(),
+            AsyncCallbackError::Init
+        );
+        assert_eq!(
+            AsyncCallbackError::Init.to_string(),
             "The init callback cannot be a coroutine."
         );
         assert_eq!(
             select_streaming_callback(Some(&sync()), Some(&asynchronous()), false).unwrap_err(),
+            AsyncCallbackError::Runtime
+        );
+        assert_eq!(
+            AsyncCallbackError::Runtime.to_string(),
             "The runtime callback cannot be a coroutine."
         );
     }

@@ -35,7 +35,7 @@
 mod callback;
 mod chunk;
 
-pub use callback::StreamingCallback;
+pub use callback::{AsyncCallbackError, StreamingCallback};
 pub use chunk::StreamingChunk;
 
 pub(crate) use callback::select_streaming_callback;

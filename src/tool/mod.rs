@@ -23,10 +23,12 @@ mod function;
 mod output;
 mod schedule;
 mod spec;
+mod spec_error;
 
 pub use function::{FunctionTool, tool_fn};
 pub use output::OutputsToString;
 pub use spec::{StateOutput, ToolSpec};
+pub use spec_error::ToolSpecError;
 
 pub(crate) use exec::{ExecOptions, ExecutedCall, execute_tool_calls};
 pub(crate) use exec_error::ExecError;

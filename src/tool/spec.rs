@@ -1,6 +1,7 @@
 //! What the model and the loop know about a tool.
 
 use super::output::OutputsToString;
+use super::spec_error::ToolSpecError;
 use crate::state::Handler;
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
@@ -104,11 +105,11 @@ impl ToolSpec {
     ///     .parameters(json!({"type": "object", "properties": {"query": {"type": "string"}}}))
     ///     .input_from_state("topic", "qeury");
     /// assert_eq!(
-    ///     spec.validate().unwrap_err(),
+    ///     spec.validate().unwrap_err().to_string(),
     ///     "inputs_from_state maps 'topic' to unknown parameter 'qeury'. Valid parameters are: {'query'}."
     /// );
     /// ```
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ToolSpecError> {
         let mut valid: Vec<&str> = self
             .parameters
             .get("properties")
@@ -118,18 +119,19 @@ impl ToolSpec {
         if valid.is_empty() {
             return Ok(());
         }
-        // Haystack prints a Python set, whose order varies from process to
-        // process; sorted here so the text is the same on every run.
         valid.sort_unstable();
-        for (state_key, param) in &self.inputs_from_state {
-            if !valid.contains(&param.as_str()) {
-                return Err(format!(
-                    "inputs_from_state maps '{state_key}' to unknown parameter '{param}'. Valid parameters are: {}.",
-                    crate::pyfmt::set_of_strings(valid.iter().copied())
-                ));
-            }
+        match self
+            .inputs_from_state
+            .iter()
+            .find(|(_, param)| !valid.contains(&param.as_str()))
+        {
+            Some((state_key, param)) => Err(ToolSpecError {
+                state_key: state_key.clone(),
+                param: param.clone(),
+                valid: valid.into_iter().map(str::to_owned).collect(),
+            }),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// The spec as the model sees it: `{name, description, parameters}`.

@@ -2,6 +2,7 @@
 
 use super::decision::ConfirmationUIResult;
 use super::ui::{ConfirmationRequest, ConfirmationUI};
+use super::ui_error::ConfirmationUIError;
 use crate::hooks::component::{FromValueError, component, open};
 use serde_json::{Map, Value};
 use std::io::{BufRead, Write};
@@ -77,24 +78,25 @@ impl SimpleConsoleUI {
 }
 
 impl ConsoleIo {
-    fn say(&mut self, text: &str) -> Result<(), String> {
-        writeln!(self.output, "{text}").map_err(|e| e.to_string())
+    fn say(&mut self, text: &str) -> Result<(), ConfirmationUIError> {
+        Ok(writeln!(self.output, "{text}")?)
     }
 
     /// Python's `input(prompt).strip()`; the end of input is `EOFError`.
-    fn ask(&mut self, prompt: &str) -> Result<String, String> {
-        write!(self.output, "{prompt}")
-            .and_then(|()| self.output.flush())
-            .map_err(|e| e.to_string())?;
+    fn ask(&mut self, prompt: &str) -> Result<String, ConfirmationUIError> {
+        write!(self.output, "{prompt}")?;
+        self.output.flush()?;
         let mut line = String::new();
-        match self.input.read_line(&mut line) {
-            Ok(0) => Err("EOF when reading a line".to_owned()),
-            Ok(_) => Ok(line.trim().to_owned()),
-            Err(e) => Err(e.to_string()),
+        match self.input.read_line(&mut line)? {
+            0 => Err("EOF when reading a line".into()),
+            _ => Ok(line.trim().to_owned()),
         }
     }
 
-    fn modify(&mut self, params: &Map<String, Value>) -> Result<ConfirmationUIResult, String> {
+    fn modify(
+        &mut self,
+        params: &Map<String, Value>,
+    ) -> Result<ConfirmationUIResult, ConfirmationUIError> {
         let mut new_params = Map::new();
         if params.is_empty() {
             self.say("No parameters to modify, skipping modification.")?;
@@ -132,7 +134,7 @@ impl ConfirmationUI for SimpleConsoleUI {
     fn get_user_confirmation(
         &self,
         request: &ConfirmationRequest<'_>,
-    ) -> Result<ConfirmationUIResult, String> {
+    ) -> Result<ConfirmationUIResult, ConfirmationUIError> {
         let mut io = self
             .io
             .lock()
@@ -201,7 +203,10 @@ mod tests {
         }
     }
 
-    fn ask(input: &'static str, params: Value) -> (Result<ConfirmationUIResult, String>, String) {
+    fn ask(
+        input: &'static str,
+        params: Value,
+    ) -> (Result<ConfirmationUIResult, ConfirmationUIError>, String) {
         let out = Shared::default();
         let ui = SimpleConsoleUI::with_io(input.as_bytes(), out.clone());
         let Value::Object(params) = params else {
@@ -261,6 +266,6 @@ mod tests {
     #[test]
     fn the_end_of_input_fails_as_pythons_input_does() {
         let (answer, _) = ask("", json!({}));
-        assert_eq!(answer.unwrap_err(), "EOF when reading a line");
+        assert_eq!(answer.unwrap_err().message(), "EOF when reading a line");
     }
 }

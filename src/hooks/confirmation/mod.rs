@@ -7,6 +7,7 @@ mod hook;
 mod policy;
 mod strategy;
 mod ui;
+mod ui_error;
 
 pub use console::SimpleConsoleUI;
 pub use decision::{ConfirmationUIResult, ToolExecutionDecision};
@@ -22,3 +23,4 @@ pub use strategy::{
 pub use ui::{
     ConfirmationRequest, ConfirmationUI, ScriptedConfirmationUI, confirmation_ui_from_value,
 };
+pub use ui_error::ConfirmationUIError;

@@ -156,7 +156,7 @@ impl ConfirmationStrategy for BlockingConfirmationStrategy {
         let answer = self
             .ui
             .get_user_confirmation(request)
-            .map_err(HookError::new)?;
+            .map_err(|e| HookError::new(e.to_string()))?;
         self.policy.update_after_confirmation(
             name,
             request.tool_description,

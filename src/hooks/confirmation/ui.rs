@@ -1,6 +1,7 @@
 //! Asking the user: [`ConfirmationUI`] and a scripted UI for scenarios.
 
 use super::decision::ConfirmationUIResult;
+use super::ui_error::ConfirmationUIError;
 use crate::hooks::component::{FromValueError, component, format_error, open, type_of};
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -20,12 +21,37 @@ pub struct ConfirmationRequest<'a> {
 }
 
 /// Asks the user to confirm, modify or reject a tool call.
+///
+/// ```
+/// use hookharness::hooks::confirmation::{
+///     ConfirmationRequest, ConfirmationUI, ConfirmationUIError, ConfirmationUIResult,
+/// };
+///
+/// /// Confirms read-only tools and refuses to decide for the others.
+/// struct ReadOnly;
+///
+/// impl ConfirmationUI for ReadOnly {
+///     fn get_user_confirmation(
+///         &self,
+///         request: &ConfirmationRequest<'_>,
+///     ) -> Result<ConfirmationUIResult, ConfirmationUIError> {
+///         if request.tool_name.starts_with("get_") {
+///             Ok(ConfirmationUIResult::new("confirm"))
+///         } else {
+///             Err(format!("no one to ask about `{}`", request.tool_name).into())
+///         }
+///     }
+/// }
+/// # let params = serde_json::Map::new();
+/// # let request = ConfirmationRequest { tool_name: "delete", tool_description: "", tool_params: &params, tool_call_id: None };
+/// # assert_eq!(ReadOnly.get_user_confirmation(&request).unwrap_err().message(), "no one to ask about `delete`");
+/// ```
 pub trait ConfirmationUI: Send + Sync + 'static {
     /// The user's answer; an error fails the hook, and the run.
     fn get_user_confirmation(
         &self,
         request: &ConfirmationRequest<'_>,
-    ) -> Result<ConfirmationUIResult, String>;
+    ) -> Result<ConfirmationUIResult, ConfirmationUIError>;
 
     /// The serialized form.
     fn to_value(&self) -> Value {
@@ -45,7 +71,7 @@ pub trait ConfirmationUI: Send + Sync + 'static {
 /// let request = ConfirmationRequest { tool_name: "search", tool_description: "", tool_params: &params, tool_call_id: Some("c1") };
 /// assert_eq!(ui.get_user_confirmation(&request).unwrap().action, "confirm");
 /// assert_eq!(
-///     ui.get_user_confirmation(&request).unwrap_err(),
+///     ui.get_user_confirmation(&request).unwrap_err().to_string(),
 ///     "the scripted confirmation UI has no answer left for the call to `search` (id `c1`): it scripts 1 answer"
 /// );
 /// ```
@@ -107,18 +133,18 @@ impl ConfirmationUI for ScriptedConfirmationUI {
     fn get_user_confirmation(
         &self,
         request: &ConfirmationRequest<'_>,
-    ) -> Result<ConfirmationUIResult, String> {
+    ) -> Result<ConfirmationUIResult, ConfirmationUIError> {
         let index = self.next.fetch_add(1, Ordering::SeqCst);
         self.answers.get(index).cloned().ok_or_else(|| {
             let id = request
                 .tool_call_id
                 .map_or_else(|| "no id".to_owned(), |id| format!("id `{id}`"));
             let n = self.answers.len();
-            format!(
+            ConfirmationUIError::new(format!(
                 "the scripted confirmation UI has no answer left for the call to `{}` ({id}): it scripts {n} answer{}",
                 request.tool_name,
                 if n == 1 { "" } else { "s" }
-            )
+            ))
         })
     }
 

@@ -1,7 +1,7 @@
 //! A tool result's content blocks, how they are written to a store, and the
 //! pointer text left in their place (Haystack's `tool_result_offloading.utils`).
 
-use super::store::{StoredContent, ToolResultStore};
+use super::store::{StoreError, StoredContent, ToolResultStore};
 use crate::hooks::component::py_prefix;
 use crate::message::{ChatMessage, ContentPart, ToolCallResult, ToolResult};
 use serde_json::{Map, Value};
@@ -96,7 +96,7 @@ pub(crate) fn offloaded_message(
         Some(store) => offload_blocks(blocks, store, key_prefix, preview_chars),
         // Haystack calls `write` on whatever `hook_context` holds; anything
         // but a store raises, which is caught here.
-        None => Err("the `tool_result_store` entry of hook_context is not a store".to_owned()),
+        None => Err(OffloadError::NoStore),
     };
     let (references, pointer) = match written {
         Ok(done) => done,
@@ -121,12 +121,28 @@ pub(crate) fn offloaded_message(
     Some(ChatMessage::from_tool(pointer, result.origin.clone(), result.error).with_meta(meta))
 }
 
+/// Why a result stays in context (logged as Haystack logs it).
+#[derive(Debug, thiserror::Error)]
+enum OffloadError {
+    /// `hook_context` holds no store under `tool_result_store`: Haystack
+    /// calls `write` on whatever is there, which raises.
+    #[error("the `tool_result_store` entry of hook_context is not a store")]
+    NoStore,
+    /// The store refused the write.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// An image or file part whose base64 does not decode (Python's
+    /// `binascii.Error` text).
+    #[error("Incorrect padding")]
+    Base64,
+}
+
 fn offload_blocks(
     blocks: &[Block],
     store: &dyn ToolResultStore,
     prefix: &str,
     preview_chars: i64,
-) -> Result<(Vec<String>, String), String> {
+) -> Result<(Vec<String>, String), OffloadError> {
     let single = blocks.len() == 1;
     let mut references = Vec::with_capacity(blocks.len());
     let mut descriptions = Vec::with_capacity(blocks.len());
@@ -156,15 +172,13 @@ fn offload_block(
     store: &dyn ToolResultStore,
     key_prefix: &str,
     preview_chars: i64,
-) -> Result<(String, String), String> {
+) -> Result<(String, String), OffloadError> {
     let (base64, mime_type, filename, label) = match block {
         Block::Text(text) => {
-            let reference = store
-                .write(
-                    &format!("{key_prefix}.txt"),
-                    StoredContent::Text(text.clone()),
-                )
-                .map_err(|e| e.to_string())?;
+            let reference = store.write(
+                &format!("{key_prefix}.txt"),
+                StoredContent::Text(text.clone()),
+            )?;
             let length = text.chars().count() as i64;
             let ellipsis = if length > preview_chars { "..." } else { "" };
             let preview = py_prefix(text, preview_chars);
@@ -182,7 +196,7 @@ fn offload_block(
             filename,
         } => (base64, mime_type, filename.as_ref(), "file"),
     };
-    let data = decode_base64(base64).ok_or("Incorrect padding")?;
+    let data = decode_base64(base64).ok_or(OffloadError::Base64)?;
     let label = mime_type.as_deref().unwrap_or(label);
     let from_name = filename.map(|f| suffix(f)).unwrap_or_default();
     let extension = if !from_name.is_empty() {
@@ -194,12 +208,10 @@ fn offload_block(
             .unwrap_or(".bin")
     };
     let size = data.len();
-    let reference = store
-        .write(
-            &format!("{key_prefix}{extension}"),
-            StoredContent::Bytes(data),
-        )
-        .map_err(|e| e.to_string())?;
+    let reference = store.write(
+        &format!("{key_prefix}{extension}"),
+        StoredContent::Bytes(data),
+    )?;
     let named = filename
         .map(|f| format!(" named '{f}'"))
         .unwrap_or_default();

@@ -19,6 +19,9 @@ pub(crate) struct ListCheck<'a, P, A, M> {
     pub(crate) show_item: fn(&P) -> Value,
     /// An element as JSON.
     pub(crate) show_actual: fn(&A) -> Value,
+    /// Which elements a mode's failure line lists after `got` (`None`:
+    /// all); the failure's `actual` keeps them all.
+    pub(crate) listed: Option<fn(&[P], &A) -> bool>,
 }
 
 impl<P, A, M: Fn(&P, &A) -> bool> ListCheck<'_, P, A, M> {
@@ -55,7 +58,15 @@ impl<P, A, M: Fn(&P, &A) -> bool> ListCheck<'_, P, A, M> {
                 _ => self.excludes(items),
             };
             if let Some(problem) = problem {
-                let line = format!("{}.{mode}: {problem}; got {}", self.key, render(&got));
+                let shown = match self.listed {
+                    None => format!("got {}", render(&got)),
+                    Some(listed) => {
+                        let kept = self.actual.iter().filter(|a| listed(items, a));
+                        let kept = Value::Array(kept.map(self.show_actual).collect());
+                        format!("of those kinds, got {}", render(&kept))
+                    }
+                };
+                let line = format!("{}.{mode}: {problem}; {shown}", self.key);
                 // The mode with its items: what the file says, not a list
                 // to diff line by line against the run's.
                 let mut want = serde_json::Map::new();
@@ -219,6 +230,7 @@ mod tests {
             },
             show_item: |p: &String| json!(p),
             show_actual: |a: &String| json!(a),
+            listed: None,
         };
         let mut failures = Vec::new();
         check.check(expect, &mut failures);

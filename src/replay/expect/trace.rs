@@ -85,10 +85,15 @@ pub(crate) fn views(trace: &[TraceEvent]) -> Vec<Value> {
     out
 }
 
+/// `true` when the event view is of the pattern's kind.
+pub(crate) fn event_matches_kind(pattern: &EventPattern, view: &Value) -> bool {
+    view.get("kind").and_then(Value::as_str) == Some(pattern.kind.as_str())
+}
+
 /// `true` when the event view is of the pattern's kind and every field the
 /// pattern names matches.
 pub(crate) fn event_matches(pattern: &EventPattern, view: &Value) -> bool {
-    view.get("kind").and_then(Value::as_str) == Some(pattern.kind.as_str())
+    event_matches_kind(pattern, view)
         && pattern
             .fields
             .iter()

@@ -1,0 +1,191 @@
+//! What the model saw, from the command line: a malformed `sees` is a
+//! located file error; `hookharness rebase` rewrites only the stale `sees`
+//! of a YAML scenario and keeps its comments and layout; `--check` writes
+//! nothing; `--all` adds `sees` where there was none, in place. (The stale replay of
+//! a recording, end to end against a local server, is in `tests/record.rs`.)
+
+mod common;
+
+use common::{hookharness, scratch, stdout};
+use hookharness::replay::Replay;
+use hookharness::scenario::Scenario;
+
+const STALE: &str = r#"# A nudge that changed after the replies were written.
+name: nudged
+hooks:
+  on_exit:
+    - name: nudge
+      when: {times: 1}
+      do:
+        - append_messages: [{role: user, text: "Cite a source."}]   # was "Be brief."
+        - continue_run: true
+model:
+  - text: "Fusion is going well."
+    sees: {message_count: 1}        # holds: kept as written
+  # the answer to the nudge
+  - text: "Per ITER, first plasma is planned for 2034."
+    sees:
+      messages:
+        - {role: user, text: "What is new in fusion?"}
+        - {role: assistant, text: "Fusion is going well."}
+        - {role: user, text: "Be brief."}
+      contains: "Fusion"
+run:
+  messages: [{role: user, text: "What is new in fusion?"}]
+"#;
+
+fn write(name: &str, text: &str) -> String {
+    let path = scratch("rebase", name).join("scenario.yaml");
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_owned()
+}
+
+#[test]
+fn a_yaml_rebase_rewrites_only_the_stale_sees_and_keeps_comments() {
+    let file = write("yaml", STALE);
+    assert_eq!(hookharness(&["run", &file]).status.code(), Some(1));
+
+    let output = hookharness(&["rebase", &file]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert_eq!(
+        stdout(&output),
+        format!(
+            "model[0].sees: unchanged\n\
+             model[1].sees: rewritten (messages[2] differs)\n\
+             rebased {file}: 1 of 2 `sees` rewritten (only `sees` changed)\n"
+        )
+    );
+    let rebased = std::fs::read_to_string(&file).unwrap();
+    let expected = STALE.replace(
+        r#"    sees:
+      messages:
+        - {role: user, text: "What is new in fusion?"}
+        - {role: assistant, text: "Fusion is going well."}
+        - {role: user, text: "Be brief."}
+      contains: "Fusion"
+"#,
+        r#"    sees:
+      messages:
+        - {"role": "user", "text": "What is new in fusion?"}
+        - {"role": "assistant", "text": "Fusion is going well."}
+        - {"role": "user", "text": "Cite a source."}
+      contains: "Fusion"
+"#,
+    );
+    assert_ne!(expected, STALE);
+    assert_eq!(rebased, expected);
+    assert!(
+        Replay::new()
+            .run(&Scenario::from_path(file.as_ref()).unwrap())
+            .passed()
+    );
+}
+
+#[test]
+fn check_reports_what_would_change_and_writes_nothing() {
+    let file = write("check", STALE);
+    let output = hookharness(&["rebase", &file, "--check"]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stdout(&output).ends_with(&format!(
+        "{file}: 1 of 2 `sees` would be rewritten (--check: nothing written)\n"
+    )));
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), STALE);
+}
+
+#[test]
+fn all_adds_the_whole_request_to_replies_without_sees_in_place() {
+    let text = "# keep me\nmodel:\n  - text: hi   # first\n  - {text: bye}\nrun:\n  messages: [{role: user, text: Hello}]\nexpect: {unused_replies: allow}\n";
+    let file = write("all", text);
+    let output = hookharness(&["rebase", &file]);
+    assert_eq!(
+        stdout(&output),
+        format!("{file}: no reply has `sees`; `--all` writes one on every reply\n")
+    );
+    let output = hookharness(&["rebase", &file, "--all"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert_eq!(
+        stdout(&output),
+        format!(
+            "model[0].sees: added\nrebased {file}: 1 of 1 `sees` rewritten (only `sees` changed)\n"
+        )
+    );
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "# keep me\nmodel:\n  - text: hi   # first\n    sees:\n      messages:\n        - {\"role\": \"user\", \"text\": \"Hello\"}\n      tools: []\n  - {text: bye}\nrun:\n  messages: [{role: user, text: Hello}]\nexpect: {unused_replies: allow}\n"
+    );
+}
+
+#[test]
+fn an_invalid_file_is_not_rebased() {
+    let file = write("invalid", "model:\n  - text: hi\n    sees: {mesages: []}\n");
+    let output = hookharness(&["rebase", &file]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert_eq!(
+        stderr,
+        format!(
+            "{file}:3:12: unknown key `mesages` in `model[0].sees`; did you mean `messages`?\n"
+        )
+    );
+}
+
+#[test]
+fn a_message_in_sees_that_is_no_chat_message_is_a_located_file_error() {
+    let file = write(
+        "malformed",
+        "model:\n  - text: hi\n    sees:\n      messages:\n        - {role: tool, content: [{tool_call_result: {result: x}}]}\n",
+    );
+    let output = hookharness(&["check", &file]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stdout(&output),
+        format!(
+            "{file}:5:11: `model[0].sees.messages[0]`: fields `result`, `origin`, `error` are \
+             required for a tool result, got keys [\"result\"]\n0 valid, 1 invalid\n"
+        )
+    );
+}
+
+/// `sees` written from a run holds on that run's replay, changes nothing
+/// else, and survives the writer: over scenarios generated across the whole
+/// contract (hook-written messages in both forms, tool results, errors).
+#[cfg(feature = "proptest")]
+mod generated {
+    use hookharness::replay::{Replay, SeenRequest};
+    use hookharness::scenario::{Format, Scenario};
+    use hookharness::strategies::{Property, contract_scenarios};
+    use proptest::prelude::*;
+
+    #[test]
+    fn sees_from_a_run_holds_on_its_replay_and_round_trips() {
+        let property = Property::new("sees_from_a_run_holds_on_its_replay_and_round_trips");
+        property.run(contract_scenarios(), |scenario| {
+            let replay = Replay::new();
+            let (outcome, requests) = replay.run_seeing(&scenario);
+            let mut seeing = scenario.clone();
+            seeing.sees = requests
+                .iter()
+                .take(scenario.model.len())
+                .map(SeenRequest::to_sees)
+                .enumerate()
+                .collect();
+            let written = seeing.to_yaml();
+            let again = Scenario::from_str(&written, "seeing.yaml", Format::Yaml)
+                .map_err(|e| TestCaseError::fail(format!("{e}\n{written}")))?;
+            prop_assert_eq!(&again, &seeing);
+            let replayed = replay.run(&again);
+            prop_assert!(
+                replayed
+                    .failures
+                    .iter()
+                    .all(|f| !f.message.contains(".sees (")),
+                "{:?}",
+                replayed.failures
+            );
+            prop_assert_eq!(&replayed.result, &outcome.result);
+            prop_assert_eq!(&replayed.trace, &outcome.trace);
+            prop_assert_eq!(replayed.status, outcome.status);
+            Ok(())
+        });
+    }
+}
