@@ -359,3 +359,35 @@ fn an_out_folder_that_cannot_be_made_exits_2() {
         stderr(&output)
     );
 }
+
+#[test]
+fn under_faults_holds_only_the_listed_keys_and_a_failed_run_only_its_trace_keys() {
+    let text = |under: &str| {
+        format!(
+            "tools: [{{name: search, results: [found]}}]\n\
+             model: [{{tool_calls: [{{tool: search}}]}}, {{text: done}}]\n\
+             expect:\n  always:\n    tools_run: [search]\n    exit_reason: text\n{under}"
+        )
+    };
+    let faults = |text: &str| {
+        let scenario =
+            Scenario::from_str(text, "faults.yaml", hookharness::scenario::Format::Yaml).unwrap();
+        let exploration = Explore::new().faults(true).run(&Replay::new(), &scenario);
+        let broken: Vec<(Vec<String>, Vec<String>)> = exploration
+            .broken()
+            .map(|c| (c.variant.changes.clone(), c.reasons.clone()))
+            .collect();
+        broken
+    };
+    // Without `under_faults`, a fault is held to the invariants only.
+    assert_eq!(faults(&text("")), []);
+    // With it, the first model call failing leaves no search to have run;
+    // `exit_reason` needs a result, which a failed run does not have.
+    assert_eq!(
+        faults(&text("    under_faults: all\n")),
+        [(
+            vec!["fault: model call 1 errors".to_owned()],
+            vec!["tools_run: expected [\"search\"], got []".to_owned()]
+        )]
+    );
+}
