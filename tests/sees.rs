@@ -145,3 +145,85 @@ fn a_message_in_sees_that_is_no_chat_message_is_a_located_file_error() {
         )
     );
 }
+
+/// `sees` written from a run holds on that run's replay, changes nothing
+/// else, and survives the writer: over scenarios generated across the whole
+/// contract (hook-written messages in both forms, tool results, errors).
+#[cfg(feature = "proptest")]
+mod generated {
+    use hookharness::replay::{Replay, SeenRequest};
+    use hookharness::scenario::{Format, Scenario};
+    use hookharness::strategies::{Property, contract_scenarios};
+    use proptest::prelude::*;
+
+    #[test]
+    fn sees_from_a_run_holds_on_its_replay_and_round_trips() {
+        let property = Property::new("sees_from_a_run_holds_on_its_replay_and_round_trips");
+        property.run(contract_scenarios(), |scenario| {
+            let replay = Replay::new();
+            let (outcome, requests) = replay.run_seeing(&scenario);
+            let mut seeing = scenario.clone();
+            seeing.sees = requests
+                .iter()
+                .take(scenario.model.len())
+                .map(SeenRequest::to_sees)
+                .enumerate()
+                .collect();
+            let written = seeing.to_yaml();
+            let again = Scenario::from_str(&written, "seeing.yaml", Format::Yaml)
+                .map_err(|e| TestCaseError::fail(format!("{e}\n{written}")))?;
+            prop_assert_eq!(&again, &seeing);
+            let replayed = replay.run(&again);
+            prop_assert!(
+                replayed
+                    .failures
+                    .iter()
+                    .all(|f| !f.message.contains(".sees (")),
+                "{:?}",
+                replayed.failures
+            );
+            prop_assert_eq!(&replayed.result, &outcome.result);
+            prop_assert_eq!(&replayed.trace, &outcome.trace);
+            prop_assert_eq!(replayed.status, outcome.status);
+            Ok(())
+        });
+    }
+}
+
+/// `rebase --all` edits every corpus YAML file in place: each reply gets
+/// its `sees` as its last key, the rest of the text unchanged, and the
+/// result loads with the rebased `sees`.
+#[test]
+fn rebase_all_edits_every_corpus_yaml_file_in_place() {
+    use hookharness::rebase::{Written, rebase, rebased_text};
+    use hookharness::scenario::Format;
+    let mut edited = 0;
+    insta::glob!("../scenarios", "**/*.yaml", |path| {
+        let original = std::fs::read_to_string(path).unwrap();
+        let mut scenario = Scenario::from_path(path).unwrap();
+        scenario.file = Some(path.to_owned());
+        let rebased = rebase(&Replay::new(), &scenario, true);
+        if rebased.scenario.sees.is_empty() {
+            return; // the run failed before its first model call
+        }
+        let (text, written) = rebased_text(&original, Format::Yaml, &rebased.scenario);
+        assert_eq!(written, Written::SeesOnly, "{}\n{text}", path.display());
+        let again = Scenario::from_str(&text, "again.yaml", Format::Yaml).unwrap();
+        assert_eq!(again.sees, rebased.scenario.sees, "{}", path.display());
+        // Every line is kept as it was (comments too), in order, but for
+        // flow maps, where `sees` is added before the closing brace.
+        let lines: Vec<&str> = text.lines().collect();
+        let mut at = 0;
+        for line in original.lines().filter(|l| !l.contains('{')) {
+            let found = lines[at..].iter().position(|l| l == &line);
+            assert!(
+                found.is_some(),
+                "{}: {line:?} is gone\n{text}",
+                path.display()
+            );
+            at += found.unwrap_or(0) + 1;
+        }
+        edited += 1;
+    });
+    assert!(edited > 100, "{edited}");
+}

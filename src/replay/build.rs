@@ -9,7 +9,7 @@ use crate::agent::{Agent, RunOptions};
 use crate::generator::ChatGenerator;
 use crate::hook::{Hook, HookPoint};
 use crate::message::ChatMessage;
-use crate::scenario::{HookEntry, KeyPath, MessageSpec, Scenario, ToolScript};
+use crate::scenario::{HookEntry, KeyPath, Scenario, ToolScript};
 use crate::scripted::{ScriptedChatGenerator, ScriptedTool};
 use crate::state::{HookContext, StateSchema};
 use crate::tool::ToolSpec;
@@ -96,8 +96,18 @@ pub(crate) fn prepare(
         }
     }
     let agent = builder.build().map_err(PrepareError::Construction)?;
-    let messages = MessageSpec::to_messages(&scenario.run.messages)
-        .map_err(|e| PrepareError::invalid_at("run.messages", format!("`run.messages`: {e}")))?;
+    let messages = scenario
+        .run
+        .messages
+        .iter()
+        .enumerate()
+        .map(|(i, spec)| {
+            spec.to_message().map_err(|e| {
+                let place = format!("run.messages[{i}]");
+                PrepareError::invalid_at(&place, format!("`{place}`: {e}"))
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     for (reply, sees) in &scenario.sees {
         for (i, spec) in sees.messages.iter().flatten().enumerate() {
             let place = format!("model[{reply}].sees.messages[{i}]");
@@ -208,4 +218,29 @@ fn schema(scenario: &Scenario) -> StateSchema {
         schema.insert(key.clone(), entry.clone());
     }
     schema
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::Format;
+
+    #[test]
+    fn a_run_message_haystack_cannot_read_is_invalid_at_its_index() {
+        let text = "run:\n  messages:\n    - {role: user, text: hi}\n    - {role: user, content: [{text: 5}]}\nmodel: [{text: ok}]\n";
+        let scenario = Scenario::from_str(text, "m.yaml", Format::Yaml).unwrap();
+        let Err(PrepareError::Invalid { message, place }) =
+            prepare(&scenario, &IndexMap::new(), None)
+        else {
+            panic!("the second message is not a message")
+        };
+        assert_eq!(place.as_deref(), Some("run.messages[1]"));
+        assert!(message.starts_with("`run.messages[1]`: "), "{message}");
+        let file =
+            std::env::temp_dir().join(format!("hh-run-messages-{}.yaml", std::process::id()));
+        std::fs::write(&file, text).unwrap();
+        let at = crate::scenario::located(&file, place.as_deref());
+        std::fs::remove_file(&file).unwrap();
+        assert_eq!(at, format!("{}:4:7", file.display()));
+    }
 }
