@@ -21,7 +21,25 @@ const WORKLOADS: [&str; 8] = [
     "tool_steps_100_async",
 ];
 
+/// `scaling:H:K:S`: a tool run of `S` steps from a conversation of `H`
+/// messages, with `K` no-op hooks at every point (`benches/gate/scaling.py`).
+fn scaling(name: &str) -> Option<PreparedBench> {
+    let mut parts = name.strip_prefix("scaling:")?.split(':');
+    let mut next = || parts.next()?.parse::<usize>().ok();
+    let (history, hooks, steps) = (next()?, next()?, next()?);
+    let mut bench = StepBench::new(StepKind::Tool)
+        .history(history)
+        .steps(i64::try_from(steps).ok()?);
+    for point in HookPoint::ALL {
+        bench = bench.noop_hooks(point, hooks);
+    }
+    Some(bench.build())
+}
+
 fn workload(name: &str) -> Option<PreparedBench> {
+    if name.starts_with("scaling:") {
+        return scaling(name);
+    }
     let bench = match name.strip_suffix("_async").unwrap_or(name) {
         "text_step" => StepBench::new(StepKind::Text),
         "text_step_100_hooks" => {
@@ -43,7 +61,7 @@ fn main() {
     let iterations: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(1);
     let Some(bench) = workload(&name) else {
         eprintln!(
-            "unknown workload `{name}`; use one of {}",
+            "unknown workload `{name}`; use one of {}, or scaling:HISTORY:HOOKS:STEPS",
             WORKLOADS.join(", ")
         );
         std::process::exit(2);

@@ -34,9 +34,9 @@
 
 use super::{StepBench, StepKind};
 use crate::HookPoint;
+use crate::RunOptions;
 use crate::hook::Hook;
 use crate::outcome::TraceRecorder;
-use crate::{ChatMessage, RunOptions};
 use serde_json::{Value, json};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -289,11 +289,9 @@ impl HookGate {
     fn trace(&self) -> String {
         let bench = self.workload(true);
         let mut recorder = TraceRecorder::default();
-        let result = bench.agent.run_observed(
-            vec![ChatMessage::from_user("go")],
-            RunOptions::new(),
-            &mut recorder,
-        );
+        let result = bench
+            .agent
+            .run_observed(bench.messages(), RunOptions::new(), &mut recorder);
         let mut lines: Vec<String> = recorder
             .events()
             .iter()

@@ -57,6 +57,7 @@ pub struct StepBench {
     kind: StepKind,
     steps: i64,
     hooks: Vec<(HookPoint, Arc<dyn Hook>)>,
+    history: usize,
 }
 
 impl StepBench {
@@ -66,7 +67,15 @@ impl StepBench {
             kind,
             steps: 1,
             hooks: Vec::new(),
+            history: 0,
         }
+    }
+
+    /// Starts every run from `messages` earlier messages (user and
+    /// assistant text, alternating) before the user's `go`.
+    pub fn history(mut self, messages: usize) -> Self {
+        self.history = messages;
+        self
     }
 
     /// Runs `steps` tool steps (the run ends on `max_agent_steps`).
@@ -119,8 +128,15 @@ impl StepBench {
         for (point, hook) in self.hooks {
             builder = builder.hook_arc(point, hook);
         }
+        let history = (0..self.history)
+            .map(|i| match i % 2 {
+                0 => ChatMessage::from_user(format!("question {i}")),
+                _ => ChatMessage::from_assistant(format!("answer {i}")),
+            })
+            .collect();
         PreparedBench {
             agent: builder.build().expect("the standard workload builds"),
+            history,
         }
     }
 }
@@ -128,22 +144,34 @@ impl StepBench {
 /// A built workload.
 pub struct PreparedBench {
     agent: Agent,
+    history: Vec<ChatMessage>,
 }
 
 impl PreparedBench {
     /// Runs the workload once on the sync path.
     pub fn run(&self) -> AgentOutput {
         self.agent
-            .run(vec![ChatMessage::from_user("go")], RunOptions::new())
+            .run(self.messages(), RunOptions::new())
             .expect("the standard workload runs")
     }
 
     /// Runs the workload once on the async path.
     pub async fn run_async(&self) -> AgentOutput {
         self.agent
-            .run_async(vec![ChatMessage::from_user("go")], RunOptions::new())
+            .run_async(self.messages(), RunOptions::new())
             .await
             .expect("the standard workload runs")
+    }
+
+    /// The history, then the user's `go`.
+    fn messages(&self) -> Vec<ChatMessage> {
+        if self.history.is_empty() {
+            return vec![ChatMessage::from_user("go")];
+        }
+        let mut messages = Vec::with_capacity(self.history.len() + 1);
+        messages.extend(self.history.iter().cloned());
+        messages.push(ChatMessage::from_user("go"));
+        messages
     }
 }
 
