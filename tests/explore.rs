@@ -320,3 +320,74 @@ fn json_gives_ci_one_document_with_every_broken_variant() {
     );
     assert_eq!(document["files"][0]["broken"], serde_json::json!([]));
 }
+
+#[test]
+fn a_scenario_with_a_custom_hook_is_not_explored_and_says_how_to_from_rust() {
+    let dir = scratch("explore", "custom");
+    let file = dir.join("custom.yaml");
+    std::fs::write(
+        &file,
+        "hooks: {before_llm: [{custom: redact}]}\nmodel: [{text: hi}]\n",
+    )
+    .unwrap();
+    let output = hookharness(&["explore", file.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(
+        stdout(&output),
+        format!(
+            "{}: not explored: it uses `custom: redact`, a hook only Rust can register; \
+             explore it with `hookharness::explore::Explore` and a `Replay` that registers it\n\
+             explored 0 variants: 0 broken\n",
+            file.display()
+        )
+    );
+}
+
+#[test]
+fn an_out_folder_that_cannot_be_made_exits_2() {
+    let dir = scratch("explore", "out-file");
+    let taken = dir.join("taken");
+    std::fs::write(&taken, "a file, not a folder").unwrap();
+    let output = hookharness(&["explore", ORDER_MATTERS, "--out", taken.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).starts_with(&format!(
+            "{}: cannot create the --out folder: ",
+            taken.display()
+        )),
+        "{}",
+        stderr(&output)
+    );
+}
+
+#[test]
+fn under_faults_holds_only_the_listed_keys_and_a_failed_run_only_its_trace_keys() {
+    let text = |under: &str| {
+        format!(
+            "tools: [{{name: search, results: [found]}}]\n\
+             model: [{{tool_calls: [{{tool: search}}]}}, {{text: done}}]\n\
+             expect:\n  always:\n    tools_run: [search]\n    exit_reason: text\n{under}"
+        )
+    };
+    let faults = |text: &str| {
+        let scenario =
+            Scenario::from_str(text, "faults.yaml", hookharness::scenario::Format::Yaml).unwrap();
+        let exploration = Explore::new().faults(true).run(&Replay::new(), &scenario);
+        let broken: Vec<(Vec<String>, Vec<String>)> = exploration
+            .broken()
+            .map(|c| (c.variant.changes.clone(), c.reasons.clone()))
+            .collect();
+        broken
+    };
+    // Without `under_faults`, a fault is held to the invariants only.
+    assert_eq!(faults(&text("")), []);
+    // With it, the first model call failing leaves no search to have run;
+    // `exit_reason` needs a result, which a failed run does not have.
+    assert_eq!(
+        faults(&text("    under_faults: all\n")),
+        [(
+            vec!["fault: model call 1 errors".to_owned()],
+            vec!["tools_run: expected [\"search\"], got []".to_owned()]
+        )]
+    );
+}

@@ -145,3 +145,47 @@ fn a_message_in_sees_that_is_no_chat_message_is_a_located_file_error() {
         )
     );
 }
+
+/// `sees` written from a run holds on that run's replay, changes nothing
+/// else, and survives the writer: over scenarios generated across the whole
+/// contract (hook-written messages in both forms, tool results, errors).
+#[cfg(feature = "proptest")]
+mod generated {
+    use hookharness::replay::{Replay, SeenRequest};
+    use hookharness::scenario::{Format, Scenario};
+    use hookharness::strategies::{Property, contract_scenarios};
+    use proptest::prelude::*;
+
+    #[test]
+    fn sees_from_a_run_holds_on_its_replay_and_round_trips() {
+        let property = Property::new("sees_from_a_run_holds_on_its_replay_and_round_trips");
+        property.run(contract_scenarios(), |scenario| {
+            let replay = Replay::new();
+            let (outcome, requests) = replay.run_seeing(&scenario);
+            let mut seeing = scenario.clone();
+            seeing.sees = requests
+                .iter()
+                .take(scenario.model.len())
+                .map(SeenRequest::to_sees)
+                .enumerate()
+                .collect();
+            let written = seeing.to_yaml();
+            let again = Scenario::from_str(&written, "seeing.yaml", Format::Yaml)
+                .map_err(|e| TestCaseError::fail(format!("{e}\n{written}")))?;
+            prop_assert_eq!(&again, &seeing);
+            let replayed = replay.run(&again);
+            prop_assert!(
+                replayed
+                    .failures
+                    .iter()
+                    .all(|f| !f.message.contains(".sees (")),
+                "{:?}",
+                replayed.failures
+            );
+            prop_assert_eq!(&replayed.result, &outcome.result);
+            prop_assert_eq!(&replayed.trace, &outcome.trace);
+            prop_assert_eq!(replayed.status, outcome.status);
+            Ok(())
+        });
+    }
+}

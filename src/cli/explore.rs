@@ -12,7 +12,7 @@ use super::output::{errln, outln};
 use super::progress::Progress;
 use super::{ExitCode, files};
 use crate::explore::{self, Explore, Variant};
-use crate::outcome::{Outcome, Status};
+use crate::outcome::{ErrorKind, Outcome, Status};
 use crate::replay::Replay;
 use crate::scenario::Scenario;
 use serde_json::{Value, json};
@@ -73,11 +73,13 @@ struct Explored {
 enum Entry {
     Explored(Box<Explored>),
     Invalid(String),
+    /// It uses a `custom:` hook, which the command line does not have.
+    NeedsRust(String),
 }
 
 /// 0 when no variant broke, 1 when one did (or a scenario fails as
-/// written), 2 when a file is invalid or `--out` cannot be written, 3 when
-/// no scenario was found or matched.
+/// written, or uses a `custom:` hook), 2 when a file is invalid or `--out`
+/// cannot be written, 3 when no scenario was found or matched.
 pub(super) fn run(args: ExploreArgs) -> ExitCode {
     let files = match files(&args.paths) {
         Ok(files) => files,
@@ -105,6 +107,16 @@ pub(super) fn run(args: ExploreArgs) -> ExitCode {
         match loaded {
             Ok(scenario) => {
                 let (as_written, by_design) = config.as_written(&replay, &scenario);
+                if let Some(ErrorKind::UnregisteredHook { name }) =
+                    as_written.error.as_ref().map(|e| &e.kind)
+                {
+                    entries.push(Entry::NeedsRust(format!(
+                        "{}: not explored: it uses `custom: {name}`, a hook only Rust can register; \
+                         explore it with `hookharness::explore::Explore` and a `Replay` that registers it",
+                        file.display()
+                    )));
+                    continue;
+                }
                 let space = config.variants(&scenario, &as_written);
                 entries.push(Entry::Explored(Box::new(Explored {
                     file: file.clone(),
@@ -126,12 +138,13 @@ pub(super) fn run(args: ExploreArgs) -> ExitCode {
         .iter()
         .map(|e| match e {
             Entry::Explored(explored) => explored.space.variants.len(),
-            Entry::Invalid(_) => 0,
+            Entry::Invalid(_) | Entry::NeedsRust(_) => 0,
         })
         .sum();
     let mut progress = Progress::new("variants", total);
     let mut reports = Vec::new();
     let mut invalid = Vec::new();
+    let mut needs_rust = Vec::new();
     for entry in entries {
         let explored = match entry {
             Entry::Explored(explored) => *explored,
@@ -141,6 +154,14 @@ pub(super) fn run(args: ExploreArgs) -> ExitCode {
                     outln!("{message}");
                 }
                 invalid.push(message);
+                continue;
+            }
+            Entry::NeedsRust(message) => {
+                progress.clear();
+                if args.format == ExploreFormat::Human {
+                    outln!("{message}");
+                }
+                needs_rust.push(message);
                 continue;
             }
         };
@@ -162,11 +183,14 @@ pub(super) fn run(args: ExploreArgs) -> ExitCode {
     let broken: usize = reports.iter().map(|r| r.broken.len()).sum();
     match args.format {
         ExploreFormat::Human => outln!("explored {variants} variants: {broken} broken"),
-        ExploreFormat::Json => outln!("{}", document(&reports, &invalid, variants, broken)),
+        ExploreFormat::Json => outln!(
+            "{}",
+            document(&reports, &invalid, &needs_rust, variants, broken)
+        ),
     }
     if !invalid.is_empty() {
         ExitCode::Invalid
-    } else if broken > 0 || reports.iter().any(|r| !r.passes_as_written) {
+    } else if broken > 0 || !needs_rust.is_empty() || reports.iter().any(|r| !r.passes_as_written) {
         ExitCode::Failed
     } else {
         ExitCode::Ok
@@ -296,7 +320,13 @@ fn human(report: &FileReport, faults: bool) {
 }
 
 /// `--format json`: one document for CI.
-fn document(reports: &[FileReport], invalid: &[String], variants: usize, broken: usize) -> Value {
+fn document(
+    reports: &[FileReport],
+    invalid: &[String],
+    needs_rust: &[String],
+    variants: usize,
+    broken: usize,
+) -> Value {
     let files: Vec<Value> = reports
         .iter()
         .map(|r| {
@@ -331,6 +361,7 @@ fn document(reports: &[FileReport], invalid: &[String], variants: usize, broken:
         "broken": broken,
         "files": files,
         "invalid": invalid,
+        "not_explored": needs_rust,
     })
 }
 
