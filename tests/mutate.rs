@@ -71,7 +71,7 @@ fn survivors_are_listed_at_the_line_they_changed_with_the_score_last() {
     );
     assert!(
         text.contains(&format!(
-            "{f}:8:45: survived: argument `q` of the call to `search`: \"rust\" -> \"rust (mutated)\" \
+            "{f}:8:45: survived: argument `q` of the call to `search`: \"rust\" -> \"xyzzy\" \
              (model[0].tool_calls[0].arguments.q)\n"
         )),
         "{text}"

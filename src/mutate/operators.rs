@@ -9,6 +9,9 @@ use crate::scenario::{HookEntry, KeyPath, Scenario, StepCountCondition, When};
 use crate::scripted::{ModelReply, ScriptedResult};
 use serde_json::{Map, Value};
 
+/// The text a changed string becomes.
+const XYZZY: &str = "xyzzy";
+
 /// The longest value a description shows whole.
 const SHOWN: usize = 40;
 
@@ -387,23 +390,25 @@ fn tool_results(scenario: &Scenario, out: &mut Vec<Change>) {
     }
 }
 
-/// A value of the same type that differs: a string gets a suffix, a number
+/// A value of the same type that differs: a string becomes `xyzzy` (as
+/// cargo-mutants writes it: a check that reads only part of the text still
+/// notices), a number
 /// one more, a boolean its negation, a list loses its last item, a map
 /// becomes empty (empty ones gain an item), null becomes a string.
 fn changed_value(value: &Value) -> Value {
     match value {
-        Value::Null => Value::String("mutated".into()),
+        Value::Null => Value::String(XYZZY.into()),
         Value::Bool(b) => Value::Bool(!b),
         Value::Number(n) => match n.as_i64() {
             Some(i) => Value::from(i.checked_add(1).unwrap_or(i - 1)),
             None => changed_number(n),
         },
-        Value::String(s) if s.is_empty() => Value::String("mutated".into()),
-        Value::String(s) => Value::String(format!("{s} (mutated)")),
+        Value::String(s) if s == XYZZY => Value::String(String::new()),
+        Value::String(_) => Value::String(XYZZY.into()),
         Value::Array(items) if items.is_empty() => Value::Array(vec![Value::Null]),
         Value::Array(items) => Value::Array(items[..items.len() - 1].to_vec()),
         Value::Object(map) if map.is_empty() => {
-            Value::Object(Map::from_iter([("mutated".to_owned(), Value::Bool(true))]))
+            Value::Object(Map::from_iter([(XYZZY.to_owned(), Value::Bool(true))]))
         }
         Value::Object(_) => Value::Object(Map::new()),
     }
@@ -499,13 +504,13 @@ mod tests {
                 "drop_reply model[0]: drop reply 0",
                 "swap_replies model[0]: swap replies 0 and 1",
                 "duplicate_reply model[0]: give reply 0 twice",
-                "change_argument model[0].tool_calls[0].arguments.q: argument `q` of the call to `t`: \"x\" -> \"x (mutated)\"",
+                "change_argument model[0].tool_calls[0].arguments.q: argument `q` of the call to `t`: \"x\" -> \"xyzzy\"",
                 "change_argument model[0].tool_calls[0].arguments.n: argument `n` of the call to `t`: 1 -> 2",
                 "drop_reply model[1]: drop reply 1",
                 "duplicate_reply model[1]: give reply 1 twice",
                 "drop_reply model[2]: drop reply 2",
                 "duplicate_reply model[2]: give reply 2 twice",
-                "change_tool_result tools[0].results[0]: result 0 of `t`: \"ok\" -> \"ok (mutated)\"",
+                "change_tool_result tools[0].results[0]: result 0 of `t`: \"ok\" -> \"xyzzy\"",
                 "change_tool_result tools[0].results[1]: result 1 of `t`: the tool returns its error message instead of raising",
             ]
         );
@@ -539,6 +544,7 @@ mod tests {
             Value::from(1e300),
             Value::from(""),
             Value::from("x"),
+            Value::from("xyzzy"),
             serde_json::json!([]),
             serde_json::json!([1, 2]),
             serde_json::json!({}),
