@@ -164,11 +164,7 @@ impl Replay {
 
     /// Runs a loaded scenario.
     pub fn run(&self, scenario: &Scenario) -> Outcome {
-        let file = scenario
-            .file
-            .as_ref()
-            .map(|f| f.display().to_string())
-            .unwrap_or_default();
+        let file = file_of(scenario);
         self.run_with_file(scenario, &file, None, None)
     }
 
@@ -176,11 +172,7 @@ impl Replay {
     /// what the outcome's trace does not keep (the whole conversation at
     /// each model call, for example).
     pub fn run_observed(&self, scenario: &Scenario, observer: &mut dyn Observer) -> Outcome {
-        let file = scenario
-            .file
-            .as_ref()
-            .map(|f| f.display().to_string())
-            .unwrap_or_default();
+        let file = file_of(scenario);
         self.run_with_file(scenario, &file, None, Some(observer))
     }
 
@@ -193,11 +185,7 @@ impl Replay {
         scenario: &Scenario,
         generator: Arc<dyn ChatGenerator>,
     ) -> Outcome {
-        let file = scenario
-            .file
-            .as_ref()
-            .map(|f| f.display().to_string())
-            .unwrap_or_default();
+        let file = file_of(scenario);
         self.run_with_file(scenario, &file, Some(generator), None)
     }
 
@@ -208,11 +196,7 @@ impl Replay {
         scenario: &Scenario,
         generator: Arc<dyn ChatGenerator>,
     ) -> (Outcome, Vec<SeenRequest>) {
-        let file = scenario
-            .file
-            .as_ref()
-            .map(|f| f.display().to_string())
-            .unwrap_or_default();
+        let file = file_of(scenario);
         let mut requests = Vec::new();
         let outcome = self.run_seen(scenario, &file, Some(generator), None, Some(&mut requests));
         (outcome, requests)
@@ -236,11 +220,7 @@ impl Replay {
     /// # Ok::<(), hookharness::scenario::ScenarioError>(())
     /// ```
     pub fn run_seeing(&self, scenario: &Scenario) -> (Outcome, Vec<SeenRequest>) {
-        let file = scenario
-            .file
-            .as_ref()
-            .map(|f| f.display().to_string())
-            .unwrap_or_default();
+        let file = file_of(scenario);
         let mut requests = Vec::new();
         let outcome = self.run_seen(scenario, &file, None, None, Some(&mut requests));
         (outcome, requests)
@@ -391,6 +371,15 @@ impl Replay {
             trace,
         }
     }
+}
+
+/// The scenario's file as outcomes name it (empty when loaded from text).
+fn file_of(scenario: &Scenario) -> String {
+    scenario
+        .file
+        .as_ref()
+        .map(|f| f.display().to_string())
+        .unwrap_or_default()
 }
 
 /// Sends each event to the trace recorder and to the caller's observer.
