@@ -189,3 +189,41 @@ mod generated {
         });
     }
 }
+
+/// `rebase --all` edits every corpus YAML file in place: each reply gets
+/// its `sees` as its last key, the rest of the text unchanged, and the
+/// result loads with the rebased `sees`.
+#[test]
+fn rebase_all_edits_every_corpus_yaml_file_in_place() {
+    use hookharness::rebase::{Written, rebase, rebased_text};
+    use hookharness::scenario::Format;
+    let mut edited = 0;
+    insta::glob!("../scenarios", "**/*.yaml", |path| {
+        let original = std::fs::read_to_string(path).unwrap();
+        let mut scenario = Scenario::from_path(path).unwrap();
+        scenario.file = Some(path.to_owned());
+        let rebased = rebase(&Replay::new(), &scenario, true);
+        if rebased.scenario.sees.is_empty() {
+            return; // the run failed before its first model call
+        }
+        let (text, written) = rebased_text(&original, Format::Yaml, &rebased.scenario);
+        assert_eq!(written, Written::SeesOnly, "{}\n{text}", path.display());
+        let again = Scenario::from_str(&text, "again.yaml", Format::Yaml).unwrap();
+        assert_eq!(again.sees, rebased.scenario.sees, "{}", path.display());
+        // Every line is kept as it was (comments too), in order, but for
+        // flow maps, where `sees` is added before the closing brace.
+        let lines: Vec<&str> = text.lines().collect();
+        let mut at = 0;
+        for line in original.lines().filter(|l| !l.contains('{')) {
+            let found = lines[at..].iter().position(|l| l == &line);
+            assert!(
+                found.is_some(),
+                "{}: {line:?} is gone\n{text}",
+                path.display()
+            );
+            at += found.unwrap_or(0) + 1;
+        }
+        edited += 1;
+    });
+    assert!(edited > 100, "{edited}");
+}

@@ -88,14 +88,14 @@ pub fn rebase(replay: &Replay, scenario: &Scenario, all: bool) -> Rebase {
             }
             (None, _) => continue,
             (Some(_), None) => Change::NotReached,
-            (Some(old), Some(request)) => {
-                let change = match sees_difference(old, request) {
-                    Some(what) => Change::Changed(what),
-                    None => Change::Unchanged,
-                };
-                rebased.sees.insert(reply, refreshed(old, request));
-                change
-            }
+            // A `sees` that holds is kept as written.
+            (Some(old), Some(request)) => match sees_difference(old, request) {
+                Some(what) => {
+                    rebased.sees.insert(reply, refreshed(old, request));
+                    Change::Changed(what)
+                }
+                None => Change::Unchanged,
+            },
         };
         changes.push(SeesChange { reply, change });
     }
