@@ -25,6 +25,17 @@ fn a_failed_expectation_exits_1_and_shows_expected_against_actual_with_a_diff() 
 }
 
 #[test]
+fn a_run_error_is_shown_after_the_events_that_led_to_it_in_the_human_and_junit_reports() {
+    let file = "tests/cli_inputs/hook_fails.yaml";
+    let human = hookharness(&["run", file]);
+    assert_eq!(human.status.code(), Some(1));
+    insta::assert_snapshot!("hook_fails_human", stdout(&human));
+    let junit = hookharness(&["run", "--format", "junit", file]);
+    assert_eq!(junit.status.code(), Some(1));
+    insta::assert_snapshot!("hook_fails_junit", stdout(&junit));
+}
+
+#[test]
 fn an_invalid_scenario_exits_2_and_names_the_file_line_and_key() {
     let output = hookharness(&["run", "tests/cli_inputs/invalid.yaml"]);
     assert_eq!(output.status.code(), Some(2));

@@ -36,6 +36,7 @@ fn every_failing_twin_fails_with_its_pinned_report() {
             .replace("&quot;", "\"")
             .replace("&gt;", ">")
             .replace("&lt;", "<")
+            .replace("&apos;", "'")
             .replace("&amp;", "&");
         for line in human_outcome(&outcome).lines().skip(1) {
             assert!(xml.contains(line.trim()), "{line}\n{xml}");

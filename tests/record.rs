@@ -733,7 +733,14 @@ fn a_stale_replay_of_a_recording_fails_with_the_diff_until_rebased() {
              --- expected / +++ actual\n          \
              role: \"user\"\n        \
              - text: \"Search before answering.\"\n        \
-             + text: \"Search first, then answer.\"\n\n\
+             + text: \"Search first, then answer.\"\n      \
+             trace, last events:\n        \
+             [step 2] model receives 5 message(s)\n            \
+             last: tool: result of search: \"ITER's first plasma is planned for 2034.\"\n            \
+             model answers assistant: \"ITER plans its first plasma for 2034.\"\n        \
+             [step 3] on_exit: hook `require_search` ran\n        \
+             [step 3] exit attempt (\"text\"): the run ends\n        \
+             run ends: exit_reason \"text\", step_count 3\n\n\
              0 passed, 1 failed, 0 errors\n"
         )
     );

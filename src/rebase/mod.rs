@@ -5,7 +5,7 @@
 //!
 //! ```text
 //!  Scenario ──Replay::run_seeing──▶ the requests, one per LLM call
-//!     │                                   │ per reply with `sees`: the facts it lists
+//!     │                                   │ per reply whose `sees` fails: the facts it lists
 //!     ▼                                   ▼ (messages, message_count, roles, tools) anew;
 //!  Rebase { scenario with new sees,        its matchers (contains, last_message) kept
 //!           changes: what each reply sees now, outcome: the rebased run }
@@ -72,9 +72,10 @@ pub enum Change {
     NotReached,
 }
 
-/// Rebases `scenario` on its run through `replay`: each reply's `sees` lists
-/// what its request showed. `all`: replies without `sees` get
-/// `sees: {messages, tools}`, as a recording writes.
+/// Rebases `scenario` on its run through `replay`: each reply's `sees` that
+/// no longer holds lists what its request showed (one that holds is kept
+/// as written). `all`: replies without `sees` get `sees: {messages, tools}`,
+/// as a recording writes.
 pub fn rebase(replay: &Replay, scenario: &Scenario, all: bool) -> Rebase {
     let (_, requests) = replay.run_seeing(scenario);
     let mut rebased = scenario.clone();

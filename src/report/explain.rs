@@ -45,6 +45,40 @@ pub fn explain(outcome: &Outcome) -> String {
     out
 }
 
+/// How many events of the trace the human and JUnit reports show after a
+/// failed or failing run.
+pub(crate) const TAIL_EVENTS: usize = 5;
+
+/// The timeline of the last `events` events that show in it, the end of
+/// the run: where a run error happened, or how the run a failed
+/// expectation judges ended. An LLM call's answer is not shown without the
+/// call. `None` when nothing ran.
+pub(crate) fn tail(outcome: &Outcome, events: usize) -> Option<String> {
+    let shown: Vec<(&TraceEvent, String)> = outcome
+        .trace
+        .iter()
+        .filter_map(|event| {
+            let mut text = String::new();
+            line(event, &mut text);
+            (!text.is_empty()).then_some((event, text))
+        })
+        .collect();
+    let mut start = shown.len().saturating_sub(events);
+    if start > 0
+        && matches!(
+            shown[start].0,
+            TraceEvent::LlmFinished { .. } | TraceEvent::LlmFailed { .. }
+        )
+    {
+        start -= 1;
+    }
+    let tail: String = shown[start..]
+        .iter()
+        .map(|(_, text)| text.as_str())
+        .collect();
+    (!tail.is_empty()).then_some(tail)
+}
+
 fn line(event: &TraceEvent, out: &mut String) {
     let step = event.step().map_or_else(|| "-".into(), Value::to_string);
     let _ = match event {

@@ -2,12 +2,39 @@
 
 use super::Summary;
 use super::diff::json_diff;
+use super::explain::{TAIL_EVENTS, tail};
 use crate::outcome::{Failure, Outcome, Status};
 use std::fmt::Write;
 
 /// One outcome: a status line, then, for a run that failed, its cause (the
 /// expectations it left unchecked follow from it), then each failure (with
-/// a diff for lists and maps).
+/// a diff for lists and maps), then the last events of the run's trace
+/// (where it failed, or how it ended), as `hookharness explain` shows them.
+///
+/// ```
+/// use hookharness::replay::Replay;
+/// use hookharness::report::human_outcome;
+/// use hookharness::scenario::{Format, Scenario};
+///
+/// let mut scenario = Scenario::from_str(
+///     "model: [{text: hi}]\nexpect: {exit_reason: max_agent_steps}",
+///     "ends.yaml",
+///     Format::Yaml,
+/// )?;
+/// scenario.file = Some("ends.yaml".into());
+/// assert_eq!(
+///     human_outcome(&Replay::new().run(&scenario)),
+///     "FAIL  ends.yaml  (ends)\n\
+///      \x20     exit_reason: expected \"max_agent_steps\", got \"text\"\n\
+///      \x20     trace, last events:\n\
+///      \x20       run starts with 0 message(s)\n\
+///      \x20       [step 0] model receives 0 message(s)\n\
+///      \x20           model answers assistant: \"hi\"\n\
+///      \x20       [step 1] exit attempt (\"text\"): the run ends\n\
+///      \x20       run ends: exit_reason \"text\", step_count 1\n"
+/// );
+/// # Ok::<(), hookharness::scenario::ScenarioError>(())
+/// ```
 pub fn human_outcome(outcome: &Outcome) -> String {
     let tag = match outcome.status {
         Status::Pass => "PASS ",
@@ -25,7 +52,25 @@ pub fn human_outcome(outcome: &Outcome) -> String {
             let _ = writeln!(out, "      {line}");
         }
     }
+    if outcome.status != Status::Pass {
+        if let Some(tail) = trace_text(outcome) {
+            for line in tail.lines() {
+                let _ = writeln!(out, "      {line}");
+            }
+        }
+    }
     out
+}
+
+/// The end of a failed or failing run's trace, under its heading: the
+/// human report and the JUnit document show the same lines.
+pub(crate) fn trace_text(outcome: &Outcome) -> Option<String> {
+    let tail = tail(outcome, TAIL_EVENTS)?;
+    let mut out = String::from("trace, last events:");
+    for line in tail.lines() {
+        let _ = write!(out, "\n  {line}");
+    }
+    Some(out)
 }
 
 /// One failure as people read it: its line, then, when it compares two

@@ -5,13 +5,14 @@
 //! outcomes always give the same bytes.
 
 use super::Summary;
-use super::human::failure_text;
+use super::human::{failure_text, trace_text};
 use crate::outcome::{Outcome, Status};
 use std::fmt::Write;
 
 /// A JUnit document with one `<testcase>` per scenario; a failure carries
 /// the text of the human report (each line, with its diff), an error its
-/// message.
+/// message; both end with the last events of the run's trace, as the human
+/// report shows them.
 pub fn junit(outcomes: &[Outcome]) -> String {
     let summary = Summary::of(outcomes);
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
@@ -40,7 +41,8 @@ pub fn junit(outcomes: &[Outcome]) -> String {
             Status::Pass => out.push_str("/>\n"),
             Status::Fail => {
                 let first = outcome.failures.first().map_or("", |f| f.message.as_str());
-                let text: Vec<String> = outcome.failures.iter().map(failure_text).collect();
+                let mut text: Vec<String> = outcome.failures.iter().map(failure_text).collect();
+                text.extend(trace_text(outcome));
                 let _ = writeln!(
                     out,
                     ">\n      <failure message=\"{}\">{}</failure>\n    </testcase>",
@@ -50,11 +52,16 @@ pub fn junit(outcomes: &[Outcome]) -> String {
             }
             Status::Error | Status::Invalid => {
                 let error = outcome.error.as_ref().map_or("", |e| e.message.as_str());
+                let mut text = error.to_owned();
+                if let Some(trace) = trace_text(outcome) {
+                    text.push('\n');
+                    text.push_str(&trace);
+                }
                 let _ = writeln!(
                     out,
                     ">\n      <error message=\"{}\">{}</error>\n    </testcase>",
                     escape(error.lines().next().unwrap_or("")),
-                    escape(error)
+                    escape(&text)
                 );
             }
         }
