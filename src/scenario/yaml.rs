@@ -59,18 +59,24 @@ fn pos(marker: Marker) -> Pos {
     }
 }
 
+/// An open collection. Its key path is not stored: the frames below it
+/// give it (see [`Builder::child_path`]), and it is only needed for errors.
 struct Frame {
     pos: Pos,
     anchor: usize,
-    path: KeyPath,
     collection: Collection,
 }
+
+/// Maps up to this many entries are checked for duplicate keys by a scan;
+/// larger ones through an index of their keys, built when they get there.
+const SCANNED_KEYS: usize = 16;
 
 enum Collection {
     Seq(Vec<Node>),
     Map {
         entries: Vec<Entry>,
-        seen: HashMap<String, Pos>,
+        /// Key -> index in `entries`, once there are more than [`SCANNED_KEYS`].
+        index: HashMap<String, usize>,
         key: Option<(String, Pos)>,
     },
 }
@@ -93,16 +99,17 @@ impl Builder<'_> {
             .at(pos.line, pos.column)
     }
 
-    /// The path of the node about to be added.
+    /// The path of the node about to be added: each open collection adds
+    /// the step to its open child (a map's pending key, a list's next
+    /// index); a map waiting for a key adds nothing. Built for errors only.
     fn child_path(&self) -> KeyPath {
-        match self.stack.last() {
-            None => KeyPath::default(),
-            Some(frame) => match &frame.collection {
-                Collection::Seq(items) => frame.path.index(items.len()),
-                Collection::Map { key: Some(k), .. } => frame.path.key(&k.0),
-                Collection::Map { key: None, .. } => frame.path.clone(),
-            },
-        }
+        self.stack
+            .iter()
+            .fold(KeyPath::default(), |path, frame| match &frame.collection {
+                Collection::Seq(items) => path.index(items.len()),
+                Collection::Map { key: Some(k), .. } => path.key(&k.0),
+                Collection::Map { key: None, .. } => path,
+            })
     }
 
     /// Whether the next node is a map key.
@@ -142,7 +149,7 @@ impl Builder<'_> {
             Event::MappingStart(anchor, tag) => {
                 let map = Collection::Map {
                     entries: Vec::new(),
-                    seen: HashMap::new(),
+                    index: HashMap::new(),
                     key: None,
                 };
                 self.open(anchor, tag.as_deref(), "map", at, map)
@@ -161,7 +168,6 @@ impl Builder<'_> {
         tag: Option<Cow<'_, Tag>>,
         at: Pos,
     ) -> Result<(), ScenarioError> {
-        let path = self.child_path();
         // YAML 1.2's core schema has no merge keys: `<<` is an ordinary key.
         let resolved = match tag.as_deref() {
             Some(tag) if is_non_specific(tag) => Ok(NodeValue::String(text.to_owned())),
@@ -182,7 +188,7 @@ impl Builder<'_> {
                     tag: tag.as_deref().map(show_tag).unwrap_or_default(),
                 },
             };
-            self.error(kind, &path, at)
+            self.error(kind, &self.child_path(), at)
         })?;
         self.add(Node { value, pos: at }, anchor, 1)
     }
@@ -195,13 +201,12 @@ impl Builder<'_> {
         at: Pos,
         collection: Collection,
     ) -> Result<(), ScenarioError> {
-        let path = self.child_path();
         if let Some(tag) = tag
             && !is_non_specific(tag)
             && core_suffix(tag) != Some(core)
         {
             let kind = ScenarioErrorKind::UnsupportedTag { tag: show_tag(tag) };
-            return Err(self.error(kind, &path, at));
+            return Err(self.error(kind, &self.child_path(), at));
         }
         if self.expects_key() {
             let found = match collection {
@@ -209,16 +214,15 @@ impl Builder<'_> {
                 Collection::Map { .. } => "a map",
             };
             let kind = ScenarioErrorKind::NonStringKey { found, text: None };
-            return Err(self.error(kind, &path, at));
+            return Err(self.error(kind, &self.child_path(), at));
         }
         if self.stack.len() >= MAX_DEPTH {
             let kind = ScenarioErrorKind::TooDeep { limit: MAX_DEPTH };
-            return Err(self.error(kind, &path, at));
+            return Err(self.error(kind, &self.child_path(), at));
         }
         self.stack.push(Frame {
             pos: at,
             anchor,
-            path,
             collection,
         });
         Ok(())
@@ -252,24 +256,23 @@ impl Builder<'_> {
     }
 
     fn on_alias(&mut self, id: usize, at: Pos) -> Result<(), ScenarioError> {
-        let path = self.child_path();
         let Some((node, size)) = self.anchors.get(&id).cloned() else {
             let kind = ScenarioErrorKind::Syntax {
                 format: Format::Yaml,
                 message: "an alias refers to an anchor that is not defined before it".to_owned(),
             };
-            return Err(self.error(kind, &path, at));
+            return Err(self.error(kind, &self.child_path(), at));
         };
         self.expanded = self.expanded.saturating_add(size);
         if self.expanded > ALIAS_BUDGET {
             let kind = ScenarioErrorKind::AliasBudget {
                 limit: ALIAS_BUDGET,
             };
-            return Err(self.error(kind, &path, at));
+            return Err(self.error(kind, &self.child_path(), at));
         }
         if depth(&node) + self.stack.len() > MAX_DEPTH {
             let kind = ScenarioErrorKind::TooDeep { limit: MAX_DEPTH };
-            return Err(self.error(kind, &path, at));
+            return Err(self.error(kind, &self.child_path(), at));
         }
         // Point at the alias: that is where this copy is used.
         let node = Node { pos: at, ..node };
@@ -281,56 +284,64 @@ impl Builder<'_> {
         if anchor > 0 {
             self.anchors.insert(anchor, (node.clone(), size));
         }
-        let path = self.child_path();
-        let origin = self.origin;
         let Some(frame) = self.stack.last_mut() else {
             self.root = Some(node);
             return Ok(());
         };
-        match &mut frame.collection {
-            Collection::Seq(items) => items.push(node),
+        let (key, first) = match &mut frame.collection {
+            Collection::Seq(items) => {
+                items.push(node);
+                return Ok(());
+            }
             Collection::Map {
                 entries,
-                seen,
+                index,
                 key: pending,
-            } => match pending.take() {
-                Some((key, key_pos)) => entries.push(Entry {
-                    key,
-                    key_pos,
-                    value: node,
-                }),
-                None => {
-                    let key = match node.value {
-                        NodeValue::String(key) => key,
-                        other => {
-                            let kind = ScenarioErrorKind::NonStringKey {
-                                found: other.describe(),
-                                text: scalar_text(&other),
-                            };
-                            return Err(located(kind, origin, &path, node.pos));
-                        }
-                    };
-                    if let Some(first) = seen.get(&key) {
-                        let kind = ScenarioErrorKind::DuplicateKey {
-                            key: key.clone(),
-                            first_line: first.line,
-                            first_column: first.column,
-                        };
-                        return Err(located(kind, origin, &path.key(&key), node.pos));
-                    }
-                    seen.insert(key.clone(), node.pos);
-                    *pending = Some((key, node.pos));
+            } => {
+                if let Some((key, key_pos)) = pending.take() {
+                    entries.push(Entry {
+                        key,
+                        key_pos,
+                        value: node,
+                    });
+                    return Ok(());
                 }
-            },
-        }
-        Ok(())
+                let NodeValue::String(key) = node.value else {
+                    let kind = ScenarioErrorKind::NonStringKey {
+                        found: node.value.describe(),
+                        text: scalar_text(&node.value),
+                    };
+                    return Err(self.error(kind, &self.child_path(), node.pos));
+                };
+                match first_position(entries, index, &key) {
+                    None => {
+                        *pending = Some((key, node.pos));
+                        return Ok(());
+                    }
+                    Some(first) => (key, first),
+                }
+            }
+        };
+        let path = self.child_path().key(&key);
+        let kind = ScenarioErrorKind::DuplicateKey {
+            key,
+            first_line: first.line,
+            first_column: first.column,
+        };
+        Err(self.error(kind, &path, node.pos))
     }
 }
 
-fn located(kind: ScenarioErrorKind, origin: &str, path: &KeyPath, pos: Pos) -> ScenarioError {
-    ScenarioError::new(kind, origin)
-        .with_path(path.to_string())
-        .at(pos.line, pos.column)
+/// Where `key` is first defined among `entries`, if it is; `index` keeps
+/// the keys of a map grown past [`SCANNED_KEYS`] entries.
+fn first_position(entries: &[Entry], index: &mut HashMap<String, usize>, key: &str) -> Option<Pos> {
+    if entries.len() <= SCANNED_KEYS {
+        return entries.iter().find(|e| e.key == key).map(|e| e.key_pos);
+    }
+    for (i, entry) in entries.iter().enumerate().skip(index.len()) {
+        index.insert(entry.key.clone(), i);
+    }
+    index.get(key).map(|&i| entries[i].key_pos)
 }
 
 /// The text of a non-string scalar key, for the message.
