@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use super::error::ScenarioErrorKind;
 use super::message::{MessageSpec, read_messages};
+use super::node::NodeValue;
 use super::reader::{Field, Read};
 use super::suggest;
 
@@ -165,7 +166,7 @@ fn read_state_values(field: &Field<'_>) -> Read<IndexMap<String, StateValue>> {
 fn read_selection(field: &Field<'_>) -> Read<ToolSelection> {
     if field.as_str() == Some("all") {
         Ok(ToolSelection::All)
-    } else if field.seq().is_ok() {
+    } else if matches!(field.node.value, NodeValue::Seq(_)) {
         field.strings().map(ToolSelection::Named)
     } else {
         Err(field.wrong_type("`all` or a list of tool names"))

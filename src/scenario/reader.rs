@@ -3,6 +3,8 @@
 //! format knows at that place, so that any other key is reported with a
 //! suggestion instead of being ignored.
 
+use std::rc::Rc;
+
 use serde_json::{Map, Value};
 
 use super::error::{ScenarioError, ScenarioErrorKind};
@@ -13,8 +15,59 @@ use super::suggest;
 #[derive(Clone)]
 pub(crate) struct Field<'n> {
     pub(crate) node: &'n Node,
-    pub(crate) path: KeyPath,
+    path: Path<'n>,
     origin: &'n str,
+}
+
+/// A field's key path as a link to its parent's: a child costs one small
+/// allocation, not a copy of every step above it; the path is written out
+/// (as a [`KeyPath`]) only for an error.
+#[derive(Clone, Default)]
+struct Path<'n>(Option<Rc<Link<'n>>>);
+
+struct Link<'n> {
+    parent: Path<'n>,
+    step: Step<'n>,
+}
+
+/// A step of a [`Path`]: a key borrowed from the tree, or a list index.
+#[derive(Clone, Copy)]
+enum Step<'n> {
+    Key(&'n str),
+    Index(usize),
+}
+
+impl<'n> Path<'n> {
+    fn then(&self, step: Step<'n>) -> Path<'n> {
+        Path(Some(Rc::new(Link {
+            parent: self.clone(),
+            step,
+        })))
+    }
+
+    fn key(&self, key: &'n str) -> Path<'n> {
+        self.then(Step::Key(key))
+    }
+
+    fn index(&self, index: usize) -> Path<'n> {
+        self.then(Step::Index(index))
+    }
+
+    fn to_key_path(&self) -> KeyPath {
+        let mut steps = Vec::new();
+        let mut link = self.0.as_deref();
+        while let Some(Link { parent, step }) = link {
+            steps.push(*step);
+            link = parent.0.as_deref();
+        }
+        steps
+            .iter()
+            .rev()
+            .fold(KeyPath::default(), |path, step| match step {
+                Step::Key(key) => path.key(key),
+                Step::Index(index) => path.index(*index),
+            })
+    }
 }
 
 /// The result of reading a scenario part.
@@ -24,7 +77,7 @@ impl<'n> Field<'n> {
     pub(crate) fn root(node: &'n Node, origin: &'n str) -> Field<'n> {
         Field {
             node,
-            path: KeyPath::default(),
+            path: Path::default(),
             origin,
         }
     }
@@ -41,7 +94,7 @@ impl<'n> Field<'n> {
         }
     }
 
-    fn child(&self, node: &'n Node, path: KeyPath) -> Field<'n> {
+    fn child(&self, node: &'n Node, path: Path<'n>) -> Field<'n> {
         Field {
             node,
             path,
@@ -52,7 +105,7 @@ impl<'n> Field<'n> {
     /// An error located at this value.
     pub(crate) fn error(&self, kind: ScenarioErrorKind) -> ScenarioError {
         ScenarioError::new(kind, self.origin)
-            .with_path(self.path.to_string())
+            .with_path(self.path.to_key_path().to_string())
             .at(self.node.pos.line, self.node.pos.column)
     }
 
@@ -64,7 +117,7 @@ impl<'n> Field<'n> {
         }
         .unwrap_or(self.node.pos);
         ScenarioError::new(kind, self.origin)
-            .with_path(self.path.key(key).to_string())
+            .with_path(self.path.to_key_path().key(key).to_string())
             .at(pos.line, pos.column)
     }
 
@@ -225,7 +278,7 @@ impl<'n> MapReader<'n> {
                 },
                 self.field.origin,
             )
-            .with_path(self.field.path.key(&entry.key).to_string())
+            .with_path(self.field.path.to_key_path().key(&entry.key).to_string())
             .at(entry.key_pos.line, entry.key_pos.column),
             None => self.missing(key),
         };
@@ -288,7 +341,7 @@ impl<'n> MapReader<'n> {
             valid: self.known.iter().map(|k| (*k).to_owned()).collect(),
         };
         Err(ScenarioError::new(kind, self.field.origin)
-            .with_path(self.field.path.key(&unknown.key).to_string())
+            .with_path(self.field.path.to_key_path().key(&unknown.key).to_string())
             .at(unknown.key_pos.line, unknown.key_pos.column))
     }
 }

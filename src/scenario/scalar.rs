@@ -57,6 +57,11 @@ pub(crate) fn resolve_tagged(suffix: Option<&str>, text: &str) -> Result<NodeVal
 }
 
 fn resolve_number(text: &str) -> Result<Option<Number>, ScalarError> {
+    // Every number form (and `.inf`, `.nan`) starts with a sign, a digit
+    // or a dot: other text is a string, without the checks below.
+    if !text.starts_with(|c: char| c.is_ascii_digit() || matches!(c, '+' | '-' | '.')) {
+        return Ok(None);
+    }
     let lower = text.to_ascii_lowercase();
     let unsigned = lower.trim_start_matches(['+', '-']);
     if matches!(unsigned, ".inf" | ".nan") && lower.len() - unsigned.len() <= 1 {

@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use super::error::ScenarioErrorKind;
 use super::message::roles;
+use super::node::NodeValue;
 use super::reader::{Field, Read};
 use crate::message::ChatRole;
 
@@ -93,7 +94,7 @@ pub(crate) fn read_when(field: &Field<'_>) -> Read<When> {
 }
 
 fn read_step_count(field: &Field<'_>) -> Read<StepCountCondition> {
-    if field.map().is_err() {
+    if !matches!(field.node.value, NodeValue::Map(_)) {
         return field
             .i64()
             .map(StepCountCondition::Eq)
