@@ -6,6 +6,17 @@ mod common;
 use common::{hookharness, scratch, stdout};
 use serde_json::Value;
 
+/// `hookharness mutate --format json PATH`'s document.
+fn mutate_json(path: &std::path::Path) -> Value {
+    let output = hookharness(&["mutate", "--format", "json", path.to_str().unwrap()]);
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// The document's mutants.
+fn mutants(document: &Value) -> &[Value] {
+    document["mutants"].as_array().unwrap()
+}
+
 /// A scenario whose hook stops the run, and which expects only the final text.
 const WEAK: &str = "\
 name: weak
@@ -118,7 +129,7 @@ fn json_output_is_one_document_with_every_mutants_verdict_and_the_same_on_every_
         "the report changed between runs"
     );
     let document: Value = serde_json::from_slice(&output.stdout).unwrap();
-    let mutants = document["mutants"].as_array().unwrap();
+    let mutants = mutants(&document);
     let count = |verdict: &str| mutants.iter().filter(|m| m["verdict"] == verdict).count();
     assert_eq!(document["score"]["killed"], count("killed"));
     assert_eq!(document["score"]["survived"], count("survived"));
@@ -189,11 +200,8 @@ fn changes_to_parts_the_run_never_used_are_not_reached_and_not_counted() {
         "hooks:\n  before_llm:\n    - when: {step_count: 1}\n      do: [{stop_run: enough}]\n  on_exit:\n    - do: [{set: {seen: true}}]\nagent:\n  state_schema: {seen: {type: bool}}\nmodel:\n  - tool_calls: [{tool: t, arguments: {}}]\n  - text: never\ntools: [{name: t, results: [one, two]}]\nrun:\n  messages: [{role: user, text: hi}]\nexpect:\n  unused_replies: allow\n  exit_reason: enough\n  last_message: {role: tool}\n",
     )
     .unwrap();
-    let output = hookharness(&["mutate", "--format", "json", file.to_str().unwrap()]);
-    let document: Value = serde_json::from_slice(&output.stdout).unwrap();
-    let not_reached: Vec<&str> = document["mutants"]
-        .as_array()
-        .unwrap()
+    let document = mutate_json(&file);
+    let not_reached: Vec<&str> = mutants(&document)
         .iter()
         .filter(|m| m["verdict"] == "not_reached")
         .map(|m| m["place"].as_str().unwrap())
@@ -220,11 +228,8 @@ fn a_hook_that_only_breaks_construction_is_used_there_so_dropping_it_is_killed()
         "hooks:\n  after_everything:\n    - do: []\nmodel: [{text: hi}]\nexpect:\n  error: Invalid hook point\n  unused_replies: allow\n",
     )
     .unwrap();
-    let output = hookharness(&["mutate", "--format", "json", file.to_str().unwrap()]);
-    let document: Value = serde_json::from_slice(&output.stdout).unwrap();
-    let drop = document["mutants"]
-        .as_array()
-        .unwrap()
+    let document = mutate_json(&file);
+    let drop = mutants(&document)
         .iter()
         .find(|m| m["operator"] == "drop_hook")
         .unwrap();

@@ -338,21 +338,24 @@ fn count(run: &str) -> Result<u64, GateError> {
         })
 }
 
-fn compare_trace(hook: &str, path: &Path, actual: &str) -> Result<(), GateError> {
-    let expected = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            return Err(GateError::NoBaseline {
+/// A committed baseline file's text; a missing one says to run `--update`.
+fn read_committed(path: &Path) -> Result<String, GateError> {
+    std::fs::read_to_string(path).map_err(|source| {
+        if source.kind() == std::io::ErrorKind::NotFound {
+            GateError::NoBaseline {
                 path: path.to_owned(),
-            });
-        }
-        Err(source) => {
-            return Err(GateError::Io {
+            }
+        } else {
+            GateError::Io {
                 path: path.to_owned(),
                 source,
-            });
+            }
         }
-    };
+    })
+}
+
+fn compare_trace(hook: &str, path: &Path, actual: &str) -> Result<(), GateError> {
+    let expected = read_committed(path)?;
     let mut expected_lines = expected.lines();
     let mut actual_lines = actual.lines();
     let mut line = 0;
@@ -375,20 +378,7 @@ fn compare_trace(hook: &str, path: &Path, actual: &str) -> Result<(), GateError>
 }
 
 fn read_baseline(path: &Path) -> Result<f64, GateError> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            return Err(GateError::NoBaseline {
-                path: path.to_owned(),
-            });
-        }
-        Err(source) => {
-            return Err(GateError::Io {
-                path: path.to_owned(),
-                source,
-            });
-        }
-    };
+    let text = read_committed(path)?;
     let bad = |message: &str| GateError::BadBaseline {
         path: path.to_owned(),
         message: message.to_owned(),
@@ -410,6 +400,20 @@ fn write(path: &Path, text: &str) -> Result<(), GateError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_missing_baseline_or_trace_says_to_run_update() {
+        let dir = std::env::temp_dir().join(format!("hook-gate-missing-{}", std::process::id()));
+        let count = dir.join("h.json");
+        let trace = dir.join("h.trace.jsonl");
+        for error in [
+            read_baseline(&count).unwrap_err(),
+            compare_trace("h", &trace, "a\n").unwrap_err(),
+        ] {
+            assert!(matches!(error, GateError::NoBaseline { .. }), "{error:?}");
+            assert!(error.to_string().contains("run the gate with `--update`"));
+        }
+    }
 
     #[test]
     fn a_changed_trace_names_the_first_line_that_differs() {
