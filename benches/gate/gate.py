@@ -38,6 +38,7 @@ WORKLOADS = {
     "text_step_100_hooks_async": 50,
     "text_step_1000_calls_async": 20,
     "tool_steps_100_async": 10,
+    "load_scenario": 100,
 }
 # The figures the targets in docs/performance.md speak of, per path: one
 # call of a no-op hook (one hook object registered 1000 times, warmed up
