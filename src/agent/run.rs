@@ -474,10 +474,11 @@ fn touches_conversation(last: Option<&ChatMessage>, tools: &[Arc<dyn Tool>]) -> 
 }
 
 /// The tool calls of a held message as a slice; the common single call
-/// needs no allocation.
+/// needs no allocation. The calls are the message's shared handles, which
+/// the tool results keep as their `origin`.
 enum Calls<'m> {
-    One([&'m ToolCall; 1]),
-    Many(Vec<&'m ToolCall>),
+    One([&'m Arc<ToolCall>; 1]),
+    Many(Vec<&'m Arc<ToolCall>>),
 }
 
 impl<'m> Calls<'m> {
@@ -485,14 +486,14 @@ impl<'m> Calls<'m> {
         let Some(message) = message else {
             return Calls::Many(Vec::new());
         };
-        let mut calls = message.tool_calls();
+        let mut calls = message.shared_tool_calls();
         match (calls.next(), calls.next()) {
             (Some(call), None) => Calls::One([call]),
-            _ => Calls::Many(message.tool_calls().collect()),
+            _ => Calls::Many(message.shared_tool_calls().collect()),
         }
     }
 
-    fn as_slice(&self) -> &[&'m ToolCall] {
+    fn as_slice(&self) -> &[&'m Arc<ToolCall>] {
         match self {
             Calls::One(one) => one,
             Calls::Many(many) => many,
