@@ -1006,6 +1006,22 @@ fn after_run_does_not_run_when_the_model_fails() {
 }
 
 #[test]
+fn a_model_failure_names_the_llm_call_and_the_step_it_failed_at() {
+    let agent = agent([call("search", json!({})), ModelReply::error("rate limited")])
+        .tool(ok_tool("search"))
+        .build()
+        .unwrap();
+    assert_eq!(
+        run(&agent).unwrap_err(),
+        AgentError::Generator {
+            call: 1,
+            step: 1,
+            message: "rate limited".into()
+        }
+    );
+}
+
+#[test]
 fn after_run_does_not_run_when_a_raised_tool_fails() {
     let log = Log::new();
     let agent = agent([call("search", json!({"q": 1}))])

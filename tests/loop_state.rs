@@ -590,6 +590,17 @@ fn token_usage_adds_floats_to_floats_and_to_integers() {
     );
 }
 
+#[test]
+fn token_usage_past_128_bits_is_the_nearest_float_of_pythons_sum() {
+    // Python sums exactly; the harness falls back to a float past 128 bits
+    // (docs/deviations.md, `usage-sum-beyond-128-bits`), which must still be
+    // the sum: 2 * (2^127 - 1) is 2^128 as the nearest float.
+    let max: Value = serde_json::from_str("170141183460469231731687303715884105727").unwrap();
+    let output = run(&usage_agent(vec![json!({"p": max}), json!({"p": max})])).unwrap();
+    let sum = output.token_usage().unwrap()["p"].as_f64();
+    assert_eq!(sum, Some(2f64.powi(128)));
+}
+
 fn own_keys_schema() -> StateSchema {
     StateSchema::new()
         .key("tools", ValueType::List)

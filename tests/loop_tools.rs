@@ -142,12 +142,37 @@ fn the_error_message_shows_arguments_filled_from_state() {
 
 #[test]
 fn a_tool_whose_script_runs_out_stops_the_run_whatever_the_failure_setting() {
-    let tool = ScriptedTool::new(ToolSpec::new("a"), [ScriptedResult::Text("ok".into())]);
-    let agent = agent([calls(&["a", "a"])]).tool(tool).build().unwrap();
+    let tool = shared(ScriptedTool::new(
+        ToolSpec::new("a"),
+        [ScriptedResult::Text("ok".into())],
+    ));
+    let agent = agent([calls(&["a", "a"])])
+        .tool_arc(tool.clone())
+        .build()
+        .unwrap();
     assert!(matches!(
         run(&agent).unwrap_err(),
         AgentError::ToolFatal { .. }
     ));
+    // The batch is checked against the script before any of its calls runs.
+    assert_eq!(tool.calls(), 0);
+}
+
+#[test]
+fn a_single_call_past_the_script_fails_before_the_tool_runs() {
+    let tool = shared(ScriptedTool::new(
+        ToolSpec::new("a"),
+        [ScriptedResult::Text("ok".into())],
+    ));
+    let agent = agent([call("a", json!({})), call("a", json!({}))])
+        .tool_arc(tool.clone())
+        .build()
+        .unwrap();
+    assert!(matches!(
+        run(&agent).unwrap_err(),
+        AgentError::ToolFatal { .. }
+    ));
+    assert_eq!(tool.calls(), 1);
 }
 
 // ---- tool_call_counts ------------------------------------------------------

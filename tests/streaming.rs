@@ -134,6 +134,44 @@ fn tool_results_stream_in_call_order_then_an_end_chunk() {
     );
 }
 
+#[test]
+fn tool_result_chunks_are_numbered_by_the_results_merged_so_far() {
+    // Haystack's `stream_index`: unknown tools' messages take no number.
+    let indices = Arc::new(Mutex::new(Vec::new()));
+    let sink = indices.clone();
+    let callback = StreamingCallback::new(move |chunk| {
+        if chunk.tool_call_result.is_some() {
+            sink.lock().unwrap().push(chunk.index);
+        }
+    });
+    let agent = agent([calls(&["a", "ghost", "b", "a"]), text("done")])
+        .tool(ok_tool("a"))
+        .tool(ok_tool("b"))
+        .build()
+        .unwrap();
+    agent
+        .run(user("go"), RunOptions::new().streaming_callback(callback))
+        .unwrap();
+    assert_eq!(*indices.lock().unwrap(), [Some(0), Some(1), Some(2)]);
+}
+
+#[test]
+fn a_step_whose_calls_all_name_unknown_tools_streams_no_end_chunk() {
+    let log = Log::default();
+    let agent = agent([calls(&["ghost", "phantom"]), calls(&["a"]), text("done")])
+        .tool(ok_tool("a"))
+        .build()
+        .unwrap();
+    agent
+        .run(
+            user("go"),
+            RunOptions::new().streaming_callback(recording(&log, "s")),
+        )
+        .unwrap();
+    // Only the step whose call reached a tool ends with the end chunk.
+    assert_eq!(lines(&log), ["s:result ok", "s:end tool_call_results"]);
+}
+
 /// A tool that reports whether it received the streaming callback.
 struct Probe {
     spec: ToolSpec,

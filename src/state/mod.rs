@@ -512,6 +512,90 @@ mod tests {
     }
 
     #[test]
+    fn set_with_on_an_unknown_key_fails_as_set_does() {
+        let err = state()
+            .set_with("nope", json!(1), &Handler::ReplaceValues)
+            .unwrap_err();
+        assert!(matches!(err, StateError::UnknownKey { key, .. } if key == "nope"));
+    }
+
+    #[test]
+    fn replace_messages_drops_the_conversation_so_far() {
+        let mut s = state();
+        s.append_messages(vec![ChatMessage::from_user("a")])
+            .unwrap();
+        s.replace_messages(vec![ChatMessage::from_user("b")]);
+        assert_eq!(s.messages().len(), 1);
+        assert_eq!(s.messages()[0].text(), Some("b"));
+    }
+
+    #[test]
+    fn step_count_reads_only_an_integer() {
+        let mut s = state();
+        assert_eq!(s.step_count(), None);
+        s.put(keys::STEP_COUNT, json!(3));
+        assert_eq!(s.step_count(), Some(3));
+        s.put(keys::STEP_COUNT, json!(2.5));
+        assert_eq!(s.step_count(), None);
+    }
+
+    #[test]
+    fn exit_reason_is_none_until_a_value_that_is_not_null_is_set() {
+        let mut s = state();
+        assert_eq!(s.exit_reason(), None);
+        s.put(keys::EXIT_REASON, Value::Null);
+        assert_eq!(s.exit_reason(), None);
+        s.put(keys::EXIT_REASON, json!("text"));
+        assert_eq!(s.exit_reason(), Some(&json!("text")));
+    }
+
+    #[test]
+    fn tool_call_count_reads_the_count_or_zero() {
+        let mut s = state();
+        assert_eq!(s.tool_call_count("search"), 0);
+        s.put(keys::TOOL_CALL_COUNTS, json!({"search": 2}));
+        assert_eq!(s.tool_call_count("search"), 2);
+        assert_eq!(s.tool_call_count("fetch"), 0);
+    }
+
+    #[test]
+    fn a_hook_context_that_is_not_a_map_shows_until_a_map_replaces_it() {
+        let mut s = State::new(StateSchema::new().key(keys::HOOK_CONTEXT, ValueType::Dict));
+        assert_eq!(s.hook_context_other(), None);
+        s.set(keys::HOOK_CONTEXT, json!("x")).unwrap();
+        assert_eq!(s.hook_context_other(), Some(&json!("x")));
+        s.hook_context_mut();
+        assert_eq!(s.hook_context_other(), None);
+        assert_eq!(s.get(keys::HOOK_CONTEXT), Some(json!({})));
+    }
+
+    #[test]
+    fn debug_shows_the_conversation_the_data_and_the_hook_context() {
+        let mut s = state();
+        s.append_messages(vec![ChatMessage::from_user("hi")])
+            .unwrap();
+        s.set("best", json!(1)).unwrap();
+        let shown = format!("{s:?}");
+        assert!(shown.starts_with("State { messages: Some(["), "{shown}");
+        assert!(
+            shown.ends_with(r#"data: {"best": Number(1)}, hook_context: None, .. }"#),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn get_messages_gives_the_conversation_in_to_dict_form() {
+        let mut s = state();
+        assert_eq!(s.get(keys::MESSAGES), None);
+        s.append_messages(vec![ChatMessage::from_user("hi")])
+            .unwrap();
+        assert_eq!(
+            s.get(keys::MESSAGES),
+            Some(json!([{"role": "user", "meta": {}, "name": null, "content": [{"text": "hi"}]}]))
+        );
+    }
+
+    #[test]
     fn has_counts_a_key_holding_null() {
         let mut s = state();
         assert!(!s.has("best"));
