@@ -8,9 +8,10 @@
 
 use hookharness::HookPoint;
 use hookharness::bench::{PreparedBench, StepBench, StepKind};
+use hookharness::scenario::{Format, Scenario};
 use std::hint::black_box;
 
-const WORKLOADS: [&str; 8] = [
+const WORKLOADS: [&str; 9] = [
     "text_step",
     "text_step_100_hooks",
     "tool_step",
@@ -19,7 +20,12 @@ const WORKLOADS: [&str; 8] = [
     "text_step_async",
     "text_step_100_hooks_async",
     "tool_steps_100_async",
+    "load_scenario",
 ];
+
+/// The scenario `load_scenario` loads and validates (from text, so that
+/// reading the file does not count).
+const SCENARIO: &str = include_str!("../scenarios/docs_examples/all_three_hooks.yaml");
 
 /// `scaling:H:K:S`: a tool run of `S` steps from a conversation of `H`
 /// messages, with `K` no-op hooks at every point (`benches/gate/scaling.py`).
@@ -59,6 +65,14 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let name = args.next().unwrap_or_default();
     let iterations: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(1);
+    if name == "load_scenario" {
+        for _ in 0..iterations {
+            let loaded =
+                Scenario::from_str(black_box(SCENARIO), "all_three_hooks.yaml", Format::Yaml);
+            black_box(loaded.expect("the corpus scenario loads"));
+        }
+        return;
+    }
     let Some(bench) = workload(&name) else {
         eprintln!(
             "unknown workload `{name}`; use one of {}, or scaling:HISTORY:HOOKS:STEPS",

@@ -36,6 +36,7 @@ WORKLOADS = {
     "text_step_async": 200,
     "text_step_100_hooks_async": 50,
     "tool_steps_100_async": 10,
+    "load_scenario": 100,
 }
 # The figures the targets in docs/performance.md speak of, per path:
 # one no-op hook (slope over 100 hooks) and one steady tool step.

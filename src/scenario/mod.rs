@@ -7,9 +7,9 @@
 //! file, the key path, and the line and column.
 //!
 //! ```text
-//!  text ──yaml.rs / json.rs──▶ spanned tree (node.rs)
-//!                                   │ reader.rs: typed access, known keys
-//!                                   ▼
+//!  text ──yaml.rs (yaml/subset.rs) / json.rs──▶ spanned tree (node.rs)
+//!                                                  │ reader.rs: typed access, known keys
+//!                                                  ▼
 //!        spec.rs, agent.rs, tool.rs, model.rs, hook.rs, when.rs,
 //!        action.rs, message.rs, run.rs, expect.rs (pattern.rs,
 //!        list_expect.rs, event_pattern.rs) ──▶ Scenario

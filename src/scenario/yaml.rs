@@ -14,16 +14,26 @@ use super::node::{Entry, KeyPath, Node, NodeValue, Pos};
 use super::scalar::{self, ScalarError};
 use super::{ALIAS_BUDGET, Format, MAX_DEPTH};
 
+mod subset;
+
 /// Parses one YAML document into the tree.
+///
+/// Text in the subset of YAML that scenario files are written in is read
+/// directly ([`subset`]); any other text, and any text with an error, is
+/// read by saphyr-parser, which gives the same tree for the subset.
 pub(crate) fn parse(text: &str, origin: &str) -> Result<Node, ScenarioError> {
-    let mut builder = Builder {
-        origin,
-        stack: Vec::new(),
-        anchors: HashMap::new(),
-        expanded: 0,
-        root: None,
-        documents: 0,
-    };
+    let mut builder = Builder::new(origin);
+    if subset::read(text, &mut builder).is_ok()
+        && let Ok(root) = builder.finish()
+    {
+        return Ok(root);
+    }
+    parse_with_saphyr(text, origin)
+}
+
+/// [`parse`] through saphyr-parser alone.
+fn parse_with_saphyr(text: &str, origin: &str) -> Result<Node, ScenarioError> {
+    let mut builder = Builder::new(origin);
     for event in Parser::new_from_str(text) {
         let (event, span) = event.map_err(|e| {
             let pos = pos(*e.marker());
@@ -38,18 +48,7 @@ pub(crate) fn parse(text: &str, origin: &str) -> Result<Node, ScenarioError> {
         })?;
         builder.on_event(event, pos(span.start))?;
     }
-    let empty = || ScenarioError::new(ScenarioErrorKind::Empty, origin);
-    match builder.root {
-        // Only comments or blank lines: the file's start.
-        None => Err(empty().at(1, 1)),
-        // `---` alone, `~` or `null`: nothing to read either.
-        Some(Node {
-            value: NodeValue::Null,
-            pos,
-            ..
-        }) => Err(empty().at(pos.line, pos.column)),
-        Some(root) => Ok(root),
-    }
+    builder.finish()
 }
 
 fn pos(marker: Marker) -> Pos {
@@ -71,19 +70,34 @@ struct Frame {
 /// larger ones through an index of their keys, built when they get there.
 const SCANNED_KEYS: usize = 16;
 
+/// An open collection; its children so far are the tail of
+/// [`Builder::items`] or [`Builder::entries`], from `start` on.
 enum Collection {
-    Seq(Vec<Node>),
+    Seq {
+        start: usize,
+    },
     Map {
-        entries: Vec<Entry>,
-        /// Key -> index in `entries`, once there are more than [`SCANNED_KEYS`].
+        start: usize,
+        /// Key -> index among the map's entries, once there are more than
+        /// [`SCANNED_KEYS`].
         index: HashMap<String, usize>,
         key: Option<(String, Pos)>,
     },
 }
 
+/// A list or map closed with more children than this takes the builder's
+/// whole vector when it holds only them (a long top-level list of a long
+/// recording), instead of a copy.
+const TAKEN_WHOLE: usize = 1024;
+
 struct Builder<'o> {
     origin: &'o str,
     stack: Vec<Frame>,
+    /// The items of every open list, innermost list last, and the entries
+    /// of every open map: one growing vector for all, so that a closed
+    /// collection is allocated once, at its size.
+    items: Vec<Node>,
+    entries: Vec<Entry>,
     /// Anchor id -> the anchored node and how many nodes it holds.
     anchors: HashMap<usize, (Node, usize)>,
     /// Nodes added by alias expansion so far.
@@ -92,7 +106,36 @@ struct Builder<'o> {
     documents: usize,
 }
 
-impl Builder<'_> {
+impl<'o> Builder<'o> {
+    fn new(origin: &'o str) -> Self {
+        Builder {
+            origin,
+            stack: Vec::new(),
+            items: Vec::new(),
+            entries: Vec::new(),
+            anchors: HashMap::new(),
+            expanded: 0,
+            root: None,
+            documents: 0,
+        }
+    }
+
+    /// The root, once every event is in.
+    fn finish(self) -> Result<Node, ScenarioError> {
+        let empty = || ScenarioError::new(ScenarioErrorKind::Empty, self.origin);
+        match self.root {
+            // Only comments or blank lines: the file's start.
+            None => Err(empty().at(1, 1)),
+            // `---` alone, `~` or `null`: nothing to read either.
+            Some(Node {
+                value: NodeValue::Null,
+                pos,
+                ..
+            }) => Err(empty().at(pos.line, pos.column)),
+            Some(root) => Ok(root),
+        }
+    }
+
     fn error(&self, kind: ScenarioErrorKind, path: &KeyPath, pos: Pos) -> ScenarioError {
         ScenarioError::new(kind, self.origin)
             .with_path(path.to_string())
@@ -106,7 +149,7 @@ impl Builder<'_> {
         self.stack
             .iter()
             .fold(KeyPath::default(), |path, frame| match &frame.collection {
-                Collection::Seq(items) => path.index(items.len()),
+                Collection::Seq { start } => path.index(self.items.len() - start),
                 Collection::Map { key: Some(k), .. } => path.key(&k.0),
                 Collection::Map { key: None, .. } => path,
             })
@@ -139,16 +182,15 @@ impl Builder<'_> {
             Event::Scalar(text, style, anchor, tag) => {
                 self.on_scalar(&text, style, anchor, tag, at)
             }
-            Event::SequenceStart(anchor, tag) => self.open(
-                anchor,
-                tag.as_deref(),
-                "seq",
-                at,
-                Collection::Seq(Vec::new()),
-            ),
+            Event::SequenceStart(anchor, tag) => {
+                let seq = Collection::Seq {
+                    start: self.items.len(),
+                };
+                self.open(anchor, tag.as_deref(), "seq", at, seq)
+            }
             Event::MappingStart(anchor, tag) => {
                 let map = Collection::Map {
-                    entries: Vec::new(),
+                    start: self.entries.len(),
                     index: HashMap::new(),
                     key: None,
                 };
@@ -210,7 +252,7 @@ impl Builder<'_> {
         }
         if self.expects_key() {
             let found = match collection {
-                Collection::Seq(_) => "a list",
+                Collection::Seq { .. } => "a list",
                 Collection::Map { .. } => "a map",
             };
             let kind = ScenarioErrorKind::NonStringKey { found, text: None };
@@ -234,14 +276,8 @@ impl Builder<'_> {
         };
         // No growth slack kept: the tree lives until the scenario is read.
         let value = match frame.collection {
-            Collection::Seq(mut items) => {
-                items.shrink_to_fit();
-                NodeValue::Seq(items)
-            }
-            Collection::Map { mut entries, .. } => {
-                entries.shrink_to_fit();
-                NodeValue::Map(entries)
-            }
+            Collection::Seq { start } => NodeValue::Seq(take_from(&mut self.items, start)),
+            Collection::Map { start, .. } => NodeValue::Map(take_from(&mut self.entries, start)),
         };
         let node = Node {
             value,
@@ -289,17 +325,17 @@ impl Builder<'_> {
             return Ok(());
         };
         let (key, first) = match &mut frame.collection {
-            Collection::Seq(items) => {
-                items.push(node);
+            Collection::Seq { .. } => {
+                self.items.push(node);
                 return Ok(());
             }
             Collection::Map {
-                entries,
+                start,
                 index,
                 key: pending,
             } => {
                 if let Some((key, key_pos)) = pending.take() {
-                    entries.push(Entry {
+                    self.entries.push(Entry {
                         key,
                         key_pos,
                         value: node,
@@ -313,7 +349,7 @@ impl Builder<'_> {
                     };
                     return Err(self.error(kind, &self.child_path(), node.pos));
                 };
-                match first_position(entries, index, &key) {
+                match first_position(&self.entries[*start..], index, &key) {
                     None => {
                         *pending = Some((key, node.pos));
                         return Ok(());
@@ -330,6 +366,17 @@ impl Builder<'_> {
         };
         Err(self.error(kind, &path, node.pos))
     }
+}
+
+/// The children of a closing collection, `children[start..]`, in a vector
+/// of their own without growth slack.
+fn take_from<T>(children: &mut Vec<T>, start: usize) -> Vec<T> {
+    if start == 0 && children.len() > TAKEN_WHOLE {
+        let mut whole = std::mem::take(children);
+        whole.shrink_to_fit();
+        return whole;
+    }
+    children.drain(start..).collect()
 }
 
 /// Where `key` is first defined among `entries`, if it is; `index` keeps
