@@ -1,9 +1,12 @@
 //! Loading and replaying a corpus scenario, and serializing its outcome.
 
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use hookharness::replay::Replay;
 use hookharness::scenario::{Format, Scenario};
 use std::hint::black_box;
+
+#[path = "support/long_scenario.rs"]
+mod long_scenario;
 
 const FILE: &str = "scenarios/docs_examples/all_three_hooks.yaml";
 
@@ -25,5 +28,24 @@ fn replay(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, replay);
+/// Loading cost per map key and per list item, from 100 to 10,000 of them:
+/// flat when loading is linear in the file.
+fn load_scaling(c: &mut Criterion) {
+    let mut group = c.benchmark_group("load_scaling");
+    for n in [100, 1_000, 10_000] {
+        let shapes = [
+            ("keys", long_scenario::with_keys(n)),
+            ("items", long_scenario::with_items(n)),
+        ];
+        for (shape, text) in shapes {
+            group.throughput(Throughput::Elements(n as u64));
+            group.bench_with_input(BenchmarkId::new(shape, n), &text, |b, text| {
+                b.iter(|| black_box(Scenario::from_str(text, "long.yaml", Format::Yaml).unwrap()))
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, replay, load_scaling);
 criterion_main!(benches);

@@ -11,14 +11,19 @@ use hookharness::bench::{PreparedBench, StepBench, StepKind};
 use hookharness::scenario::{Format, Scenario};
 use std::hint::black_box;
 
-const WORKLOADS: [&str; 9] = [
+#[path = "../benches/support/long_scenario.rs"]
+mod long_scenario;
+
+const WORKLOADS: [&str; 11] = [
     "text_step",
     "text_step_100_hooks",
+    "text_step_1000_calls",
     "tool_step",
     "tool_step_hook_everywhere",
     "tool_steps_100",
     "text_step_async",
     "text_step_100_hooks_async",
+    "text_step_1000_calls_async",
     "tool_steps_100_async",
     "load_scenario",
 ];
@@ -26,6 +31,19 @@ const WORKLOADS: [&str; 9] = [
 /// The scenario `load_scenario` loads and validates (from text, so that
 /// reading the file does not count).
 const SCENARIO: &str = include_str!("../scenarios/docs_examples/all_three_hooks.yaml");
+
+/// `load_keys:N` and `load_items:N`: the text of a scenario with a map of
+/// `N` keys or a list of `N` items, for the loading scale (see
+/// `benches/support/long_scenario.rs`).
+fn long_scenario(name: &str) -> Option<String> {
+    let (shape, n) = name.split_once(':')?;
+    let n = n.parse().ok()?;
+    match shape {
+        "load_keys" => Some(long_scenario::with_keys(n)),
+        "load_items" => Some(long_scenario::with_items(n)),
+        _ => None,
+    }
+}
 
 /// `scaling:H:K:S`: a tool run of `S` steps from a conversation of `H`
 /// messages, with `K` no-op hooks at every point (`benches/gate/scaling.py`).
@@ -51,6 +69,9 @@ fn workload(name: &str) -> Option<PreparedBench> {
         "text_step_100_hooks" => {
             StepBench::new(StepKind::Text).noop_hooks(HookPoint::BeforeLlm, 100)
         }
+        "text_step_1000_calls" => {
+            StepBench::new(StepKind::Text).noop_hook_calls(HookPoint::BeforeLlm, 1000)
+        }
         "tool_step" => StepBench::new(StepKind::Tool),
         "tool_step_hook_everywhere" => StepBench::new(StepKind::Tool).noop_hook_everywhere(),
         "tool_steps_100" => StepBench::new(StepKind::Tool)
@@ -65,17 +86,20 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let name = args.next().unwrap_or_default();
     let iterations: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(1);
-    if name == "load_scenario" {
+    let text = match name.as_str() {
+        "load_scenario" => Some(SCENARIO.to_owned()),
+        _ => long_scenario(&name),
+    };
+    if let Some(text) = text {
         for _ in 0..iterations {
-            let loaded =
-                Scenario::from_str(black_box(SCENARIO), "all_three_hooks.yaml", Format::Yaml);
-            black_box(loaded.expect("the corpus scenario loads"));
+            let loaded = Scenario::from_str(black_box(&text), "bench.yaml", Format::Yaml);
+            black_box(loaded.expect("the scenario loads"));
         }
         return;
     }
     let Some(bench) = workload(&name) else {
         eprintln!(
-            "unknown workload `{name}`; use one of {}, or scaling:HISTORY:HOOKS:STEPS",
+            "unknown workload `{name}`; use one of {}, scaling:HISTORY:HOOKS:STEPS, load_keys:N or load_items:N",
             WORKLOADS.join(", ")
         );
         std::process::exit(2);
