@@ -804,6 +804,36 @@ impl Hook for WarmHook {
     }
 }
 
+/// A hook whose warm-up fails.
+struct ColdHook;
+
+impl Hook for ColdHook {
+    fn run(&self, _state: &mut State) -> Result<(), HookError> {
+        Ok(())
+    }
+
+    fn warm_up(&self) -> Result<(), HookError> {
+        Err(HookError::new("no connection"))
+    }
+}
+
+#[test]
+fn a_failed_hook_warm_up_fails_the_run_naming_that_hook() {
+    let log = Log::new();
+    let agent = agent([text("done")])
+        .hook("before_run", ColdHook)
+        .hook("after_run", WarmHook(log.clone()))
+        .build()
+        .unwrap();
+    assert_eq!(
+        run(&agent).unwrap_err(),
+        AgentError::WarmUp {
+            what: "hook `ColdHook`".into(),
+            message: "no connection".into()
+        }
+    );
+}
+
 struct WarmGenerator(Log);
 
 impl ChatGenerator for WarmGenerator {
