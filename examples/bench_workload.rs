@@ -14,14 +14,16 @@ use std::hint::black_box;
 #[path = "../benches/support/long_scenario.rs"]
 mod long_scenario;
 
-const WORKLOADS: [&str; 9] = [
+const WORKLOADS: [&str; 11] = [
     "text_step",
     "text_step_100_hooks",
+    "text_step_1000_calls",
     "tool_step",
     "tool_step_hook_everywhere",
     "tool_steps_100",
     "text_step_async",
     "text_step_100_hooks_async",
+    "text_step_1000_calls_async",
     "tool_steps_100_async",
     "load_scenario",
 ];
@@ -66,6 +68,9 @@ fn workload(name: &str) -> Option<PreparedBench> {
         "text_step" => StepBench::new(StepKind::Text),
         "text_step_100_hooks" => {
             StepBench::new(StepKind::Text).noop_hooks(HookPoint::BeforeLlm, 100)
+        }
+        "text_step_1000_calls" => {
+            StepBench::new(StepKind::Text).noop_hook_calls(HookPoint::BeforeLlm, 1000)
         }
         "tool_step" => StepBench::new(StepKind::Tool),
         "tool_step_hook_everywhere" => StepBench::new(StepKind::Tool).noop_hook_everywhere(),

@@ -25,20 +25,27 @@ fn audit(state: &mut State) {
     std::hint::black_box(pending);
 }
 
+/// The same audit, doing more work.
+fn slower(state: &mut State) {
+    for _ in 0..20 {
+        audit(state);
+    }
+}
+
+/// A cheap hook that drops the pending calls.
+fn different(state: &mut State) {
+    if let Some(last) = state.messages_mut().last_mut() {
+        last.content_mut().clear();
+    }
+}
+
 fn main() -> ExitCode {
-    let hook = match std::env::var("HOOK_GATE_VARIANT").as_deref() {
-        Ok("slower") => hook_fn(|state: &mut State| {
-            for _ in 0..20 {
-                audit(state);
-            }
-        }),
-        Ok("different") => hook_fn(|state: &mut State| {
-            if let Some(last) = state.messages_mut().last_mut() {
-                last.content_mut().clear();
-            }
-        }),
-        _ => hook_fn(audit),
+    let body: fn(&mut State) = match std::env::var("HOOK_GATE_VARIANT").as_deref() {
+        Ok("slower") => slower,
+        Ok("different") => different,
+        _ => audit,
     };
+    let hook = hook_fn(body);
     HookGate::new(
         "audit_tool_calls",
         HookPoint::BeforeTool,

@@ -11,7 +11,6 @@
 //! none of them.
 
 use std::future::Future;
-use std::marker::PhantomData;
 use std::pin::{Pin, pin};
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
@@ -21,26 +20,6 @@ use std::thread::Thread;
 /// ([`Hook`](crate::Hook), [`Tool`](crate::Tool),
 /// [`ChatGenerator`](crate::ChatGenerator)) return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
-
-/// A finished call as a future. Success (the common case) is a zero-sized
-/// future, which boxes without allocating.
-pub(crate) fn ready<'a, E: Send + 'a>(result: Result<(), E>) -> BoxFuture<'a, Result<(), E>> {
-    match result {
-        Ok(()) => Box::pin(ReadyOk(PhantomData)),
-        Err(error) => Box::pin(std::future::ready(Err(error))),
-    }
-}
-
-/// `Ok(())`, ready at the first poll; zero-sized whatever `E` is.
-struct ReadyOk<E>(PhantomData<fn() -> E>);
-
-impl<E> Future for ReadyOk<E> {
-    type Output = Result<(), E>;
-
-    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Self::Output> {
-        Poll::Ready(Ok(()))
-    }
-}
 
 struct ThreadWaker(Thread);
 

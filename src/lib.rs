@@ -127,7 +127,7 @@ mod value;
 
 pub use agent::{Agent, AgentBuilder, AgentError, AgentOutput, RunOptions};
 pub use generator::{ChatGenerator, ChatRequest, GeneratorError, generator_fn};
-pub use hook::{FunctionHook, Hook, HookError, HookPoint, async_hook_fn, hook_fn};
+pub use hook::{FunctionHook, Hook, HookError, HookFuture, HookPoint, async_hook_fn, hook_fn};
 pub use message::{ChatMessage, ChatRole, ContentPart, ToolCall, ToolCallResult, ToolResult};
 pub use observe::{Event, Observer};
 pub use state::{HookContext, State};

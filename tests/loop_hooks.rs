@@ -250,9 +250,9 @@ impl Hook for Lifecycle {
         Ok(())
     }
 
-    fn warm_up_async(&self) -> hookharness::hook::BoxFuture<'_, Result<(), HookError>> {
+    fn warm_up_async(&self) -> hookharness::HookFuture<'_> {
         self.async_warm_ups.fetch_add(1, Ordering::SeqCst);
-        Box::pin(async { Ok(()) })
+        hookharness::HookFuture::new(async { Ok(()) })
     }
 
     fn close(&self) -> Result<(), HookError> {
@@ -522,14 +522,82 @@ async fn a_panicking_hook_is_reported_on_the_async_path_too() {
         .run_async(user("go"), RunOptions::new())
         .await
         .unwrap_err();
-    assert!(matches!(
-        error,
+    match error {
         AgentError::Hook {
-            point: HookPoint::BeforeRun,
-            panicked: true,
+            hook,
+            point,
+            panicked,
             ..
+        } => {
+            assert_eq!(hook, "fragile");
+            assert_eq!(point, HookPoint::BeforeRun);
+            assert!(panicked);
         }
-    ));
+        other => panic!("unexpected {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_panic_among_several_sync_hooks_on_the_async_path_names_the_hook_and_stops_the_rest() {
+    let log = Log::new();
+    let agent = agent([text("done")])
+        .hook("before_llm", labelled(&log, "first"))
+        .hook(
+            "before_llm",
+            hook_fn(|_: &mut State| -> () { panic!("boom") }).named("second"),
+        )
+        .hook("before_llm", labelled(&log, "third"))
+        .build()
+        .unwrap();
+    match agent.run_async(user("go"), RunOptions::new()).await {
+        Err(AgentError::Hook {
+            hook,
+            point,
+            message,
+            panicked,
+            ..
+        }) => {
+            assert_eq!(hook, "second");
+            assert_eq!(point, HookPoint::BeforeLlm);
+            assert!(message.contains("boom"), "{message}");
+            assert!(panicked);
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+    assert_eq!(log.entries(), ["first(0)"]);
+}
+
+#[tokio::test]
+async fn an_async_hook_that_panics_while_awaited_is_reported_with_its_name() {
+    let log = Log::new();
+    let agent = agent([text("done")])
+        .hook(
+            "before_llm",
+            async_hook_fn(|_| {
+                Box::pin(async {
+                    tokio::task::yield_now().await;
+                    panic!("late")
+                })
+            })
+            .named("slow"),
+        )
+        .hook("before_llm", labelled(&log, "after"))
+        .build()
+        .unwrap();
+    match agent.run_async(user("go"), RunOptions::new()).await {
+        Err(AgentError::Hook {
+            hook,
+            message,
+            panicked,
+            ..
+        }) => {
+            assert_eq!(hook, "slow");
+            assert!(message.contains("late"), "{message}");
+            assert!(panicked);
+        }
+        other => panic!("unexpected {other:?}"),
+    }
+    assert!(log.entries().is_empty());
 }
 
 // ---- hooks act on the live state -------------------------------------------

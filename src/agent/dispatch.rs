@@ -4,12 +4,14 @@
 //! watch: with no observer and no tracing subscriber, an invocation is the
 //! call itself plus a few branches.
 
-use super::AgentError;
 use super::run::Run;
+use super::{Agent, AgentError};
+use crate::future::BoxFuture;
 use crate::hook::{Hook, HookError, HookPoint};
 use crate::observe::Event;
 use futures_util::FutureExt;
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 use tracing::Instrument;
 
 impl Run<'_, '_> {
@@ -21,7 +23,8 @@ impl Run<'_, '_> {
         match (self.is_async, watched) {
             (false, false) => self.run_hooks_plain(point),
             (false, true) => self.run_hooks_watched(point),
-            (true, _) => self.run_hooks_async(point, watched).await,
+            (true, false) => self.run_hooks_async_plain(point).await,
+            (true, true) => self.run_hooks_async_watched(point).await,
         }
     }
 
@@ -33,7 +36,7 @@ impl Run<'_, '_> {
         let state = &mut self.state;
         let mut at = 0;
         let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            for hook in hooks {
+            while let Some(hook) = hooks.get(at) {
                 hook.run(state)?;
                 at += 1;
             }
@@ -65,27 +68,54 @@ impl Run<'_, '_> {
         Ok(())
     }
 
-    async fn run_hooks_async(&mut self, point: HookPoint, watched: bool) -> Result<(), AgentError> {
+    /// The async path with nobody watching. A hook whose `run_async`
+    /// finished in the call (a sync hook's default) is not polled; only a
+    /// future still to await is, under a panic guard of its own.
+    async fn run_hooks_async_plain(&mut self, point: HookPoint) -> Result<(), AgentError> {
         let agent = self.agent;
-        let traced = watched && tracing::dispatcher::has_been_set();
+        let hooks = agent.hooks.at(point);
+        let mut at = 0;
+        while let Some(hook) = hooks.get(at) {
+            let state = &mut self.state;
+            // A default `run_async` runs the sync `run` in the call, so the
+            // call is guarded; the closure takes `state` by value (FnOnce)
+            // so a future it hands back keeps the borrow.
+            let call = move || {
+                let state = state;
+                hook.run_async(state).into_pending()
+            };
+            let outcome = match std::panic::catch_unwind(AssertUnwindSafe(call)) {
+                Ok(None) => {
+                    at += 1;
+                    continue;
+                }
+                Ok(Some(future)) => AssertUnwindSafe(future).catch_unwind().await,
+                Err(payload) => Err(payload),
+            };
+            self.hook_finished(point, at, &**hook, outcome)?;
+            at += 1;
+        }
+        Ok(())
+    }
+
+    /// The async path with an observer or a tracing subscriber: events and
+    /// a span per hook.
+    async fn run_hooks_async_watched(&mut self, point: HookPoint) -> Result<(), AgentError> {
+        let agent = self.agent;
+        let traced = tracing::dispatcher::has_been_set();
         for (index, hook) in agent.hooks.at(point).iter().enumerate() {
             let hook = &**hook;
-            if watched {
-                self.hook_started(point, index, hook);
-            }
+            self.hook_started(point, index, hook);
             let state = &mut self.state;
             // The call goes inside the future: a default `run_async` runs the
-            // sync `run` eagerly, and its panic must be caught too.
+            // sync `run` in it, so the panic guard and the span cover it.
             let call = AssertUnwindSafe(async { hook.run_async(state).await }).catch_unwind();
             let outcome = if traced {
                 call.instrument(hook_span(point, hook)).await
             } else {
                 call.await
             };
-            match outcome {
-                Ok(Ok(())) if !watched => {}
-                outcome => self.hook_finished(point, index, hook, outcome)?,
-            }
+            self.hook_finished(point, index, hook, outcome)?;
         }
         Ok(())
     }
@@ -140,6 +170,53 @@ impl Run<'_, '_> {
 }
 
 type HookOutcome = std::thread::Result<Result<(), HookError>>;
+
+/// Warms up each distinct hook once, as Haystack's `warm_up_hooks` does at
+/// the start of every run. Calls that finish at once (every sync
+/// `warm_up`, and the default `warm_up_async`) run in a plain loop; only a
+/// hook that hands back a future to await leaves it.
+pub(super) async fn warm_up_hooks(agent: &Agent, is_async: bool) -> Result<(), AgentError> {
+    let hooks = agent.hooks.distinct();
+    let mut at = 0;
+    while let Some((index, outcome)) = warm_up_until_pending(hooks, at, is_async) {
+        let outcome = match outcome {
+            Ok(future) => future.await,
+            Err(error) => Err(error),
+        };
+        outcome.map_err(|error| {
+            super::warm_up_error(&format!("hook `{}`", hooks[index].name()), error.message())
+        })?;
+        at = index + 1;
+    }
+    Ok(())
+}
+
+/// Where the plain warm-up loop stopped: the hook's index, with its future
+/// to await or its error.
+type Stopped<'a> = (
+    usize,
+    Result<BoxFuture<'a, Result<(), HookError>>, HookError>,
+);
+
+/// Warms up hooks from `at` on while each call finishes at once; `None`
+/// when all of them are warmed up.
+fn warm_up_until_pending(
+    hooks: &[Arc<dyn Hook>],
+    mut at: usize,
+    is_async: bool,
+) -> Option<Stopped<'_>> {
+    while let Some(hook) = hooks.get(at) {
+        if is_async {
+            if let Some(future) = hook.warm_up_async().into_pending() {
+                return Some((at, Ok(future)));
+            }
+        } else if let Err(error) = hook.warm_up() {
+            return Some((at, Err(error)));
+        }
+        at += 1;
+    }
+    None
+}
 
 /// Haystack's `haystack.agent.hook` span; the name and type are rendered
 /// only when a subscriber listens.

@@ -91,15 +91,7 @@ async fn warm_up(agent: &Agent, is_async: bool) -> Result<(), AgentError> {
             super::warm_up_error(&format!("tool `{}`", tool.spec().name), e.message())
         })?;
     }
-    for hook in agent.hooks.distinct() {
-        let outcome = if is_async {
-            hook.warm_up_async().await
-        } else {
-            hook.warm_up()
-        };
-        outcome
-            .map_err(|e| super::warm_up_error(&format!("hook `{}`", hook.name()), e.message()))?;
-    }
+    super::dispatch::warm_up_hooks(agent, is_async).await?;
     agent
         .generator
         .warm_up()

@@ -98,6 +98,17 @@ impl StepBench {
         self
     }
 
+    /// Registers one no-op hook object `count` times at `point`: each run
+    /// calls it `count` times and warms it up once, so the slope over
+    /// `count` is one call of the hook alone.
+    pub fn noop_hook_calls(mut self, point: HookPoint, count: usize) -> Self {
+        let hook: Arc<dyn Hook> = Arc::new(noop());
+        for _ in 0..count {
+            self.hooks.push((point, Arc::clone(&hook)));
+        }
+        self
+    }
+
     /// Adds one no-op hook at every point.
     pub fn noop_hook_everywhere(mut self) -> Self {
         for point in HookPoint::ALL {

@@ -1,13 +1,16 @@
 //! Hooks made from closures: Haystack's `FunctionHook` and `@hook`.
 
-use super::{Hook, HookError, short_type_name};
-use crate::future::{BoxFuture, ready};
+use super::{Hook, HookError, HookFuture, short_type_name};
+use crate::future::BoxFuture;
 use crate::state::State;
 use std::borrow::Cow;
 use std::sync::Arc;
 
-type SyncFn = dyn Fn(&mut State) -> Result<(), HookError> + Send + Sync;
 type AsyncFn = dyn for<'a> Fn(&'a mut State) -> BoxFuture<'a, Result<(), HookError>> + Send + Sync;
+
+/// The sync function of a hook that has only an async one: it fails a sync
+/// run with Haystack's error.
+type AsyncOnly = fn(&mut State) -> Result<(), HookError>;
 
 /// What a hook closure may return: `()` or a `Result`.
 pub trait IntoHookResult {
@@ -29,6 +32,10 @@ impl<E: Into<HookError>> IntoHookResult for Result<(), E> {
 
 /// A hook built from a sync function, an async function, or both.
 ///
+/// `F` is the sync function's type: a hook calls it directly, with no
+/// allocation or indirection of its own. A hook with only an async function
+/// is a plain `FunctionHook` (its `F` is a function that fails a sync run).
+///
 /// As in Haystack, a hook with only an async function fails when a sync run
 /// reaches it, and a sync-only hook runs inline on the async path.
 ///
@@ -44,47 +51,49 @@ impl<E: Into<HookError>> IntoHookResult for Result<(), E> {
 /// # let _ = both;
 /// ```
 #[derive(Clone)]
-pub struct FunctionHook {
+pub struct FunctionHook<F = AsyncOnly> {
     name: Cow<'static, str>,
-    function: Option<Arc<SyncFn>>,
+    function: F,
     async_function: Option<Arc<AsyncFn>>,
 }
 
-impl FunctionHook {
+impl<F, R> FunctionHook<F>
+where
+    F: Fn(&mut State) -> R + Send + Sync + 'static,
+    R: IntoHookResult,
+{
     /// A hook with a sync function.
-    pub fn from_fn<F, R>(function: F) -> Self
-    where
-        F: Fn(&mut State) -> R + Send + Sync + 'static,
-        R: IntoHookResult,
-    {
+    pub fn from_fn(function: F) -> Self {
         FunctionHook {
             name: Cow::Borrowed(short_type_name(std::any::type_name::<F>())),
-            function: Some(Arc::new(move |state: &mut State| {
-                function(state).into_hook_result()
-            })),
+            function,
             async_function: None,
         }
     }
+}
 
+impl FunctionHook {
     /// A hook with only an async function.
-    pub fn from_async<F>(function: F) -> Self
+    pub fn from_async<A>(function: A) -> Self
     where
-        F: for<'a> Fn(&'a mut State) -> BoxFuture<'a, Result<(), HookError>>
+        A: for<'a> Fn(&'a mut State) -> BoxFuture<'a, Result<(), HookError>>
             + Send
             + Sync
             + 'static,
     {
         FunctionHook {
-            name: Cow::Borrowed(short_type_name(std::any::type_name::<F>())),
-            function: None,
+            name: Cow::Borrowed(short_type_name(std::any::type_name::<A>())),
+            function: async_only,
             async_function: Some(Arc::new(function)),
         }
     }
+}
 
+impl<F> FunctionHook<F> {
     /// Adds (or replaces) the async function.
-    pub fn with_async<F>(mut self, function: F) -> Self
+    pub fn with_async<A>(mut self, function: A) -> Self
     where
-        F: for<'a> Fn(&'a mut State) -> BoxFuture<'a, Result<(), HookError>>
+        A: for<'a> Fn(&'a mut State) -> BoxFuture<'a, Result<(), HookError>>
             + Send
             + Sync
             + 'static,
@@ -100,8 +109,16 @@ impl FunctionHook {
     }
 }
 
+/// Haystack's `RuntimeError` for an async-only `FunctionHook` in a sync run.
+fn async_only(_: &mut State) -> Result<(), HookError> {
+    Err(HookError::new(
+        "This FunctionHook only has an `async_function` and cannot run in a synchronous Agent run. \
+         Use the Agent's async run methods, or provide a synchronous `function`.",
+    ))
+}
+
 /// Wraps a sync closure into a hook (Haystack's `@hook` on a function).
-pub fn hook_fn<F, R>(function: F) -> FunctionHook
+pub fn hook_fn<F, R>(function: F) -> FunctionHook<F>
 where
     F: Fn(&mut State) -> R + Send + Sync + 'static,
     R: IntoHookResult,
@@ -127,21 +144,19 @@ where
     FunctionHook::from_async(function)
 }
 
-impl Hook for FunctionHook {
+impl<F, R> Hook for FunctionHook<F>
+where
+    F: Fn(&mut State) -> R + Send + Sync + 'static,
+    R: IntoHookResult,
+{
     fn run(&self, state: &mut State) -> Result<(), HookError> {
-        match &self.function {
-            Some(function) => function(state),
-            None => Err(HookError::new(
-                "This FunctionHook only has an `async_function` and cannot run in a synchronous Agent run. \
-                 Use the Agent's async run methods, or provide a synchronous `function`.",
-            )),
-        }
+        (self.function)(state).into_hook_result()
     }
 
-    fn run_async<'a>(&'a self, state: &'a mut State) -> BoxFuture<'a, Result<(), HookError>> {
+    fn run_async<'a>(&'a self, state: &'a mut State) -> HookFuture<'a> {
         match &self.async_function {
-            Some(function) => function(state),
-            None => ready(self.run(state)),
+            Some(function) => function(state).into(),
+            None => HookFuture::ready(self.run(state)),
         }
     }
 

@@ -32,16 +32,17 @@
 //! ```
 
 mod function;
+mod future;
 mod point;
 mod registry;
 
 pub use function::{FunctionHook, IntoHookResult, async_hook_fn, hook_fn};
+pub use future::HookFuture;
 pub use point::{HookPoint, InvalidHookPoint};
 pub use registry::{HookNotAllowed, HookRegistration, Hooks};
 
 pub use crate::future::BoxFuture;
 
-use crate::future::ready;
 use crate::state::State;
 use std::borrow::Cow;
 
@@ -50,14 +51,16 @@ use std::borrow::Cow;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct HookError {
-    message: String,
+    // Two words, not a `String`'s three: `Result<(), HookError>` then comes
+    // back from a hook in registers.
+    message: Box<str>,
 }
 
 impl HookError {
     /// An error with this message.
     pub fn new(message: impl Into<String>) -> Self {
         HookError {
-            message: message.into(),
+            message: message.into().into_boxed_str(),
         }
     }
 
@@ -88,7 +91,9 @@ impl From<&str> for HookError {
 /// Code that runs at a hook point with the live [`State`].
 ///
 /// Only [`run`](Hook::run) is required. A run on the async path calls
-/// [`run_async`](Hook::run_async), which by default calls `run`.
+/// [`run_async`](Hook::run_async), which by default calls `run` and hands
+/// back its result as a finished [`HookFuture`]: a sync hook costs the same
+/// on both paths. Override it only to await something.
 /// The lifecycle methods are called once per distinct hook object, at the
 /// start of every run, like Haystack's `warm_up`.
 pub trait Hook: Send + Sync + 'static {
@@ -96,8 +101,8 @@ pub trait Hook: Send + Sync + 'static {
     fn run(&self, state: &mut State) -> Result<(), HookError>;
 
     /// Runs the hook on the async path (defaults to [`run`](Hook::run)).
-    fn run_async<'a>(&'a self, state: &'a mut State) -> BoxFuture<'a, Result<(), HookError>> {
-        ready(self.run(state))
+    fn run_async<'a>(&'a self, state: &'a mut State) -> HookFuture<'a> {
+        HookFuture::ready(self.run(state))
     }
 
     /// The name shown in traces, spans and errors (defaults to the type's name).
@@ -121,8 +126,8 @@ pub trait Hook: Send + Sync + 'static {
     }
 
     /// Prepares the hook on the async path (defaults to [`warm_up`](Hook::warm_up)).
-    fn warm_up_async(&self) -> BoxFuture<'_, Result<(), HookError>> {
-        ready(self.warm_up())
+    fn warm_up_async(&self) -> HookFuture<'_> {
+        HookFuture::ready(self.warm_up())
     }
 
     /// Releases resources; called by [`Agent::close`](crate::Agent::close).
@@ -131,8 +136,8 @@ pub trait Hook: Send + Sync + 'static {
     }
 
     /// Releases resources on the async path (defaults to [`close`](Hook::close)).
-    fn close_async(&self) -> BoxFuture<'_, Result<(), HookError>> {
-        ready(self.close())
+    fn close_async(&self) -> HookFuture<'_> {
+        HookFuture::ready(self.close())
     }
 }
 

@@ -1,7 +1,6 @@
 //! A registered hook shown under the name the scenario gives it.
 
-use crate::future::BoxFuture;
-use crate::hook::{Hook, HookError, HookPoint};
+use crate::hook::{Hook, HookError, HookFuture, HookPoint};
 use crate::state::State;
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -23,7 +22,7 @@ impl Hook for NamedHook {
         self.inner.run(state)
     }
 
-    fn run_async<'a>(&'a self, state: &'a mut State) -> BoxFuture<'a, Result<(), HookError>> {
+    fn run_async<'a>(&'a self, state: &'a mut State) -> HookFuture<'a> {
         self.inner.run_async(state)
     }
 
@@ -43,7 +42,7 @@ impl Hook for NamedHook {
         self.inner.warm_up()
     }
 
-    fn warm_up_async(&self) -> BoxFuture<'_, Result<(), HookError>> {
+    fn warm_up_async(&self) -> HookFuture<'_> {
         self.inner.warm_up_async()
     }
 
@@ -51,7 +50,7 @@ impl Hook for NamedHook {
         self.inner.close()
     }
 
-    fn close_async(&self) -> BoxFuture<'_, Result<(), HookError>> {
+    fn close_async(&self) -> HookFuture<'_> {
         self.inner.close_async()
     }
 }

@@ -4,7 +4,7 @@
 //! ending or accept a reserved key: those only break with the loop.)
 
 use crate::support::{reported, run_checked, scenario};
-use hookharness::hook::BoxFuture;
+use hookharness::HookFuture;
 use hookharness::invariants::{Invariant, compare_outcomes};
 use hookharness::replay::Replay;
 use hookharness::{Hook, HookError, State};
@@ -66,8 +66,8 @@ impl Hook for TwoFaced {
     fn run(&self, _: &mut State) -> Result<(), HookError> {
         Ok(())
     }
-    fn run_async<'a>(&'a self, state: &'a mut State) -> BoxFuture<'a, Result<(), HookError>> {
-        Box::pin(async move {
+    fn run_async<'a>(&'a self, state: &'a mut State) -> HookFuture<'a> {
+        HookFuture::new(async move {
             state.set("exit_reason", json!("async"))?;
             Ok(())
         })

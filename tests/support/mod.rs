@@ -7,8 +7,8 @@
 use hookharness::scripted::{ModelReply, ScriptedChatGenerator, ScriptedResult, ScriptedTool};
 use hookharness::state::StateSchema;
 use hookharness::{
-    Agent, AgentBuilder, AgentError, AgentOutput, ChatMessage, ChatRequest, ChatRole, FunctionHook,
-    GeneratorError, HookPoint, RunOptions, State, Tool, ToolCall, ToolError, ToolInvocation,
+    Agent, AgentBuilder, AgentError, AgentOutput, ChatMessage, ChatRequest, ChatRole,
+    GeneratorError, Hook, HookPoint, RunOptions, State, Tool, ToolCall, ToolError, ToolInvocation,
     ToolSpec, generator_fn, hook_fn,
 };
 use serde_json::{Map, Value};
@@ -47,12 +47,12 @@ pub fn step(state: &State) -> i64 {
 }
 
 /// A hook that logs `point(step_count)`.
-pub fn recorder(log: &Log, point: HookPoint) -> FunctionHook {
+pub fn recorder(log: &Log, point: HookPoint) -> impl Hook + Clone {
     labelled(log, point.as_str())
 }
 
 /// A hook that logs `label(step_count)`.
-pub fn labelled(log: &Log, label: &str) -> FunctionHook {
+pub fn labelled(log: &Log, label: &str) -> impl Hook + Clone {
     let log = log.clone();
     let name = label.to_owned();
     let label = label.to_owned();

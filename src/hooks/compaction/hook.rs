@@ -3,8 +3,7 @@
 use super::counter::{ApproximateTokenCounter, TokenCounter, counter_from_value};
 use super::landmarks::last_assistant_index;
 use super::{Compacted, Compactor, compactor_from_value};
-use crate::future::BoxFuture;
-use crate::hook::{Hook, HookError, HookPoint};
+use crate::hook::{Hook, HookError, HookFuture, HookPoint};
 use crate::hooks::ParameterError;
 use crate::hooks::component::{FromValueError, Init, component, format_error, open, shown};
 use crate::message::ChatMessage;
@@ -344,8 +343,8 @@ impl Hook for CompactionHook {
         self.apply(state, compacted, &target)
     }
 
-    fn run_async<'a>(&'a self, state: &'a mut State) -> BoxFuture<'a, Result<(), HookError>> {
-        Box::pin(async move {
+    fn run_async<'a>(&'a self, state: &'a mut State) -> HookFuture<'a> {
+        HookFuture::new(async move {
             let Some(target) = self.target(state)? else {
                 return Ok(());
             };

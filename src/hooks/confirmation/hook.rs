@@ -6,8 +6,7 @@ use super::strategy::{
     confirmation_strategy_from_value, py_format,
 };
 use super::ui::ConfirmationRequest;
-use crate::future::BoxFuture;
-use crate::hook::{Hook, HookError, HookPoint};
+use crate::hook::{Hook, HookError, HookFuture, HookPoint};
 use crate::hooks::component::{FromValueError, Init, component, open};
 use crate::hooks::tool_keys::{ToolKey, lookup};
 use crate::message::{ChatMessage, ChatRole, ContentPart, ToolCall};
@@ -213,8 +212,8 @@ impl Hook for ConfirmationHook {
         apply(state, decisions)
     }
 
-    fn run_async<'a>(&'a self, state: &'a mut State) -> BoxFuture<'a, Result<(), HookError>> {
-        Box::pin(async move {
+    fn run_async<'a>(&'a self, state: &'a mut State) -> HookFuture<'a> {
+        HookFuture::new(async move {
             let Some(pending) = self.pending(state) else {
                 return Ok(());
             };
