@@ -22,7 +22,7 @@
 use hookharness::explore::Explore;
 use hookharness::replay::Replay;
 use hookharness::scenario::{Format, Scenario};
-use hookharness::{ChatMessage, Hook, HookError, State};
+use hookharness::{ChatMessage, Hook, HookError, State, ToolCall};
 
 const RESEARCH: &str = r#"
 name: confirm-then-retry
@@ -64,7 +64,7 @@ impl Hook for RetryFailedCalls {
             .iter()
             .filter_map(ChatMessage::tool_call_result)
             .filter(|result| result.error)
-            .map(|result| result.origin.clone())
+            .map(|result| ToolCall::clone(&result.origin))
             .collect();
         if !failed.is_empty() {
             let mut messages = state.messages().to_vec();

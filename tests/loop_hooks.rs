@@ -616,10 +616,8 @@ fn a_before_tool_hook_can_rewrite_the_pending_call_arguments() {
             "before_tool",
             hook_fn(|state: &mut State| {
                 let last = state.messages_mut().last_mut().unwrap();
-                for part in last.content_mut() {
-                    if let hookharness::ContentPart::ToolCall(call) = part {
-                        call.arguments.insert("q".into(), json!("new"));
-                    }
+                for call in last.tool_calls_mut() {
+                    call.arguments.insert("q".into(), json!("new"));
                 }
             }),
         )

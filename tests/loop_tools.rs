@@ -710,9 +710,9 @@ fn a_tool_message_keeps_the_call_as_its_origin() {
         .build()
         .unwrap();
     let output = run(&agent).unwrap();
-    let request = output.messages[1].tool_calls().next().unwrap().clone();
+    let request = output.messages[1].tool_calls().next().unwrap();
     let result = output.messages[2].tool_call_result().unwrap();
-    assert_eq!(result.origin, request);
+    assert_eq!(*result.origin, *request);
 }
 
 #[test]

@@ -161,7 +161,7 @@ impl Run<'_, '_> {
                 step: self
                     .state
                     .step_count()
-                    .unwrap_or_else(|| crate::value::step_number(&self.counter)),
+                    .unwrap_or_else(|| self.counter.number()),
                 message,
                 panicked,
             }),

@@ -1,6 +1,7 @@
 //! When a step ends the run: model exits and tool exit conditions.
 
 use crate::message::{ChatMessage, ChatRole, ToolCall};
+use std::sync::Arc;
 
 /// Haystack's `_get_model_exit_reason`: `length` and `content_filter`
 /// finishes win over text; a reply batch with any tool call never exits.
@@ -22,7 +23,7 @@ pub(crate) fn model_exit_reason(replies: &[ChatMessage]) -> Option<&'static str>
 /// exit-condition tool errored, which cancels the exit.
 pub(crate) fn tool_exit<'a>(
     exit_conditions: &[String],
-    pending: &[&'a ToolCall],
+    pending: &[&'a Arc<ToolCall>],
     tool_messages: &[ChatMessage],
 ) -> Option<&'a str> {
     let errored = |name: &str| {
@@ -49,8 +50,8 @@ mod tests {
     use super::*;
     use serde_json::Map;
 
-    fn call(name: &str) -> ToolCall {
-        ToolCall::new(name, Map::new())
+    fn call(name: &str) -> Arc<ToolCall> {
+        Arc::new(ToolCall::new(name, Map::new()))
     }
 
     #[test]
@@ -69,7 +70,8 @@ mod tests {
 
     #[test]
     fn a_tool_call_in_any_reply_of_the_batch_prevents_the_exit() {
-        let with_call = ChatMessage::from_assistant_parts(None, vec![call("a")]);
+        let with_call =
+            ChatMessage::from_assistant_parts(None, vec![ToolCall::new("a", Map::new())]);
         let text = ChatMessage::from_assistant("done");
         assert_eq!(model_exit_reason(&[with_call, text]), None);
     }
@@ -78,7 +80,7 @@ mod tests {
     fn the_first_exit_tool_in_call_order_wins() {
         let conditions = vec!["b".to_string(), "a".to_string()];
         let pending = [call("x"), call("a"), call("b")];
-        let pending: Vec<&ToolCall> = pending.iter().collect();
+        let pending: Vec<&Arc<ToolCall>> = pending.iter().collect();
         assert_eq!(tool_exit(&conditions, &pending, &[]), Some("a"));
     }
 
@@ -87,7 +89,7 @@ mod tests {
         let conditions = vec!["a".to_string(), "b".to_string()];
         let pending = [call("a"), call("b")];
         let failed = ChatMessage::from_tool("boom", call("b"), true);
-        let pending: Vec<&ToolCall> = pending.iter().collect();
+        let pending: Vec<&Arc<ToolCall>> = pending.iter().collect();
         assert_eq!(tool_exit(&conditions, &pending, &[failed]), None);
     }
 }

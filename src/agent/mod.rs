@@ -13,6 +13,7 @@
 //!  after_run (every ending that did not fail) ─▶ output
 //! ```
 
+mod counter;
 mod dispatch;
 mod error;
 mod exit;

@@ -4,6 +4,7 @@
 //! every call is a plain function call and the future is ready at once.
 //! One body for both paths means the sync and async loops cannot drift.
 
+use super::counter::StepCounter;
 use super::exit::{model_exit_reason, tool_exit};
 use super::prompts;
 use super::select::select_tools;
@@ -16,7 +17,7 @@ use crate::observe::{Event, Observer};
 use crate::state::{State, keys};
 use crate::stream::{StreamingCallback, select_streaming_callback};
 use crate::tool::{ExecOptions, ExecutedCall, Tool, execute_tool_calls};
-use crate::value::{add_one, less_than, step_number, truthy, type_name};
+use crate::value::{add_one, truthy, type_name};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use tracing::Instrument;
@@ -28,7 +29,7 @@ pub(super) struct Run<'a, 'o> {
     pub(super) state: State,
     /// The loop's counter: `step_count` as Python reads it after the
     /// `before_run` hooks (an int, or a float or bool a hook left there).
-    pub(super) counter: Value,
+    pub(super) counter: StepCounter,
     pub(super) llm_calls: usize,
     /// Per tool (by position in the agent's tools): executions so far.
     pub(super) ordinals: Vec<usize>,
@@ -42,6 +43,9 @@ pub(super) struct Run<'a, 'o> {
     /// so the check Haystack makes at every step gives the same answer at
     /// every step.
     pub(super) names_checked: bool,
+    /// The calls that ran in the current step, kept from step to step so
+    /// that a step does not allocate it anew.
+    pub(super) executed: Vec<ExecutedCall>,
 }
 
 pub(super) async fn run(
@@ -69,18 +73,19 @@ pub(super) async fn run(
         ordinals: vec![0; tools.len()],
         tools,
         state,
-        counter: Value::from(0),
+        counter: StepCounter::Int(0),
         llm_calls: 0,
         observer,
         is_async,
         names_checked: false,
+        executed: Vec::new(),
     };
     let span = tracing::info_span!(
         "haystack.agent.run",
         haystack.agent.steps_taken = tracing::field::Empty
     );
     let result = run.drive().instrument(span.clone()).await;
-    span.record("haystack.agent.steps_taken", step_number(&run.counter));
+    span.record("haystack.agent.steps_taken", run.counter.number());
     result?;
     Ok(run.into_output())
 }
@@ -153,17 +158,15 @@ impl Run<'_, '_> {
         self.run_hooks(HookPoint::BeforeRun).await?;
         // A before_run hook may restore a saved State: resume from its count,
         // whatever it holds, as Haystack does (`state.data.get("step_count", 0)`).
-        self.counter = self
-            .state
-            .data()
-            .get(keys::STEP_COUNT)
-            .cloned()
-            .unwrap_or_else(|| Value::from(0));
+        self.counter = match self.state.data().get(keys::STEP_COUNT) {
+            Some(value) => StepCounter::from_value(value.clone()),
+            None => StepCounter::Int(0),
+        };
         let mut stopped_by_step = false;
         while self.below_max_steps()? {
             let step_span = tracing::info_span!(
                 "haystack.agent.step",
-                haystack.agent.step = step_number(&self.counter)
+                haystack.agent.step = self.counter.number()
             );
             if !self.step().instrument(step_span).await? {
                 stopped_by_step = true;
@@ -229,20 +232,24 @@ impl Run<'_, '_> {
     /// `counter < max_agent_steps`, with Python's error for a counter that
     /// is no number.
     fn below_max_steps(&self) -> Result<bool, AgentError> {
-        less_than(&self.counter, self.agent.max_agent_steps).map_err(|python| {
-            AgentError::InvalidControlKey(format!(
-                "{python}: `step_count` is {} after the before_run hooks, and the loop compares it with max_agent_steps; set it to an integer",
-                crate::pyfmt::repr(&self.counter)
-            ))
-        })
+        self.counter
+            .less_than(self.agent.max_agent_steps)
+            .map_err(|python| {
+                AgentError::InvalidControlKey(format!(
+                    "{python}: `step_count` is {} after the before_run hooks, and the loop compares it with max_agent_steps; set it to an integer",
+                    crate::pyfmt::repr(&self.counter.to_value())
+                ))
+            })
     }
 
     /// `counter += 1`, written to `step_count` (the counter is a number: it
     /// passed the comparison with `max_agent_steps`).
     fn advance(&mut self) -> Result<(), AgentError> {
-        self.counter = add_one(&self.counter)
+        let value = self
+            .counter
+            .advance()
             .map_err(|python| AgentError::InvalidControlKey(python.to_string()))?;
-        self.state.put(keys::STEP_COUNT, self.counter.clone());
+        self.state.put(keys::STEP_COUNT, value);
         Ok(())
     }
 
@@ -251,8 +258,7 @@ impl Run<'_, '_> {
     fn stop_requested(&mut self) -> bool {
         let Some(reason) = self
             .state
-            .data()
-            .get(keys::STOP_RUN)
+            .lookup(keys::STOP_RUN)
             .filter(|v| !v.is_null())
             .cloned()
         else {
@@ -292,7 +298,8 @@ impl Run<'_, '_> {
                 _ => None,
             }
         };
-        let mut executed = Vec::new();
+        let mut executed = std::mem::take(&mut self.executed);
+        executed.clear();
         let pending = Calls::of(held.as_ref());
         let outcome = execute_tool_calls(
             pending.as_slice(),
@@ -322,6 +329,7 @@ impl Run<'_, '_> {
             None
         };
         self.emit_tool_finished(copy.as_ref(), &mut executed);
+        self.executed = executed;
         let tool_messages = outcome?.messages;
         // Haystack appends, then counts; a failure of either fails the run
         // (appending first), and neither shows in a failed run's outcome.
@@ -395,7 +403,7 @@ impl Run<'_, '_> {
                 }
                 Err(AgentError::Generator {
                     call,
-                    step: step_number(&self.counter),
+                    step: self.counter.number(),
                     message: error.message().to_owned(),
                 })
             }
@@ -466,10 +474,11 @@ fn touches_conversation(last: Option<&ChatMessage>, tools: &[Arc<dyn Tool>]) -> 
 }
 
 /// The tool calls of a held message as a slice; the common single call
-/// needs no allocation.
+/// needs no allocation. The calls are the message's shared handles, which
+/// the tool results keep as their `origin`.
 enum Calls<'m> {
-    One([&'m ToolCall; 1]),
-    Many(Vec<&'m ToolCall>),
+    One([&'m Arc<ToolCall>; 1]),
+    Many(Vec<&'m Arc<ToolCall>>),
 }
 
 impl<'m> Calls<'m> {
@@ -477,14 +486,14 @@ impl<'m> Calls<'m> {
         let Some(message) = message else {
             return Calls::Many(Vec::new());
         };
-        let mut calls = message.tool_calls();
+        let mut calls = message.shared_tool_calls();
         match (calls.next(), calls.next()) {
             (Some(call), None) => Calls::One([call]),
-            _ => Calls::Many(message.tool_calls().collect()),
+            _ => Calls::Many(message.shared_tool_calls().collect()),
         }
     }
 
-    fn as_slice(&self) -> &[&'m ToolCall] {
+    fn as_slice(&self) -> &[&'m Arc<ToolCall>] {
         match self {
             Calls::One(one) => one,
             Calls::Many(many) => many,
@@ -503,11 +512,10 @@ fn record_tool_calls(state: &mut State, tool_messages: &[ChatMessage]) -> Result
         return Ok(());
     }
     // Looked up by `&str`: `entry` would allocate the key at every step.
-    let data = state.data_mut();
-    if !data.contains_key(keys::TOOL_CALL_COUNTS) {
-        data.insert(keys::TOOL_CALL_COUNTS.to_owned(), Value::Null);
+    if state.lookup(keys::TOOL_CALL_COUNTS).is_none() {
+        state.put(keys::TOOL_CALL_COUNTS, Value::Null);
     }
-    let Some(slot) = data.get_mut(keys::TOOL_CALL_COUNTS) else {
+    let Some(slot) = state.lookup_mut(keys::TOOL_CALL_COUNTS) else {
         return Ok(());
     };
     if !slot.is_object() {

@@ -1,8 +1,32 @@
 //! The content parts a message is made of.
 
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 /// A tool call requested by the model.
+///
+/// Messages hold calls behind an [`Arc`]: the model's reply and every tool
+/// result answering the call (its [`origin`](ToolCallResult::origin)) share
+/// one call, as Haystack's `ToolCallResult.origin` is the reply's own
+/// `ToolCall` object. Reading goes through the `Arc`; to edit a call in a
+/// message, [`Arc::make_mut`] gives a call of the message's own (a copy when
+/// another message shares it):
+///
+/// ```
+/// use hookharness::{ChatMessage, ChatRole, ContentPart, ToolCall};
+/// use serde_json::{Map, json};
+/// use std::sync::Arc;
+///
+/// let call = Arc::new(ToolCall::new("search", Map::new()).with_id("call_0"));
+/// let mut reply = ChatMessage::new(ChatRole::Assistant, vec![ContentPart::ToolCall(call.clone())]);
+/// let result = ChatMessage::from_tool("found", call, false); // shares the call
+///
+/// if let Some(ContentPart::ToolCall(call)) = reply.content_mut().first_mut() {
+///     Arc::make_mut(call).arguments.insert("query".into(), json!("fusion")); // copies it
+/// }
+/// assert_eq!(reply.tool_calls().next().unwrap().arguments["query"], "fusion");
+/// assert!(result.tool_call_result().unwrap().origin.arguments.is_empty());
+/// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolCall {
     /// The call id; Haystack allows none.
@@ -70,8 +94,8 @@ impl From<&str> for ToolResult {
 pub struct ToolCallResult {
     /// The result.
     pub result: ToolResult,
-    /// The call that produced it.
-    pub origin: ToolCall,
+    /// The call that produced it, shared with the message that made the call.
+    pub origin: Arc<ToolCall>,
     /// `true` when the invocation failed.
     pub error: bool,
 }
@@ -82,8 +106,8 @@ pub struct ToolCallResult {
 pub enum ContentPart {
     /// A text part.
     Text(String),
-    /// A tool call.
-    ToolCall(ToolCall),
+    /// A tool call (shared with the results that answer it).
+    ToolCall(Arc<ToolCall>),
     /// A tool result.
     ToolCallResult(ToolCallResult),
     /// An image, file or reasoning part, kept in its serialized form

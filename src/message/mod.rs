@@ -13,6 +13,7 @@ pub use serde_form::MessageFormatError;
 
 use serde_json::{Map, Value};
 use std::fmt;
+use std::sync::Arc;
 
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -114,17 +115,26 @@ impl ChatMessage {
     pub fn from_assistant_parts(text: Option<String>, tool_calls: Vec<ToolCall>) -> Self {
         let mut content = Vec::with_capacity(tool_calls.len() + 1);
         content.extend(text.map(ContentPart::Text));
-        content.extend(tool_calls.into_iter().map(ContentPart::ToolCall));
+        content.extend(
+            tool_calls
+                .into_iter()
+                .map(|call| ContentPart::ToolCall(Arc::new(call))),
+        );
         Self::new(ChatRole::Assistant, content)
     }
 
-    /// A tool message holding one tool result.
-    pub fn from_tool(result: impl Into<ToolResult>, origin: ToolCall, error: bool) -> Self {
+    /// A tool message holding one tool result; `origin` is the call it
+    /// answers (a `ToolCall`, or an `Arc<ToolCall>` shared with the reply).
+    pub fn from_tool(
+        result: impl Into<ToolResult>,
+        origin: impl Into<Arc<ToolCall>>,
+        error: bool,
+    ) -> Self {
         Self::new(
             ChatRole::Tool,
             vec![ContentPart::ToolCallResult(ToolCallResult {
                 result: result.into(),
-                origin,
+                origin: origin.into(),
                 error,
             })],
         )
@@ -192,6 +202,32 @@ impl ChatMessage {
 
     /// All tool calls.
     pub fn tool_calls(&self) -> impl Iterator<Item = &ToolCall> {
+        self.shared_tool_calls().map(|call| &**call)
+    }
+
+    /// All tool calls, for editing in place (a call another message shares,
+    /// such as a tool result's `origin`, is copied first, so that message
+    /// keeps the call as it was).
+    ///
+    /// ```
+    /// use hookharness::{ChatMessage, ToolCall};
+    /// use serde_json::{Map, json};
+    ///
+    /// let mut reply = ChatMessage::from_assistant_parts(None, vec![ToolCall::new("search", Map::new())]);
+    /// for call in reply.tool_calls_mut() {
+    ///     call.arguments.insert("query".into(), json!("fusion"));
+    /// }
+    /// assert_eq!(reply.tool_calls().next().unwrap().arguments["query"], "fusion");
+    /// ```
+    pub fn tool_calls_mut(&mut self) -> impl Iterator<Item = &mut ToolCall> {
+        self.content.iter_mut().filter_map(|part| match part {
+            ContentPart::ToolCall(call) => Some(Arc::make_mut(call)),
+            _ => None,
+        })
+    }
+
+    /// All tool calls, as the shared handles a tool result's `origin` keeps.
+    pub(crate) fn shared_tool_calls(&self) -> impl Iterator<Item = &Arc<ToolCall>> {
         self.content.iter().filter_map(|part| match part {
             ContentPart::ToolCall(call) => Some(call),
             _ => None,

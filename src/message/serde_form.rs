@@ -4,6 +4,7 @@ use super::{ChatMessage, ChatRole, ContentPart, ToolCall, ToolCallResult, ToolRe
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 use std::fmt;
+use std::sync::Arc;
 
 /// A value that is not a valid serialized `ChatMessage`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -151,7 +152,7 @@ fn part_from_value(value: &Value) -> Result<ContentPart, MessageFormatError> {
         };
     }
     if let Some(call) = map.get("tool_call") {
-        return tool_call_from_value(call).map(ContentPart::ToolCall);
+        return tool_call_from_value(call).map(|call| ContentPart::ToolCall(Arc::new(call)));
     }
     if let Some(result) = map.get("tool_call_result") {
         return tool_call_result_from_value(result).map(ContentPart::ToolCallResult);
@@ -165,7 +166,7 @@ fn part_from_value(value: &Value) -> Result<ContentPart, MessageFormatError> {
         }
     }
     if map.contains_key("tool_name") && map.contains_key("arguments") {
-        return tool_call_from_value(value).map(ContentPart::ToolCall);
+        return tool_call_from_value(value).map(|call| ContentPart::ToolCall(Arc::new(call)));
     }
     if map.contains_key("result") && map.contains_key("origin") {
         return tool_call_result_from_value(value).map(ContentPart::ToolCallResult);
@@ -254,7 +255,7 @@ fn tool_call_result_from_value(value: &Value) -> Result<ToolCallResult, MessageF
     })?;
     Ok(ToolCallResult {
         result,
-        origin: tool_call_from_value(origin)?,
+        origin: Arc::new(tool_call_from_value(origin)?),
         error,
     })
 }

@@ -156,11 +156,9 @@ impl DeclarativeHook {
             }
             Action::SetToolArguments { tool, arguments } => {
                 if let Some(last) = state.messages_mut().last_mut() {
-                    for part in last.content_mut() {
-                        if let ContentPart::ToolCall(call) = part {
-                            if call.tool_name == *tool {
-                                call.arguments = arguments.clone();
-                            }
+                    for call in last.tool_calls_mut() {
+                        if call.tool_name == *tool {
+                            call.arguments = arguments.clone();
                         }
                     }
                 }

@@ -3,6 +3,7 @@
 //! `content` key), accepted wherever a message is read.
 
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 use super::error::ScenarioErrorKind;
 use super::model::read_tool_call;
@@ -64,12 +65,12 @@ impl MessageSpec {
                 let mut content = Vec::with_capacity(tool_calls.len() + 1);
                 content.extend(text.clone().map(ContentPart::Text));
                 content.extend(tool_calls.iter().map(|call| {
-                    ContentPart::ToolCall(ToolCall {
+                    ContentPart::ToolCall(Arc::new(ToolCall {
                         id: call.id.clone(),
                         tool_name: call.tool.clone(),
                         arguments: call.arguments.clone(),
                         extra: None,
-                    })
+                    }))
                 }));
                 let mut message = ChatMessage::new(*role, content).with_meta(meta.clone());
                 if let Some(name) = name {

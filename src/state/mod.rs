@@ -7,6 +7,7 @@
 //! current step) and `hook_context` (see [`HookContext`]); every other key
 //! holds a JSON value.
 
+mod find;
 mod handler;
 mod hook_context;
 pub mod keys;
@@ -225,10 +226,21 @@ impl State {
         &mut self.data
     }
 
+    /// A JSON key's live value, found without hashing in a small map: the
+    /// loop's per-step reads.
+    pub(crate) fn lookup(&self, key: &str) -> Option<&Value> {
+        find::get(&self.data, key)
+    }
+
+    /// A JSON key's live value, mutable (see [`lookup`](Self::lookup)).
+    pub(crate) fn lookup_mut(&mut self, key: &str) -> Option<&mut Value> {
+        find::get_mut(&mut self.data, key)
+    }
+
     /// Writes a JSON key directly (no handler), without allocating the key
     /// when it is already there: the loop's per-step bookkeeping.
     pub(crate) fn put(&mut self, key: &str, value: Value) {
-        match self.data.get_mut(key) {
+        match find::get_mut(&mut self.data, key) {
             Some(slot) => *slot = value,
             None => {
                 self.data.insert(key.to_owned(), value);
@@ -350,18 +362,17 @@ impl State {
 
     /// `step_count` when it holds an integer.
     pub fn step_count(&self) -> Option<i64> {
-        self.data.get(keys::STEP_COUNT).and_then(Value::as_i64)
+        self.lookup(keys::STEP_COUNT).and_then(Value::as_i64)
     }
 
     /// `exit_reason` (`None` before any exit).
     pub fn exit_reason(&self) -> Option<&Value> {
-        self.data.get(keys::EXIT_REASON).filter(|v| !v.is_null())
+        self.lookup(keys::EXIT_REASON).filter(|v| !v.is_null())
     }
 
     /// `tool_call_counts[tool]`, 0 when absent.
     pub fn tool_call_count(&self, tool: &str) -> i64 {
-        self.data
-            .get(keys::TOOL_CALL_COUNTS)
+        self.lookup(keys::TOOL_CALL_COUNTS)
             .and_then(|counts| counts.get(tool))
             .and_then(Value::as_i64)
             .unwrap_or(0)

@@ -48,7 +48,7 @@ pub(crate) struct ExecOptions {
 /// merged, and a step in which a tool ran ends with an empty
 /// `tool_call_results` chunk, as Haystack's `_run_tool` does.
 pub(crate) async fn execute_tool_calls(
-    pending: &[&ToolCall],
+    pending: &[&Arc<ToolCall>],
     state: &mut State,
     tools: &[Arc<dyn Tool>],
     ordinals: &mut [usize],
@@ -79,7 +79,7 @@ async fn stream_result(options: &ExecOptions, message: &ChatMessage, call: &Tool
 }
 
 async fn execute_calls(
-    pending: &[&ToolCall],
+    pending: &[&Arc<ToolCall>],
     state: &mut State,
     tools: &[Arc<dyn Tool>],
     ordinals: &mut [usize],
@@ -104,7 +104,7 @@ async fn execute_calls(
             .await;
         }
     }
-    let mut calls: Vec<(&ToolCall, &Arc<dyn Tool>)> = Vec::with_capacity(pending.len());
+    let mut calls: Vec<(&Arc<ToolCall>, &Arc<dyn Tool>)> = Vec::with_capacity(pending.len());
     let mut call_index = Vec::with_capacity(pending.len());
     let mut positions = Vec::with_capacity(pending.len());
     for (index, &call) in pending.iter().enumerate() {
@@ -203,7 +203,7 @@ async fn execute_calls(
 /// The common case, one call to a known tool: the same rules as the general
 /// path (admission, State inputs, span, finalizing), without batching.
 async fn execute_one(
-    call: &ToolCall,
+    call: &Arc<ToolCall>,
     tool: &Arc<dyn Tool>,
     state: &mut State,
     next_ordinal: &mut usize,
@@ -264,7 +264,8 @@ fn passed_callback(options: &ExecOptions) -> Option<&StreamingCallback> {
 struct Job<'a> {
     parent: tracing::Span,
     index: usize,
-    call: &'a ToolCall,
+    /// Shared with the result's `origin`.
+    call: &'a Arc<ToolCall>,
     tool: &'a Arc<dyn Tool>,
     arguments: Cow<'a, Map<String, Value>>,
     ordinal: usize,
@@ -276,7 +277,7 @@ struct Job<'a> {
 /// there is something to fill).
 fn prepare_arguments<'a>(
     tool: &Arc<dyn Tool>,
-    call: &'a ToolCall,
+    call: &'a Arc<ToolCall>,
     state: &State,
 ) -> Cow<'a, Map<String, Value>> {
     let mut arguments = Cow::Borrowed(&call.arguments);

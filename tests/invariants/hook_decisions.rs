@@ -10,7 +10,7 @@ use hookharness::hooks::offload::{
     ToolResultOffloadHook, ToolResultStore,
 };
 use hookharness::invariants::{Invariant, Invariants, Violation};
-use hookharness::message::{ChatMessage, ChatRole, ContentPart};
+use hookharness::message::{ChatMessage, ChatRole, ContentPart, ToolCall};
 use hookharness::outcome::Detail;
 use hookharness::replay::Replay;
 use hookharness::scenario::Scenario;
@@ -101,7 +101,7 @@ impl Hook for RequeueRejected {
             .iter()
             .filter_map(ChatMessage::tool_call_result)
             .filter(|r| r.error)
-            .map(|r| r.origin.clone())
+            .map(|r| ToolCall::clone(&r.origin))
             .collect();
         if rejected.is_empty() {
             return Ok(());
@@ -127,7 +127,9 @@ impl Hook for AddDefaults {
             .cloned()
             .map(|part| match part {
                 ContentPart::ToolCall(mut call) => {
-                    call.arguments.insert("timeout".into(), json!(30));
+                    Arc::make_mut(&mut call)
+                        .arguments
+                        .insert("timeout".into(), json!(30));
                     ContentPart::ToolCall(call)
                 }
                 other => other,

@@ -340,7 +340,11 @@ fn assistant_like(message: &ChatMessage, calls: Vec<ToolCall>) -> ChatMessage {
             .cloned(),
     );
     content.extend(message.text().map(|t| ContentPart::Text(t.to_owned())));
-    content.extend(calls.into_iter().map(ContentPart::ToolCall));
+    content.extend(
+        calls
+            .into_iter()
+            .map(|call| ContentPart::ToolCall(Arc::new(call))),
+    );
     let mut new = ChatMessage::new(ChatRole::Assistant, content).with_meta(message.meta().clone());
     if let Some(name) = message.name() {
         new = new.with_name(name);
