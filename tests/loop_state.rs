@@ -169,6 +169,22 @@ fn initial_run_values_are_stored_without_their_handler() {
 }
 
 #[test]
+fn run_keyword_variables_seed_the_state_keys_they_name_and_nothing_else() {
+    // Haystack passes the run's keyword arguments to State for the keys of
+    // its schema: `{key: kwargs[key] for key in schema if key in kwargs}`.
+    let agent = agent([text("done")])
+        .state_schema(StateSchema::new().key("topic", ValueType::Str))
+        .build()
+        .unwrap();
+    let options = RunOptions::new()
+        .variable("topic", json!("rust"))
+        .variable("extra", json!(1));
+    let output = agent.run(user("go"), options).unwrap();
+    assert_eq!(output.get("topic"), Some(&json!("rust")));
+    assert_eq!(output.get("extra"), None);
+}
+
+#[test]
 fn hooks_see_the_tools_of_the_step_and_a_write_to_tools_changes_nothing() {
     let log = Log::new();
     let seen = log.clone();

@@ -577,11 +577,12 @@ async fn results_keep_call_order_with_concurrency_limits_one_and_four_on_the_asy
     }
 }
 
-/// Two calls that each wait for the other: they meet only when the batch
-/// runs them at the same time.
+/// Calls that each wait for `parties` calls to arrive: they meet only when
+/// the batch runs them at the same time.
 struct Rendezvous {
     spec: ToolSpec,
     arrived: std::sync::Arc<(std::sync::Mutex<usize>, std::sync::Condvar)>,
+    parties: usize,
     wait: std::time::Duration,
 }
 
@@ -596,9 +597,13 @@ impl Tool for Rendezvous {
         *count += 1;
         arrived.notify_all();
         let (count, _) = arrived
-            .wait_timeout_while(count, self.wait, |count| *count < 2)
+            .wait_timeout_while(count, self.wait, |count| *count < self.parties)
             .unwrap();
-        Ok(Value::from(if *count >= 2 { "met" } else { "alone" }))
+        Ok(Value::from(if *count >= self.parties {
+            "met"
+        } else {
+            "alone"
+        }))
     }
 }
 
@@ -607,6 +612,7 @@ fn rendezvous_run(limit: i64, wait: std::time::Duration) -> Vec<String> {
         .tool(Rendezvous {
             spec: ToolSpec::new("meet"),
             arrived: Default::default(),
+            parties: 2,
             wait,
         })
         .tool_concurrency_limit(limit)
@@ -627,6 +633,43 @@ fn a_sync_batch_runs_its_calls_at_the_same_time_up_to_the_limit() {
     assert_eq!(parallel, ["met", "met"]);
     let one_at_a_time = rendezvous_run(1, std::time::Duration::from_millis(50));
     assert_eq!(one_at_a_time, ["alone", "met"]);
+}
+
+/// A batch of one State-taking call and plain calls, all meeting at one
+/// rendezvous.
+fn rendezvous_with_state_run(tools: &[&str], limit: i64) -> Vec<String> {
+    let arrived = std::sync::Arc::new(Default::default());
+    let meeting = |spec: ToolSpec| Rendezvous {
+        spec,
+        arrived: std::sync::Arc::clone(&arrived),
+        parties: tools.len(),
+        wait: std::time::Duration::from_millis(50),
+    };
+    let agent = agent([calls(tools), text("done")])
+        .tool(meeting(ToolSpec::new("meet_state").takes_state()))
+        .tool(meeting(ToolSpec::new("meet")))
+        .tool_concurrency_limit(limit)
+        .build()
+        .unwrap();
+    tool_results(&run(&agent).unwrap().messages)
+        .into_iter()
+        .map(|r| r.1)
+        .collect()
+}
+
+#[test]
+fn a_state_taking_call_counts_toward_the_concurrency_limit() {
+    // Two at once: the State-taking call and the first plain call wait
+    // alone; the second plain call starts when one of them is done.
+    assert_eq!(
+        rendezvous_with_state_run(&["meet_state", "meet", "meet"], 2),
+        ["alone", "alone", "met"]
+    );
+    // One at a time.
+    assert_eq!(
+        rendezvous_with_state_run(&["meet_state", "meet"], 1),
+        ["alone", "met"]
+    );
 }
 
 // ---- the live State --------------------------------------------------------

@@ -4,6 +4,7 @@
 
 mod support;
 
+use hookharness::observe::Event;
 use hookharness::scripted::{ModelReply, ScriptedResult, ScriptedTool};
 use hookharness::state::{StateSchema, ValueType};
 use hookharness::tool::StateOutput;
@@ -207,6 +208,52 @@ async fn run_and_run_async_give_equal_outputs_timelines_and_errors() {
         assert_eq!(sync, run_async, "{name}");
         assert_eq!(hook_entries(&sync_log), hook_entries(&async_log), "{name}");
     }
+}
+
+/// One line per hook event: where, which hook, and its error.
+fn hook_events(lines: &mut Vec<String>) -> impl FnMut(&Event<'_>) + Send + '_ {
+    move |event| match event {
+        Event::HookStarted { point, index, .. } => lines.push(format!("started {point} #{index}")),
+        Event::HookFinished {
+            point,
+            index,
+            error,
+            ..
+        } => lines.push(format!("finished {point} #{index} {error:?}")),
+        _ => {}
+    }
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn an_observer_sees_the_same_hook_events_on_both_paths() {
+    let mut hooks_seen = 0;
+    for (name, scenario) in SCENARIOS {
+        let (mut sync_events, mut async_events) = (Vec::new(), Vec::new());
+        let sync = outcome(scenario(&Log::new()).run_observed(
+            user("go"),
+            options(),
+            &mut hook_events(&mut sync_events),
+        ));
+        let run_async = outcome(
+            scenario(&Log::new())
+                .run_async_observed(user("go"), options(), &mut hook_events(&mut async_events))
+                .await,
+        );
+        assert_eq!(sync, run_async, "{name}");
+        assert_eq!(sync_events, async_events, "{name}");
+        // Every hook that started is seen finishing (or failing).
+        let started = sync_events
+            .iter()
+            .filter(|e| e.starts_with("started"))
+            .count();
+        let finished = sync_events
+            .iter()
+            .filter(|e| e.starts_with("finished"))
+            .count();
+        assert_eq!(started, finished, "{name}: {sync_events:?}");
+        hooks_seen += started;
+    }
+    assert!(hooks_seen > 0);
 }
 
 #[test]

@@ -360,9 +360,11 @@ fn panicked(job: &Job<'_>, payload: &(dyn std::any::Any + Send)) -> ToolError {
     ))
 }
 
-/// The sync path: a pool of at most `limit` scoped threads. The one
-/// State-taking call a batch can hold runs on this thread (scheduling puts
-/// it only beside calls that touch no State).
+/// The sync path: at most `limit` calls at once, as Haystack's
+/// `ThreadPoolExecutor(max_workers=limit)`. The one State-taking call a batch
+/// can hold (scheduling puts it only beside calls that touch no State) runs on
+/// this thread and takes one of the `limit` places; scoped threads take the
+/// others (`limit` is at least 2 here: `run_batch` runs a limit of 1 in turn).
 fn run_batch_threads(
     jobs: &[Job<'_>],
     state: &mut State,
@@ -374,8 +376,9 @@ fn run_batch_threads(
         .filter(|&i| !jobs[i].tool.spec().takes_state)
         .collect();
     let next = std::sync::atomic::AtomicUsize::new(0);
+    let workers = limit.saturating_sub(jobs.len() - plain.len());
     std::thread::scope(|scope| {
-        for _ in 0..limit.min(plain.len()) {
+        for _ in 0..workers.min(plain.len()) {
             scope.spawn(|| {
                 loop {
                     let k = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
