@@ -68,34 +68,47 @@ impl Run<'_, '_> {
         Ok(())
     }
 
-    /// The async path with nobody watching. A hook whose `run_async`
-    /// finished in the call (a sync hook's default) is not polled; only a
-    /// future still to await is, under a panic guard of its own.
+    /// The async path with nobody watching. Hooks whose `run_async`
+    /// finishes in the call (a sync hook's default) run in a plain loop,
+    /// as on the sync path; it stops only at a hook that hands back a
+    /// future to await, or panics.
     async fn run_hooks_async_plain(&mut self, point: HookPoint) -> Result<(), AgentError> {
         let agent = self.agent;
         let hooks = agent.hooks.at(point);
-        let mut at = 0;
-        while let Some(hook) = hooks.get(at) {
-            let state = &mut self.state;
-            // A default `run_async` runs the sync `run` in the call, so the
-            // call is guarded; the closure takes `state` by value (FnOnce)
-            // so a future it hands back keeps the borrow.
-            let call = move || {
-                let state = state;
-                hook.run_async(state).into_pending()
+        let mut next = 0;
+        loop {
+            let (at, outcome) = {
+                // Locals of this block are not kept across the await, so
+                // the loop below keeps them in registers.
+                let (hooks, state) = (hooks, &mut self.state);
+                let mut at = next;
+                let (at, stopped) = loop {
+                    let Some(hook) = hooks.get(at) else {
+                        return Ok(());
+                    };
+                    // A default `run_async` runs the sync `run` in the call,
+                    // so the call is guarded; the closure owns its reborrow
+                    // of `state`, so a future it hands back keeps the borrow.
+                    let reborrowed = &mut *state;
+                    let call = move || {
+                        let state = reborrowed;
+                        hook.run_async(state).into_pending()
+                    };
+                    match std::panic::catch_unwind(AssertUnwindSafe(call)) {
+                        Ok(None) => at += 1,
+                        Ok(Some(future)) => break (at, Ok(future)),
+                        Err(payload) => break (at, Err(payload)),
+                    }
+                };
+                let outcome = match stopped {
+                    Ok(future) => AssertUnwindSafe(future).catch_unwind().await,
+                    Err(payload) => Err(payload),
+                };
+                (at, outcome)
             };
-            let outcome = match std::panic::catch_unwind(AssertUnwindSafe(call)) {
-                Ok(None) => {
-                    at += 1;
-                    continue;
-                }
-                Ok(Some(future)) => AssertUnwindSafe(future).catch_unwind().await,
-                Err(payload) => Err(payload),
-            };
-            self.hook_finished(point, at, &**hook, outcome)?;
-            at += 1;
+            self.hook_finished(point, at, &*hooks[at], outcome)?;
+            next = at + 1;
         }
-        Ok(())
     }
 
     /// The async path with an observer or a tracing subscriber: events and
@@ -202,18 +215,20 @@ type Stopped<'a> = (
 /// when all of them are warmed up.
 fn warm_up_until_pending(
     hooks: &[Arc<dyn Hook>],
-    mut at: usize,
+    at: usize,
     is_async: bool,
 ) -> Option<Stopped<'_>> {
-    while let Some(hook) = hooks.get(at) {
+    let mut rest = hooks[at..].iter();
+    // The index of the hook the loop has just taken.
+    let taken = |rest: &std::slice::Iter<'_, Arc<dyn Hook>>| hooks.len() - rest.len() - 1;
+    for hook in &mut rest {
         if is_async {
             if let Some(future) = hook.warm_up_async().into_pending() {
-                return Some((at, Ok(future)));
+                return Some((taken(&rest), Ok(future)));
             }
         } else if let Err(error) = hook.warm_up() {
-            return Some((at, Err(error)));
+            return Some((taken(&rest), Err(error)));
         }
-        at += 1;
     }
     None
 }
