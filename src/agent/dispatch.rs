@@ -185,11 +185,12 @@ impl Run<'_, '_> {
 type HookOutcome = std::thread::Result<Result<(), HookError>>;
 
 /// Warms up each distinct hook once, as Haystack's `warm_up_hooks` does at
-/// the start of every run. Calls that finish at once (every sync
+/// the start of every run (a hook that keeps the default `warm_up` is
+/// skipped, as Haystack skips one without `warm_up`). Calls that finish at once (every sync
 /// `warm_up`, and the default `warm_up_async`) run in a plain loop; only a
 /// hook that hands back a future to await leaves it.
 pub(super) async fn warm_up_hooks(agent: &Agent, is_async: bool) -> Result<(), AgentError> {
-    let hooks = agent.hooks.distinct();
+    let hooks = agent.hooks.with_lifecycle();
     let mut at = 0;
     while let Some((index, outcome)) = warm_up_until_pending(hooks, at, is_async) {
         let outcome = match outcome {

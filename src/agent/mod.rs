@@ -123,7 +123,7 @@ impl Agent {
 
     /// Closes each distinct hook once, then the generator. Never called by a run.
     pub fn close(&self) -> Result<(), AgentError> {
-        for hook in self.hooks.distinct() {
+        for hook in self.hooks.with_lifecycle() {
             hook.close()
                 .map_err(|e| warm_up_error(&hook.name(), e.message()))?;
         }

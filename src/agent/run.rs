@@ -46,6 +46,9 @@ pub(super) struct Run<'a, 'o> {
     /// The calls that ran in the current step, kept from step to step so
     /// that a step does not allocate it anew.
     pub(super) executed: Vec<ExecutedCall>,
+    /// The list the step's tool messages are collected in, kept (empty)
+    /// from step to step for the same reason.
+    pub(super) tool_messages: Vec<ChatMessage>,
 }
 
 pub(super) async fn run(
@@ -79,6 +82,7 @@ pub(super) async fn run(
         is_async,
         names_checked: false,
         executed: Vec::new(),
+        tool_messages: Vec::new(),
     };
     let span = tracing::info_span!(
         "haystack.agent.run",
@@ -308,6 +312,7 @@ impl Run<'_, '_> {
             &mut self.ordinals,
             &mut executed,
             &options,
+            std::mem::take(&mut self.tool_messages),
         )
         .await;
         let exit = match &outcome {
@@ -330,11 +335,12 @@ impl Run<'_, '_> {
         };
         self.emit_tool_finished(copy.as_ref(), &mut executed);
         self.executed = executed;
-        let tool_messages = outcome?.messages;
+        let mut tool_messages = outcome?.messages;
         // Haystack appends, then counts; a failure of either fails the run
         // (appending first), and neither shows in a failed run's outcome.
         let counted = record_tool_calls(&mut self.state, &tool_messages);
-        self.state.append_messages(tool_messages)?;
+        self.state.append_messages_from(&mut tool_messages)?;
+        self.tool_messages = tool_messages;
         counted?;
         if let Some(observer) = self.observer.as_deref_mut() {
             observer.on_event(&Event::ToolsFinished { state: &self.state });

@@ -167,4 +167,8 @@ where
     fn type_name(&self) -> &'static str {
         "hookharness::FunctionHook"
     }
+
+    fn has_lifecycle(&self, _: super::LifecycleToken) -> bool {
+        false
+    }
 }

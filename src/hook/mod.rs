@@ -139,7 +139,26 @@ pub trait Hook: Send + Sync + 'static {
     fn close_async(&self) -> HookFuture<'_> {
         HookFuture::ready(self.close())
     }
+
+    /// `false` for this crate's hooks that keep the default lifecycle
+    /// methods ([`FunctionHook`]): the loop then skips their calls, as
+    /// Haystack skips a hook without `warm_up`. It cannot be overridden
+    /// outside this crate (its argument's type cannot be named there), so a
+    /// hook of your own always has its lifecycle methods called.
+    #[doc(hidden)]
+    fn has_lifecycle(&self, _: sealed::Token) -> bool {
+        true
+    }
 }
+
+/// What keeps [`Hook::has_lifecycle`] to this crate.
+mod sealed {
+    /// A type outside code cannot name.
+    #[derive(Debug, Clone, Copy)]
+    pub struct Token;
+}
+
+pub(crate) use sealed::Token as LifecycleToken;
 
 /// The last path segment of a type name, generics kept: `a::b::Hook` and
 /// Haystack-style `haystack.hooks.budget.TokenBudgetHook` both give the

@@ -31,6 +31,8 @@ pub struct HookNotAllowed {
 pub struct Hooks {
     by_point: [Vec<Arc<dyn Hook>>; 6],
     distinct: Vec<Arc<dyn Hook>>,
+    /// The distinct hooks whose lifecycle methods the loop calls.
+    lifecycle: Vec<Arc<dyn Hook>>,
 }
 
 impl Hooks {
@@ -64,6 +66,9 @@ impl Hooks {
             // Lifecycle methods run once per object, in first-seen order.
             if !hooks.distinct.iter().any(|seen| Arc::ptr_eq(seen, &hook)) {
                 hooks.distinct.push(Arc::clone(&hook));
+                if hook.has_lifecycle(super::LifecycleToken) {
+                    hooks.lifecycle.push(Arc::clone(&hook));
+                }
             }
             hooks.by_point[point.index()].push(hook);
         }
@@ -80,8 +85,54 @@ impl Hooks {
         &self.distinct
     }
 
+    /// The distinct hooks whose lifecycle methods do something (all but
+    /// [`FunctionHook`](super::FunctionHook)s), in first-seen order.
+    pub(crate) fn with_lifecycle(&self) -> &[Arc<dyn Hook>] {
+        &self.lifecycle
+    }
+
     /// `true` when no hook is registered.
     pub fn is_empty(&self) -> bool {
         self.distinct.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{HookRegistration, Hooks};
+    use crate::hook::{Hook, HookError, HookPoint, hook_fn};
+    use crate::state::State;
+    use std::sync::Arc;
+
+    struct Opens;
+    impl Hook for Opens {
+        fn run(&self, _: &mut State) -> Result<(), HookError> {
+            Ok(())
+        }
+        fn warm_up(&self) -> Result<(), HookError> {
+            Ok(())
+        }
+    }
+
+    fn at_before_llm(hook: Arc<dyn Hook>) -> HookRegistration {
+        HookRegistration {
+            point: HookPoint::BeforeLlm,
+            hook,
+        }
+    }
+
+    #[test]
+    fn only_hooks_with_lifecycle_methods_are_warmed_up_and_a_hook_fn_has_none() {
+        let closure: Arc<dyn Hook> = Arc::new(hook_fn(|_: &mut State| ()));
+        let custom: Arc<dyn Hook> = Arc::new(Opens);
+        let hooks = Hooks::new(vec![
+            at_before_llm(Arc::clone(&closure)),
+            at_before_llm(Arc::clone(&custom)),
+            at_before_llm(Arc::clone(&custom)),
+        ])
+        .unwrap();
+        assert_eq!(hooks.distinct().len(), 2);
+        assert_eq!(hooks.with_lifecycle().len(), 1);
+        assert!(Arc::ptr_eq(&hooks.with_lifecycle()[0], &custom));
     }
 }

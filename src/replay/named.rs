@@ -53,4 +53,31 @@ impl Hook for NamedHook {
     fn close_async(&self) -> HookFuture<'_> {
         self.inner.close_async()
     }
+
+    fn has_lifecycle(&self, token: crate::hook::LifecycleToken) -> bool {
+        self.inner.has_lifecycle(token)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::NamedHook;
+    use crate::hook::{Hook, HookError, LifecycleToken, hook_fn};
+    use crate::state::State;
+    use std::sync::Arc;
+
+    struct Opens;
+    impl Hook for Opens {
+        fn run(&self, _: &mut State) -> Result<(), HookError> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_named_hook_has_the_lifecycle_of_the_hook_it_wraps() {
+        let closure = NamedHook::new("a".into(), Arc::new(hook_fn(|_: &mut State| ())));
+        let custom = NamedHook::new("b".into(), Arc::new(Opens));
+        assert!(!closure.has_lifecycle(LifecycleToken));
+        assert!(custom.has_lifecycle(LifecycleToken));
+    }
 }

@@ -6,6 +6,9 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::hash::BuildHasher;
+
+use hashbrown::{DefaultHashBuilder, HashTable};
 
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle, Tag};
 
@@ -78,9 +81,10 @@ enum Collection {
     },
     Map {
         start: usize,
-        /// Key -> index among the map's entries, once there are more than
+        /// The map's entries by key (their indices, hashed by the key they
+        /// hold, so that no key is copied), once there are more than
         /// [`SCANNED_KEYS`].
-        index: HashMap<String, usize>,
+        index: HashTable<usize>,
         key: Option<(String, Pos)>,
     },
 }
@@ -98,6 +102,8 @@ struct Builder<'o> {
     /// collection is allocated once, at its size.
     items: Vec<Node>,
     entries: Vec<Entry>,
+    /// Hashes the keys of maps past [`SCANNED_KEYS`] entries.
+    hasher: DefaultHashBuilder,
     /// Anchor id -> the anchored node and how many nodes it holds.
     anchors: HashMap<usize, (Node, usize)>,
     /// Nodes added by alias expansion so far.
@@ -113,6 +119,7 @@ impl<'o> Builder<'o> {
             stack: Vec::new(),
             items: Vec::new(),
             entries: Vec::new(),
+            hasher: DefaultHashBuilder::default(),
             anchors: HashMap::new(),
             expanded: 0,
             root: None,
@@ -191,7 +198,7 @@ impl<'o> Builder<'o> {
             Event::MappingStart(anchor, tag) => {
                 let map = Collection::Map {
                     start: self.entries.len(),
-                    index: HashMap::new(),
+                    index: HashTable::new(),
                     key: None,
                 };
                 self.open(anchor, tag.as_deref(), "map", at, map)
@@ -349,7 +356,7 @@ impl<'o> Builder<'o> {
                     };
                     return Err(self.error(kind, &self.child_path(), node.pos));
                 };
-                match first_position(&self.entries[*start..], index, &key) {
+                match first_position(&self.entries[*start..], index, &self.hasher, &key) {
                     None => {
                         *pending = Some((key, node.pos));
                         return Ok(());
@@ -381,14 +388,22 @@ fn take_from<T>(children: &mut Vec<T>, start: usize) -> Vec<T> {
 
 /// Where `key` is first defined among `entries`, if it is; `index` keeps
 /// the keys of a map grown past [`SCANNED_KEYS`] entries.
-fn first_position(entries: &[Entry], index: &mut HashMap<String, usize>, key: &str) -> Option<Pos> {
+fn first_position(
+    entries: &[Entry],
+    index: &mut HashTable<usize>,
+    hasher: &DefaultHashBuilder,
+    key: &str,
+) -> Option<Pos> {
     if entries.len() <= SCANNED_KEYS {
         return entries.iter().find(|e| e.key == key).map(|e| e.key_pos);
     }
-    for (i, entry) in entries.iter().enumerate().skip(index.len()) {
-        index.insert(entry.key.clone(), i);
+    let hash = |i: &usize| hasher.hash_one(entries[*i].key.as_str());
+    for i in index.len()..entries.len() {
+        index.insert_unique(hash(&i), i, hash);
     }
-    index.get(key).map(|&i| entries[i].key_pos)
+    index
+        .find(hasher.hash_one(key), |&i| entries[i].key == key)
+        .map(|&i| entries[i].key_pos)
 }
 
 /// The text of a non-string scalar key, for the message.
@@ -446,6 +461,30 @@ mod tests {
             root.to_string(),
             "x.yaml:2:1: duplicate key `a` at the top level (first defined at 1:1); keep only one"
         );
+    }
+
+    #[test]
+    fn a_duplicate_key_in_a_long_map_names_its_first_position() {
+        // Past the scanned keys: found through the index, on both readers.
+        let keys: String = (0..40).map(|i| format!("  k{i}: {i}\n")).collect();
+        for text in [
+            format!("m:\n{keys}  k3: again\n"),
+            format!("m:\n{keys}  k39: again\n  &a x: 1\n"),
+        ] {
+            let error = parse(&text, "x.yaml").unwrap_err().to_string();
+            assert!(error.starts_with("x.yaml:42:3: duplicate key `"), "{error}");
+            let first = if text.contains("k39: again") {
+                "41:3"
+            } else {
+                "5:3"
+            };
+            assert!(
+                error.contains(&format!("(first defined at {first})")),
+                "{error}"
+            );
+        }
+        let distinct: String = (0..40).map(|i| format!("k{i}: {i}\n")).collect();
+        assert!(parse(&distinct, "x.yaml").is_ok());
     }
 
     #[test]

@@ -272,6 +272,19 @@ impl State {
         self.set_messages_with(new, &handler)
     }
 
+    /// [`append_messages`](Self::append_messages) that leaves `new` empty
+    /// with its allocation, for the loop to fill again next step.
+    pub(crate) fn append_messages_from(
+        &mut self,
+        new: &mut Vec<ChatMessage>,
+    ) -> Result<(), StateError> {
+        if let Handler::MergeLists = self.messages_handler {
+            self.messages.get_or_insert_with(Vec::new).append(new);
+            return Ok(());
+        }
+        self.append_messages(std::mem::take(new))
+    }
+
     /// Replaces the conversation (`handler_override=replace_values`).
     pub fn replace_messages(&mut self, new: Vec<ChatMessage>) {
         self.messages = Some(new);

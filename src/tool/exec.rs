@@ -25,7 +25,7 @@ pub(crate) struct ExecutedCall {
 }
 
 /// What one step's tool execution produced.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct ToolBatchReport {
     /// Not-found messages first, then executed results in call order.
     pub messages: Vec<ChatMessage>,
@@ -47,6 +47,8 @@ pub(crate) struct ExecOptions {
 /// With a streaming callback, each executed result is streamed as it is
 /// merged, and a step in which a tool ran ends with an empty
 /// `tool_call_results` chunk, as Haystack's `_run_tool` does.
+/// `messages` is an empty list whose allocation the report's messages reuse
+/// (the loop hands back the previous step's).
 pub(crate) async fn execute_tool_calls(
     pending: &[&Arc<ToolCall>],
     state: &mut State,
@@ -54,9 +56,11 @@ pub(crate) async fn execute_tool_calls(
     ordinals: &mut [usize],
     executed: &mut Vec<ExecutedCall>,
     options: &ExecOptions,
+    messages: Vec<ChatMessage>,
 ) -> Result<ToolBatchReport, ExecError> {
     let before = executed.len();
-    let report = execute_calls(pending, state, tools, ordinals, executed, options).await?;
+    let report = ToolBatchReport { messages };
+    let report = execute_calls(pending, state, tools, ordinals, executed, options, report).await?;
     if let Some(callback) = &options.streaming {
         // As `_run_tool`: a step whose calls all named unknown tools returns
         // before the end chunk.
@@ -85,8 +89,8 @@ async fn execute_calls(
     ordinals: &mut [usize],
     executed: &mut Vec<ExecutedCall>,
     options: &ExecOptions,
+    mut report: ToolBatchReport,
 ) -> Result<ToolBatchReport, ExecError> {
-    let mut report = ToolBatchReport::default();
     if pending.is_empty() {
         return Ok(report);
     }
@@ -100,6 +104,7 @@ async fn execute_calls(
                 &mut ordinals[position],
                 executed,
                 options,
+                report,
             )
             .await;
         }
@@ -209,6 +214,7 @@ async fn execute_one(
     next_ordinal: &mut usize,
     executed: &mut Vec<ExecutedCall>,
     options: &ExecOptions,
+    mut report: ToolBatchReport,
 ) -> Result<ToolBatchReport, ExecError> {
     let name = &tool.spec().name;
     let ordinal = *next_ordinal;
@@ -241,9 +247,8 @@ async fn execute_one(
     });
     let message = finalize(&job, outcome, state, options)?;
     stream_result(options, &message, call, 0).await;
-    Ok(ToolBatchReport {
-        messages: vec![message],
-    })
+    report.messages.push(message);
+    Ok(report)
 }
 
 /// The span tool spans hang under; with no subscriber anywhere there is
