@@ -85,6 +85,12 @@ mod tests {
     }
 
     #[test]
+    fn one_call_is_one_batch_and_no_call_no_batch() {
+        assert_eq!(schedule(&[(keys(&["x"]), keys(&["x"]))]), vec![vec![0]]);
+        assert_eq!(schedule(&[]), Vec::<Vec<usize>>::new());
+    }
+
+    #[test]
     fn a_reader_runs_after_the_writer_even_when_called_first() {
         let io = vec![(keys(&["doc"]), keys(&[])), (keys(&[]), keys(&["doc"]))];
         assert_eq!(schedule(&io), vec![vec![1], vec![0]]);
