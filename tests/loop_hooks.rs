@@ -481,6 +481,20 @@ fn a_panicking_hook_is_reported_as_that_hooks_failure() {
     }
 }
 
+/// The hook, point and message of a run that failed because a hook panicked.
+fn panicked_hook(error: AgentError) -> (String, HookPoint, String) {
+    match error {
+        AgentError::Hook {
+            hook,
+            point,
+            message,
+            panicked: true,
+            ..
+        } => (hook, point, message),
+        other => panic!("expected a panicking hook's error, got {other:?}"),
+    }
+}
+
 #[test]
 fn a_panic_among_several_hooks_names_the_hook_that_panicked_and_stops_the_rest() {
     let log = Log::new();
@@ -493,19 +507,8 @@ fn a_panic_among_several_hooks_names_the_hook_that_panicked_and_stops_the_rest()
         .hook("before_llm", labelled(&log, "third"))
         .build()
         .unwrap();
-    match run(&agent).unwrap_err() {
-        AgentError::Hook {
-            hook,
-            point,
-            panicked,
-            ..
-        } => {
-            assert_eq!(hook, "second");
-            assert_eq!(point, HookPoint::BeforeLlm);
-            assert!(panicked);
-        }
-        other => panic!("unexpected {other:?}"),
-    }
+    let (hook, point, _) = panicked_hook(run(&agent).unwrap_err());
+    assert_eq!((hook.as_str(), point), ("second", HookPoint::BeforeLlm));
     assert_eq!(log.entries(), ["first(0)"]);
 }
 
@@ -522,19 +525,8 @@ async fn a_panicking_hook_is_reported_on_the_async_path_too() {
         .run_async(user("go"), RunOptions::new())
         .await
         .unwrap_err();
-    match error {
-        AgentError::Hook {
-            hook,
-            point,
-            panicked,
-            ..
-        } => {
-            assert_eq!(hook, "fragile");
-            assert_eq!(point, HookPoint::BeforeRun);
-            assert!(panicked);
-        }
-        other => panic!("unexpected {other:?}"),
-    }
+    let (hook, point, _) = panicked_hook(error);
+    assert_eq!((hook.as_str(), point), ("fragile", HookPoint::BeforeRun));
 }
 
 #[tokio::test]
@@ -549,21 +541,10 @@ async fn a_panic_among_several_sync_hooks_on_the_async_path_names_the_hook_and_s
         .hook("before_llm", labelled(&log, "third"))
         .build()
         .unwrap();
-    match agent.run_async(user("go"), RunOptions::new()).await {
-        Err(AgentError::Hook {
-            hook,
-            point,
-            message,
-            panicked,
-            ..
-        }) => {
-            assert_eq!(hook, "second");
-            assert_eq!(point, HookPoint::BeforeLlm);
-            assert!(message.contains("boom"), "{message}");
-            assert!(panicked);
-        }
-        other => panic!("unexpected {other:?}"),
-    }
+    let error = agent.run_async(user("go"), RunOptions::new()).await;
+    let (hook, point, message) = panicked_hook(error.unwrap_err());
+    assert_eq!((hook.as_str(), point), ("second", HookPoint::BeforeLlm));
+    assert!(message.contains("boom"), "{message}");
     assert_eq!(log.entries(), ["first(0)"]);
 }
 
@@ -584,19 +565,10 @@ async fn an_async_hook_that_panics_while_awaited_is_reported_with_its_name() {
         .hook("before_llm", labelled(&log, "after"))
         .build()
         .unwrap();
-    match agent.run_async(user("go"), RunOptions::new()).await {
-        Err(AgentError::Hook {
-            hook,
-            message,
-            panicked,
-            ..
-        }) => {
-            assert_eq!(hook, "slow");
-            assert!(message.contains("late"), "{message}");
-            assert!(panicked);
-        }
-        other => panic!("unexpected {other:?}"),
-    }
+    let error = agent.run_async(user("go"), RunOptions::new()).await;
+    let (hook, point, message) = panicked_hook(error.unwrap_err());
+    assert_eq!((hook.as_str(), point), ("slow", HookPoint::BeforeLlm));
+    assert!(message.contains("late"), "{message}");
     assert!(log.entries().is_empty());
 }
 
