@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{hookharness, stdout};
+use common::{hookharness, stderr, stdout};
 use std::path::Path;
 
 #[test]
@@ -296,4 +296,99 @@ fn a_scripted_confirmation_answer_outside_confirm_modify_reject_is_an_invalid_fi
     assert_eq!(run.status.code(), Some(2), "{}", stdout(&run));
     assert!(stdout(&run).contains(&expected), "{}", stdout(&run));
     assert!(!stdout(&run).contains("delete_file"), "{}", stdout(&run));
+}
+
+#[test]
+fn every_command_reports_a_construction_error_the_file_decides_as_check_does_and_exits_2() {
+    let file = "tests/cli_inputs/hook_point_typo.yaml";
+    let expected = format!(
+        "{file}:6:3: the Agent cannot be built: Invalid hook point 'before_tools'. Valid hook \
+         points are: before_run, before_llm, before_tool, after_tool, on_exit, after_run; did you \
+         mean `before_tool`? (or expect the error with `expect.error` to test it)\n"
+    );
+    let check = hookharness(&["check", file]);
+    assert_eq!(check.status.code(), Some(2));
+    assert_eq!(stdout(&check), format!("{expected}0 valid, 1 invalid\n"));
+    for command in ["explain", "rebase"] {
+        let output = hookharness(&[command, file]);
+        assert_eq!(output.status.code(), Some(2), "{command}");
+        assert_eq!(stdout(&output), "", "{command}");
+        assert_eq!(stderr(&output), expected, "{command}");
+    }
+    for command in ["mutate", "explore"] {
+        let output = hookharness(&[command, file]);
+        assert_eq!(output.status.code(), Some(2), "{command}");
+        assert!(
+            stdout(&output).starts_with(&expected),
+            "{command}: {}",
+            stdout(&output)
+        );
+    }
+    // `run` reports the file as invalid, without the expectations it could
+    // not check, and still runs the other scenarios.
+    let run = hookharness(&["run", file, "scenarios/docs_examples/require_search.yaml"]);
+    assert_eq!(run.status.code(), Some(2));
+    assert_eq!(
+        stdout(&run),
+        format!(
+            "ERROR {file}  (hook-point-typo)\n      {expected}\
+             PASS  scenarios/docs_examples/require_search.yaml  (docs-require-search)\n\n\
+             1 passed, 0 failed, 1 errors\n"
+        )
+    );
+}
+
+#[test]
+fn a_template_syntax_error_is_located_at_the_template_for_check_and_run() {
+    let file = "tests/cli_inputs/prompt_syntax_error.yaml";
+    let expected = format!(
+        "{file}:3:18: the Agent cannot be built: syntax error: unexpected `}}`, expected end of \
+         variable block (in prompt:1); fix the template (or expect the error with `expect.error` \
+         to test it)"
+    );
+    let check = hookharness(&["check", file]);
+    assert_eq!(check.status.code(), Some(2));
+    assert!(stdout(&check).starts_with(&expected), "{}", stdout(&check));
+    let run = hookharness(&["run", file]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(stdout(&run).contains(&expected), "{}", stdout(&run));
+}
+
+#[test]
+fn check_locates_each_construction_error_at_its_key_or_entry() {
+    let dir = common::scratch("cli", "construction_places");
+    let file = dir.join("two.yaml");
+    std::fs::write(
+        &file,
+        "agent:\n  tool_concurrency_limit: 0\n  state_schema: {tools: {type: list}}\nhooks:\n  before_llm:\n    - token_budget: {max_total_tokens: 0}\nmodel: [{text: hi}]\n",
+    )
+    .unwrap();
+    let check = hookharness(&["check", file.to_str().unwrap()]);
+    let text = stdout(&check);
+    let places: Vec<(&str, &str)> = text
+        .lines()
+        .filter_map(|line| line.strip_prefix(file.to_str().unwrap()))
+        .map(|line| {
+            let (place, rest) = line.split_once(": the Agent cannot be built: ").unwrap();
+            (place, rest.rsplit_once("; ").unwrap().1)
+        })
+        .collect();
+    assert_eq!(
+        places,
+        [
+            (
+                ":6:7",
+                "fix the hook's parameters (or expect the error with `expect.error` to test it)"
+            ),
+            (
+                ":3:3",
+                "rename the reserved keys in `agent.state_schema` (or expect the error with `expect.error` to test it)"
+            ),
+            (
+                ":2:3",
+                "set it to 1 or more (or expect the error with `expect.error` to test it)"
+            ),
+        ],
+        "{text}"
+    );
 }

@@ -13,6 +13,7 @@ mod filter;
 mod generate;
 mod import;
 mod mutate;
+mod needs_rust;
 mod output;
 mod progress;
 mod rebase;
@@ -20,10 +21,10 @@ mod rebase;
 mod record;
 mod stream;
 
-use crate::outcome::{Detail, Outcome};
-use crate::replay::{PrepareError, Replay};
+use crate::outcome::{Detail, Outcome, Status};
+use crate::replay::Replay;
 use crate::report::{Summary, explain as timeline, human_outcome};
-use crate::scenario::{Scenario, located};
+use crate::scenario::Scenario;
 use clap::{Parser, Subcommand, ValueEnum};
 use output::{errln, out, outln};
 use std::path::PathBuf;
@@ -240,7 +241,12 @@ fn replay_files(
             {
                 None
             }
-            Ok(scenario) => Some(replay.run(&scenario)),
+            Ok(scenario) => Some(construction::checked(
+                replay,
+                file,
+                &scenario,
+                replay.run(&scenario),
+            )),
             Err(_) if filter.is_some_and(|f| !path.contains(f)) => None,
             Err(error) => Some(crate::replay::invalid_file(file, &error)),
         };
@@ -272,13 +278,7 @@ fn check(paths: &[PathBuf]) -> ExitCode {
     for file in &files {
         let errors = match Scenario::from_path(file) {
             Err(error) => vec![error.to_string()],
-            Ok(scenario) => match replay.validate(&scenario) {
-                Err(PrepareError::Invalid { message, place }) => {
-                    vec![format!("{}: {message}", located(file, place.as_deref()))]
-                }
-                Err(error) => vec![format!("{}: {error}", file.display())],
-                Ok(()) => construction::messages(&replay, file, &scenario),
-            },
+            Ok(scenario) => construction::file_errors(&replay, file, &scenario),
         };
         if !errors.is_empty() {
             invalid += 1;
@@ -303,7 +303,16 @@ fn explain(file: &std::path::Path, format: ExplainFormat) -> ExitCode {
             return ExitCode::Invalid;
         }
     };
-    print_explained(&Replay::new().detail(Detail::Full).run(&scenario), format)
+    let replay = Replay::new().detail(Detail::Full);
+    let outcome = construction::checked(&replay, file, &scenario, replay.run(&scenario));
+    if outcome.status == Status::Invalid {
+        // Nothing ran: the file's errors, as `check` words them.
+        if let Some(error) = &outcome.error {
+            errln!("{error}");
+        }
+        return ExitCode::Invalid;
+    }
+    print_explained(&outcome, format)
 }
 
 /// `explain --outcome FILE`: the first line of a `run --format json
@@ -355,7 +364,6 @@ fn print_explained(outcome: &Outcome, format: ExplainFormat) -> ExitCode {
 mod tests {
     use super::*;
     use crate::hook::{Hook, HookError, HookPoint};
-    use crate::outcome::Status;
     use crate::state::State;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};

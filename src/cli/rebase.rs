@@ -36,8 +36,11 @@ pub(super) fn run(args: RebaseArgs) -> ExitCode {
         }
     };
     let replay = Replay::new();
-    if let Err(error) = replay.validate(&scenario) {
-        errln!("{origin}: {error}");
+    let errors = super::construction::file_errors(&replay, &args.file, &scenario);
+    if !errors.is_empty() {
+        for error in errors {
+            errln!("{error}");
+        }
         return ExitCode::Invalid;
     }
     let rebased = rebase(&replay, &scenario, args.all);
