@@ -280,3 +280,20 @@ fn explain_html_of_a_saved_failing_outcome_is_the_page_of_the_scenario() {
     assert!(page.starts_with("<!DOCTYPE html>"), "{page}");
     assert!(page.trim_end().ends_with("</html>"), "{page}");
 }
+
+#[test]
+fn a_scripted_confirmation_answer_outside_confirm_modify_reject_is_an_invalid_file() {
+    let file = "tests/cli_inputs/confirmation_typo.yaml";
+    let expected = format!(
+        "{file}:22:24: invalid value `deny` for `confirmation.confirmation_strategies.*.init_parameters\
+         .confirmation_ui.init_parameters.answers[2].action`; use one of `confirm`, `modify`, `reject`"
+    );
+    let check = hookharness(&["check", file]);
+    assert_eq!(check.status.code(), Some(2), "{}", stdout(&check));
+    assert!(stdout(&check).starts_with(&expected), "{}", stdout(&check));
+    // `run` runs nothing: the call the answer meant to reject is not run.
+    let run = hookharness(&["run", file]);
+    assert_eq!(run.status.code(), Some(2), "{}", stdout(&run));
+    assert!(stdout(&run).contains(&expected), "{}", stdout(&run));
+    assert!(!stdout(&run).contains("delete_file"), "{}", stdout(&run));
+}

@@ -180,17 +180,9 @@ impl<'a> Init<'a> {
     pub(crate) fn only(&self, known: &[&str]) -> Result<(), FromValueError> {
         for key in self.map.into_iter().flat_map(Map::keys) {
             if !known.contains(&key.as_str()) {
-                let list = known
-                    .iter()
-                    .map(|k| format!("`{k}`"))
-                    .collect::<Vec<_>>()
-                    .join(", ");
                 return Err(format_error(
                     self.at(key),
-                    format!(
-                        "unknown parameter `{key}` in `{}`; it takes {list}",
-                        self.path
-                    ),
+                    crate::scenario::unknown_parameter(key, &self.path, known),
                 ));
             }
         }
@@ -259,6 +251,26 @@ impl<'a> Init<'a> {
             Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
             Some(other) => Err(format_error(
+                self.at(key),
+                format!("`{}` must be a string, got {}", self.at(key), shown(other)),
+            )),
+        }
+    }
+
+    /// A required string parameter that is one of `valid` (a typo is a
+    /// file error that names the closest, never another value's meaning).
+    pub(crate) fn required_one_of(
+        &self,
+        key: &str,
+        valid: &[&str],
+    ) -> Result<&'a str, FromValueError> {
+        match self.required(key)? {
+            Value::String(s) if valid.contains(&s.as_str()) => Ok(s),
+            Value::String(s) => Err(format_error(
+                self.at(key),
+                crate::scenario::invalid_value(s, &self.at(key), valid),
+            )),
+            other => Err(format_error(
                 self.at(key),
                 format!("`{}` must be a string, got {}", self.at(key), shown(other)),
             )),

@@ -80,6 +80,7 @@ pub use action::{Action, ResultRewrite, StateValue, ToolSelection};
 pub use agent::AgentSpec;
 pub use always::{Always, UnderFaults};
 pub use error::{ScenarioError, ScenarioErrorKind};
+pub(crate) use error::{invalid_value, unknown_parameter};
 #[cfg(test)]
 pub(crate) use event_pattern::KINDS as EVENT_KINDS;
 pub use event_pattern::{EventKind, EventPattern};

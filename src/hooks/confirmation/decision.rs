@@ -3,7 +3,9 @@
 use serde_json::{Map, Value};
 
 /// What the user answered (Haystack's `ConfirmationUIResult`): `action` is
-/// `confirm`, `reject` or `modify` (not enforced, as in Haystack).
+/// `confirm`, `reject` or `modify`. Not enforced here, as in Haystack (any
+/// other action runs the call); a scenario file's scripted answers take only
+/// these three.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConfirmationUIResult {
     /// `confirm`, `reject`, `modify`, or a custom action.

@@ -98,7 +98,10 @@ impl ScriptedConfirmationUI {
         self.next.load(Ordering::SeqCst).min(self.answers.len())
     }
 
-    /// Reads the serialized form: `init_parameters: {answers: [{action, feedback?, new_tool_params?}]}`.
+    /// Reads the serialized form: `init_parameters: {answers: [{action,
+    /// feedback?, new_tool_params?}]}`, `action` being `confirm`, `modify`
+    /// or `reject` (any other is an error: Haystack's strategy would run
+    /// the call).
     pub fn from_value(value: &Value, path: &str) -> Result<Self, FromValueError> {
         let init = open(value, Self::TYPE, path)?;
         init.only(&["answers"])?;
@@ -113,14 +116,9 @@ impl ScriptedConfirmationUI {
             let at = format!("{}[{i}]", init.at("answers"));
             let answer = crate::hooks::component::Init::direct(item, &at)?;
             answer.only(&["action", "feedback", "new_tool_params"])?;
-            let Value::String(action) = answer.required("action")? else {
-                return Err(format_error(
-                    format!("{at}.action"),
-                    format!("`{at}.action` must be a string"),
-                ));
-            };
+            let action = answer.required_one_of("action", &ACTIONS)?;
             answers.push(ConfirmationUIResult {
-                action: action.clone(),
+                action: action.to_owned(),
                 feedback: answer.opt_string("feedback", None)?,
                 new_tool_params: answer.map("new_tool_params")?.cloned(),
             });
@@ -170,6 +168,10 @@ impl ConfirmationUI for ScriptedConfirmationUI {
     }
 }
 
+/// The actions a scripted answer takes: Haystack's UIs answer these, and its
+/// strategy runs the call for any other (so a typo would approve it).
+const ACTIONS: [&str; 3] = ["confirm", "modify", "reject"];
+
 /// Reads a serialized UI of a known type.
 pub fn confirmation_ui_from_value(
     value: &Value,
@@ -190,5 +192,33 @@ pub fn confirmation_ui_from_value(
                 super::SimpleConsoleUI::TYPE
             ),
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn read(action: &str) -> Result<ScriptedConfirmationUI, FromValueError> {
+        let value = json!({
+            "type": ScriptedConfirmationUI::TYPE,
+            "init_parameters": {"answers": [{"action": "confirm"}, {"action": action}]}
+        });
+        ScriptedConfirmationUI::from_value(&value, "ui")
+    }
+
+    #[test]
+    fn an_action_close_to_one_of_the_three_names_it() {
+        assert_eq!(
+            read("rejected").unwrap_err().to_string(),
+            "invalid value `rejected` for `ui.init_parameters.answers[1].action`; \
+             did you mean `reject`? (valid: `confirm`, `modify`, `reject`)"
+        );
+    }
+
+    #[test]
+    fn modify_without_new_parameters_is_an_answer() {
+        assert_eq!(read("modify").unwrap().answers[1].action, "modify");
     }
 }

@@ -42,11 +42,55 @@ fn tick_list<S: AsRef<str>>(items: &[S]) -> String {
         .join(", ")
 }
 
-fn did_you_mean(suggestion: Option<&String>, valid: &[String], what: &str) -> String {
+fn did_you_mean<S: AsRef<str>>(suggestion: Option<&String>, valid: &[S], what: &str) -> String {
     match suggestion {
         Some(s) => format!("did you mean `{s}`?"),
         None if valid.is_empty() => format!("no {what} are defined"),
         None => format!("valid {what} are {}", tick_list(valid)),
+    }
+}
+
+/// ``unknown parameter `feedbak` in `ui`; did you mean `feedback`?``: a
+/// ready-made hook's parameter outside `valid`, worded as an unknown key of
+/// the file is.
+pub(crate) fn unknown_parameter<S: AsRef<str>>(key: &str, parent: &str, valid: &[S]) -> String {
+    let suggestion = crate::scenario::closest(key, valid);
+    format!(
+        "unknown parameter `{}` in `{parent}`; {}",
+        cut(key),
+        did_you_mean(suggestion.as_ref(), valid, "parameters")
+    )
+}
+
+/// ``invalid value `deny` for `path`; use one of `a`, `b` `` (or ``did you
+/// mean `b`? (valid: ...)``): a value outside a fixed set, in the file's
+/// own keys and in ready-made hooks' parameters alike.
+pub(crate) fn invalid_value<S: AsRef<str>>(value: &str, path: &str, valid: &[S]) -> String {
+    let suggestion = crate::scenario::closest(value, valid);
+    invalid_value_for(
+        value,
+        &format!("for `{path}`"),
+        suggestion.as_deref(),
+        valid,
+    )
+}
+
+fn invalid_value_for<S: AsRef<str>>(
+    value: &str,
+    for_path: &str,
+    suggestion: Option<&str>,
+    valid: &[S],
+) -> String {
+    let value = cut(value);
+    match suggestion {
+        Some(s) => format!(
+            "invalid value `{value}` {for_path}; did you mean `{s}`? (valid: {})",
+            tick_list(valid)
+        ),
+        None => format!(
+            "invalid value `{value}` {for_path}; use one of {}",
+            tick_list(valid)
+        ),
     }
 }
 
@@ -189,15 +233,12 @@ write!(
                 value,
                 suggestion,
                 valid,
-            } => {
-let value = cut(value);
-
-                write!(f, "invalid value `{value}` {}; ", self.for_path())?;
-                match suggestion {
-                    Some(s) => write!(f, "did you mean `{s}`? (valid: {})", tick_list(valid)),
-                    None => write!(f, "use one of {}", tick_list(valid)),
-                }
-            }
+            } => f.write_str(&invalid_value_for(
+                value,
+                &self.for_path(),
+                suggestion.as_deref(),
+                valid,
+            )),
             K::ErrorWithOtherKeys { keys } => write!(
                 f,
                 "an `error` reply takes no other key; remove {} from `{}` (or script it as a reply of its own)",
