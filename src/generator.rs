@@ -1,6 +1,6 @@
 //! The chat generator: the model behind the agent.
 
-use crate::future::BoxFuture;
+use crate::future::CallFuture;
 use crate::message::ChatMessage;
 use crate::stream::StreamingCallback;
 use crate::tool::Tool;
@@ -33,6 +33,10 @@ impl<'a> ChatRequest<'a> {
         }
     }
 }
+
+/// What [`ChatGenerator::run_async`] returns: the replies already there, or
+/// a future to await (see [`CallFuture`]).
+pub type GeneratorFuture<'a> = CallFuture<'a, Result<Vec<ChatMessage>, GeneratorError>>;
 
 /// The error a chat generator returns; the run fails with it.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -72,12 +76,12 @@ pub trait ChatGenerator: Send + Sync + 'static {
     /// One model call.
     fn run(&self, request: ChatRequest<'_>) -> Result<Vec<ChatMessage>, GeneratorError>;
 
-    /// One model call on the async path (defaults to [`run`](ChatGenerator::run)).
-    fn run_async<'a>(
-        &'a self,
-        request: ChatRequest<'a>,
-    ) -> BoxFuture<'a, Result<Vec<ChatMessage>, GeneratorError>> {
-        Box::pin(std::future::ready(self.run(request)))
+    /// One model call on the async path. The default calls
+    /// [`run`](ChatGenerator::run) and hands back its replies as a finished
+    /// future, which the loop takes without allocating or polling; override
+    /// it only to await something (`GeneratorFuture::new(async move { ... })`).
+    fn run_async<'a>(&'a self, request: ChatRequest<'a>) -> GeneratorFuture<'a> {
+        CallFuture::ready(self.run(request))
     }
 
     /// `false` when the generator cannot take tools; an Agent with tools

@@ -126,10 +126,11 @@ pub mod tool;
 mod value;
 
 pub use agent::{Agent, AgentBuilder, AgentError, AgentOutput, RunOptions};
-pub use generator::{ChatGenerator, ChatRequest, GeneratorError, generator_fn};
+pub use future::CallFuture;
+pub use generator::{ChatGenerator, ChatRequest, GeneratorError, GeneratorFuture, generator_fn};
 pub use hook::{FunctionHook, Hook, HookError, HookFuture, HookPoint, async_hook_fn, hook_fn};
 pub use message::{ChatMessage, ChatRole, ContentPart, ToolCall, ToolCallResult, ToolResult};
 pub use observe::{Event, Observer};
 pub use state::{HookContext, State};
-pub use tool::{Tool, ToolError, ToolInvocation, ToolSpec, tool_fn};
+pub use tool::{Tool, ToolError, ToolFuture, ToolInvocation, ToolSpec, tool_fn};
 pub use value::json_eq;

@@ -46,8 +46,8 @@
 //! # Ok::<(), hookharness::scenario::ScenarioError>(())
 //! ```
 
-use crate::future::BoxFuture;
-use crate::generator::{ChatGenerator, ChatRequest, GeneratorError};
+use crate::future::CallFuture;
+use crate::generator::{ChatGenerator, ChatRequest, GeneratorError, GeneratorFuture};
 use crate::message::{ChatMessage, ChatRole};
 use crate::replay::{Outcome, Replay, SeenRequest};
 use crate::scenario::Scenario;
@@ -165,14 +165,11 @@ impl ChatGenerator for Recorder {
         self.keep(result)
     }
 
-    fn run_async<'a>(
-        &'a self,
-        request: ChatRequest<'a>,
-    ) -> BoxFuture<'a, Result<Vec<ChatMessage>, GeneratorError>> {
-        Box::pin(async move {
-            let result = self.inner.run_async(request).await;
-            self.keep(result)
-        })
+    fn run_async<'a>(&'a self, request: ChatRequest<'a>) -> GeneratorFuture<'a> {
+        match self.inner.run_async(request).into_ready() {
+            Ok(result) => CallFuture::ready(self.keep(result)),
+            Err(pending) => CallFuture::new(async move { self.keep(pending.await) }),
+        }
     }
 
     fn supports_tools(&self) -> bool {

@@ -920,3 +920,12 @@ async fn a_tool_that_panics_ends_the_run_with_its_panic_as_the_error_on_the_asyn
         .unwrap();
     assert_tool_panic_ends_the_run(agent.run_async(user("go"), RunOptions::new()).await);
 }
+
+#[tokio::test]
+async fn a_lone_tool_call_that_panics_ends_the_run_with_its_panic_as_the_error_on_the_async_path() {
+    let agent = agent([calls(&["boom"]), text("done")])
+        .tool(panicking_tool("boom"))
+        .build()
+        .unwrap();
+    assert_tool_panic_ends_the_run(agent.run_async(user("go"), RunOptions::new()).await);
+}

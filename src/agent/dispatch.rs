@@ -92,16 +92,18 @@ impl Run<'_, '_> {
                     let reborrowed = &mut *state;
                     let call = move || {
                         let state = reborrowed;
-                        hook.run_async(state).into_pending()
+                        hook.run_async(state).into_ready()
                     };
                     match std::panic::catch_unwind(AssertUnwindSafe(call)) {
-                        Ok(None) => at += 1,
-                        Ok(Some(future)) => break (at, Ok(future)),
+                        Ok(Ok(Ok(()))) => at += 1,
+                        Ok(Ok(Err(error))) => break (at, Ok(Ok(Err(error)))),
+                        Ok(Err(future)) => break (at, Ok(Err(future))),
                         Err(payload) => break (at, Err(payload)),
                     }
                 };
                 let outcome = match stopped {
-                    Ok(future) => AssertUnwindSafe(future).catch_unwind().await,
+                    Ok(Ok(result)) => Ok(result),
+                    Ok(Err(future)) => AssertUnwindSafe(future).catch_unwind().await,
                     Err(payload) => Err(payload),
                 };
                 (at, outcome)
@@ -224,8 +226,10 @@ fn warm_up_until_pending(
     let taken = |rest: &std::slice::Iter<'_, Arc<dyn Hook>>| hooks.len() - rest.len() - 1;
     for hook in &mut rest {
         if is_async {
-            if let Some(future) = hook.warm_up_async().into_pending() {
-                return Some((taken(&rest), Ok(future)));
+            match hook.warm_up_async().into_ready() {
+                Ok(Ok(())) => {}
+                Ok(Err(error)) => return Some((taken(&rest), Err(error))),
+                Err(future) => return Some((taken(&rest), Ok(future))),
             }
         } else if let Err(error) = hook.warm_up() {
             return Some((taken(&rest), Err(error)));

@@ -386,7 +386,12 @@ impl Run<'_, '_> {
         let generator = &self.agent.generator;
         let span = tracing::info_span!("haystack.agent.step.llm");
         let outcome = if self.is_async {
-            generator.run_async(request).instrument(span).await
+            // A generator whose `run_async` finished in the call (a sync
+            // generator's default) hands its replies back without a future.
+            match span.in_scope(|| generator.run_async(request).into_ready()) {
+                Ok(outcome) => outcome,
+                Err(future) => future.instrument(span).await,
+            }
         } else {
             span.in_scope(|| generator.run(request))
         };

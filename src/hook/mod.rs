@@ -32,16 +32,18 @@
 //! ```
 
 mod function;
-mod future;
 mod point;
 mod registry;
 
 pub use function::{FunctionHook, IntoHookResult, async_hook_fn, hook_fn};
-pub use future::HookFuture;
 pub use point::{HookPoint, InvalidHookPoint};
 pub use registry::{HookNotAllowed, HookRegistration, Hooks};
 
 pub use crate::future::BoxFuture;
+
+/// What a hook's async methods return: a finished result, or a future to
+/// await (see [`CallFuture`](crate::future::CallFuture)).
+pub type HookFuture<'a> = crate::future::CallFuture<'a, Result<(), HookError>>;
 
 use crate::state::State;
 use std::borrow::Cow;
@@ -51,16 +53,21 @@ use std::borrow::Cow;
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
 pub struct HookError {
-    // Two words, not a `String`'s three: `Result<(), HookError>` then comes
-    // back from a hook in registers.
-    message: Box<str>,
+    // One word: `Result<(), HookError>` is a pointer, null for `Ok`, and a
+    // `HookFuture` holding it is two words, which come back from a hook in
+    // registers (a `String` or `Box<str>` would make both larger).
+    #[expect(
+        clippy::box_collection,
+        reason = "a thin pointer: the error costs the success path nothing"
+    )]
+    message: Box<String>,
 }
 
 impl HookError {
     /// An error with this message.
     pub fn new(message: impl Into<String>) -> Self {
         HookError {
-            message: message.into().into_boxed_str(),
+            message: Box::new(message.into()),
         }
     }
 

@@ -14,8 +14,8 @@ use super::error::{OpenAiError, OpenAiErrorKind};
 use super::request;
 use super::response;
 use super::retry::RetryHint;
-use crate::future::BoxFuture;
-use crate::generator::{ChatGenerator, ChatRequest, GeneratorError};
+use crate::future::CallFuture;
+use crate::generator::{ChatGenerator, ChatRequest, GeneratorError, GeneratorFuture};
 use crate::message::ChatMessage;
 use serde_json::Value;
 use std::future::Future;
@@ -211,12 +211,9 @@ impl ChatGenerator for OpenAiChatGenerator {
         self.chat(request).map_err(GeneratorError::from)
     }
 
-    fn run_async<'a>(
-        &'a self,
-        request: ChatRequest<'a>,
-    ) -> BoxFuture<'a, Result<Vec<ChatMessage>, GeneratorError>> {
+    fn run_async<'a>(&'a self, request: ChatRequest<'a>) -> GeneratorFuture<'a> {
         let reply = self.chat_async(request);
-        Box::pin(async move { reply.await.map_err(GeneratorError::from) })
+        CallFuture::new(async move { reply.await.map_err(GeneratorError::from) })
     }
 }
 

@@ -4,8 +4,7 @@
 //! The model is wrapped, never the loop: the wrapper keeps a copy of each
 //! request and hands it on unchanged, so the run is the one it wraps.
 
-use crate::future::BoxFuture;
-use crate::generator::{ChatGenerator, ChatRequest, GeneratorError};
+use crate::generator::{ChatGenerator, ChatRequest, GeneratorError, GeneratorFuture};
 use crate::message::ChatMessage;
 use crate::scenario::{MessageSpec, Sees};
 use std::sync::{Arc, Mutex};
@@ -78,10 +77,7 @@ impl ChatGenerator for Seeing {
         self.inner.run(request)
     }
 
-    fn run_async<'a>(
-        &'a self,
-        request: ChatRequest<'a>,
-    ) -> BoxFuture<'a, Result<Vec<ChatMessage>, GeneratorError>> {
+    fn run_async<'a>(&'a self, request: ChatRequest<'a>) -> GeneratorFuture<'a> {
         self.keep(&request);
         self.inner.run_async(request)
     }

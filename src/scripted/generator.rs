@@ -1,8 +1,8 @@
 //! A chat generator that replays scripted replies.
 
 use super::ModelReply;
-use crate::future::BoxFuture;
-use crate::generator::{ChatGenerator, ChatRequest, GeneratorError};
+use crate::future::CallFuture;
+use crate::generator::{ChatGenerator, ChatRequest, GeneratorError, GeneratorFuture};
 use crate::message::ChatMessage;
 use crate::stream::StreamingChunk;
 use crate::tool::Tool;
@@ -146,16 +146,15 @@ impl ChatGenerator for ScriptedChatGenerator {
         Ok(replies)
     }
 
-    fn run_async<'a>(
-        &'a self,
-        request: ChatRequest<'a>,
-    ) -> BoxFuture<'a, Result<Vec<ChatMessage>, GeneratorError>> {
-        Box::pin(async move {
+    fn run_async<'a>(&'a self, request: ChatRequest<'a>) -> GeneratorFuture<'a> {
+        // Without a callback to await, the reply is there at once.
+        let Some(callback) = request.streaming_callback else {
+            return CallFuture::ready(self.next_reply(&request).map(|(replies, _)| replies));
+        };
+        CallFuture::new(async move {
             let (replies, chunks) = self.next_reply(&request)?;
-            if let Some(callback) = request.streaming_callback {
-                for chunk in chunks {
-                    callback.call_async(chunk).await;
-                }
+            for chunk in chunks {
+                callback.call_async(chunk).await;
             }
             Ok(replies)
         })
@@ -167,10 +166,7 @@ impl ChatGenerator for Arc<ScriptedChatGenerator> {
         (**self).run(request)
     }
 
-    fn run_async<'a>(
-        &'a self,
-        request: ChatRequest<'a>,
-    ) -> BoxFuture<'a, Result<Vec<ChatMessage>, GeneratorError>> {
+    fn run_async<'a>(&'a self, request: ChatRequest<'a>) -> GeneratorFuture<'a> {
         (**self).run_async(request)
     }
 }

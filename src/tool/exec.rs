@@ -231,13 +231,7 @@ async fn execute_one(
         streaming: passed_callback(options),
     };
     let outcome = if options.is_async {
-        let span = tool_span(&job);
-        let outcome = tool
-            .invoke_async(invocation(&job, Some(&mut *state)))
-            .instrument(span.clone())
-            .await;
-        record_error(&span, &outcome);
-        outcome
+        invoke_async(&job, state).await
     } else {
         invoke_sync(&job, Some(&mut *state))
     };
@@ -351,6 +345,31 @@ fn invoke_sync(job: &Job<'_>, state: Option<&mut State>) -> Result<Value, ToolEr
         std::panic::catch_unwind(AssertUnwindSafe(|| job.tool.invoke(invocation(job, state))))
             .unwrap_or_else(|payload| Err(panicked(job, payload.as_ref())))
     });
+    record_error(&span, &outcome);
+    outcome
+}
+
+/// One call on the async path: a tool whose `invoke_async` finished in the
+/// call (a sync tool's default) hands its result back without a future to
+/// poll; the call and any future it hands back run in the tool's span,
+/// under a panic guard.
+async fn invoke_async(job: &Job<'_>, state: &mut State) -> Result<Value, ToolError> {
+    let span = tool_span(job);
+    // The closure owns `state`, so a future the call hands back keeps it.
+    let call = move || {
+        let state = state;
+        job.tool
+            .invoke_async(invocation(job, Some(state)))
+            .into_ready()
+    };
+    let outcome = match span.in_scope(|| std::panic::catch_unwind(AssertUnwindSafe(call))) {
+        Ok(Ok(outcome)) => outcome,
+        Ok(Err(future)) => AssertUnwindSafe(future.instrument(span.clone()))
+            .catch_unwind()
+            .await
+            .unwrap_or_else(|payload| Err(panicked(job, payload.as_ref()))),
+        Err(payload) => Err(panicked(job, payload.as_ref())),
+    };
     record_error(&span, &outcome);
     outcome
 }

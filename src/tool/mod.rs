@@ -33,12 +33,16 @@ pub use spec_error::ToolSpecError;
 pub(crate) use exec::{ExecOptions, ExecutedCall, execute_tool_calls};
 pub(crate) use exec_error::ExecError;
 
-use crate::future::BoxFuture;
+use crate::future::CallFuture;
 use crate::message::ToolCall;
 use crate::state::State;
 use crate::stream::StreamingCallback;
 use serde_json::{Map, Value};
 use std::ops::Range;
+
+/// What [`Tool::invoke_async`] returns: the result already there, or a
+/// future to await (see [`CallFuture`]).
+pub type ToolFuture<'a> = CallFuture<'a, Result<Value, ToolError>>;
 
 /// How a tool failed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -123,12 +127,12 @@ pub trait Tool: Send + Sync + 'static {
     /// any other value is rendered as Python's `json.dumps` renders it.
     fn invoke(&self, invocation: ToolInvocation<'_>) -> Result<Value, ToolError>;
 
-    /// Runs the tool on the async path (defaults to [`invoke`](Tool::invoke)).
-    fn invoke_async<'a>(
-        &'a self,
-        invocation: ToolInvocation<'a>,
-    ) -> BoxFuture<'a, Result<Value, ToolError>> {
-        Box::pin(std::future::ready(self.invoke(invocation)))
+    /// Runs the tool on the async path. The default calls
+    /// [`invoke`](Tool::invoke) and hands back its result as a finished
+    /// future, which the loop takes without allocating or polling; override
+    /// it only to await something (`ToolFuture::new(async move { ... })`).
+    fn invoke_async<'a>(&'a self, invocation: ToolInvocation<'a>) -> ToolFuture<'a> {
+        CallFuture::ready(self.invoke(invocation))
     }
 
     /// Called once per step before any call runs, with the ordinals this

@@ -230,11 +230,8 @@ impl Tool for SleepyTool {
         Ok(Value::String(self.spec.name.clone()))
     }
 
-    fn invoke_async<'a>(
-        &'a self,
-        _invocation: ToolInvocation<'a>,
-    ) -> hookharness::hook::BoxFuture<'a, Result<Value, ToolError>> {
-        Box::pin(async move {
+    fn invoke_async<'a>(&'a self, _invocation: ToolInvocation<'a>) -> hookharness::ToolFuture<'a> {
+        hookharness::ToolFuture::new(async move {
             self.in_flight.enter();
             tokio::time::sleep(self.sleep).await;
             self.in_flight.leave();

@@ -4,8 +4,8 @@
 //! call with a log line; so does the generator, and `record` says so).
 
 use crate::cli::output::{err, errln};
-use crate::future::BoxFuture;
-use crate::generator::{ChatGenerator, ChatRequest, GeneratorError};
+use crate::future::CallFuture;
+use crate::generator::{ChatGenerator, ChatRequest, GeneratorError, GeneratorFuture};
 use crate::message::ChatMessage;
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -62,11 +62,8 @@ impl<G: ChatGenerator> ChatGenerator for Progress<G> {
         result
     }
 
-    fn run_async<'a>(
-        &'a self,
-        request: ChatRequest<'a>,
-    ) -> BoxFuture<'a, Result<Vec<ChatMessage>, GeneratorError>> {
-        Box::pin(async move {
+    fn run_async<'a>(&'a self, request: ChatRequest<'a>) -> GeneratorFuture<'a> {
+        CallFuture::new(async move {
             let started = self.started();
             let result = self.inner.run_async(request).await;
             self.finished(started, &result);

@@ -1,5 +1,5 @@
-//! Futures: the boxed future the extension traits return, and the driver
-//! of sync runs.
+//! Futures: what the extension traits' async methods return, and the
+//! driver of sync runs.
 //!
 //! The loop is written once, as an async function; a sync run polls it with
 //! `block_on`. On the sync path every hook, generator and tool call is a
@@ -10,15 +10,18 @@
 //! Hooks, tools, generators and State all depend on this module, and it on
 //! none of them.
 
+mod call;
+
+pub use call::CallFuture;
+
 use std::future::Future;
 use std::pin::{Pin, pin};
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 use std::thread::Thread;
 
-/// A boxed, sendable future: what the async methods of the extension traits
-/// ([`Hook`](crate::Hook), [`Tool`](crate::Tool),
-/// [`ChatGenerator`](crate::ChatGenerator)) return.
+/// A boxed, sendable future: what a [`CallFuture`] holds when the call
+/// awaits, and what [`async_hook_fn`](crate::async_hook_fn) closures return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 struct ThreadWaker(Thread);
