@@ -392,3 +392,59 @@ fn check_locates_each_construction_error_at_its_key_or_entry() {
         "{text}"
     );
 }
+
+#[test]
+fn explain_of_a_saved_run_explains_every_outcome_in_order_and_filter_picks_among_them() {
+    let files = [
+        "scenarios/docs_examples/require_search.yaml",
+        "tests/cli_inputs/failing.yaml",
+    ];
+    let run = hookharness(&[
+        "run", "--format", "json", "--trace", "full", files[0], files[1],
+    ]);
+    let dir = common::scratch("cli", "explain_saved_run");
+    let saved = dir.join("all.jsonl");
+    std::fs::write(&saved, stdout(&run)).unwrap();
+    let saved = saved.to_str().unwrap();
+    let each: Vec<String> = files
+        .iter()
+        .map(|file| stdout(&hookharness(&["explain", file])))
+        .collect();
+
+    let all = hookharness(&["explain", "--outcome", saved]);
+    assert_eq!(stdout(&all), format!("{}\n{}", each[0], each[1]));
+    assert_eq!(all.status.code(), Some(1), "one of them fails");
+
+    let picked = hookharness(&["explain", "--outcome", saved, "--filter", "require-search"]);
+    assert_eq!(stdout(&picked), each[0]);
+    assert_eq!(picked.status.code(), Some(0));
+
+    let none = hookharness(&[
+        "explain",
+        "--outcome",
+        saved,
+        "--filter",
+        "no-such-scenario",
+    ]);
+    assert_eq!(none.status.code(), Some(3));
+    assert_eq!(stderr(&none), "no saved outcome matches the filter\n");
+
+    let page = hookharness(&["explain", "--outcome", saved, "--format", "html"]);
+    assert_eq!(page.status.code(), Some(4));
+    assert!(
+        stderr(&page).contains("pick one with `--filter NAME`"),
+        "{}",
+        stderr(&page)
+    );
+    let page = hookharness(&[
+        "explain",
+        "--outcome",
+        saved,
+        "--format",
+        "html",
+        "--filter",
+        "failing",
+    ]);
+    assert_eq!(page.status.code(), Some(1));
+    assert!(stdout(&page).starts_with("<!DOCTYPE html>"));
+}
