@@ -448,3 +448,35 @@ fn explain_of_a_saved_run_explains_every_outcome_in_order_and_filter_picks_among
     assert_eq!(page.status.code(), Some(1));
     assert!(stdout(&page).starts_with("<!DOCTYPE html>"));
 }
+
+#[test]
+fn a_command_that_takes_one_file_says_so_when_given_a_folder() {
+    for command in ["explain", "rebase"] {
+        let output = hookharness(&[command, "scenarios/docs_examples"]);
+        assert_eq!(output.status.code(), Some(2), "{command}");
+        assert_eq!(
+            stderr(&output),
+            "scenarios/docs_examples: not a regular file (a folder); this command takes one \
+             scenario file (`run`, `check`, `mutate` and `explore` also search folders)\n",
+            "{command}"
+        );
+    }
+}
+
+#[test]
+fn unused_replies_fail_with_the_count_and_the_fix() {
+    let dir = common::scratch("cli", "unused_replies");
+    let file = dir.join("extra.yaml");
+    std::fs::write(&file, "model: [{text: one}, {text: two}, {text: three}]\n").unwrap();
+    let run = hookharness(&["run", file.to_str().unwrap()]);
+    assert_eq!(run.status.code(), Some(1));
+    assert!(
+        stdout(&run).contains(
+            "unused_replies: the scenario scripts 3 replies but the run made 1 LLM calls; remove \
+             the 2 unused replies from `model`, or set `expect.unused_replies: allow` if the run \
+             is meant to stop before them"
+        ),
+        "{}",
+        stdout(&run)
+    );
+}

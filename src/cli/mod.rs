@@ -24,7 +24,7 @@ mod stream;
 use crate::outcome::{Detail, Outcome, Status};
 use crate::replay::Replay;
 use crate::report::{Summary, explain as timeline, human_outcome};
-use crate::scenario::Scenario;
+use crate::scenario::{Scenario, ScenarioError};
 use clap::{Parser, Subcommand, ValueEnum};
 use output::{errln, out, outln};
 use std::path::PathBuf;
@@ -303,7 +303,7 @@ fn check(paths: &[PathBuf]) -> ExitCode {
 }
 
 fn explain(file: &std::path::Path, format: ExplainFormat) -> ExitCode {
-    let scenario = match Scenario::from_path(file) {
+    let scenario = match Scenario::from_path(file).map_err(ScenarioError::for_one_file) {
         Ok(scenario) => scenario,
         Err(error) => {
             errln!("{error}");

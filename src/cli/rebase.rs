@@ -6,7 +6,7 @@ use super::output::{errln, out, outln};
 use crate::rebase::{Change, Written, rebase, rebased_text};
 use crate::replay::Replay;
 use crate::report::human_outcome;
-use crate::scenario::{Format, Scenario};
+use crate::scenario::{Format, Scenario, ScenarioError};
 use std::path::{Path, PathBuf};
 
 /// `hookharness rebase` arguments.
@@ -28,7 +28,7 @@ pub(super) struct RebaseArgs {
 /// written.
 pub(super) fn run(args: RebaseArgs) -> ExitCode {
     let origin = args.file.display().to_string();
-    let scenario = match Scenario::from_path(&args.file) {
+    let scenario = match Scenario::from_path(&args.file).map_err(ScenarioError::for_one_file) {
         Ok(scenario) => scenario,
         Err(error) => {
             errln!("{error}");
