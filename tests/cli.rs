@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{hookharness, stdout};
+use common::{hookharness, stderr, stdout};
 use std::path::Path;
 
 #[test]
@@ -296,4 +296,187 @@ fn a_scripted_confirmation_answer_outside_confirm_modify_reject_is_an_invalid_fi
     assert_eq!(run.status.code(), Some(2), "{}", stdout(&run));
     assert!(stdout(&run).contains(&expected), "{}", stdout(&run));
     assert!(!stdout(&run).contains("delete_file"), "{}", stdout(&run));
+}
+
+#[test]
+fn every_command_reports_a_construction_error_the_file_decides_as_check_does_and_exits_2() {
+    let file = "tests/cli_inputs/hook_point_typo.yaml";
+    let expected = format!(
+        "{file}:6:3: the Agent cannot be built: Invalid hook point 'before_tools'. Valid hook \
+         points are: before_run, before_llm, before_tool, after_tool, on_exit, after_run; did you \
+         mean `before_tool`? (or expect the error with `expect.error` to test it)\n"
+    );
+    let check = hookharness(&["check", file]);
+    assert_eq!(check.status.code(), Some(2));
+    assert_eq!(stdout(&check), format!("{expected}0 valid, 1 invalid\n"));
+    for command in ["explain", "rebase"] {
+        let output = hookharness(&[command, file]);
+        assert_eq!(output.status.code(), Some(2), "{command}");
+        assert_eq!(stdout(&output), "", "{command}");
+        assert_eq!(stderr(&output), expected, "{command}");
+    }
+    for command in ["mutate", "explore"] {
+        let output = hookharness(&[command, file]);
+        assert_eq!(output.status.code(), Some(2), "{command}");
+        assert!(
+            stdout(&output).starts_with(&expected),
+            "{command}: {}",
+            stdout(&output)
+        );
+    }
+    // `run` reports the file as invalid, without the expectations it could
+    // not check, and still runs the other scenarios.
+    let run = hookharness(&["run", file, "scenarios/docs_examples/require_search.yaml"]);
+    assert_eq!(run.status.code(), Some(2));
+    assert_eq!(
+        stdout(&run),
+        format!(
+            "ERROR {file}  (hook-point-typo)\n      {expected}\
+             PASS  scenarios/docs_examples/require_search.yaml  (docs-require-search)\n\n\
+             1 passed, 0 failed, 1 errors\n"
+        )
+    );
+}
+
+#[test]
+fn a_template_syntax_error_is_located_at_the_template_for_check_and_run() {
+    let file = "tests/cli_inputs/prompt_syntax_error.yaml";
+    let expected = format!(
+        "{file}:3:18: the Agent cannot be built: syntax error: unexpected `}}`, expected end of \
+         variable block (in prompt:1); fix the template (or expect the error with `expect.error` \
+         to test it)"
+    );
+    let check = hookharness(&["check", file]);
+    assert_eq!(check.status.code(), Some(2));
+    assert!(stdout(&check).starts_with(&expected), "{}", stdout(&check));
+    let run = hookharness(&["run", file]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(stdout(&run).contains(&expected), "{}", stdout(&run));
+}
+
+#[test]
+fn check_locates_each_construction_error_at_its_key_or_entry() {
+    let dir = common::scratch("cli", "construction_places");
+    let file = dir.join("two.yaml");
+    std::fs::write(
+        &file,
+        "agent:\n  tool_concurrency_limit: 0\n  state_schema: {tools: {type: list}}\nhooks:\n  before_llm:\n    - token_budget: {max_total_tokens: 0}\nmodel: [{text: hi}]\n",
+    )
+    .unwrap();
+    let check = hookharness(&["check", file.to_str().unwrap()]);
+    let text = stdout(&check);
+    let places: Vec<(&str, &str)> = text
+        .lines()
+        .filter_map(|line| line.strip_prefix(file.to_str().unwrap()))
+        .map(|line| {
+            let (place, rest) = line.split_once(": the Agent cannot be built: ").unwrap();
+            (place, rest.rsplit_once("; ").unwrap().1)
+        })
+        .collect();
+    assert_eq!(
+        places,
+        [
+            (
+                ":6:7",
+                "fix the hook's parameters (or expect the error with `expect.error` to test it)"
+            ),
+            (
+                ":3:3",
+                "rename the reserved keys in `agent.state_schema` (or expect the error with `expect.error` to test it)"
+            ),
+            (
+                ":2:3",
+                "set it to 1 or more (or expect the error with `expect.error` to test it)"
+            ),
+        ],
+        "{text}"
+    );
+}
+
+#[test]
+fn explain_of_a_saved_run_explains_every_outcome_in_order_and_filter_picks_among_them() {
+    let files = [
+        "scenarios/docs_examples/require_search.yaml",
+        "tests/cli_inputs/failing.yaml",
+    ];
+    let run = hookharness(&[
+        "run", "--format", "json", "--trace", "full", files[0], files[1],
+    ]);
+    let dir = common::scratch("cli", "explain_saved_run");
+    let saved = dir.join("all.jsonl");
+    std::fs::write(&saved, stdout(&run)).unwrap();
+    let saved = saved.to_str().unwrap();
+    let each: Vec<String> = files
+        .iter()
+        .map(|file| stdout(&hookharness(&["explain", file])))
+        .collect();
+
+    let all = hookharness(&["explain", "--outcome", saved]);
+    assert_eq!(stdout(&all), format!("{}\n{}", each[0], each[1]));
+    assert_eq!(all.status.code(), Some(1), "one of them fails");
+
+    let picked = hookharness(&["explain", "--outcome", saved, "--filter", "require-search"]);
+    assert_eq!(stdout(&picked), each[0]);
+    assert_eq!(picked.status.code(), Some(0));
+
+    let none = hookharness(&[
+        "explain",
+        "--outcome",
+        saved,
+        "--filter",
+        "no-such-scenario",
+    ]);
+    assert_eq!(none.status.code(), Some(3));
+    assert_eq!(stderr(&none), "no saved outcome matches the filter\n");
+
+    let page = hookharness(&["explain", "--outcome", saved, "--format", "html"]);
+    assert_eq!(page.status.code(), Some(4));
+    assert!(
+        stderr(&page).contains("pick one with `--filter NAME`"),
+        "{}",
+        stderr(&page)
+    );
+    let page = hookharness(&[
+        "explain",
+        "--outcome",
+        saved,
+        "--format",
+        "html",
+        "--filter",
+        "failing",
+    ]);
+    assert_eq!(page.status.code(), Some(1));
+    assert!(stdout(&page).starts_with("<!DOCTYPE html>"));
+}
+
+#[test]
+fn a_command_that_takes_one_file_says_so_when_given_a_folder() {
+    for command in ["explain", "rebase"] {
+        let output = hookharness(&[command, "scenarios/docs_examples"]);
+        assert_eq!(output.status.code(), Some(2), "{command}");
+        assert_eq!(
+            stderr(&output),
+            "scenarios/docs_examples: not a regular file (a folder); this command takes one \
+             scenario file (`run`, `check`, `mutate` and `explore` also search folders)\n",
+            "{command}"
+        );
+    }
+}
+
+#[test]
+fn unused_replies_fail_with_the_count_and_the_fix() {
+    let dir = common::scratch("cli", "unused_replies");
+    let file = dir.join("extra.yaml");
+    std::fs::write(&file, "model: [{text: one}, {text: two}, {text: three}]\n").unwrap();
+    let run = hookharness(&["run", file.to_str().unwrap()]);
+    assert_eq!(run.status.code(), Some(1));
+    assert!(
+        stdout(&run).contains(
+            "unused_replies: the scenario scripts 3 replies but the run made 1 LLM calls; remove \
+             the 2 unused replies from `model`, or set `expect.unused_replies: allow` if the run \
+             is meant to stop before them"
+        ),
+        "{}",
+        stdout(&run)
+    );
 }

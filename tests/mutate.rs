@@ -172,6 +172,27 @@ fn a_scenario_that_fails_as_written_is_not_mutated_and_an_invalid_file_exits_2()
 }
 
 #[test]
+fn a_scenario_with_a_custom_hook_is_not_mutated_and_the_report_says_why_as_explore_does() {
+    let file = "examples/scenarios/require_citation.yaml";
+    let mutate = hookharness(&["mutate", file]);
+    assert_eq!(mutate.status.code(), Some(1));
+    assert_eq!(
+        stdout(&mutate).lines().next(),
+        Some(
+            "examples/scenarios/require_citation.yaml: not mutated: it uses `custom: \
+             require_citation`, a hook only Rust can register; mutate it with \
+             `hookharness::mutate::run` and a `Replay` that registers it"
+        )
+    );
+    let explore = hookharness(&["explore", file]);
+    assert!(
+        stdout(&explore).contains("not explored: it uses `custom: require_citation`"),
+        "{}",
+        stdout(&explore)
+    );
+}
+
+#[test]
 fn mutate_takes_the_exit_codes_of_run_for_no_scenario_and_a_bad_flag() {
     let dir = scratch("mutate", "empty");
     assert_eq!(

@@ -227,8 +227,11 @@ def check_expectations(
     if error is None and expect["unused_replies"] == "fail":
         made = sum(1 for e in trace if e["event"] == "llm")
         if made < len(sc.model):
+            unused = len(sc.model) - made
             failures.append(
-                f"unused_replies: the scenario scripts {len(sc.model)} replies but the run made {made} LLM calls"
+                f"unused_replies: the scenario scripts {len(sc.model)} replies but the run made {made} LLM calls; "
+                f"remove the {unused} unused {'reply' if unused == 1 else 'replies'} from `model`, or set "
+                f"`expect.unused_replies: allow` if the run is meant to stop before {'it' if unused == 1 else 'them'}"
             )
     return failures
 

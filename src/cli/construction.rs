@@ -8,12 +8,70 @@
 
 use crate::agent::AgentError;
 use crate::hook::HookPoint;
-use crate::replay::Replay;
-use crate::scenario::{KeyPath, Located, Scenario, closest};
+use crate::outcome::{ErrorKind, Outcome, RunError, Status};
+use crate::replay::{PrepareError, Replay};
+use crate::scenario::{KeyPath, Located, Scenario, closest, located};
 use std::path::Path;
 
 /// At most this many construction errors are reported for one file.
 const MAX_REPORTED: usize = 32;
+
+/// Every error `check` reports for a scenario that loaded: a mistake only
+/// preparing the run sees (a ready-made hook's parameters, an undefined
+/// `shared:` name), else each Agent construction error the file decides.
+/// Empty when the file is valid.
+pub(super) fn file_errors(replay: &Replay, file: &Path, scenario: &Scenario) -> Vec<String> {
+    match replay.validate(scenario) {
+        Err(PrepareError::Invalid { message, place }) => {
+            vec![format!("{}: {message}", located(file, place.as_deref()))]
+        }
+        Err(error) => vec![format!("{}: {error}", file.display())],
+        Ok(()) => messages(replay, file, scenario),
+    }
+}
+
+/// `outcome`, or, when its run could not start because of an Agent
+/// construction error the file decides (and does not expect), the file's
+/// invalid outcome, with `check`'s messages: the command line reports such
+/// a file as `check` does, whatever command reads it.
+pub(super) fn checked(
+    replay: &Replay,
+    file: &Path,
+    scenario: &Scenario,
+    outcome: Outcome,
+) -> Outcome {
+    match invalid(replay, file, scenario, &outcome) {
+        Some(errors) => Outcome {
+            status: Status::Invalid,
+            failures: Vec::new(),
+            error: Some(RunError::invalid(errors.join("\n"))),
+            result: None,
+            trace: Vec::new(),
+            ..outcome
+        },
+        None => outcome,
+    }
+}
+
+/// `check`'s messages for `outcome`'s file when its run ended in a
+/// construction error the file decides; `None` for any other outcome.
+pub(super) fn invalid(
+    replay: &Replay,
+    file: &Path,
+    scenario: &Scenario,
+    outcome: &Outcome,
+) -> Option<Vec<String>> {
+    let kind = &outcome.error.as_ref()?.kind;
+    let before_the_run = matches!(
+        kind,
+        ErrorKind::Construction | ErrorKind::ReservedStateKeys | ErrorKind::UnregisteredHook { .. }
+    );
+    if outcome.status != Status::Error || !before_the_run {
+        return None;
+    }
+    let errors = messages(replay, file, scenario);
+    (!errors.is_empty()).then_some(errors)
+}
 
 /// One line per construction error, in the order the Agent meets them:
 /// `FILE[:LINE:COLUMN]: the Agent cannot be built: ERROR; HINT (or expect
@@ -27,10 +85,14 @@ pub(super) fn messages(replay: &Replay, file: &Path, scenario: &Scenario) -> Vec
             break;
         };
         let cause = cause(replay, &scenario, &error);
-        let position = cause
-            .place
-            .as_ref()
-            .and_then(|place| located.as_ref()?.position(place));
+        let position = cause.place.as_ref().and_then(|place| {
+            let located = located.as_ref()?;
+            if cause.at_value {
+                located.value_position(place)
+            } else {
+                located.position(place)
+            }
+        });
         out.push(message(file, position, &error, cause.hint.as_deref()));
         match cause.without {
             Some(without) if without != scenario => scenario = without,
@@ -41,23 +103,73 @@ pub(super) fn messages(replay: &Replay, file: &Path, scenario: &Scenario) -> Vec
 }
 
 /// Where an error comes from, what to suggest, and the scenario without it.
+#[derive(Default)]
 struct Cause {
     place: Option<KeyPath>,
+    /// The position is the value's (a template), not its key's.
+    at_value: bool,
     hint: Option<String>,
     without: Option<Scenario>,
 }
 
+/// The first hook entry whose removal changes `error`: the one it is about.
+fn culprit_hook(
+    replay: &Replay,
+    scenario: &Scenario,
+    error: &AgentError,
+) -> Option<(KeyPath, Scenario)> {
+    scenario.hooks.iter().find_map(|(point, entries)| {
+        (0..entries.len()).find_map(|i| {
+            let mut without = scenario.clone();
+            without.hooks[point.as_str()].remove(i);
+            (replay.unexpected_construction_error(&without).as_ref() != Some(error)).then(|| {
+                let place = KeyPath::default().key("hooks").key(point).index(i);
+                (place, without)
+            })
+        })
+    })
+}
+
+/// The prompt (`system_prompt` or `user_prompt`) whose removal changes `error`.
+fn culprit_prompt(
+    replay: &Replay,
+    scenario: &Scenario,
+    error: &AgentError,
+) -> Option<(KeyPath, Scenario)> {
+    let mut without_system = scenario.clone();
+    let mut without_user = scenario.clone();
+    let candidates = [
+        (
+            "system_prompt",
+            without_system
+                .agent
+                .system_prompt
+                .take()
+                .map(|_| without_system),
+        ),
+        (
+            "user_prompt",
+            without_user.agent.user_prompt.take().map(|_| without_user),
+        ),
+    ];
+    candidates.into_iter().find_map(|(key, without)| {
+        let without = without?;
+        (replay.unexpected_construction_error(&without).as_ref() != Some(error))
+            .then(|| (KeyPath::default().key("agent").key(key), without))
+    })
+}
+
 fn cause(replay: &Replay, scenario: &Scenario, error: &AgentError) -> Cause {
-    let hooks = KeyPath::default().key("hooks");
     match error {
         AgentError::InvalidHookPoint(invalid) => {
             let names = HookPoint::ALL.map(HookPoint::as_str);
             let mut without = scenario.clone();
             without.hooks.shift_remove(&invalid.0);
             Cause {
-                place: Some(hooks.key(&invalid.0)),
+                place: Some(KeyPath::default().key("hooks").key(&invalid.0)),
                 hint: closest(&invalid.0, names).map(|name| format!("did you mean `{name}`?")),
                 without: Some(without),
+                ..Cause::default()
             }
         }
         AgentError::DuplicateToolNames { .. } => {
@@ -73,32 +185,68 @@ fn cause(replay: &Replay, scenario: &Scenario, error: &AgentError) -> Cause {
                 place: second.map(|j| KeyPath::default().key("tools").index(j).key("name")),
                 hint: Some("rename or remove one of the tools".to_owned()),
                 without: Some(without),
+                ..Cause::default()
             }
         }
         AgentError::HookNotAllowed(not_allowed) => {
             // The entry whose removal changes the error is the one refused.
-            let point = not_allowed.point.as_str();
-            let count = scenario.hooks.get(point).map_or(0, Vec::len);
-            let culprit = (0..count).find_map(|i| {
-                let mut without = scenario.clone();
-                without.hooks[point].remove(i);
-                (replay.unexpected_construction_error(&without).as_ref() != Some(error))
-                    .then_some((i, without))
-            });
+            let (place, without) = culprit_hook(replay, scenario, error).unzip();
             Cause {
-                place: culprit.as_ref().map(|(i, _)| hooks.key(point).index(*i)),
+                place,
                 hint: Some(format!(
                     "register the hook at one of its points ({})",
                     not_allowed.allowed
                 )),
-                without: culprit.map(|(_, without)| without),
+                without,
+                ..Cause::default()
             }
         }
-        _ => Cause {
-            place: None,
-            hint: None,
-            without: None,
-        },
+        AgentError::HookParameters(_) => {
+            let (place, without) = culprit_hook(replay, scenario, error).unzip();
+            Cause {
+                place,
+                hint: Some("fix the hook's parameters".to_owned()),
+                without,
+                ..Cause::default()
+            }
+        }
+        AgentError::Prompt(_) => {
+            let (place, without) = culprit_prompt(replay, scenario, error).unzip();
+            Cause {
+                place,
+                at_value: true,
+                hint: Some("fix the template".to_owned()),
+                without,
+            }
+        }
+        AgentError::ToolConcurrencyLimit => {
+            let mut without = scenario.clone();
+            without.agent.tool_concurrency_limit = 1;
+            Cause {
+                place: Some(
+                    KeyPath::default()
+                        .key("agent")
+                        .key("tool_concurrency_limit"),
+                ),
+                hint: Some("set it to 1 or more".to_owned()),
+                without: Some(without),
+                ..Cause::default()
+            }
+        }
+        AgentError::ReservedStateKeys { .. } => {
+            let mut without = scenario.clone();
+            without
+                .agent
+                .state_schema
+                .retain(|key, _| !crate::state::keys::RESERVED_KEYS.contains(&key.as_str()));
+            Cause {
+                place: Some(KeyPath::default().key("agent").key("state_schema")),
+                hint: Some("rename the reserved keys in `agent.state_schema`".to_owned()),
+                without: Some(without),
+                ..Cause::default()
+            }
+        }
+        _ => Cause::default(),
     }
 }
 

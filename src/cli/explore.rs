@@ -107,13 +107,20 @@ pub(super) fn run(args: ExploreArgs) -> ExitCode {
         match loaded {
             Ok(scenario) => {
                 let (as_written, by_design) = config.as_written(&replay, &scenario);
+                let checked =
+                    super::construction::checked(&replay, file, &scenario, as_written.clone());
+                if let Some(error) = checked.error.filter(|_| checked.status == Status::Invalid) {
+                    entries.push(Entry::Invalid(error.message));
+                    continue;
+                }
                 if let Some(ErrorKind::UnregisteredHook { name }) =
                     as_written.error.as_ref().map(|e| &e.kind)
                 {
-                    entries.push(Entry::NeedsRust(format!(
-                        "{}: not explored: it uses `custom: {name}`, a hook only Rust can register; \
-                         explore it with `hookharness::explore::Explore` and a `Replay` that registers it",
-                        file.display()
+                    entries.push(Entry::NeedsRust(super::needs_rust::message(
+                        file,
+                        name,
+                        "explore",
+                        "hookharness::explore::Explore",
                     )));
                     continue;
                 }

@@ -12,8 +12,13 @@ pub(super) fn loaded<'a>(
     files.iter().filter_map(move |file| {
         let loaded = Scenario::from_path(file);
         let name = loaded.as_ref().map_or("", |s| s.name.as_str());
-        let taken =
-            filter.is_none_or(|f| name.contains(f) || file.display().to_string().contains(f));
+        let taken = takes(filter, name, &file.display().to_string());
         taken.then_some((file, loaded))
     })
+}
+
+/// Whether `filter` takes the scenario `name` of `file` (an empty name for
+/// a file that does not load): every command's `--filter`, one rule.
+pub(super) fn takes(filter: Option<&str>, name: &str, file: &str) -> bool {
+    filter.is_none_or(|f| name.contains(f) || file.contains(f))
 }

@@ -13,6 +13,7 @@ mod filter;
 mod generate;
 mod import;
 mod mutate;
+mod needs_rust;
 mod output;
 mod progress;
 mod rebase;
@@ -20,10 +21,10 @@ mod rebase;
 mod record;
 mod stream;
 
-use crate::outcome::{Detail, Outcome};
-use crate::replay::{PrepareError, Replay};
+use crate::outcome::{Detail, Outcome, Status};
+use crate::replay::Replay;
 use crate::report::{Summary, explain as timeline, human_outcome};
-use crate::scenario::{Scenario, located};
+use crate::scenario::{Scenario, ScenarioError};
 use clap::{Parser, Subcommand, ValueEnum};
 use output::{errln, out, outln};
 use std::path::PathBuf;
@@ -86,15 +87,19 @@ enum Command {
         #[arg(required = true)]
         paths: Vec<PathBuf>,
     },
-    /// Print a step-by-step timeline of one run.
+    /// Print a step-by-step timeline of one run, or of every saved outcome.
     Explain {
         /// One scenario file.
         #[arg(required_unless_present = "outcome", conflicts_with = "outcome")]
         file: Option<PathBuf>,
-        /// A saved outcome instead: a file of `run --format json --trace
-        /// full` lines (the first one is explained).
+        /// Saved outcomes instead: a file of `run --format json --trace
+        /// full` lines, each explained in turn.
         #[arg(long, value_name = "FILE")]
         outcome: Option<PathBuf>,
+        /// With `--outcome`: only outcomes whose scenario name or file
+        /// contains this text (as `run --filter` picks scenarios).
+        #[arg(long)]
+        filter: Option<String>,
         /// `text` for a terminal; `html` writes one self-contained page
         /// (no script, no network) to stdout.
         #[arg(long, value_enum, default_value_t = ExplainFormat::Text)]
@@ -171,9 +176,16 @@ pub fn main() -> std::process::ExitCode {
         Command::Explain {
             file,
             outcome,
+            filter,
             format,
         } => match (file, outcome) {
-            (_, Some(saved)) => explain_saved(&saved, format),
+            (_, Some(saved)) => explain_saved(&saved, filter.as_deref(), format),
+            (Some(_), None) if filter.is_some() => {
+                errln!(
+                    "error: `--filter` picks among saved outcomes: use it with `--outcome FILE` (a scenario file is one run)"
+                );
+                ExitCode::Usage
+            }
             (Some(file), None) => explain(&file, format),
             (None, None) => ExitCode::Usage,
         },
@@ -235,13 +247,14 @@ fn replay_files(
     for (i, file) in files.iter().enumerate() {
         let path = file.display().to_string();
         let outcome = match Scenario::from_path(file) {
-            Ok(scenario)
-                if filter.is_some_and(|f| !scenario.name.contains(f) && !path.contains(f)) =>
-            {
-                None
-            }
-            Ok(scenario) => Some(replay.run(&scenario)),
-            Err(_) if filter.is_some_and(|f| !path.contains(f)) => None,
+            Ok(scenario) if !filter::takes(filter, &scenario.name, &path) => None,
+            Ok(scenario) => Some(construction::checked(
+                replay,
+                file,
+                &scenario,
+                replay.run(&scenario),
+            )),
+            Err(_) if !filter::takes(filter, "", &path) => None,
             Err(error) => Some(crate::replay::invalid_file(file, &error)),
         };
         each(outcome.as_ref(), i + 1);
@@ -272,13 +285,7 @@ fn check(paths: &[PathBuf]) -> ExitCode {
     for file in &files {
         let errors = match Scenario::from_path(file) {
             Err(error) => vec![error.to_string()],
-            Ok(scenario) => match replay.validate(&scenario) {
-                Err(PrepareError::Invalid { message, place }) => {
-                    vec![format!("{}: {message}", located(file, place.as_deref()))]
-                }
-                Err(error) => vec![format!("{}: {error}", file.display())],
-                Ok(()) => construction::messages(&replay, file, &scenario),
-            },
+            Ok(scenario) => construction::file_errors(&replay, file, &scenario),
         };
         if !errors.is_empty() {
             invalid += 1;
@@ -296,19 +303,30 @@ fn check(paths: &[PathBuf]) -> ExitCode {
 }
 
 fn explain(file: &std::path::Path, format: ExplainFormat) -> ExitCode {
-    let scenario = match Scenario::from_path(file) {
+    let scenario = match Scenario::from_path(file).map_err(ScenarioError::for_one_file) {
         Ok(scenario) => scenario,
         Err(error) => {
             errln!("{error}");
             return ExitCode::Invalid;
         }
     };
-    print_explained(&Replay::new().detail(Detail::Full).run(&scenario), format)
+    let replay = Replay::new().detail(Detail::Full);
+    let outcome = construction::checked(&replay, file, &scenario, replay.run(&scenario));
+    if outcome.status == Status::Invalid {
+        // Nothing ran: the file's errors, as `check` words them.
+        if let Some(error) = &outcome.error {
+            errln!("{error}");
+        }
+        return ExitCode::Invalid;
+    }
+    print_explained(&outcome, format)
 }
 
-/// `explain --outcome FILE`: the first line of a `run --format json
-/// --trace full` output.
-fn explain_saved(path: &std::path::Path, format: ExplainFormat) -> ExitCode {
+/// `explain --outcome FILE`: every line of a `run --format json --trace
+/// full` output that `filter` takes, in order, as `explain` prints each
+/// scenario, a blank line between two. The file is read whole first, so a
+/// line that is not an outcome explains nothing.
+fn explain_saved(path: &std::path::Path, filter: Option<&str>, format: ExplainFormat) -> ExitCode {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(error) => {
@@ -316,24 +334,54 @@ fn explain_saved(path: &std::path::Path, format: ExplainFormat) -> ExitCode {
             return ExitCode::Invalid;
         }
     };
-    let Some(line) = text.lines().find(|l| !l.trim().is_empty()) else {
+    let mut outcomes = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match Outcome::from_full_json(line) {
+            Ok(outcome) => outcomes.push(outcome),
+            Err(error) => {
+                errln!(
+                    "{}: line {} is not a saved outcome ({error}); write one with `hookharness run --format json --trace full SCENARIO`",
+                    path.display(),
+                    index + 1
+                );
+                return ExitCode::Invalid;
+            }
+        }
+    }
+    if outcomes.is_empty() {
         errln!(
             "{}: no outcome in the file; write one with `hookharness run --format json --trace full SCENARIO > {}`",
             path.display(),
             path.display()
         );
         return ExitCode::Invalid;
-    };
-    match Outcome::from_full_json(line) {
-        Ok(outcome) => print_explained(&outcome, format),
-        Err(error) => {
-            errln!(
-                "{}: line 1 is not a saved outcome ({error}); write one with `hookharness run --format json --trace full SCENARIO`",
-                path.display()
-            );
-            ExitCode::Invalid
+    }
+    outcomes.retain(|o| filter::takes(filter, &o.scenario, &o.file));
+    if outcomes.is_empty() {
+        errln!("no saved outcome matches the filter");
+        return ExitCode::NoScenarios;
+    }
+    if format == ExplainFormat::Html && outcomes.len() > 1 {
+        errln!(
+            "{}: `--format html` writes one page, and {} outcomes are to be explained; pick one with `--filter NAME`",
+            path.display(),
+            outcomes.len()
+        );
+        return ExitCode::Usage;
+    }
+    let mut code = ExitCode::Ok;
+    for (i, outcome) in outcomes.iter().enumerate() {
+        if i > 0 {
+            outln!();
+        }
+        if print_explained(outcome, format) != ExitCode::Ok {
+            code = ExitCode::Failed;
         }
     }
+    code
 }
 
 fn print_explained(outcome: &Outcome, format: ExplainFormat) -> ExitCode {
@@ -355,7 +403,6 @@ fn print_explained(outcome: &Outcome, format: ExplainFormat) -> ExitCode {
 mod tests {
     use super::*;
     use crate::hook::{Hook, HookError, HookPoint};
-    use crate::outcome::Status;
     use crate::state::State;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicUsize, Ordering};

@@ -6,10 +6,12 @@
 use super::output::{out, outln};
 use super::progress::Progress;
 use super::{ExitCode, files};
-use crate::mutate::{self, Baseline, Mutant, Oracle, Score, Verdict};
+use crate::mutate::{self, Baseline, Mutant, NotGreen, Oracle, Score, Verdict};
+use crate::outcome::ErrorKind;
 use crate::replay::Replay;
+use crate::scenario::Scenario;
 use serde_json::{Value, json};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// `hookharness mutate` arguments.
 #[derive(clap::Args)]
@@ -49,6 +51,35 @@ enum Skipped {
     Invalid(String),
     /// The scenario does not pass as written.
     NotGreen(String),
+    /// It uses a `custom:` hook, which the command line does not have.
+    NeedsRust(String),
+}
+
+impl Skipped {
+    fn message(&self) -> &str {
+        match self {
+            Skipped::Invalid(m) | Skipped::NotGreen(m) | Skipped::NeedsRust(m) => m,
+        }
+    }
+}
+
+/// Why the unmutated run of `file` did not pass, as the report says it: an
+/// invalid file in `check`'s words, a `custom:` hook as `explore` says it.
+fn not_mutated(replay: &Replay, file: &Path, scenario: &Scenario, not_green: NotGreen) -> Skipped {
+    let outcome =
+        super::construction::checked(replay, file, scenario, (*not_green.outcome).clone());
+    match outcome.error.map(|e| (e.kind, e.message)) {
+        Some((ErrorKind::Invalid, message)) => Skipped::Invalid(message),
+        Some((ErrorKind::UnregisteredHook { name }, _)) => Skipped::NeedsRust(
+            super::needs_rust::message(file, &name, "mutate", "hookharness::mutate::run"),
+        ),
+        _ => {
+            let path = file.display();
+            Skipped::NotGreen(format!(
+                "{path}: not mutated: {not_green} (`hookharness run {path}` shows why)"
+            ))
+        }
+    }
 }
 
 /// 0 when every viable mutant was killed, 1 when one survived or a scenario
@@ -67,7 +98,6 @@ pub(super) fn run(args: MutateArgs) -> ExitCode {
     let mut skipped = Vec::new();
     let mut matched = 0;
     for (file, loaded) in super::filter::loaded(&files, args.filter.as_deref()) {
-        let path = file.display().to_string();
         matched += 1;
         match loaded {
             Ok(scenario) => match mutate::baseline(&replay, &scenario) {
@@ -77,9 +107,9 @@ pub(super) fn run(args: MutateArgs) -> ExitCode {
                     baselines.push(baseline);
                     mutants.extend(found);
                 }
-                Err(not_green) => skipped.push(Skipped::NotGreen(format!(
-                    "{path}: not mutated: {not_green} (`hookharness run {path}` shows why)"
-                ))),
+                Err(not_green) => {
+                    skipped.push(not_mutated(&replay, file, &scenario, not_green));
+                }
             },
             Err(error) => skipped.push(Skipped::Invalid(error.to_string())),
         }
@@ -137,9 +167,7 @@ fn location(mutant: &Mutant) -> String {
 
 fn human(mutants: &[Mutant], verdicts: &[Verdict], skipped: &[Skipped], score: &Score) {
     for skip in skipped {
-        match skip {
-            Skipped::Invalid(message) | Skipped::NotGreen(message) => outln!("{message}"),
-        }
+        outln!("{}", skip.message());
     }
     for (mutant, verdict) in mutants.iter().zip(verdicts) {
         if *verdict == Verdict::Survived {
@@ -187,11 +215,7 @@ fn document(mutants: &[Mutant], verdicts: &[Verdict], skipped: &[Skipped], score
         .iter()
         .partition(|s| matches!(s, Skipped::Invalid(_)));
     let messages = |list: Vec<&Skipped>| -> Vec<String> {
-        list.into_iter()
-            .map(|s| match s {
-                Skipped::Invalid(m) | Skipped::NotGreen(m) => m.clone(),
-            })
-            .collect()
+        list.into_iter().map(|s| s.message().to_owned()).collect()
     };
     json!({
         "score": {

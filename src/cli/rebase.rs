@@ -6,7 +6,7 @@ use super::output::{errln, out, outln};
 use crate::rebase::{Change, Written, rebase, rebased_text};
 use crate::replay::Replay;
 use crate::report::human_outcome;
-use crate::scenario::{Format, Scenario};
+use crate::scenario::{Format, Scenario, ScenarioError};
 use std::path::{Path, PathBuf};
 
 /// `hookharness rebase` arguments.
@@ -28,7 +28,7 @@ pub(super) struct RebaseArgs {
 /// written.
 pub(super) fn run(args: RebaseArgs) -> ExitCode {
     let origin = args.file.display().to_string();
-    let scenario = match Scenario::from_path(&args.file) {
+    let scenario = match Scenario::from_path(&args.file).map_err(ScenarioError::for_one_file) {
         Ok(scenario) => scenario,
         Err(error) => {
             errln!("{error}");
@@ -36,8 +36,11 @@ pub(super) fn run(args: RebaseArgs) -> ExitCode {
         }
     };
     let replay = Replay::new();
-    if let Err(error) = replay.validate(&scenario) {
-        errln!("{origin}: {error}");
+    let errors = super::construction::file_errors(&replay, &args.file, &scenario);
+    if !errors.is_empty() {
+        for error in errors {
+            errln!("{error}");
+        }
         return ExitCode::Invalid;
     }
     let rebased = rebase(&replay, &scenario, args.all);

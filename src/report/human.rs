@@ -44,7 +44,10 @@ pub fn human_outcome(outcome: &Outcome) -> String {
     let mut out = format!("{tag} {}  ({})\n", outcome.file, outcome.scenario);
     if matches!(outcome.status, Status::Error | Status::Invalid) {
         if let Some(error) = &outcome.error {
-            let _ = writeln!(out, "      {error}");
+            // An invalid file may have several errors, one per line.
+            for line in error.message.lines() {
+                let _ = writeln!(out, "      {line}");
+            }
         }
     }
     for failure in &outcome.failures {

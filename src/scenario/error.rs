@@ -24,6 +24,9 @@ struct Details {
     line: Option<usize>,
     column: Option<usize>,
     scenario: Option<String>,
+    /// The command reading the file takes one file, not folders: the
+    /// advice for a path that is no file says so.
+    one_file: bool,
 }
 
 /// What went wrong, with the details each message needs.
@@ -241,7 +244,15 @@ impl ScenarioError {
             line: None,
             column: None,
             scenario: None,
+            one_file: false,
         }))
+    }
+
+    /// The error as a command that takes one scenario file (not folders)
+    /// reports it: a folder given to it is told to name one file.
+    pub(crate) fn for_one_file(mut self) -> ScenarioError {
+        self.0.one_file = true;
+        self
     }
 
     pub(crate) fn in_scenario(mut self, name: Option<String>) -> ScenarioError {

@@ -56,6 +56,23 @@ impl Located {
             .flatten()
     }
 
+    /// The line and column where the value at `path` starts (a template's
+    /// first character, a block scalar's `|`); `None` when the file does
+    /// not hold it.
+    pub(crate) fn value_position(&self, path: &KeyPath) -> Option<(usize, usize)> {
+        let mut node = &self.0;
+        for segment in path.segments() {
+            node = match (segment, &node.value) {
+                (Segment::Key(key), NodeValue::Map(entries)) => {
+                    &entries.iter().find(|entry| entry.key == *key)?.value
+                }
+                (Segment::Index(index), NodeValue::Seq(items)) => items.get(*index)?,
+                _ => return None,
+            };
+        }
+        Some((node.pos.line, node.pos.column))
+    }
+
     /// The position of the deepest step of `path` the file holds (a
     /// missing parameter's map, say), and how many steps were found.
     fn nearest(&self, path: &KeyPath) -> (Option<(usize, usize)>, usize) {

@@ -120,10 +120,9 @@ impl ScriptedChatGenerator {
                     };
                     Ok((vec![message], chunks))
                 }
-                None => Err(GeneratorError::new(format!(
-                    "model script exhausted at LLM call {call} (the scenario scripts {} replies); \
-                     script one more reply under `model`, or expect this error with `expect.error`",
-                    replies.len()
+                None => Err(GeneratorError::new(super::wording::exhausted(
+                    call,
+                    replies.len(),
                 ))),
             },
             Source::Function(function) => {

@@ -11,6 +11,7 @@
 mod generator;
 mod reply;
 mod tool;
+pub(crate) mod wording;
 
 pub use generator::ScriptedChatGenerator;
 pub use reply::{FinishReason, ModelReply, ScriptedToolCall};

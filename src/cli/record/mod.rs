@@ -10,7 +10,7 @@ use crate::openai::{DEFAULT_MAX_REPLY_BYTES, OpenAiChatGenerator};
 use crate::record::{record, same_run};
 use crate::replay::{Replay, Status};
 use crate::report::human_outcome;
-use crate::scenario::Scenario;
+use crate::scenario::{Scenario, ScenarioError};
 use destination::Destination;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -63,7 +63,7 @@ fn default_output(scenario: &Path) -> PathBuf {
 }
 
 pub(super) fn run(args: RecordArgs) -> ExitCode {
-    let scenario = match Scenario::from_path(&args.scenario) {
+    let scenario = match Scenario::from_path(&args.scenario).map_err(ScenarioError::for_one_file) {
         Ok(scenario) => scenario,
         Err(error) => {
             errln!("{error}");

@@ -220,9 +220,9 @@ pub(crate) fn check(
         && expect.unused_replies == UnusedReplies::Fail
         && llm_calls < scenario.model.len()
     {
-        failures.push(Failure::line(format!(
-            "unused_replies: the scenario scripts {} replies but the run made {llm_calls} LLM calls",
-            scenario.model.len()
+        failures.push(Failure::line(crate::scripted::wording::unused(
+            scenario.model.len(),
+            llm_calls,
         )));
     }
     failures

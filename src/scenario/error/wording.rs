@@ -122,6 +122,11 @@ impl ScenarioError {
                 "cannot read the scenario file: {}",
                 lowercase_first(message)
             ),
+            K::NotAFile { what } if self.0.one_file => write!(
+                f,
+                "not a regular file ({what}); this command takes one scenario file \
+                 (`run`, `check`, `mutate` and `explore` also search folders)"
+            ),
             K::NotAFile { what } => write!(
                 f,
                 "not a regular file ({what}); pass scenario files, or folders to search for them"
