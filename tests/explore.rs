@@ -391,3 +391,51 @@ fn under_faults_holds_only_the_listed_keys_and_a_failed_run_only_its_trace_keys(
         )]
     );
 }
+
+/// The safety check docs/explore.md recommends, on the guard of
+/// `hooks_commute.yaml`: `tools_run: {excludes: [...]}` holds in every
+/// order and under faults, and breaks once the guard is gone; the whole-map
+/// `tool_call_counts: {delete_file: 0}` it replaces breaks as soon as
+/// another tool runs.
+#[test]
+fn excludes_is_the_safety_check_that_holds_whatever_else_runs() {
+    let dir = scratch("explore", "excludes");
+    let base = std::fs::read_to_string(HOOKS_COMMUTE).unwrap();
+    let as_written = &base[..base.find("  always:").unwrap()];
+    let write = |name: &str, text: String| {
+        let file = dir.join(name);
+        std::fs::write(&file, text).unwrap();
+        file.to_str().unwrap().to_owned()
+    };
+    let excludes =
+        "  always:\n    tools_run: {excludes: [delete_file]}\n    under_faults: [tools_run]\n";
+    let guarded = write("guarded.yaml", format!("{as_written}{excludes}"));
+    let output = hookharness(&["explore", "--faults", &guarded]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+
+    let unguarded = as_written.replace(
+        "    - {name: guard, do: [{drop_tool_calls: [delete_file]}]}\n",
+        "",
+    );
+    let unguarded = write("unguarded.yaml", format!("{unguarded}{excludes}"));
+    let output = hookharness(&["explore", &unguarded]);
+    assert!(
+        stdout(&output).contains(
+            "tools_run.excludes: found excluded [\"delete_file\"]; got [\"delete_file\", \"search\"]"
+        ),
+        "{}",
+        stdout(&output)
+    );
+
+    let whole_map = "  always:\n    tool_call_counts: {delete_file: 0}\n";
+    let whole_map = write("whole_map.yaml", format!("{as_written}{whole_map}"));
+    let output = hookharness(&["explore", &whole_map]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stdout(&output).contains(
+            "tool_call_counts: expected {\"delete_file\": 0}, got {\"delete_file\": 0, \"search\": 1}"
+        ),
+        "{}",
+        stdout(&output)
+    );
+}

@@ -1,4 +1,5 @@
-//! The README's scenario example replays and passes.
+//! The README's scenario examples replay and pass, and its links to the
+//! ready-made hooks' sections hold.
 
 use hookharness::replay::Replay;
 use hookharness::scenario::{Format, Scenario};
@@ -77,4 +78,41 @@ fn the_readme_user_crate_manifest_declares_the_test_target_as_this_crate_does() 
         "Cargo.toml has no test target as README.md shows it:\n{target}"
     );
     assert!(manifest.contains("datatest-stable = \"0.3\""), "{manifest}");
+}
+
+/// GitHub's anchor of a heading: lowercase, punctuation other than `-` and
+/// `_` dropped, spaces made `-`.
+fn anchor(heading: &str) -> String {
+    heading
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+#[test]
+fn the_readme_links_each_ready_made_hook_to_its_section() {
+    use hookharness::scenario::ReadyMadeKind;
+    let root = env!("CARGO_MANIFEST_DIR");
+    let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
+    let doc = "docs/scenario-format-extensions.md";
+    let extensions = std::fs::read_to_string(format!("{root}/{doc}")).unwrap();
+    let kinds = [
+        ReadyMadeKind::TokenBudget,
+        ReadyMadeKind::ToolResultOffload,
+        ReadyMadeKind::Confirmation,
+        ReadyMadeKind::Compaction,
+    ];
+    for kind in kinds.map(ReadyMadeKind::as_str) {
+        let heading = extensions
+            .lines()
+            .find_map(|l| {
+                l.strip_prefix(&format!("### `{kind}:`"))
+                    .map(|rest| format!("{kind}:{rest}"))
+            })
+            .unwrap_or_else(|| panic!("{doc} has no section for `{kind}:`"));
+        let link = format!("[`{kind}:`]({doc}#{})", anchor(&heading));
+        assert!(readme.contains(&link), "README.md lacks {link}");
+    }
 }

@@ -587,6 +587,7 @@ invalid_files! {
     a_number_for_last_message_text_is_a_wrong_type => "expect_last_message_text_number.yaml",
     a_role_in_sees_suggests_the_close_one => "sees_unknown_role.yaml",
     a_misspelled_sees_is_suggested => "sees_misspelled.yaml",
+    an_over_indented_key_gets_the_parser_text_and_an_indentation_hint => "over_indented_key.yaml",
 }
 
 #[test]

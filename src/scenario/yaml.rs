@@ -34,6 +34,24 @@ pub(crate) fn parse(text: &str, origin: &str) -> Result<Node, ScenarioError> {
     parse_with_saphyr(text, origin)
 }
 
+/// saphyr-parser's messages for a line that does not fit the structure
+/// around it: nearly always an indentation mistake (or an unquoted `: ` in
+/// a value), which the parser cannot name as such.
+const STRUCTURE_ERRORS: [&str; 6] = [
+    "mapping values are not allowed in this context",
+    "mapping keys are not allowed in this context",
+    "block sequence entries are not allowed in this context",
+    "while parsing a block mapping, did not find expected key",
+    "while parsing a block collection, did not find expected '-' indicator",
+    "invalid indentation",
+];
+
+/// Whether saphyr-parser's `message` says a line does not fit the
+/// structure around it.
+pub(crate) fn is_structure_error(message: &str) -> bool {
+    STRUCTURE_ERRORS.contains(&message)
+}
+
 /// [`parse`] through saphyr-parser alone.
 fn parse_with_saphyr(text: &str, origin: &str) -> Result<Node, ScenarioError> {
     let mut builder = Builder::new(origin);
