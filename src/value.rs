@@ -133,6 +133,13 @@ pub(crate) fn type_name(value: &Value) -> &'static str {
 /// (`1.5 + 1 == 2.5`, `1.0 + 1 == 2.0`), a `bool` counts as `0` or `1`;
 /// anything else fails with Python's `TypeError` text.
 pub(crate) fn add_one(value: &Value) -> Result<Value, PyTypeError> {
+    // The common case first: a 64-bit integer is no float, so the float
+    // test (a scan of the number's text) is skipped.
+    if let Value::Number(n) = value {
+        if let Some(sum) = n.as_i64().and_then(|i| i.checked_add(1)) {
+            return Ok(Value::from(sum));
+        }
+    }
     match value {
         Value::Bool(b) => Ok(Value::from(i64::from(*b) + 1)),
         Value::Number(n) if n.is_f64() => n

@@ -16,7 +16,7 @@ use crate::message::{ChatMessage, ToolCall};
 use crate::observe::{Event, Observer};
 use crate::state::{State, keys};
 use crate::stream::{StreamingCallback, select_streaming_callback};
-use crate::tool::{ExecOptions, ExecutedCall, Tool, execute_tool_calls};
+use crate::tool::{ExecOptions, ExecutedCall, Tool, ToolSpec, execute_tool_calls};
 use crate::value::{add_one, truthy, type_name};
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -49,6 +49,10 @@ pub(super) struct Run<'a, 'o> {
     /// The list the step's tool messages are collected in, kept (empty)
     /// from step to step for the same reason.
     pub(super) tool_messages: Vec<ChatMessage>,
+    /// `true` when a tool of this run could read or write the conversation
+    /// (see [`touches_conversation`]); the run's tools are fixed, so it is
+    /// found once.
+    pub(super) conversation_tools: bool,
 }
 
 pub(super) async fn run(
@@ -69,7 +73,9 @@ pub(super) async fn run(
         runtime_callback.as_ref(),
         is_async,
     )?;
+    let conversation_tools = tools.iter().any(|tool| touches_conversation(tool.spec()));
     let mut run = Run {
+        conversation_tools,
         streaming,
         generation_kwargs,
         agent,
@@ -293,7 +299,8 @@ impl Run<'_, '_> {
         // conversation while the tools run, unless a tool could read or write
         // the conversation (a State-taking tool, an output merged into
         // `messages`): then the message is copied and stays.
-        let copied = touches_conversation(self.state.messages().last(), tools);
+        let copied =
+            self.conversation_tools && calls_conversation_tool(self.state.messages().last(), tools);
         let held = if copied {
             self.state.messages().last().cloned()
         } else {
@@ -470,15 +477,20 @@ impl Run<'_, '_> {
     }
 }
 
+/// `true` for a tool that could read or write the conversation: one that
+/// takes State or merges an output into `messages`.
+fn touches_conversation(spec: &ToolSpec) -> bool {
+    spec.takes_state || spec.outputs_to_state.contains_key(keys::MESSAGES)
+}
+
 /// `true` when a pending call goes to a tool that could read or write the
-/// conversation: one that takes State or merges an output into `messages`.
-fn touches_conversation(last: Option<&ChatMessage>, tools: &[Arc<dyn Tool>]) -> bool {
+/// conversation.
+fn calls_conversation_tool(last: Option<&ChatMessage>, tools: &[Arc<dyn Tool>]) -> bool {
     last.is_some_and(|message| {
         message.tool_calls().any(|call| {
             tools.iter().any(|tool| {
                 let spec = tool.spec();
-                spec.name == call.tool_name
-                    && (spec.takes_state || spec.outputs_to_state.contains_key(keys::MESSAGES))
+                spec.name == call.tool_name && touches_conversation(spec)
             })
         })
     })
@@ -546,7 +558,7 @@ fn record_tool_calls(state: &mut State, tool_messages: &[ChatMessage]) -> Result
     for message in tool_messages {
         if let Some(result) = message.tool_call_result() {
             let name = &result.origin.tool_name;
-            match counts.get_mut(name) {
+            match crate::state::find::get_mut(counts, name) {
                 Some(count) => {
                     *count = add_one(count).map_err(|python| {
                         AgentError::InvalidControlKey(format!(

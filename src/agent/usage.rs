@@ -9,7 +9,7 @@ use serde_json::{Map, Number, Value};
 pub(crate) fn record_llm_usage(state: &mut State, replies: &[ChatMessage]) {
     let mut current: Option<Value> = None;
     for reply in replies {
-        if let Some(usage @ Value::Object(_)) = reply.meta().get("usage") {
+        if let Some(usage @ Value::Object(_)) = reply.meta_get("usage") {
             let base =
                 current
                     .take()
@@ -90,7 +90,7 @@ fn float(value: f64) -> Value {
 /// `context_tokens` from the last reply's usage: input + output tokens,
 /// written only when non-zero.
 pub(crate) fn record_context_tokens(state: &mut State, replies: &[ChatMessage]) {
-    let Some(Value::Object(usage)) = replies.last().and_then(|r| r.meta().get("usage")) else {
+    let Some(Value::Object(usage)) = replies.last().and_then(|r| r.meta_get("usage")) else {
         return;
     };
     let tokens = first_numeric(usage, &["prompt_tokens", "input_tokens"])

@@ -13,7 +13,7 @@ pub use serde_form::MessageFormatError;
 
 use serde_json::{Map, Value};
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -75,12 +75,38 @@ impl fmt::Display for ChatRole {
 /// assert_eq!(msg.role(), ChatRole::User);
 /// assert_eq!(msg.text(), Some("What is fusion?"));
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone)]
 pub struct ChatMessage {
     role: ChatRole,
     content: Vec<ContentPart>,
     name: Option<String>,
-    meta: Map<String, Value>,
+    // `None` for an empty map (most messages), so a message is half the
+    // size, and copying or dropping one skips the map: a `Map` is 72 bytes
+    // and cloning an empty one still copies its hasher and both tables.
+    meta: Option<Box<Map<String, Value>>>,
+}
+
+/// The `meta` of a message that has none.
+static NO_META: LazyLock<Map<String, Value>> = LazyLock::new(Map::new);
+
+impl PartialEq for ChatMessage {
+    fn eq(&self, other: &Self) -> bool {
+        self.role == other.role
+            && self.content == other.content
+            && self.name == other.name
+            && self.meta() == other.meta()
+    }
+}
+
+impl fmt::Debug for ChatMessage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ChatMessage")
+            .field("role", &self.role)
+            .field("content", &self.content)
+            .field("name", &self.name)
+            .field("meta", self.meta())
+            .finish()
+    }
 }
 
 impl ChatMessage {
@@ -90,7 +116,7 @@ impl ChatMessage {
             role,
             content,
             name: None,
-            meta: Map::new(),
+            meta: None,
         }
     }
 
@@ -142,7 +168,7 @@ impl ChatMessage {
 
     /// Sets `meta` (builder style).
     pub fn with_meta(mut self, meta: Map<String, Value>) -> Self {
-        self.meta = meta;
+        self.meta = (!meta.is_empty()).then(|| Box::new(meta));
         self
     }
 
@@ -179,12 +205,18 @@ impl ChatMessage {
 
     /// The metadata map (`finish_reason`, `usage`, anything else).
     pub fn meta(&self) -> &Map<String, Value> {
-        &self.meta
+        self.meta.as_deref().unwrap_or(&NO_META)
+    }
+
+    /// `meta[key]`: the loop's per-step reads, which skip the map when the
+    /// message has none.
+    pub(crate) fn meta_get(&self, key: &str) -> Option<&Value> {
+        self.meta.as_deref()?.get(key)
     }
 
     /// The metadata map, mutable.
     pub fn meta_mut(&mut self) -> &mut Map<String, Value> {
-        &mut self.meta
+        self.meta.get_or_insert_with(Box::default)
     }
 
     /// All text parts.
@@ -254,6 +286,42 @@ impl ChatMessage {
 
     /// `meta["finish_reason"]` when it is a string.
     pub fn finish_reason(&self) -> Option<&str> {
-        self.meta.get("finish_reason").and_then(Value::as_str)
+        self.meta_get("finish_reason").and_then(Value::as_str)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_empty_meta_map_is_no_meta_whichever_way_it_was_made() {
+        let plain = ChatMessage::from_user("hi");
+        let mut touched = ChatMessage::from_user("hi");
+        touched.meta_mut();
+        let emptied = ChatMessage::from_user("hi").with_meta(Map::new());
+        for message in [&touched, &emptied] {
+            assert_eq!(message, &plain);
+            assert_eq!(format!("{message:?}"), format!("{plain:?}"));
+            assert_eq!(message.to_value(), plain.to_value());
+        }
+        assert_eq!(plain.meta_get("usage"), None);
+    }
+
+    #[test]
+    fn a_meta_map_is_kept_read_and_compared() {
+        let mut meta = Map::new();
+        meta.insert("finish_reason".into(), json!("stop"));
+        let message = ChatMessage::from_assistant("done").with_meta(meta.clone());
+        assert_eq!(message.meta(), &meta);
+        assert_eq!(message.meta_get("finish_reason"), Some(&json!("stop")));
+        assert_eq!(message.finish_reason(), Some("stop"));
+        assert_ne!(message, ChatMessage::from_assistant("done"));
+        let mut edited = ChatMessage::from_assistant("done");
+        edited
+            .meta_mut()
+            .insert("finish_reason".into(), json!("stop"));
+        assert_eq!(edited, message);
     }
 }

@@ -30,7 +30,7 @@ impl ChatMessage {
     pub fn to_value(&self) -> Value {
         let mut map = Map::with_capacity(4);
         map.insert("role".into(), Value::String(self.role.as_str().into()));
-        map.insert("meta".into(), Value::Object(self.meta.clone()));
+        map.insert("meta".into(), Value::Object(self.meta().clone()));
         map.insert(
             "name".into(),
             self.name.clone().map_or(Value::Null, Value::String),
@@ -86,7 +86,7 @@ impl ChatMessage {
             role,
             content,
             name,
-            meta,
+            meta: (!meta.is_empty()).then(|| Box::new(meta)),
         })
     }
 }

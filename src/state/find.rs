@@ -1,4 +1,5 @@
-//! Finding a key in State's data by comparing keys rather than hashing.
+//! Finding a key in State's data (or in a small map it holds, such as
+//! `tool_call_counts`) by comparing keys rather than hashing.
 //!
 //! `State::data` is a `serde_json::Map`: an `IndexMap` hashed with SipHash.
 //! The loop reads and writes its run-metadata keys several times per step;
@@ -12,7 +13,7 @@ use serde_json::{Map, Value};
 const SCAN_LIMIT: usize = 16;
 
 /// The value under `key`.
-pub(super) fn get<'m>(data: &'m Map<String, Value>, key: &str) -> Option<&'m Value> {
+pub(crate) fn get<'m>(data: &'m Map<String, Value>, key: &str) -> Option<&'m Value> {
     if data.len() > SCAN_LIMIT {
         return data.get(key);
     }
@@ -20,7 +21,7 @@ pub(super) fn get<'m>(data: &'m Map<String, Value>, key: &str) -> Option<&'m Val
 }
 
 /// The value under `key`, mutable.
-pub(super) fn get_mut<'m>(data: &'m mut Map<String, Value>, key: &str) -> Option<&'m mut Value> {
+pub(crate) fn get_mut<'m>(data: &'m mut Map<String, Value>, key: &str) -> Option<&'m mut Value> {
     if data.len() > SCAN_LIMIT {
         return data.get_mut(key);
     }

@@ -7,7 +7,7 @@
 //! current step) and `hook_context` (see [`HookContext`]); every other key
 //! holds a JSON value.
 
-mod find;
+pub(crate) mod find;
 mod handler;
 mod hook_context;
 pub mod keys;

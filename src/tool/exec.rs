@@ -240,7 +240,9 @@ async fn execute_one(
         error: outcome.is_err(),
     });
     let message = finalize(&job, outcome, state, options)?;
-    stream_result(options, &message, call, 0).await;
+    if options.streaming.is_some() {
+        stream_result(options, &message, call, 0).await;
+    }
     report.messages.push(message);
     Ok(report)
 }
