@@ -24,9 +24,14 @@ const MAX_REPORTED: usize = 32;
 /// Empty when the file is valid.
 pub(super) fn file_errors(replay: &Replay, file: &Path, scenario: &Scenario) -> Vec<String> {
     match replay.validate(scenario) {
-        Err(PrepareError::Invalid { message, place }) => {
-            vec![format!("{}: {message}", located(file, place.as_deref()))]
-        }
+        Err(PrepareError::Invalid {
+            message,
+            place,
+            at_value,
+        }) => vec![format!(
+            "{}: {message}",
+            located(file, place.as_deref(), at_value)
+        )],
         Err(error) => vec![format!("{}: {error}", file.display())],
         Ok(()) => messages(replay, file, scenario),
     }
