@@ -285,7 +285,7 @@ fn explain_html_of_a_saved_failing_outcome_is_the_page_of_the_scenario() {
 fn a_scripted_confirmation_answer_outside_confirm_modify_reject_is_an_invalid_file() {
     let file = "tests/cli_inputs/confirmation_typo.yaml";
     let expected = format!(
-        "{file}:22:24: invalid value `deny` for `confirmation.confirmation_strategies.*.init_parameters\
+        "{file}:22:32: invalid value `deny` for `confirmation.confirmation_strategies.*.init_parameters\
          .confirmation_ui.init_parameters.answers[2].action`; use one of `confirm`, `modify`, `reject`"
     );
     let check = hookharness(&["check", file]);

@@ -254,7 +254,8 @@ fn reading_a_serialized_hook_names_what_is_wrong() {
             path: "tool_result_offload.type".into(),
             message: "`tool_result_offload.type` is `haystack.hooks.tool_result_offloading.ToolResultOffloadHook`, \
              expected `haystack.hooks.tool_result_offloading.hooks.ToolResultOffloadHook`"
-                .into()
+                .into(),
+            at_value: false,
         }
     );
     let err = ToolResultOffloadHook::from_params(&json!({

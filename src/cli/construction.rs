@@ -1,6 +1,8 @@
-//! `check`'s report of the Agent construction errors a file alone decides
+//! The report of the Agent construction errors a file alone decides
 //! (Haystack's `Agent(...)` would raise them before the first step), each
-//! at the key it comes from when the error names one.
+//! at the key it comes from when the error names one: `check` prints it,
+//! and every other command that reads scenario files reports such a file
+//! as invalid with the same lines (`checked`).
 //!
 //! The Agent stops at its first error; to report every one, the cause of
 //! each is taken out of a copy of the scenario and the Agent is built
@@ -22,9 +24,14 @@ const MAX_REPORTED: usize = 32;
 /// Empty when the file is valid.
 pub(super) fn file_errors(replay: &Replay, file: &Path, scenario: &Scenario) -> Vec<String> {
     match replay.validate(scenario) {
-        Err(PrepareError::Invalid { message, place }) => {
-            vec![format!("{}: {message}", located(file, place.as_deref()))]
-        }
+        Err(PrepareError::Invalid {
+            message,
+            place,
+            at_value,
+        }) => vec![format!(
+            "{}: {message}",
+            located(file, place.as_deref(), at_value)
+        )],
         Err(error) => vec![format!("{}: {error}", file.display())],
         Ok(()) => messages(replay, file, scenario),
     }
@@ -55,7 +62,7 @@ pub(super) fn checked(
 
 /// `check`'s messages for `outcome`'s file when its run ended in a
 /// construction error the file decides; `None` for any other outcome.
-pub(super) fn invalid(
+fn invalid(
     replay: &Replay,
     file: &Path,
     scenario: &Scenario,
@@ -76,7 +83,7 @@ pub(super) fn invalid(
 /// One line per construction error, in the order the Agent meets them:
 /// `FILE[:LINE:COLUMN]: the Agent cannot be built: ERROR; HINT (or expect
 /// the error with `expect.error` to test it)`.
-pub(super) fn messages(replay: &Replay, file: &Path, scenario: &Scenario) -> Vec<String> {
+fn messages(replay: &Replay, file: &Path, scenario: &Scenario) -> Vec<String> {
     let located = Located::read(file);
     let mut scenario = scenario.clone();
     let mut out = Vec::new();

@@ -20,6 +20,9 @@ pub enum FromValueError {
         path: String,
         /// What is wrong and how to fix it.
         message: String,
+        /// The mistake is the value at `path`, not its key: a report
+        /// points at the value.
+        at_value: bool,
     },
     /// The constructor rejected a parameter: Haystack's `ValueError`, in its
     /// words. In a scenario, an Agent construction error.
@@ -69,6 +72,17 @@ pub(crate) fn format_error(path: impl Into<String>, message: impl Into<String>) 
     FromValueError::Format {
         path: path.into(),
         message: message.into(),
+        at_value: false,
+    }
+}
+
+/// A [`FromValueError::Format`] about the value at `path` itself (a word
+/// outside its set), which a report points at rather than at its key.
+pub(crate) fn value_error(path: impl Into<String>, message: impl Into<String>) -> FromValueError {
+    FromValueError::Format {
+        path: path.into(),
+        message: message.into(),
+        at_value: true,
     }
 }
 
@@ -266,7 +280,7 @@ impl<'a> Init<'a> {
     ) -> Result<&'a str, FromValueError> {
         match self.required(key)? {
             Value::String(s) if valid.contains(&s.as_str()) => Ok(s),
-            Value::String(s) => Err(format_error(
+            Value::String(s) => Err(value_error(
                 self.at(key),
                 crate::scenario::invalid_value(s, &self.at(key), valid),
             )),

@@ -229,7 +229,7 @@ mod tests {
     fn a_run_message_haystack_cannot_read_is_invalid_at_its_index() {
         let text = "run:\n  messages:\n    - {role: user, text: hi}\n    - {role: user, content: [{text: 5}]}\nmodel: [{text: ok}]\n";
         let scenario = Scenario::from_str(text, "m.yaml", Format::Yaml).unwrap();
-        let Err(PrepareError::Invalid { message, place }) =
+        let Err(PrepareError::Invalid { message, place, .. }) =
             prepare(&scenario, &IndexMap::new(), None)
         else {
             panic!("the second message is not a message")
@@ -239,7 +239,7 @@ mod tests {
         let file =
             std::env::temp_dir().join(format!("hh-run-messages-{}.yaml", std::process::id()));
         std::fs::write(&file, text).unwrap();
-        let at = crate::scenario::located(&file, place.as_deref());
+        let at = crate::scenario::located(&file, place.as_deref(), false);
         std::fs::remove_file(&file).unwrap();
         assert_eq!(at, format!("{}:4:7", file.display()));
     }

@@ -298,9 +298,13 @@ impl Replay {
             trace: Vec::new(),
         };
         let ran = match prepare(scenario, &self.custom, generator) {
-            Err(PrepareError::Invalid { message, place }) => {
+            Err(PrepareError::Invalid {
+                message,
+                place,
+                at_value,
+            }) => {
                 let at = match &scenario.file {
-                    Some(path) => crate::scenario::located(path, place.as_deref()),
+                    Some(path) => crate::scenario::located(path, place.as_deref(), at_value),
                     None => file.to_owned(),
                 };
                 return unprepared(

@@ -38,6 +38,9 @@ pub enum PrepareError {
         /// (`hooks.before_llm[0].token_budget.add_final_message`), when
         /// known: reports turn it into a line and column.
         place: Option<String>,
+        /// The mistake is the value at `place`, not its key: reports
+        /// point at the value.
+        at_value: bool,
     },
     /// A `custom:` hook the replayer does not have: the file is fine, the
     /// Rust test that runs it registers the hook.
@@ -59,6 +62,7 @@ impl PrepareError {
         PrepareError::Invalid {
             message: message.into(),
             place: None,
+            at_value: false,
         }
     }
 
@@ -67,6 +71,7 @@ impl PrepareError {
         PrepareError::Invalid {
             message: message.into(),
             place: Some(place.into()),
+            at_value: false,
         }
     }
 
@@ -77,12 +82,14 @@ impl PrepareError {
             PrepareError::Invalid {
                 message,
                 place: inner,
+                at_value,
             } => PrepareError::Invalid {
                 message,
                 place: Some(match inner {
                     Some(inner) if !inner.is_empty() => format!("{place}.{inner}"),
                     _ => place.to_owned(),
                 }),
+                at_value,
             },
             other => other,
         }
@@ -97,9 +104,14 @@ impl From<FromValueError> for PrepareError {
             FromValueError::Invalid(message) => {
                 PrepareError::Construction(AgentError::HookParameters(message))
             }
-            FromValueError::Format { path, message } => PrepareError::Invalid {
+            FromValueError::Format {
+                path,
+                message,
+                at_value,
+            } => PrepareError::Invalid {
                 message,
                 place: Some(path),
+                at_value,
             },
         }
     }

@@ -102,9 +102,15 @@ impl Located {
 }
 
 /// `FILE:LINE:COLUMN` of the deepest part of `place` (a key path as
-/// [`KeyPath`] writes it) that `file` holds, or `FILE` alone.
-pub(crate) fn located(file: &Path, place: Option<&str>) -> String {
-    let position = place.and_then(|place| Located::read(file)?.nearest(&KeyPath::parse(place)).0);
+/// [`KeyPath`] writes it) that `file` holds, or `FILE` alone; with
+/// `at_value`, of the value at `place` when the file holds it.
+pub(crate) fn located(file: &Path, place: Option<&str>, at_value: bool) -> String {
+    let position = place.and_then(|place| {
+        let located = Located::read(file)?;
+        let path = KeyPath::parse(place);
+        let value = at_value.then(|| located.value_position(&path)).flatten();
+        value.or_else(|| located.nearest(&path).0)
+    });
     match position {
         Some((line, column)) => format!("{}:{line}:{column}", file.display()),
         None => file.display().to_string(),
