@@ -303,7 +303,7 @@ fn every_command_reports_a_construction_error_the_file_decides_as_check_does_and
     let file = "tests/cli_inputs/hook_point_typo.yaml";
     let expected = format!(
         "{file}:6:3: the Agent cannot be built: Invalid hook point 'before_tools'. Valid hook \
-         points are: before_run, before_llm, before_tool, after_tool, on_exit, after_run; did you \
+         points are: before_run, before_llm, before_tool, after_tool, on_exit, after_run. — did you \
          mean `before_tool`? (or expect the error with `expect.error` to test it)\n"
     );
     let check = hookharness(&["check", file]);
@@ -343,7 +343,7 @@ fn a_template_syntax_error_is_located_at_the_template_for_check_and_run() {
     let file = "tests/cli_inputs/prompt_syntax_error.yaml";
     let expected = format!(
         "{file}:3:18: the Agent cannot be built: syntax error: unexpected `}}`, expected end of \
-         variable block (in prompt:1); fix the template (or expect the error with `expect.error` \
+         variable block (in prompt:1) — fix the template (or expect the error with `expect.error` \
          to test it)"
     );
     let check = hookharness(&["check", file]);
@@ -370,7 +370,7 @@ fn check_locates_each_construction_error_at_its_key_or_entry() {
         .filter_map(|line| line.strip_prefix(file.to_str().unwrap()))
         .map(|line| {
             let (place, rest) = line.split_once(": the Agent cannot be built: ").unwrap();
-            (place, rest.rsplit_once("; ").unwrap().1)
+            (place, rest.rsplit_once(" — ").unwrap().1)
         })
         .collect();
     assert_eq!(
@@ -390,6 +390,41 @@ fn check_locates_each_construction_error_at_its_key_or_entry() {
             ),
         ],
         "{text}"
+    );
+}
+
+#[test]
+fn a_construction_error_keeps_haystacks_text_whole_in_the_outcome() {
+    // The outcome contract compares error texts by substring: Haystack's
+    // message, its final period included, must be inside the located one.
+    let dir = common::scratch("cli", "construction_text_whole");
+    let file = dir.join("allowed.yaml");
+    std::fs::write(
+        &file,
+        "hooks:\n  before_llm:\n    - {do: [], allowed_hook_points: [after_run]}\n  on_exit:\n    - {do: [], allowed_hook_points: []}\nmodel: [{text: hi}]\n",
+    )
+    .unwrap();
+    let run = hookharness(&["run", "--format", "json", file.to_str().unwrap()]);
+    assert_eq!(run.status.code(), Some(2));
+    let outcome: serde_json::Value = serde_json::from_str(stdout(&run).trim()).unwrap();
+    assert_eq!(outcome["status"], "error");
+    let error = outcome["error"].as_str().unwrap();
+    let lines: Vec<&str> = error.lines().collect();
+    assert_eq!(lines.len(), 2, "{error}");
+    assert!(
+        lines[0].contains(
+            ": the Agent cannot be built: Hook of type 'DeclarativeHook' is registered under \
+             hook point 'before_llm' but only supports: after_run. — register the hook at one \
+             of its points (after_run) ("
+        ),
+        "{error}"
+    );
+    assert!(
+        lines[1].contains(
+            "but only supports: . — its `allowed_hook_points` is empty, so no point takes it: \
+             list this point there, or remove the hook ("
+        ),
+        "{error}"
     );
 }
 
@@ -495,7 +530,7 @@ fn a_syntax_error_on_a_later_line_of_a_literal_block_template_is_located_at_that
     assert!(
         stdout(&check).starts_with(&format!(
             "{}:4:5: the Agent cannot be built: syntax error: unexpected `}}`, expected end of \
-             variable block (in prompt:2); fix the template",
+             variable block (in prompt:2) — fix the template",
             file.display()
         )),
         "{}",

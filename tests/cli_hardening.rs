@@ -347,7 +347,7 @@ fn check_reports_an_agent_construction_error_the_file_alone_decides() {
             "{}:3:3: the Agent cannot be built: Invalid hook point 'befor_llm'. Valid hook points are: ",
             file.display()
         )) && text.contains(
-            "; did you mean `before_llm`? (or expect the error with `expect.error` to test it)"
+            " — did you mean `before_llm`? (or expect the error with `expect.error` to test it)"
         ),
         "{text}"
     );

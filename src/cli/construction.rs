@@ -82,7 +82,7 @@ fn invalid(
 }
 
 /// One line per construction error, in the order the Agent meets them:
-/// `FILE[:LINE:COLUMN]: the Agent cannot be built: ERROR; HINT (or expect
+/// `FILE[:LINE:COLUMN]: the Agent cannot be built: ERROR — HINT (or expect
 /// the error with `expect.error` to test it)`.
 fn messages(replay: &Replay, file: &Path, scenario: &Scenario) -> Vec<String> {
     let located = Located::read(file);
@@ -206,10 +206,16 @@ fn cause(replay: &Replay, scenario: &Scenario, error: &AgentError) -> Cause {
             let (place, without) = culprit_hook(replay, scenario, error).unzip();
             Cause {
                 place,
-                hint: Some(format!(
-                    "register the hook at one of its points ({})",
-                    not_allowed.allowed
-                )),
+                hint: Some(if not_allowed.allowed.is_empty() {
+                    "its `allowed_hook_points` is empty, so no point takes it: list this \
+                     point there, or remove the hook"
+                        .to_owned()
+                } else {
+                    format!(
+                        "register the hook at one of its points ({})",
+                        not_allowed.allowed
+                    )
+                }),
                 without,
                 ..Cause::default()
             }
@@ -297,11 +303,11 @@ fn message(
         Some((line, column)) => format!("{}:{line}:{column}", file.display()),
         None => file.display().to_string(),
     };
-    let error = error.to_string();
+    // Haystack's text whole, so that it stays a substring of this one (the
+    // outcome contract compares error texts by substring).
     format!(
-        "{place}: the Agent cannot be built: {}; {} (or expect the error with \
+        "{place}: the Agent cannot be built: {error} — {} (or expect the error with \
          `expect.error` to test it)",
-        error.trim_end_matches('.'),
         hint.unwrap_or("fix the scenario")
     )
 }
