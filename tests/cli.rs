@@ -480,3 +480,25 @@ fn unused_replies_fail_with_the_count_and_the_fix() {
         stdout(&run)
     );
 }
+
+#[test]
+fn a_syntax_error_on_a_later_line_of_a_literal_block_template_is_located_at_that_line() {
+    let dir = common::scratch("cli", "template_line");
+    let file = dir.join("block.yaml");
+    std::fs::write(
+        &file,
+        "agent:\n  system_prompt: |\n    You help {{ user }}.\n    Hi {{ user_name }\nmodel: [{text: hi}]\n",
+    )
+    .unwrap();
+    let check = hookharness(&["check", file.to_str().unwrap()]);
+    assert_eq!(check.status.code(), Some(2));
+    assert!(
+        stdout(&check).starts_with(&format!(
+            "{}:4:5: the Agent cannot be built: syntax error: unexpected `}}`, expected end of \
+             variable block (in prompt:2); fix the template",
+            file.display()
+        )),
+        "{}",
+        stdout(&check)
+    );
+}

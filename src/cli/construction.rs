@@ -11,6 +11,7 @@
 use crate::agent::AgentError;
 use crate::hook::HookPoint;
 use crate::outcome::{ErrorKind, Outcome, RunError, Status};
+use crate::prompt::PromptError;
 use crate::replay::{PrepareError, Replay};
 use crate::scenario::{KeyPath, Located, Scenario, closest, located};
 use std::path::Path;
@@ -94,11 +95,14 @@ fn messages(replay: &Replay, file: &Path, scenario: &Scenario) -> Vec<String> {
         let cause = cause(replay, &scenario, &error);
         let position = cause.place.as_ref().and_then(|place| {
             let located = located.as_ref()?;
-            if cause.at_value {
-                located.value_position(place)
-            } else {
-                located.position(place)
+            if !cause.at_value {
+                return located.position(place);
             }
+            let value = located.value_position(place)?;
+            let inside = cause
+                .template_line
+                .and_then(|line| literal_block_line(file, located.position(place)?, value, line));
+            Some(inside.unwrap_or(value))
         });
         out.push(message(file, position, &error, cause.hint.as_deref()));
         match cause.without {
@@ -115,6 +119,8 @@ struct Cause {
     place: Option<KeyPath>,
     /// The position is the value's (a template), not its key's.
     at_value: bool,
+    /// The line of the template the template engine names.
+    template_line: Option<usize>,
     hint: Option<String>,
     without: Option<Scenario>,
 }
@@ -217,11 +223,16 @@ fn cause(replay: &Replay, scenario: &Scenario, error: &AgentError) -> Cause {
                 ..Cause::default()
             }
         }
-        AgentError::Prompt(_) => {
+        AgentError::Prompt(prompt) => {
             let (place, without) = culprit_prompt(replay, scenario, error).unzip();
+            let template_line = match prompt {
+                PromptError::Syntax { line, .. } => *line,
+                _ => None,
+            };
             Cause {
                 place,
                 at_value: true,
+                template_line,
                 hint: Some("fix the template".to_owned()),
                 without,
             }
@@ -255,6 +266,25 @@ fn cause(replay: &Replay, scenario: &Scenario, error: &AgentError) -> Cause {
         }
         _ => Cause::default(),
     }
+}
+
+/// Where line `line` of a template written as a YAML literal block (`|`)
+/// is in the file, the block starting at `value` under the key at `key`:
+/// a literal block keeps the template's lines one for one. `None` for any
+/// other way of writing it (quoted or folded text joins lines).
+fn literal_block_line(
+    file: &Path,
+    key: (usize, usize),
+    value: (usize, usize),
+    line: usize,
+) -> Option<(usize, usize)> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let key_line = text.lines().nth(key.0.checked_sub(1)?)?;
+    let from_key: String = key_line.chars().skip(key.1.saturating_sub(1)).collect();
+    let (_, indicator) = from_key.split_once(':')?;
+    let first_content = text.lines().nth(key.0)?.trim().is_empty();
+    (indicator.trim_start().starts_with('|') && !first_content && value.0 == key.0 + 1)
+        .then(|| (value.0 + line - 1, value.1))
 }
 
 fn message(

@@ -33,6 +33,15 @@ pub enum PromptError {
     /// instruction budget running out.
     #[error("{0}")]
     Template(String),
+    /// A template that does not parse: minijinja's description (which
+    /// ends with `(in prompt:LINE)`) and that line of the template.
+    #[error("{message}")]
+    Syntax {
+        /// minijinja's description.
+        message: String,
+        /// The 1-based line of the template, when the engine gives it.
+        line: Option<usize>,
+    },
     /// More than one message block (`_validate_prompt_message_blocks`).
     #[error("{prompt} must define exactly one message block, found {found}.")]
     MessageBlocks {

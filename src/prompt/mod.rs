@@ -257,6 +257,12 @@ fn jinja_error(error: &minijinja::Error) -> PromptError {
         }
         source = cause.source();
     }
+    if error.kind() == ErrorKind::SyntaxError {
+        return PromptError::Syntax {
+            message: error.to_string(),
+            line: error.line(),
+        };
+    }
     PromptError::Template(match error.kind() {
         ErrorKind::OutOfFuel => format!(
             "the prompt template ran more than {} instructions and was stopped; \
