@@ -18,13 +18,58 @@ impl Run<'_, '_> {
     /// Runs the hooks of a point. With no observer and no tracing
     /// subscriber (one check for the whole point) an invocation is the call
     /// itself plus a few branches: no event is built, no name rendered.
+    ///
+    /// The async path with nobody watching runs here, not in an `async fn`
+    /// of its own, so a point whose hooks all finish in their calls builds
+    /// no nested future. Hooks whose `run_async`
+    /// finishes in the call (a sync hook's default) run in a plain loop,
+    /// as on the sync path; it stops only at a hook that hands back a
+    /// future to await, or panics.
     pub(super) async fn run_hooks(&mut self, point: HookPoint) -> Result<(), AgentError> {
         let watched = self.observer.is_some() || tracing::dispatcher::has_been_set();
         match (self.is_async, watched) {
-            (false, false) => self.run_hooks_plain(point),
-            (false, true) => self.run_hooks_watched(point),
-            (true, false) => self.run_hooks_async_plain(point).await,
-            (true, true) => self.run_hooks_async_watched(point).await,
+            (false, false) => return self.run_hooks_plain(point),
+            (false, true) => return self.run_hooks_watched(point),
+            (true, true) => return self.run_hooks_async_watched(point).await,
+            (true, false) => {}
+        }
+        let agent = self.agent;
+        let hooks = agent.hooks.at(point);
+        let mut next = 0;
+        loop {
+            let (at, outcome) = {
+                // Locals of this block are not kept across the await, so
+                // the loop below keeps them in registers.
+                let (hooks, state) = (hooks, &mut self.state);
+                let mut at = next;
+                let (at, stopped) = loop {
+                    let Some(hook) = hooks.get(at) else {
+                        return Ok(());
+                    };
+                    // A default `run_async` runs the sync `run` in the call,
+                    // so the call is guarded; the closure owns its reborrow
+                    // of `state`, so a future it hands back keeps the borrow.
+                    let reborrowed = &mut *state;
+                    let call = move || {
+                        let state = reborrowed;
+                        hook.run_async(state).into_ready()
+                    };
+                    match std::panic::catch_unwind(AssertUnwindSafe(call)) {
+                        Ok(Ok(Ok(()))) => at += 1,
+                        Ok(Ok(Err(error))) => break (at, Ok(Ok(Err(error)))),
+                        Ok(Err(future)) => break (at, Ok(Err(future))),
+                        Err(payload) => break (at, Err(payload)),
+                    }
+                };
+                let outcome = match stopped {
+                    Ok(Ok(result)) => Ok(result),
+                    Ok(Err(future)) => AssertUnwindSafe(future).catch_unwind().await,
+                    Err(payload) => Err(payload),
+                };
+                (at, outcome)
+            };
+            self.hook_finished(point, at, &*hooks[at], outcome)?;
+            next = at + 1;
         }
     }
 
@@ -66,51 +111,6 @@ impl Run<'_, '_> {
             self.hook_finished(point, index, hook, outcome)?;
         }
         Ok(())
-    }
-
-    /// The async path with nobody watching. Hooks whose `run_async`
-    /// finishes in the call (a sync hook's default) run in a plain loop,
-    /// as on the sync path; it stops only at a hook that hands back a
-    /// future to await, or panics.
-    async fn run_hooks_async_plain(&mut self, point: HookPoint) -> Result<(), AgentError> {
-        let agent = self.agent;
-        let hooks = agent.hooks.at(point);
-        let mut next = 0;
-        loop {
-            let (at, outcome) = {
-                // Locals of this block are not kept across the await, so
-                // the loop below keeps them in registers.
-                let (hooks, state) = (hooks, &mut self.state);
-                let mut at = next;
-                let (at, stopped) = loop {
-                    let Some(hook) = hooks.get(at) else {
-                        return Ok(());
-                    };
-                    // A default `run_async` runs the sync `run` in the call,
-                    // so the call is guarded; the closure owns its reborrow
-                    // of `state`, so a future it hands back keeps the borrow.
-                    let reborrowed = &mut *state;
-                    let call = move || {
-                        let state = reborrowed;
-                        hook.run_async(state).into_ready()
-                    };
-                    match std::panic::catch_unwind(AssertUnwindSafe(call)) {
-                        Ok(Ok(Ok(()))) => at += 1,
-                        Ok(Ok(Err(error))) => break (at, Ok(Ok(Err(error)))),
-                        Ok(Err(future)) => break (at, Ok(Err(future))),
-                        Err(payload) => break (at, Err(payload)),
-                    }
-                };
-                let outcome = match stopped {
-                    Ok(Ok(result)) => Ok(result),
-                    Ok(Err(future)) => AssertUnwindSafe(future).catch_unwind().await,
-                    Err(payload) => Err(payload),
-                };
-                (at, outcome)
-            };
-            self.hook_finished(point, at, &*hooks[at], outcome)?;
-            next = at + 1;
-        }
     }
 
     /// The async path with an observer or a tracing subscriber: events and

@@ -60,7 +60,23 @@ pub(crate) async fn execute_tool_calls(
 ) -> Result<ToolBatchReport, ExecError> {
     let before = executed.len();
     let report = ToolBatchReport { messages };
-    let report = execute_calls(pending, state, tools, ordinals, executed, options, report).await?;
+    // The common case, one call to a known tool, goes straight to
+    // `execute_one`: one future fewer to build.
+    let single = match pending {
+        [call] => tools
+            .iter()
+            .position(|t| t.spec().name == call.tool_name)
+            .map(|position| (*call, position)),
+        _ => None,
+    };
+    let report = match single {
+        Some((call, position)) => {
+            let tool = &tools[position];
+            let ordinal = &mut ordinals[position];
+            execute_one(call, tool, state, ordinal, executed, options, report).await?
+        }
+        None => execute_calls(pending, state, tools, ordinals, executed, options, report).await?,
+    };
     if let Some(callback) = &options.streaming {
         // As `_run_tool`: a step whose calls all named unknown tools returns
         // before the end chunk.
@@ -93,21 +109,6 @@ async fn execute_calls(
 ) -> Result<ToolBatchReport, ExecError> {
     if pending.is_empty() {
         return Ok(report);
-    }
-    if let [call] = pending {
-        if let Some(position) = tools.iter().position(|t| t.spec().name == call.tool_name) {
-            let tool = &tools[position];
-            return execute_one(
-                call,
-                tool,
-                state,
-                &mut ordinals[position],
-                executed,
-                options,
-                report,
-            )
-            .await;
-        }
     }
     let mut calls: Vec<(&Arc<ToolCall>, &Arc<dyn Tool>)> = Vec::with_capacity(pending.len());
     let mut call_index = Vec::with_capacity(pending.len());
@@ -231,7 +232,31 @@ async fn execute_one(
         streaming: passed_callback(options),
     };
     let outcome = if options.is_async {
-        invoke_async(&job, state).await
+        // A tool whose `invoke_async` finished in the call (a sync tool's
+        // default) hands its result back without a future to poll; the call
+        // and any future it hands back run in the tool's span, under a panic
+        // guard. Written out here rather than in an `async fn` of its own, so
+        // that a finished call builds no nested future.
+        let span = tool_span(&job);
+        // The closure owns its reborrow of `state`, so a future the call
+        // hands back keeps it.
+        let (reborrowed, job) = (&mut *state, &job);
+        let call = move || {
+            let state = reborrowed;
+            job.tool
+                .invoke_async(invocation(job, Some(state)))
+                .into_ready()
+        };
+        let outcome = match span.in_scope(|| std::panic::catch_unwind(AssertUnwindSafe(call))) {
+            Ok(Ok(outcome)) => outcome,
+            Ok(Err(future)) => AssertUnwindSafe(future.instrument(span.clone()))
+                .catch_unwind()
+                .await
+                .unwrap_or_else(|payload| Err(panicked(job, payload.as_ref()))),
+            Err(payload) => Err(panicked(job, payload.as_ref())),
+        };
+        record_error(&span, &outcome);
+        outcome
     } else {
         invoke_sync(&job, Some(&mut *state))
     };
@@ -347,31 +372,6 @@ fn invoke_sync(job: &Job<'_>, state: Option<&mut State>) -> Result<Value, ToolEr
         std::panic::catch_unwind(AssertUnwindSafe(|| job.tool.invoke(invocation(job, state))))
             .unwrap_or_else(|payload| Err(panicked(job, payload.as_ref())))
     });
-    record_error(&span, &outcome);
-    outcome
-}
-
-/// One call on the async path: a tool whose `invoke_async` finished in the
-/// call (a sync tool's default) hands its result back without a future to
-/// poll; the call and any future it hands back run in the tool's span,
-/// under a panic guard.
-async fn invoke_async(job: &Job<'_>, state: &mut State) -> Result<Value, ToolError> {
-    let span = tool_span(job);
-    // The closure owns `state`, so a future the call hands back keeps it.
-    let call = move || {
-        let state = state;
-        job.tool
-            .invoke_async(invocation(job, Some(state)))
-            .into_ready()
-    };
-    let outcome = match span.in_scope(|| std::panic::catch_unwind(AssertUnwindSafe(call))) {
-        Ok(Ok(outcome)) => outcome,
-        Ok(Err(future)) => AssertUnwindSafe(future.instrument(span.clone()))
-            .catch_unwind()
-            .await
-            .unwrap_or_else(|payload| Err(panicked(job, payload.as_ref()))),
-        Err(payload) => Err(panicked(job, payload.as_ref())),
-    };
     record_error(&span, &outcome);
     outcome
 }
