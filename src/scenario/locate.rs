@@ -33,17 +33,7 @@ impl Located {
     /// The position of the first key of the map at `path`, when it is a
     /// map with a key.
     pub(crate) fn first_key_position(&self, path: &KeyPath) -> Option<(usize, usize)> {
-        let mut node = &self.0;
-        for segment in path.segments() {
-            node = match (segment, &node.value) {
-                (Segment::Key(key), NodeValue::Map(entries)) => {
-                    &entries.iter().find(|entry| entry.key == *key)?.value
-                }
-                (Segment::Index(index), NodeValue::Seq(items)) => items.get(*index)?,
-                _ => return None,
-            };
-        }
-        let entry = node.entries()?.first()?;
+        let entry = self.node(path)?.entries()?.first()?;
         Some((entry.key_pos.line, entry.key_pos.column))
     }
 
@@ -60,6 +50,12 @@ impl Located {
     /// first character, a block scalar's `|`); `None` when the file does
     /// not hold it.
     pub(crate) fn value_position(&self, path: &KeyPath) -> Option<(usize, usize)> {
+        let node = self.node(path)?;
+        Some((node.pos.line, node.pos.column))
+    }
+
+    /// The node at `path`; `None` when the file does not hold it.
+    fn node(&self, path: &KeyPath) -> Option<&Node> {
         let mut node = &self.0;
         for segment in path.segments() {
             node = match (segment, &node.value) {
@@ -70,7 +66,7 @@ impl Located {
                 _ => return None,
             };
         }
-        Some((node.pos.line, node.pos.column))
+        Some(node)
     }
 
     /// The position of the deepest step of `path` the file holds (a
