@@ -182,6 +182,19 @@ pub(crate) fn short_type_name(full: &'static str) -> &'static str {
     &full[start..]
 }
 
+/// A custom hook that keeps the default lifecycle methods: unlike a
+/// `hook_fn`, it is one the loop warms up and closes (unit tests of the
+/// registry and of named hooks).
+#[cfg(test)]
+pub(crate) struct Opens;
+
+#[cfg(test)]
+impl Hook for Opens {
+    fn run(&self, _: &mut State) -> Result<(), HookError> {
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::short_type_name;

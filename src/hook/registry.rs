@@ -100,19 +100,9 @@ impl Hooks {
 #[cfg(test)]
 mod tests {
     use super::{HookRegistration, Hooks};
-    use crate::hook::{Hook, HookError, HookPoint, hook_fn};
+    use crate::hook::{Hook, HookPoint, Opens, hook_fn};
     use crate::state::State;
     use std::sync::Arc;
-
-    struct Opens;
-    impl Hook for Opens {
-        fn run(&self, _: &mut State) -> Result<(), HookError> {
-            Ok(())
-        }
-        fn warm_up(&self) -> Result<(), HookError> {
-            Ok(())
-        }
-    }
 
     fn at_before_llm(hook: Arc<dyn Hook>) -> HookRegistration {
         HookRegistration {

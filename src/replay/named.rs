@@ -62,16 +62,9 @@ impl Hook for NamedHook {
 #[cfg(test)]
 mod tests {
     use super::NamedHook;
-    use crate::hook::{Hook, HookError, LifecycleToken, hook_fn};
+    use crate::hook::{Hook, LifecycleToken, Opens, hook_fn};
     use crate::state::State;
     use std::sync::Arc;
-
-    struct Opens;
-    impl Hook for Opens {
-        fn run(&self, _: &mut State) -> Result<(), HookError> {
-            Ok(())
-        }
-    }
 
     #[test]
     fn a_named_hook_has_the_lifecycle_of_the_hook_it_wraps() {
