@@ -12,6 +12,7 @@ mod filter;
 #[cfg(feature = "proptest")]
 mod generate;
 mod import;
+mod isolate;
 mod mutate;
 mod needs_rust;
 mod output;
@@ -19,6 +20,7 @@ mod progress;
 mod rebase;
 #[cfg(feature = "http")]
 mod record;
+mod safe_write;
 mod stream;
 
 use crate::outcome::{Detail, Outcome, Status};
@@ -127,6 +129,10 @@ enum Command {
     /// differential testing against Haystack: conformance/fuzz.sh).
     #[cfg(feature = "proptest")]
     Generate(generate::GenerateArgs),
+    /// Internal: `run`'s and `check`'s files, handled in a child process
+    /// (src/cli/isolate.rs).
+    #[command(name = "__worker", hide = true)]
+    Worker(isolate::WorkerArgs),
 }
 
 /// How `explain` writes the timeline.
@@ -197,6 +203,7 @@ pub fn main() -> std::process::ExitCode {
         Command::Record(args) => record::run(args),
         #[cfg(feature = "proptest")]
         Command::Generate(args) => generate::run(args),
+        Command::Worker(args) => isolate::worker(args),
     };
     std::process::ExitCode::from(code as u8)
 }
@@ -220,11 +227,47 @@ fn run(paths: &[PathBuf], format: Format, filter: Option<&str>, trace: Trace) ->
         Trace::Full => Detail::Full,
     };
     let mut stream = stream::Stream::new(format, trace == Trace::Full, files.len());
-    let replay = Replay::new().detail(detail);
-    let outcomes = replay_files(&replay, &files, filter, |outcome, done| match outcome {
-        Some(outcome) => stream.outcome(outcome, done),
-        None => stream.skipped(done),
+    let job = match trace {
+        Trace::Summary => isolate::Job::Run,
+        Trace::Full => isolate::Job::RunFull,
+    };
+    let mut outcomes = Vec::new();
+    let mut report = |outcome: Option<Outcome>, done: usize| {
+        match &outcome {
+            Some(outcome) => stream.outcome(outcome, done),
+            None => stream.skipped(done),
+        }
+        outcomes.extend(outcome);
+    };
+    let isolated = isolate::each_file(&files, job, filter, |index, line| {
+        let outcome = match line {
+            Ok(isolate::Line::Skipped) => None,
+            Ok(isolate::Line::Done(json)) => {
+                Some(Outcome::from_full_json(&json).unwrap_or_else(|error| {
+                    aborted(
+                        &files[index],
+                        Some(String::new()),
+                        &format!("its report did not read back ({error})"),
+                    )
+                }))
+            }
+            Err(abort) => {
+                let path = files[index].display().to_string();
+                match abort.started {
+                    None if !filter::takes(filter, "", &path) => None,
+                    started => Some(aborted(&files[index], started, &abort.how)),
+                }
+            }
+        };
+        report(outcome, index + 1);
     });
+    if let Err(from) = isolated {
+        // No child process could be started: the rest runs here.
+        let replay = Replay::new().detail(detail);
+        for (index, file) in files.iter().enumerate().skip(from) {
+            report(replay_file(&replay, file, filter, |_| {}), index + 1);
+        }
+    }
     if outcomes.is_empty() {
         errln!("no scenario matches the filter");
         return ExitCode::NoScenarios;
@@ -234,9 +277,39 @@ fn run(paths: &[PathBuf], format: Format, filter: Option<&str>, trace: Trace) ->
     exit_code(&summary)
 }
 
+/// The outcome of a file whose process ended before its report: `started`
+/// holds the scenario's name when its run had begun.
+fn aborted(file: &std::path::Path, started: Option<String>, how: &str) -> Outcome {
+    let stem = || {
+        file.file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let (scenario, phase) = match started {
+        Some(name) if !name.is_empty() => (name, "running"),
+        Some(_) => (stem(), "running"),
+        None => (stem(), "reading"),
+    };
+    Outcome {
+        scenario,
+        file: file.display().to_string(),
+        status: Status::Error,
+        failures: Vec::new(),
+        error: Some(crate::outcome::RunError::aborted(format!(
+            "{}: the process {phase} this scenario ended before its outcome: {how}. \
+             The other scenarios ran in a new process. No input should end the process: \
+             please report this file as a bug in hookharness",
+            file.display()
+        ))),
+        result: None,
+        trace: Vec::new(),
+    }
+}
+
 /// One pass per file: an invalid file becomes its outcome at once; a valid
 /// one is prepared and run once. `each` sees every outcome as it is known,
 /// and `None` for a file outside `filter`, with the count of files done.
+#[cfg(test)]
 fn replay_files(
     replay: &Replay,
     files: &[PathBuf],
@@ -245,22 +318,36 @@ fn replay_files(
 ) -> Vec<Outcome> {
     let mut outcomes = Vec::new();
     for (i, file) in files.iter().enumerate() {
-        let path = file.display().to_string();
-        let outcome = match Scenario::from_path(file) {
-            Ok(scenario) if !filter::takes(filter, &scenario.name, &path) => None,
-            Ok(scenario) => Some(construction::checked(
-                replay,
-                file,
-                &scenario,
-                replay.run(&scenario),
-            )),
-            Err(_) if !filter::takes(filter, "", &path) => None,
-            Err(error) => Some(crate::replay::invalid_file(file, &error)),
-        };
+        let outcome = replay_file(replay, file, filter, |_| {});
         each(outcome.as_ref(), i + 1);
         outcomes.extend(outcome);
     }
     outcomes
+}
+
+/// One file's outcome: an invalid file's at once, a valid one's after its
+/// run (`started` is told its name first); `None` outside `filter`.
+fn replay_file(
+    replay: &Replay,
+    file: &std::path::Path,
+    filter: Option<&str>,
+    started: impl FnOnce(&str),
+) -> Option<Outcome> {
+    let path = file.display().to_string();
+    match Scenario::from_path(file) {
+        Ok(scenario) if !filter::takes(filter, &scenario.name, &path) => None,
+        Ok(scenario) => {
+            started(&scenario.name);
+            Some(construction::checked(
+                replay,
+                file,
+                &scenario,
+                replay.run(&scenario),
+            ))
+        }
+        Err(_) if !filter::takes(filter, "", &path) => None,
+        Err(error) => Some(crate::replay::invalid_file(file, &error)),
+    }
 }
 
 /// The exit code the outcomes' statuses give: an invalid file first, then
@@ -281,17 +368,34 @@ fn check(paths: &[PathBuf]) -> ExitCode {
         Err(code) => return code,
     };
     let mut invalid = 0;
-    let replay = Replay::new();
-    for file in &files {
-        let errors = match Scenario::from_path(file) {
-            Err(error) => vec![error.to_string()],
-            Ok(scenario) => construction::file_errors(&replay, file, &scenario),
-        };
+    let mut report = |errors: Vec<String>| {
         if !errors.is_empty() {
             invalid += 1;
         }
         for error in errors {
             outln!("{error}");
+        }
+    };
+    let isolated = isolate::each_file(&files, isolate::Job::Check, None, |index, line| {
+        let file = files[index].display();
+        report(match line {
+            Ok(isolate::Line::Done(json)) => serde_json::from_str(&json).unwrap_or_else(|error| {
+                vec![format!(
+                    "{file}: the check's report did not read back ({error})"
+                )]
+            }),
+            Ok(isolate::Line::Skipped) => Vec::new(),
+            Err(abort) => vec![format!(
+                "{file}: the process checking this file ended before its report: {}. \
+                 No input should end the process: please report this file as a bug in hookharness",
+                abort.how
+            )],
+        });
+    });
+    if let Err(from) = isolated {
+        let replay = Replay::new();
+        for file in files.iter().skip(from) {
+            report(file_errors(&replay, file));
         }
     }
     outln!("{} valid, {invalid} invalid", files.len() - invalid);
@@ -299,6 +403,14 @@ fn check(paths: &[PathBuf]) -> ExitCode {
         ExitCode::Invalid
     } else {
         ExitCode::Ok
+    }
+}
+
+/// `check`'s errors for one file (none when it is valid).
+fn file_errors(replay: &Replay, file: &std::path::Path) -> Vec<String> {
+    match Scenario::from_path(file) {
+        Err(error) => vec![error.to_string()],
+        Ok(scenario) => construction::file_errors(replay, file, &scenario),
     }
 }
 
