@@ -288,3 +288,46 @@ fn explore_names_same_stem_variants_apart_and_replaces_a_file_only_with_force() 
     assert_eq!(forced.status.code(), Some(1));
     assert_ne!(std::fs::read_to_string(&variant).unwrap(), "keep me");
 }
+
+#[test]
+fn control_characters_never_reach_the_terminal_raw_and_json_keeps_them() {
+    let dir = scratch("controls");
+    let file = dir.join("osc.yaml");
+    // An OSC 52 clipboard write and a title change in the name, BEL and a
+    // CSI (C1) in the model's text.
+    std::fs::write(
+        &file,
+        "name: \"evil\\e]52;c;aGk=\\a\\e]0;title\\a\"\nmodel:\n  - text: \"x\\a\\u009b31m\"\nexpect:\n  last_message: {text: other}\n",
+    )
+    .unwrap();
+    let path = file.to_str().unwrap();
+    for args in [
+        vec!["run", path],
+        vec!["explain", path],
+        vec!["check", path],
+    ] {
+        let output = hookharness(&args);
+        for (stream, bytes) in [("stdout", &output.stdout), ("stderr", &output.stderr)] {
+            let text = String::from_utf8_lossy(bytes);
+            assert!(
+                !text
+                    .chars()
+                    .any(|c| c.is_control() && c != '\n' && c != '\t'),
+                "{args:?} {stream}: {text:?}"
+            );
+        }
+        if args[0] == "run" {
+            assert!(
+                stdout(&output).contains("evil\\u001b]52;c;aGk=\\u0007"),
+                "{}",
+                stdout(&output)
+            );
+        }
+    }
+    let json = hookharness(&["run", "--format", "json", path]);
+    let line: serde_json::Value = serde_json::from_str(stdout(&json).trim()).unwrap();
+    assert_eq!(
+        line["scenario"],
+        "evil\u{1b}]52;c;aGk=\u{7}\u{1b}]0;title\u{7}"
+    );
+}

@@ -118,3 +118,41 @@ fn generated_scenarios_reach_every_part_of_the_contract() {
         assert!(text.contains(part), "no generated scenario has {part}");
     }
 }
+
+#[test]
+fn the_last_index_is_written_and_a_range_past_it_is_refused() {
+    let dir = folder("generate_last_index");
+    let output = hookharness(&[
+        "generate",
+        "--out",
+        &dir,
+        "--seed",
+        "7",
+        "--start",
+        "18446744073709551615",
+        "--count",
+        "1",
+    ]);
+    assert_eq!(output.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&output.stdout).starts_with("wrote 1 scenarios"));
+    assert!(
+        Path::new(&dir)
+            .join("generated_7_18446744073709551615.yaml")
+            .is_file()
+    );
+
+    let past = hookharness(&[
+        "generate",
+        "--out",
+        &dir,
+        "--seed",
+        "7",
+        "--start",
+        "18446744073709551615",
+        "--count",
+        "2",
+    ]);
+    assert_eq!(past.status.code(), Some(4));
+    let stderr = String::from_utf8_lossy(&past.stderr);
+    assert!(stderr.contains("give at most --count 1"), "{stderr}");
+}
