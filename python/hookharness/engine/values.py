@@ -1,0 +1,74 @@
+"""Value helpers shared by the hooks, the expectations and the outcome."""
+
+import copy
+import json
+import math
+from typing import Any
+
+from haystack.dataclasses import ChatMessage, ChatRole, TextContent, ToolCall
+
+
+def json_eq(a: Any, b: Any) -> bool:
+    """JSON-value equality: booleans equal only booleans, numbers compare numerically, containers structurally.
+
+    Python's own `==` would make `True == 1`, which the contract rules out.
+    """
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(json_eq(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(json_eq(x, y) for x, y in zip(a, b))
+    if a is None or b is None:
+        return a is None and b is None
+    if isinstance(a, str) and isinstance(b, str):
+        return a == b
+    return False
+
+
+def jsonify(value: Any) -> Any:
+    """Turn a State/result value into plain JSON data (messages in their `to_dict()` form)."""
+    if isinstance(value, ChatMessage):
+        return value.to_dict()
+    if isinstance(value, dict):
+        return {str(k): jsonify(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonify(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    if hasattr(value, "to_dict"):
+        try:
+            return jsonify(value.to_dict())
+        except Exception:  # e.g. a Tool whose function cannot be serialized
+            pass
+    # Anything else has no JSON form; show its type rather than a repr with a memory address.
+    return f"<{type(value).__name__}>"
+
+
+def render(value: Any) -> str:
+    """One-line rendering of a JSON value for failure messages."""
+    return json.dumps(jsonify(value), ensure_ascii=False, sort_keys=True)
+
+
+def build_message(spec: dict) -> ChatMessage:
+    """Build a fresh ChatMessage from a validated message spec (simple form or `to_dict()` form).
+
+    Specs are rebuilt on every use so that no two places in a run share one mutable message or meta dict.
+    """
+    spec = copy.deepcopy(spec)
+    if "content" in spec:
+        return ChatMessage.from_dict(spec)
+    # Simple form: the text part (when given) followed by the tool calls, for any role (a `tool` role gets text
+    # content, not a tool result); written calls get no default id.
+    parts: list = []
+    if spec.get("text") is not None:
+        parts.append(TextContent(text=spec["text"]))
+    for call in spec.get("tool_calls") or []:
+        parts.append(ToolCall(tool_name=call["tool"], arguments=call.get("arguments") or {}, id=call.get("id")))
+    return ChatMessage(_role=ChatRole(spec["role"]), _content=parts, _name=spec.get("name"), _meta=spec.get("meta") or {})
+
+
+def is_json_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and not (isinstance(v, float) and math.isnan(v))
