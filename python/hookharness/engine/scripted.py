@@ -272,14 +272,13 @@ class Substitutions:
 
     def refuse(self, cls: type, qualified: str) -> None:
         """`cls` is a generator no script answers: a call to it is the run's error, naming the caller."""
-        short = qualified.rsplit(".", 1)
-        module, name = (short[0], short[1]) if len(short) == 2 else ("", qualified)
+        module, _, class_name = qualified.rpartition(".")
 
         def message(method: str) -> str:
             return (
-                f"unscripted model call: `{name}.{method}` called at {caller()}; script it with "
-                f'`models: {{NAME: {{replies: [...], replaces: "{module}:{name}"}}}}`, or pass a scripted model '
-                "through `models:` to the factory or hook that builds it"
+                f"unscripted model call: `{class_name}.{method}` called at {caller()}; script it with "
+                f'`models: {{NAME: {{replies: [...], replaces: "{module}:{class_name}"}}}}`, or pass a scripted '
+                "model through `models:` to the factory or hook that builds it"
             )
 
         def run(self, *args, **kwargs):
