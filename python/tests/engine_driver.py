@@ -105,3 +105,70 @@ class Worker:
         for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
             stream.close()
         return code
+
+
+def check(scenario: dict, record: dict) -> list[str]:
+    """The scenario's expectations that a worker record can be checked against here, until the Rust side checks them
+    all: `exit_reason`, `step_count`, `message_count`, `llm_calls`, `tools_run`, `hooks` (lists), `printed`,
+    `state`, `last_message` (role, text_contains), `error`, and `model[i].sees` (contains, message_count; the record
+    must keep its requests). One line per unmet expectation."""
+    expect = scenario.get("expect") or {}
+    failures = []
+    result, error = record["result"], record["error"]
+    trace = record["trace"]
+
+    def compare(key, want, got):
+        if want != got:
+            failures.append(f"{key}: expected {json.dumps(want)}, got {json.dumps(got)}")
+
+    if "error" in expect:
+        if error is None or expect["error"] not in error["message"]:
+            failures.append(f"error: expected an error containing {expect['error']!r}, got {error}")
+    elif error is not None:
+        failures.append(f"the run failed: {error}")
+    if result is not None:
+        for key in ("exit_reason", "step_count"):
+            if key in expect:
+                compare(key, expect[key], result[key])
+        if "message_count" in expect:
+            compare("message_count", expect["message_count"], len(result["messages"]))
+        for key, want in (expect.get("state") or {}).items():
+            compare(f"state.{key}", want, result["state"].get(key))
+        last = expect.get("last_message") or {}
+        message = result["last_message"] or {}
+        if "role" in last:
+            compare("last_message.role", last["role"], message.get("role"))
+        if "text_contains" in last:
+            texts = [part["text"] for part in message.get("content", []) if "text" in part]
+            if not texts or last["text_contains"] not in texts[0]:
+                failures.append(f"last_message.text_contains: {last['text_contains']!r} not in {texts}")
+    if "llm_calls" in expect:
+        compare("llm_calls", expect["llm_calls"], sum(1 for e in trace if e["event"] == "llm_started" and "model" not in e))
+    if "tools_run" in expect:
+        compare("tools_run", expect["tools_run"], [e["tool"] for e in trace if e["event"] == "tool_finished"])
+    if "hooks" in expect:
+        compare("hooks", expect["hooks"], [f"{e['point']}:{e['hook']}" for e in trace if e["event"] == "hook_started"])
+    if "printed" in expect:
+        output = "".join(e.get("output", "") for e in trace if e["event"] in ("hook_finished", "tool_finished"))
+        at = 0
+        for text in expect["printed"]:
+            found = output.find(text, at)
+            if found < 0:
+                failures.append(f"printed: {text!r} not printed (after position {at}) in {output!r}")
+                break
+            at = found + len(text)
+    for i, entry in enumerate(scenario.get("model") or []):
+        sees = (entry or {}).get("sees")
+        if not sees:
+            continue
+        if i >= len(record["requests"]):
+            failures.append(f"model[{i}].sees: the model was not called {i + 1} times")
+            continue
+        seen = record["requests"][i]["messages"]
+        if "message_count" in sees:
+            compare(f"model[{i}].sees.message_count", sees["message_count"], len(seen))
+        if "contains" in sees:
+            texts = json.dumps(seen, ensure_ascii=False)
+            if sees["contains"] not in texts and sees["contains"].replace("/", "\\/") not in texts:
+                failures.append(f"model[{i}].sees.contains: {sees['contains']!r} not in what the model saw")
+    return failures

@@ -1,0 +1,52 @@
+"""examples/haystack: every example scenario passes through the worker, and the factory example replays the same."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from engine_driver import ROOT, Worker, check, request, scenario_value
+
+EXAMPLES = sorted((ROOT / "examples/haystack/scenarios").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_example_scenario_passes(worker, path: Path):
+    record = worker.run(request(path, keep_requests=True))
+    assert check(scenario_value(path), record) == []
+
+
+def test_examples_cover_the_docs_hooks():
+    text = "".join(p.read_text() for p in EXAMPLES)
+    for target in (
+        "docs_hooks.research:build_context",
+        "docs_hooks.research:make_agent",
+        "docs_hooks.grading:GradeFinalAnswer",
+        "docs_hooks.grading:make_agent",
+        "docs_hooks.ready_made:make_confirmation_agent",
+        "docs_hooks.ready_made:make_offload_agent",
+        "research_pack.agents:make_research_agent",
+    ):
+        assert target in text, target
+
+
+def test_a_fail_judge_and_a_pass_judge_grade_differently(worker):
+    path = ROOT / "examples/haystack/scenarios/grade_final_answer_pass.yaml"
+    scenario = scenario_value(path)
+    scenario["models"]["judge"]["replies"] = [{"text": "FAIL"}]
+    record = worker.run(request(path, scenario=scenario, keep_requests=True))
+    # The judge says FAIL: the hook asks for more, and the script has no second answer.
+    assert record["error"]["kind"] == "generator"
+    assert record["error"]["message"].startswith("model script exhausted at LLM call 1")
+    assert check(scenario_value(path), record) != []
+
+
+def test_the_factory_example_replays_byte_identically(worker):
+    path = ROOT / "examples/haystack/scenarios/research_factory.yaml"
+    first = json.dumps(worker.run(request(path, keep_requests=True)), sort_keys=True)
+    assert json.dumps(worker.run(request(path, keep_requests=True)), sort_keys=True) == first
+    fresh = Worker()
+    try:
+        assert json.dumps(fresh.run(request(path, keep_requests=True)), sort_keys=True) == first
+    finally:
+        fresh.close()
