@@ -7,7 +7,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from engine_driver import Worker  # noqa: E402
+from engine_driver import Worker
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 

@@ -8,9 +8,8 @@ the files are read as YAML 1.2, which the worker reads the same.
 import os
 from pathlib import Path
 
-import pytest
-
 import engine_corpus
+import pytest
 from engine_driver import ROOT
 
 BINARY = os.environ.get("HOOKHARNESS_BIN", str(ROOT / "target/release/hookharness"))

@@ -4,7 +4,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from engine_driver import ROOT, Worker, check, request, scenario_value
 
 EXAMPLES = sorted((ROOT / "examples/haystack/scenarios").glob("*.yaml"))

@@ -58,7 +58,7 @@ class _Handler(logging.Handler):
     def emit(self, record: logging.LogRecord) -> None:
         try:
             text = _FORMAT.format(record)
-        except Exception:  # a record whose arguments do not format: keep the template
+        except (TypeError, ValueError, KeyError):  # a record whose arguments do not format: keep the template
             text = f"{record.levelname}:{record.name}:{record.msg}"
         self.capture.append(text + "\n")
 
@@ -76,7 +76,7 @@ class Capture:
 
     def install(self) -> None:
         """Point fd 1 and fd 2, `sys.stdout`, `sys.stderr` and the root logger at the capture."""
-        self._file = tempfile.TemporaryFile()
+        self._file = tempfile.TemporaryFile()  # noqa: SIM115 - open for the process's life
         os.dup2(self._file.fileno(), 1)
         os.dup2(self._file.fileno(), 2)
         sys.stdout = _Router(self, "<stdout>")

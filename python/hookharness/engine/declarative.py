@@ -69,17 +69,16 @@ class DeclarativeHook:
                 return False
         if "last_message" in when and not _last_message_matches(data.get("messages") or [], when["last_message"]):
             return False
-        if "state" in when:
-            if not all(key in data and json_eq(jsonify(data[key]), v) for key, v in when["state"].items()):
-                return False
+        if "state" in when and not all(
+            key in data and json_eq(jsonify(data[key]), v) for key, v in when["state"].items()
+        ):
+            return False
         if "hook_context" in when:
             context = data.get("hook_context")
             context = context if isinstance(context, dict) else {}
             if not all(key in context and json_eq(jsonify(context[key]), v) for key, v in when["hook_context"].items()):
                 return False
-        if "times" in when and not self.fired < when["times"]:
-            return False
-        return True
+        return not ("times" in when and not self.fired < when["times"])
 
 
 def _last_message_matches(messages: list, want: dict) -> bool:
@@ -90,11 +89,8 @@ def _last_message_matches(messages: list, want: dict) -> bool:
         return False
     if "has_tool_calls" in want and bool(last.tool_calls) != want["has_tool_calls"]:
         return False
-    if "text_contains" in want:
-        # `.text` is the first text part; a message without text (a tool result) never matches.
-        if last.text is None or want["text_contains"] not in last.text:
-            return False
-    return True
+    # `.text` is the first text part; a message without text (a tool result) never matches.
+    return "text_contains" not in want or (last.text is not None and want["text_contains"] in last.text)
 
 
 # -- actions ------------------------------------------------------------------------------------------------------

@@ -1,6 +1,10 @@
 """Failures the worker itself decides: a scenario's script and the run disagree, or the sandbox refused something."""
 
 
+class ScriptedError(Exception):
+    """What a script's `error: MESSAGE` entry raises (a model reply, a tool result, a summary): its text is MESSAGE."""
+
+
 class ScenarioRunError(Exception):
     """A failure caused by the scenario's script itself (an exhausted model or tool script, an unscripted call).
 

@@ -32,9 +32,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import haystack.components.agents.agent as agent_module
-import haystack.components.agents.tool_calling as tool_calling
-import haystack.hooks.invocation as invocation
+from haystack.components.agents import agent as agent_module
+from haystack.components.agents import tool_calling
+from haystack.hooks import invocation
 
 from .capture import Capture
 from .errors import ScenarioRunError

@@ -33,7 +33,8 @@ import sys
 import types
 import uuid
 import warnings
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from haystack import component
 from haystack.core.serialization import allow_deserialization_module, default_to_dict
@@ -42,7 +43,7 @@ from haystack.hooks.human_in_the_loop import ConfirmationUIResult
 from haystack.hooks.human_in_the_loop.types import ConfirmationUI
 from haystack.hooks.tool_result_offloading.types import ToolResultStore
 
-from .errors import ScenarioAbort, ScenarioRunError
+from .errors import ScenarioAbort, ScenarioRunError, ScriptedError
 from .spec import HookDef
 
 SUPPORTED = ("token_budget", "tool_result_offload", "compaction", "confirmation")
@@ -165,7 +166,7 @@ class ScriptedSummarizer:
         if reply is None:
             return {"replies": []}
         if isinstance(reply, dict):
-            raise Exception(reply["error"])
+            raise ScriptedError(reply["error"])
         return {"replies": [ChatMessage.from_assistant(reply)]}
 
     @component.output_types(replies=list[ChatMessage])
@@ -516,7 +517,10 @@ def build(definition: HookDef) -> Any:
 
             return ConfirmationHook.from_dict({"type": CONFIRMATION_HOOK, "init_parameters": params})
         if definition.kind == "compaction":
-            from haystack.hooks.compaction import CompactionHook, ToolResultOffloadCompactor
+            from haystack.hooks.compaction import (
+                CompactionHook,
+                ToolResultOffloadCompactor,
+            )
 
             hook = CompactionHook.from_dict({"type": COMPACTION_HOOK, "init_parameters": params})
             if isinstance(hook.compactor, ToolResultOffloadCompactor):

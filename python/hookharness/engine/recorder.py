@@ -171,7 +171,7 @@ def _flatten(tools: Any) -> list:
         from haystack.tools import flatten_tools_or_toolsets
 
         return flatten_tools_or_toolsets(tools)
-    except Exception:  # a generator given something that is not tools: name what is there
+    except Exception:  # noqa: BLE001 - a generator given something that is not tools: name what is there
         return list(tools) if isinstance(tools, (list, tuple)) else [tools]
 
 

@@ -21,8 +21,8 @@ from .observe import observed
 from .recorder import Recorder
 from .sandbox import closed_network, frozen_clock, python_path
 from .scripted import (
-    ScriptedChatGenerator,
     Script,
+    ScriptedChatGenerator,
     Substitutions,
     ToolScript,
     generator_classes,
@@ -69,7 +69,7 @@ def run_request(request: dict, capture: Capture) -> dict:
                         output = _run_agent(agent, sc, recorder)
                     recorder.run_finished()
                     result = _result(output, schema_keys)
-                except BaseException as e:  # noqa: BLE001
+                except BaseException as e:
                     if isinstance(e, (KeyboardInterrupt, SystemExit)):
                         raise
                     error = _run_error(e, recorder)

@@ -106,7 +106,7 @@ def frozen_clock(clock: str | None) -> Iterator[None]:
         return
     import time_machine  # declared with the engine's dependencies; see the module docstring for why this one
 
-    moment = datetime.fromisoformat(clock.replace("Z", "+00:00"))
+    moment = datetime.fromisoformat(clock)
     with time_machine.travel(moment, tick=False):
         yield
 

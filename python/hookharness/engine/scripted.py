@@ -28,7 +28,7 @@ from haystack.components.agents.state.state_utils import merge_lists, replace_va
 from haystack.dataclasses import ChatMessage, StreamingChunk, ToolCall
 from haystack.tools import Tool
 
-from .errors import ScenarioAbort, ScenarioRunError
+from .errors import ScenarioAbort, ScenarioRunError, ScriptedError
 from .recorder import Failure, Recorder
 from .sandbox import caller
 from .spec import ModelScript, Reply, ToolSpec
@@ -113,7 +113,7 @@ def answer(script: Script, recorder: Recorder, messages: Any, tools: Any) -> tup
         raise ScenarioAbort(text)
     if reply.error is not None:
         recorder.llm_failed(reply.error, script.name)
-        error = Exception(reply.error)
+        error = ScriptedError(reply.error)
         if main:
             recorder.failure = Failure(error, "generator", {"call": call, "step": recorder.step_number()})
         raise error
@@ -369,7 +369,7 @@ def scripted_function(name: str):
             raise RuntimeError(f"scripted tool `{name}` invoked outside the Agent's tool execution")
         kind, value = assignment.result
         if kind == "error":
-            raise Exception(value)
+            raise ScriptedError(value)
         if kind == "json":
             return copy.deepcopy(value)
         if kind == "echo":

@@ -144,7 +144,7 @@ def _agent(raw: dict) -> dict:
         "system_prompt": raw.get("system_prompt"),
         "user_prompt": raw.get("user_prompt"),
         # Absent: "*" (every variable required); null: none required; a list: those.
-        "required_variables": raw["required_variables"] if "required_variables" in raw else "*",
+        "required_variables": raw.get("required_variables", "*"),
         "state_schema": dict(raw.get("state_schema") or {}),
         "raise_on_tool_invocation_failure": raw.get("raise_on_tool_invocation_failure", False),
         "tool_concurrency_limit": raw.get("tool_concurrency_limit", 4),

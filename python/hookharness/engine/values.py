@@ -41,7 +41,7 @@ def jsonify(value: Any) -> Any:
     if hasattr(value, "to_dict"):
         try:
             return jsonify(value.to_dict())
-        except Exception:  # e.g. a Tool whose function cannot be serialized
+        except Exception:  # noqa: BLE001, S110 - e.g. a Tool whose function cannot be serialized
             pass
     # Anything else has no JSON form; show its type rather than a repr with a memory address.
     return f"<{type(value).__name__}>"
