@@ -13,7 +13,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from .values import json_eq, jsonify
+from .values import json_eq, jsonify, message_dict
 
 # State keys that are not `data` in the Rust State: the conversation, the run's tools and the hook context.
 _NOT_DATA = ("messages", "tools", "hook_context")
@@ -62,7 +62,7 @@ class Recorder:
 
     @staticmethod
     def _messages(state) -> list:
-        return [m.to_dict() for m in state.data.get("messages") or []]
+        return [message_dict(m) for m in state.data.get("messages") or []]
 
     # -- events -----------------------------------------------------------------------------------------------------
 
@@ -97,17 +97,17 @@ class Recorder:
     def llm_started(self, messages: list, tools: Any, model: str | None) -> None:
         event = self._with_step({"event": "llm_started"})
         event["messages_in"] = len(messages)
-        event["last"] = messages[-1].to_dict() if messages else None
+        event["last"] = message_dict(messages[-1]) if messages else None
         if model is not None:
             event["model"] = model
         self.events.append(event)
         if model is None and self.keep_requests:
             names = [getattr(t, "name", str(t)) for t in _flatten(tools)]
-            self.requests.append({"messages": [m.to_dict() for m in messages], "tools": names})
+            self.requests.append({"messages": [message_dict(m) for m in messages], "tools": names})
 
     def llm_finished(self, replies: list, model: str | None) -> None:
         event = self._with_step({"event": "llm_finished"})
-        event["replies"] = [m.to_dict() for m in replies]
+        event["replies"] = [message_dict(m) for m in replies]
         if model is not None:
             event["model"] = model
         self.events.append(event)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import json
 import os
 from typing import Any
 
@@ -25,6 +26,7 @@ from .scripted import (
     ScriptedChatGenerator,
     Substitutions,
     ToolScript,
+    cached_scripted_tool,
     generator_classes,
     placeholder_secrets,
     scripted_tool,
@@ -36,6 +38,9 @@ from .values import build_message, jsonify
 
 _TYPES: dict[str, Any] = {"list": list, "str": str, "int": int, "float": float, "bool": bool, "dict": dict, "any": Any}
 _HANDLERS = {"merge_lists": merge_lists, "replace_values": replace_values}
+# The main generator of the last scenario, free again once it ended (`ScriptedChatGenerator.pooled`).
+_MAIN_GENERATORS: list = []
+_FREE_AFTER_RUN: list = []
 
 
 class UnregisteredHook(Exception):
@@ -76,6 +81,8 @@ def run_request(request: dict, capture: Capture) -> dict:
     finally:
         substitutions.restore()
         capture.end_scenario()
+        _MAIN_GENERATORS[:] = _FREE_AFTER_RUN
+        _FREE_AFTER_RUN.clear()
     return {
         "trace": recorder.events,
         "result": result,
@@ -133,25 +140,13 @@ def _build(sc: spec.Scenario, request: dict, recorder: Recorder, scripts: dict, 
     tool_scripts = {}
     for tool in sc.tools:
         tool_scripts.setdefault(tool.name, ToolScript(tool))
-    main = ScriptedChatGenerator(scripts["model"], recorder)
+    main = ScriptedChatGenerator.pooled(scripts["model"], recorder, _MAIN_GENERATORS)
+    _FREE_AFTER_RUN.append(main)
     request_names = request.get("hook_names") or {}
     if factory is None:
-        a = sc.agent
-        agent = Agent(
-            chat_generator=main,
-            tools=[scripted_tool(t) for t in sc.tools],
-            system_prompt=a["system_prompt"],
-            user_prompt=a["user_prompt"],
-            required_variables=copy.deepcopy(a["required_variables"]),
-            exit_conditions=list(a["exit_conditions"]),
-            state_schema=_state_schema(a["state_schema"]),
-            max_agent_steps=a["max_agent_steps"],
-            raise_on_tool_invocation_failure=a["raise_on_tool_invocation_failure"],
-            tool_concurrency_limit=a["tool_concurrency_limit"],
-            hooks=hooks,
-        )
+        agent = _scenario_agent(sc, main, hooks)
         names = {point: list(request_names.get(point, [])) for point in hooks}
-        return agent, names, list(a["state_schema"]), tool_scripts
+        return agent, names, list(sc.agent["state_schema"]), tool_scripts
     kwargs = {**copy.deepcopy(sc.factory.args), **_generators(sc.factory.models, scripts, recorder, "agent")}
     built = call_user(factory, kwargs, f"agent.python `{sc.factory.python}`")
     if not isinstance(built, Agent):
@@ -166,6 +161,53 @@ def _build(sc: spec.Scenario, request: dict, recorder: Recorder, scripts: dict, 
     }
     agent = built.clone(chat_generator=main, tools=_factory_tools(built, sc.tools, sc.factory.python), hooks=merged)
     return agent, names, list(built.state_schema or {}), tool_scripts
+
+
+# Agents of scenarios whose Agent differs only in its hook objects and its generator: a scenario with the same
+# agent settings, the same scripted tools and hooks of the same types at the same points gets a shallow copy of
+# the first one's Agent with its own hooks and generator, instead of a new `Agent(...)` (Haystack's component
+# construction parses signatures and builds sockets and prompt builders: most of the cost of building a scenario,
+# and the same result each time). Any other scenario builds its Agent with `Agent(...)`, so construction errors
+# are Haystack's. Bounded, most recent kept.
+_AGENTS: dict[str, Agent] = {}
+_AGENTS_SIZE = 256
+
+
+def _scenario_agent(sc: spec.Scenario, generator: Any, hooks: dict) -> Agent:
+    a = sc.agent
+    tools = [cached_scripted_tool(t) for t in sc.tools]
+    shape = {
+        point: [[type(h).__module__, type(h).__qualname__, _allowed(h)] for h in objects]
+        for point, objects in hooks.items()
+    }
+    key = json.dumps([a, [id(t) for t in tools], shape], sort_keys=True, default=str)
+    template = _AGENTS.pop(key, None)
+    if template is None:
+        template = Agent(
+            chat_generator=generator,
+            tools=tools,
+            system_prompt=a["system_prompt"],
+            user_prompt=a["user_prompt"],
+            required_variables=copy.deepcopy(a["required_variables"]),
+            exit_conditions=list(a["exit_conditions"]),
+            state_schema=_state_schema(a["state_schema"]),
+            max_agent_steps=a["max_agent_steps"],
+            raise_on_tool_invocation_failure=a["raise_on_tool_invocation_failure"],
+            tool_concurrency_limit=a["tool_concurrency_limit"],
+            hooks=hooks,
+        )
+    _AGENTS[key] = template
+    while len(_AGENTS) > _AGENTS_SIZE:
+        _AGENTS.pop(next(iter(_AGENTS)))
+    agent = copy.copy(template)
+    agent.chat_generator = generator
+    agent.hooks = hooks
+    return agent
+
+
+def _allowed(hook: Any) -> Any:
+    allowed = getattr(hook, "allowed_hook_points", None)
+    return list(allowed) if allowed is not None else None
 
 
 def _definitions(sc: spec.Scenario):

@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 import socket
 import sys
@@ -115,7 +116,8 @@ def frozen_clock(clock: str | None) -> Iterator[None]:
 def python_path(entries: list[str], folder: str) -> Iterator[list[str]]:
     """Put the scenario's `python_path` first on `sys.path`; forget the modules imported from it afterwards."""
     paths = [os.path.normpath(os.path.join(folder, entry)) for entry in entries]
-    before = set(sys.modules)
+    # `sys.modules` is a dict: the modules imported during the scenario come after the ones already there.
+    before = len(sys.modules)
     saved = list(sys.path)
     sys.path[:0] = paths
     try:
@@ -123,7 +125,7 @@ def python_path(entries: list[str], folder: str) -> Iterator[list[str]]:
     finally:
         sys.path[:] = saved
         roots = tuple(os.path.join(p, "") for p in paths)
-        for name in [n for n in sys.modules if n not in before]:
+        for name in list(itertools.islice(sys.modules, before, None)):
             module = sys.modules.get(name)
             file = getattr(module, "__file__", None) or ""
             if name.split(".")[0] == "hookharness" or not file:

@@ -19,6 +19,7 @@ import copy
 import functools
 import importlib
 import inspect
+import json
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -133,6 +134,14 @@ class ScriptedChatGenerator:
     def __init__(self, script: Script, recorder: Recorder) -> None:
         self.script = script
         self.recorder = recorder
+
+    @classmethod
+    def pooled(cls, script: Script, recorder: Recorder, pool: list) -> ScriptedChatGenerator:
+        """The main agent's generator, reused from scenario to scenario (building a component parses its `run`
+        signature each time, as much as a small Agent's own tools cost); `pool` holds the one free instance."""
+        generator = pool.pop() if pool else cls(script, recorder)
+        generator.script, generator.recorder = script, recorder
+        return generator
 
     @component.output_types(replies=list[ChatMessage])
     def run(
@@ -388,6 +397,28 @@ def _outputs_to_state(config: dict | None) -> dict | None:
         key: {**entry, **({"handler": HANDLERS[entry["handler"]]} if "handler" in entry else {})}
         for key, entry in config.items()
     }
+
+
+# Scripted Tools of the scenario's own `tools` (no real tool behind them), by their spec: a scripted Tool holds no
+# state of its own (its results are reserved per run, `observe`), and building one validates its parameters' JSON
+# Schema, a third of the cost of building a small Agent; so one object serves every scenario that scripts the same
+# tool. Bounded: a long session of distinct tools keeps the most recent.
+_TOOL_CACHE: dict[str, Tool] = {}
+_TOOL_CACHE_SIZE = 512
+
+
+def cached_scripted_tool(spec: ToolSpec) -> Tool:
+    key = json.dumps(
+        [spec.name, spec.description, spec.parameters, spec.inputs_from_state, spec.outputs_to_state, spec.outputs_to_string],
+        sort_keys=True,
+    )
+    tool = _TOOL_CACHE.pop(key, None)
+    if tool is None:
+        tool = scripted_tool(spec)
+    _TOOL_CACHE[key] = tool
+    while len(_TOOL_CACHE) > _TOOL_CACHE_SIZE:
+        _TOOL_CACHE.pop(next(iter(_TOOL_CACHE)))
+    return tool
 
 
 def scripted_tool(spec: ToolSpec, real: Tool | None = None) -> Tool:

@@ -5,7 +5,13 @@ import json
 import math
 from typing import Any
 
-from haystack.dataclasses import ChatMessage, ChatRole, TextContent, ToolCall
+from haystack.dataclasses import (
+    ChatMessage,
+    ChatRole,
+    TextContent,
+    ToolCall,
+    ToolCallResult,
+)
 
 
 def json_eq(a: Any, b: Any) -> bool:
@@ -28,10 +34,44 @@ def json_eq(a: Any, b: Any) -> bool:
     return False
 
 
+def _call_dict(call: ToolCall) -> dict:
+    return {
+        "tool_name": call.tool_name,
+        "arguments": copy.deepcopy(call.arguments),
+        "id": call.id,
+        "extra": copy.deepcopy(call.extra),
+    }
+
+
+def message_dict(message: ChatMessage) -> dict:
+    """`message.to_dict()`, as a copy (Haystack's shares the live `meta` dict), computed directly for the common
+    parts (text, tool calls, text tool results): `to_dict()` goes through `dataclasses.asdict`, which costs more
+    than a hook call, and the trace serializes every message the model sees. Any other part: `to_dict()` itself."""
+    parts = []
+    for part in message._content:
+        kind = type(part)
+        if kind is TextContent:
+            parts.append({"text": part.text})
+        elif kind is ToolCall:
+            parts.append({"tool_call": _call_dict(part)})
+        elif kind is ToolCallResult and isinstance(part.result, str) and type(part.origin) is ToolCall:
+            parts.append(
+                {"tool_call_result": {"result": part.result, "origin": _call_dict(part.origin), "error": part.error}}
+            )
+        else:
+            return copy.deepcopy(message.to_dict())
+    return {
+        "role": message._role.value,
+        "meta": copy.deepcopy(message._meta) if message._meta else {},
+        "name": message._name,
+        "content": parts,
+    }
+
+
 def jsonify(value: Any) -> Any:
     """Turn a State/result value into plain JSON data (messages in their `to_dict()` form)."""
     if isinstance(value, ChatMessage):
-        return value.to_dict()
+        return message_dict(value)
     if isinstance(value, dict):
         return {str(k): jsonify(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
