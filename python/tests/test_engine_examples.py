@@ -10,9 +10,13 @@ EXAMPLES = sorted((ROOT / "examples/haystack/scenarios").glob("*.yaml"))
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
-def test_example_scenario_passes(worker, path: Path):
-    record = worker.run(request(path, keep_requests=True))
-    assert check(scenario_value(path), record) == []
+@pytest.mark.parametrize("is_async", [False, True], ids=["sync", "async"])
+def test_example_scenario_passes(worker, path: Path, is_async: bool):
+    scenario = scenario_value(path)
+    if is_async:  # the same run on Haystack's async path (run_async, hooks' run_async, tools in tasks)
+        scenario.setdefault("run", {})["async"] = True
+    record = worker.run(request(path, scenario=scenario, keep_requests=True))
+    assert check(scenario, record) == []
 
 
 def test_examples_cover_the_docs_hooks():

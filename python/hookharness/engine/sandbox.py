@@ -105,7 +105,13 @@ def frozen_clock(clock: str | None) -> Iterator[None]:
     if clock is None:
         yield
         return
-    import time_machine  # declared with the engine's dependencies; see the module docstring for why this one
+    try:
+        import time_machine  # the engine's dependency for `clock:`; see the module docstring for why this one
+    except ImportError as e:
+        raise ScenarioAbort(
+            f"`clock:` needs the time-machine package, which {sys.executable} cannot import ({e}); install it with "
+            f"`{sys.executable} -m pip install time-machine`"
+        ) from e
 
     moment = datetime.fromisoformat(clock)
     with time_machine.travel(moment, tick=False):
