@@ -136,3 +136,40 @@ def _alive(pid: int) -> bool:
             return f.read().split()[2] != "Z"
     except FileNotFoundError:
         return False
+
+
+def test_concurrent_tool_calls_each_get_their_own_output(worker):
+    request = hook_request("before_llm", "misbehaving:loud")
+    request["scenario"] = {
+        "version": 1,
+        "name": "shouting",
+        "python_path": ["user_code"],
+        "agent": {"python": "misbehaving:make_shouting_agent"},
+        "model": [
+            {"tool_calls": [{"tool": "shout", "arguments": {"word": "a"}}, {"tool": "shout", "arguments": {"word": "b"}}]},
+            {"text": "done"},
+        ],
+        "run": {"messages": [{"role": "user", "text": "go"}]},
+    }
+    request["hook_names"] = {}
+    record = worker.run(request)
+    assert record["error"] is None, record["error"]
+    tools = [e for e in record["trace"] if e["event"] == "tool_finished"]
+    assert [(e["arguments"]["word"], e["output"]) for e in tools] == [
+        ("a", "shout a start\nshout a end\n"),
+        ("b", "shout b start\nshout b end\n"),
+    ]
+
+
+def test_a_replaced_generator_needs_no_api_key(worker, monkeypatch):
+    request = hook_request(
+        "before_llm",
+        "misbehaving:JudgeWithKey",
+        extra={"models": {"judge": {"replies": [{"text": "STOP"}], "replaces": "misbehaving:KeyedGenerator"}}},
+    )
+    record = worker.run(request)
+    assert record["error"] is None, record["error"]
+    assert record["result"]["exit_reason"] == "judged"
+    assert record["unused"] == {"model": 1, "models": {"judge": 0}}
+    judge = [e for e in record["trace"] if e["event"] == "llm_finished" and e.get("model") == "judge"]
+    assert judge[0]["replies"][0]["content"] == [{"text": "STOP"}]
