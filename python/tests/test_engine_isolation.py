@@ -173,3 +173,12 @@ def test_a_replaced_generator_needs_no_api_key(worker, monkeypatch):
     assert record["unused"] == {"model": 1, "models": {"judge": 0}}
     judge = [e for e in record["trace"] if e["event"] == "llm_finished" and e.get("model") == "judge"]
     assert judge[0]["replies"][0]["content"] == [{"text": "STOP"}]
+
+
+def test_sys_exit_in_user_code_ends_the_scenario_not_the_worker(worker):
+    record = worker.run(hook_request("before_llm", "misbehaving:leave"))
+    error = record["error"]
+    assert error["kind"] == "hook"
+    assert error["message"].startswith("the code called sys.exit(3) at ")
+    assert "in leave" in error["message"]
+    assert_still_serves(worker)

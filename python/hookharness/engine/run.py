@@ -75,7 +75,7 @@ def run_request(request: dict, capture: Capture) -> dict:
                     recorder.run_finished()
                     result = _result(output, schema_keys)
                 except BaseException as e:
-                    if isinstance(e, (KeyboardInterrupt, SystemExit)):
+                    if isinstance(e, KeyboardInterrupt):  # the person at the terminal, not the scenario
                         raise
                     error = _run_error(e, recorder)
     finally:
@@ -329,7 +329,7 @@ def _result(output: dict, schema_keys: list) -> dict:
 
 
 def _build_error(e: BaseException) -> dict:
-    if isinstance(e, (KeyboardInterrupt, SystemExit)):
+    if isinstance(e, KeyboardInterrupt):
         raise e
     if isinstance(e, UnregisteredHook):
         return {"kind": "unregistered_hook", "name": e.name, "message": str(e)}

@@ -48,6 +48,10 @@ def error_text(exception: BaseException) -> str:
     text = _ADDRESS.sub("", str(exception))
     if isinstance(exception, (ScenarioRunError, ScenarioAbort)):
         return text
+    if isinstance(exception, SystemExit):
+        frame = last_user_frame(exception)
+        where = f" at {frame.filename}:{frame.lineno} in {frame.name}" if frame is not None else ""
+        return f"the code called sys.exit({exception.code!r}){where}; the engine ends the scenario, not the worker"
     frame = last_user_frame(exception)
     if frame is None:
         return text
@@ -90,7 +94,7 @@ def call(value: Any, kwargs: dict, where: str) -> Any:
         return value(**kwargs)
     except (ScenarioAbort, ScenarioRunError):
         raise
-    except Exception as e:
+    except (Exception, SystemExit) as e:
         raise UserCodeError(f"{where}: calling `{getattr(value, '__qualname__', value)}` failed: {error_text(e)}") from e
 
 

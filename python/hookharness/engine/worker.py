@@ -97,7 +97,9 @@ def serve(stdin: BinaryIO, channel: Channel, crash: Any) -> int:
             return 0
         try:
             record = run_request(message["run"], capture)
-        except Exception:  # noqa: BLE001 - a bug of the worker costs its scenario only
+        except KeyboardInterrupt:
+            raise
+        except BaseException:  # noqa: BLE001 - a bug of the worker (or a stray SystemExit) costs its scenario only
             record = {
                 "trace": [],
                 "result": None,
