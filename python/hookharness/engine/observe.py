@@ -82,7 +82,10 @@ def current_assignment() -> Assignment | None:
 
 
 class _ErrorTag:
-    """The tool span, passed through; remembers the `haystack.tool.error` tag Haystack sets on a failed call."""
+    """The tool span, passed through; remembers whether Haystack marked the call failed: the `haystack.tool.error`
+    tag (3.4), or (older versions, which set no such tag) the output tag `{"error": TEXT}` of its failure branch. A
+    step that returns its tool messages corrects this from them (`errors_of`); the tag matters for a call whose
+    failure raised out of the step (`raise_on_tool_invocation_failure`)."""
 
     def __init__(self, span: Any) -> None:
         self._span = span
@@ -92,6 +95,11 @@ class _ErrorTag:
         if key == "haystack.tool.error" and value:
             self.error = True
         self._span.set_tag(key, value)
+
+    def set_content_tag(self, key: str, value: Any) -> None:
+        if key == "haystack.agent.step.tool.output" and isinstance(value, dict) and list(value) == ["error"]:
+            self.error = True
+        self._span.set_content_tag(key, value)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._span, name)
@@ -221,23 +229,39 @@ def observed(
         calls = [c for m in messages for c in m.tool_calls]
         return _BATCH.set(_Batch(calls)), True
 
+    def errors_of(batch: _Batch | None, returned) -> dict[int, bool] | None:
+        """Which calls failed, from the tool messages the step returned (a result's `origin` is its call)."""
+        if batch is None or returned is None:
+            return None
+        errors = {}
+        for message in returned[0]:
+            result = message.tool_call_result
+            position = batch.position(result.origin) if result is not None else None
+            if position is not None:
+                errors[position] = bool(result.error)
+        return errors
+
     def patched_run_tool(**kwargs):
         token, main = enter_tools(kwargs["state"], kwargs["messages"])
+        batch, returned = _BATCH.get(), None
         try:
-            return run_tool(**kwargs)
+            returned = run_tool(**kwargs)
+            return returned
         finally:
             _BATCH.reset(token)
             if main:
-                recorder.flush_tools()
+                recorder.flush_tools(errors_of(batch, returned))
 
     async def patched_run_tool_async(**kwargs):
         token, main = enter_tools(kwargs["state"], kwargs["messages"])
+        batch, returned = _BATCH.get(), None
         try:
-            return await run_tool_async(**kwargs)
+            returned = await run_tool_async(**kwargs)
+            return returned
         finally:
             _BATCH.reset(token)
             if main:
-                recorder.flush_tools()
+                recorder.flush_tools(errors_of(batch, returned))
 
     def patched_schedule(tool_calls, tools):
         batch = _BATCH.get()

@@ -517,10 +517,11 @@ def build(definition: HookDef) -> Any:
 
             return ConfirmationHook.from_dict({"type": CONFIRMATION_HOOK, "init_parameters": params})
         if definition.kind == "compaction":
-            from haystack.hooks.compaction import (
-                CompactionHook,
-                ToolResultOffloadCompactor,
-            )
+            from haystack.hooks import compaction
+
+            CompactionHook = compaction.CompactionHook
+            # Not in every haystack-ai that has compaction (3.2.0 lacks it): only needed when it exists.
+            ToolResultOffloadCompactor = getattr(compaction, "ToolResultOffloadCompactor", ())
 
             hook = CompactionHook.from_dict({"type": COMPACTION_HOOK, "init_parameters": params})
             if isinstance(hook.compactor, ToolResultOffloadCompactor):

@@ -129,10 +129,14 @@ class Recorder:
         with self._lock:
             self._pending_tools.append((position, event))
 
-    def flush_tools(self) -> None:
+    def flush_tools(self, errors: dict[int, bool] | None = None) -> None:
+        """Emit the step's `tool_finished` events in call order; `errors` (by call position), from the step's tool
+        messages when Haystack returned them, is the word on which calls failed."""
         with self._lock:
             pending, self._pending_tools = self._pending_tools, []
-        for _, event in sorted(pending, key=lambda item: item[0]):
+        for position, event in sorted(pending, key=lambda item: item[0]):
+            if errors is not None and position in errors:
+                event["error"] = errors[position]
             step = self._with_step({})
             # `step` goes after `event`, as the serde form orders it.
             ordered = {"event": event.pop("event"), **step, **event}
