@@ -183,3 +183,17 @@ def test_sys_exit_in_user_code_ends_the_scenario_not_the_worker(worker):
     assert error["message"].startswith("the code called sys.exit(3) at ")
     assert "in leave" in error["message"]
     assert_still_serves(worker)
+
+
+def test_lines_that_are_not_requests_get_an_error_and_the_worker_goes_on():
+    worker = Worker()
+    try:
+        worker.process.stdin.write(b"not json\n")
+        worker.send({"id": 7, "what": "?"})
+        worker.process.stdin.flush()
+        first, second = worker._read(), worker._read()
+        assert first["id"] is None and first["error"].startswith("a request line is not JSON")
+        assert second == {"id": 7, "error": "a request is {id, run: REQUEST} or {id, shutdown: true}"}
+        assert_still_serves(worker)
+    finally:
+        assert worker.close() == 0
