@@ -38,7 +38,7 @@ from haystack.hooks import invocation
 
 from .capture import Capture
 from .errors import ScenarioRunError
-from .recorder import Failure, Recorder
+from .recorder import TOOL_EVENTS, Failure, Recorder
 from .scripted import ToolScript
 from .user_code import error_text, hook_name
 
@@ -273,9 +273,11 @@ def observed(
     def tool_call(inner, position: int, call, assignment):
         raised = False
         buffer: list = []
+        events: list = []
         with inner as span:
             tag = _ErrorTag(span)
             token = _ASSIGNMENT.set(assignment)
+            events_token = TOOL_EVENTS.set(events)
             try:
                 with capture.call() as buffer:
                     yield tag
@@ -283,8 +285,9 @@ def observed(
                 raised = True
                 raise
             finally:
+                TOOL_EVENTS.reset(events_token)
                 _ASSIGNMENT.reset(token)
-                recorder.tool_finished(position, call, tag.error or raised, "".join(buffer))
+                recorder.tool_finished(position, call, tag.error or raised, "".join(buffer), events)
 
     def patched_create_tool_span(tool, tool_call_, parent_span):
         inner = create_tool_span(tool, tool_call_, parent_span)

@@ -8,6 +8,7 @@ State, it never changes the run.
 
 from __future__ import annotations
 
+import contextvars
 import copy
 import threading
 from dataclasses import dataclass, field
@@ -17,6 +18,11 @@ from .values import json_eq, jsonify, message_dict
 
 # State keys that are not `data` in the Rust State: the conversation, the run's tools and the hook context.
 _NOT_DATA = ("messages", "tools", "hook_context")
+
+# While a tool call of the main agent runs: where the model calls it makes (a sub-agent's, a tool's own generator)
+# are recorded. They are emitted with that call's `tool_finished`, in call order, so that concurrent calls do not
+# interleave their events by thread timing.
+TOOL_EVENTS: contextvars.ContextVar[list | None] = contextvars.ContextVar("hh_tool_events", default=None)
 
 
 @dataclass
@@ -94,13 +100,20 @@ class Recorder:
             event["output"] = output
         self.events.append(event)
 
+    def _append(self, event: dict) -> None:
+        sink = TOOL_EVENTS.get()
+        if sink is not None:
+            sink.append(event)
+        else:
+            self.events.append(event)
+
     def llm_started(self, messages: list, tools: Any, model: str | None) -> None:
         event = self._with_step({"event": "llm_started"})
         event["messages_in"] = len(messages)
         event["last"] = message_dict(messages[-1]) if messages else None
         if model is not None:
             event["model"] = model
-        self.events.append(event)
+        self._append(event)
         if model is None and self.keep_requests:
             names = [getattr(t, "name", str(t)) for t in _flatten(tools)]
             self.requests.append({"messages": [message_dict(m) for m in messages], "tools": names})
@@ -110,31 +123,33 @@ class Recorder:
         event["replies"] = [message_dict(m) for m in replies]
         if model is not None:
             event["model"] = model
-        self.events.append(event)
+        self._append(event)
 
     def llm_failed(self, error: str, model: str | None) -> None:
         event = self._with_step({"event": "llm_failed"})
         event["error"] = error
         if model is not None:
             event["model"] = model
-        self.events.append(event)
+        self._append(event)
 
-    def tool_finished(self, position: int, call, error: bool, output: str) -> None:
-        """Called on the tool's thread; buffered and flushed in call order when the step's tools are done."""
+    def tool_finished(self, position: int, call, error: bool, output: str, inner: list) -> None:
+        """Called on the tool's thread; buffered and flushed in call order when the step's tools are done, after the
+        model calls the tool call made (`inner`)."""
         event: dict[str, Any] = {"event": "tool_finished", "tool": call.tool_name, "id": call.id, "error": error}
         if call.arguments:
             event["arguments"] = jsonify(call.arguments)
         if output:
             event["output"] = output
         with self._lock:
-            self._pending_tools.append((position, event))
+            self._pending_tools.append((position, event, inner))
 
     def flush_tools(self, errors: dict[int, bool] | None = None) -> None:
         """Emit the step's `tool_finished` events in call order; `errors` (by call position), from the step's tool
         messages when Haystack returned them, is the word on which calls failed."""
         with self._lock:
             pending, self._pending_tools = self._pending_tools, []
-        for position, event in sorted(pending, key=lambda item: item[0]):
+        for position, event, inner in sorted(pending, key=lambda item: item[0]):
+            self.events.extend(inner)
             if errors is not None and position in errors:
                 event["error"] = errors[position]
             step = self._with_step({})
