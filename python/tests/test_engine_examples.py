@@ -53,3 +53,15 @@ def test_the_factory_example_replays_byte_identically(worker):
         assert json.dumps(fresh.run(request(path, keep_requests=True)), sort_keys=True) == first
     finally:
         fresh.close()
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
+def test_a_broken_copy_of_the_examples_fails_the_scenario(worker, path: Path):
+    scenario = scenario_value(path)
+    assert scenario["python_path"] == [".."]
+    scenario["python_path"] = ["../broken"]  # examples/haystack/broken: the same packages, each with one bug
+    record = worker.run(request(path, scenario=scenario, keep_requests=True))
+    assert record["error"] is None or record["error"]["kind"] != "run", record["error"]  # they import and build
+    failures = check(scenario, record)
+    assert failures, f"{path.name} still passes with the broken copies"
+    assert all(": expected " in f or " not " in f or f.startswith("the run failed") for f in failures), failures
