@@ -1,14 +1,14 @@
-"""Ready-made hook entries as Haystack 3.4.1's own hook objects.
+"""Ready-made hook entries as Haystack's own hook objects (3.4.1; 3.2.0 lacks some compactors).
 
 A ready-made entry is `{name?, KIND: PARAMS}`; PARAMS are the constructor parameters of the
 Haystack hook of that kind, exactly the `init_parameters` of its `to_dict()`, with the objects
 among them (stores, policies, strategies, UIs) in Haystack's serialized form
 `{type, init_parameters}` (docs/scenario-format-extensions.md).
 
-- `validate` checks PARAMS when the file is read. Anything the harness refuses is a file error
-  naming the key path: an unknown or refused `type`, an unknown, missing or mistyped parameter,
-  a key starting with `[` that is not a JSON array of tool names. The result is the canonical
-  form: every object as `{type, init_parameters}` (an absent or null `init_parameters` is `{}`).
+- `validate` (from the conformance runner's reader) turns PARAMS, as the file wrote them and the
+  Rust loader accepted them, into the canonical form: every object as `{type, init_parameters}`
+  (an absent or null `init_parameters` is `{}`, a null strategies map is `{}`). The Rust loader
+  has already refused what the harness refuses; a mismatch here is reported as a bug between the two.
 - `build` makes the hook. `token_budget` calls `TokenBudgetHook(...)`; the other kinds go
   through the hook class's own `from_dict`, so Haystack itself reads the parameters: its tuple
   keys, its nested deserialization and its policy, strategy and hook classes.
