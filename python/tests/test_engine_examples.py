@@ -65,3 +65,13 @@ def test_a_broken_copy_of_the_examples_fails_the_scenario(worker, path: Path):
     failures = check(scenario, record)
     assert failures, f"{path.name} still passes with the broken copies"
     assert all(": expected " in f or " not " in f or f.startswith("the run failed") for f in failures), failures
+
+
+def test_a_sub_agent_past_its_script_is_the_runs_error_naming_the_script(worker):
+    path = ROOT / "examples/haystack/scenarios/research_factory.yaml"
+    scenario = scenario_value(path)
+    scenario["models"]["researcher"]["replies"] = scenario["models"]["researcher"]["replies"][:1]
+    error = worker.run(request(path, scenario=scenario))["error"]
+    assert error["kind"] == "run"
+    assert error["message"].startswith("model script `researcher` exhausted at call 1 from ")
+    assert "script one more reply under `models.researcher.replies`" in error["message"]

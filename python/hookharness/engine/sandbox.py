@@ -35,12 +35,14 @@ _HOW_TO_SCRIPT = (
 
 
 def caller() -> str:
-    """The innermost frame of user code on the stack, as `file:line in function` (else the innermost frame)."""
+    """The innermost frame of user code on the stack, as `file:line in function`; without one (a sub-agent's
+    model, called by Haystack's own loop) the innermost frame outside this engine."""
     frames = traceback.extract_stack()[:-1]
     for frame in reversed(frames):
         if is_user_file(frame.filename):
             return f"{frame.filename}:{frame.lineno} in {frame.name}"
-    frame = frames[-1]
+    outside = [f for f in frames if not os.path.abspath(f.filename).startswith(_ENGINE_DIR)] or frames
+    frame = outside[-1]
     return f"{frame.filename}:{frame.lineno} in {frame.name}"
 
 
