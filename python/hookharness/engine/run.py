@@ -269,6 +269,14 @@ def _factory_tools(agent: Agent, specs: list, factory: str) -> Any:
 
 
 def _run_agent(agent: Agent, sc: spec.Scenario, recorder: Recorder) -> dict:
+    kwargs = _run_kwargs(sc, recorder)
+    if sc.run["async"]:
+        return asyncio.run(agent.run_async(**kwargs))
+    return agent.run(**kwargs)
+
+
+def _run_kwargs(sc: spec.Scenario, recorder: Recorder) -> dict:
+    """The keyword arguments of `Agent.run` for the scenario's `run` (fresh copies of every value)."""
     run = sc.run
     kwargs: dict[str, Any] = {
         "messages": [build_message(m) for m in run["messages"]],
@@ -282,9 +290,7 @@ def _run_agent(agent: Agent, sc: spec.Scenario, recorder: Recorder) -> dict:
         kwargs["generation_kwargs"] = copy.deepcopy(run["generation_kwargs"])
     if run["stream"]:
         kwargs["streaming_callback"] = _recording_callback(recorder.streamed, is_async=run["async"])
-    if run["async"]:
-        return asyncio.run(agent.run_async(**kwargs))
-    return agent.run(**kwargs)
+    return kwargs
 
 
 def _chunk_summary(chunk) -> Any:
