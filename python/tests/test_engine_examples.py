@@ -5,7 +5,9 @@ from pathlib import Path
 
 import pytest
 from engine_driver import ROOT, Worker, check, request, scenario_value
+from engine_fixtures import module_worker
 
+worker = module_worker()
 EXAMPLES = sorted((ROOT / "examples/haystack/scenarios").glob("*.yaml"))
 
 

@@ -5,8 +5,10 @@ import signal
 import time
 from importlib.metadata import version
 
-from conftest import hook_request
 from engine_driver import Worker
+from engine_fixtures import hook_request, module_worker
+
+worker = module_worker()
 
 PLAIN = {
     "scenario": {"version": 1, "name": "plain", "model": [{"text": "hi"}], "run": {"messages": [{"role": "user", "text": "q"}]}},

@@ -1,4 +1,4 @@
-"""Shared fixtures of the engine tests: one worker per test module, scenarios written inline."""
+"""Fixtures of the engine tests (imported by each test_engine_*.py): one worker per test module, inline scenarios."""
 
 import sys
 from pathlib import Path
@@ -12,11 +12,16 @@ from engine_driver import Worker
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
-@pytest.fixture(scope="module")
-def worker():
-    w = Worker()
-    yield w
-    w.close()
+def module_worker():
+    """A `worker` fixture for a test module: one worker process for all its tests (`worker = module_worker()`)."""
+
+    @pytest.fixture(scope="module")
+    def worker():
+        w = Worker()
+        yield w
+        w.close()
+
+    return worker
 
 
 def hook_request(point: str, target: str, *, model=None, extra=None) -> dict:
