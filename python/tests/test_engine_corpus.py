@@ -16,8 +16,9 @@ BINARY = os.environ.get("HOOKHARNESS_BIN", str(ROOT / "target/release/hookharnes
 
 
 @pytest.mark.skipif(not Path(BINARY).exists(), reason=f"no hookharness binary at {BINARY}: run `cargo build --release`")
-def test_every_corpus_scenario_is_identical_or_a_documented_deviation(capsys):
-    argv = ["scenarios", "conformance/selftest", "conformance/deviations", "--hookharness", BINARY]
+@pytest.mark.parametrize("detail", ["full", "summary"])
+def test_every_corpus_scenario_is_identical_or_a_documented_deviation(capsys, detail):
+    argv = ["scenarios", "conformance/selftest", "conformance/deviations", "--hookharness", BINARY, "--detail", detail]
     if os.environ.get("HOOKHARNESS_TOJSON"):
         argv += ["--tojson", os.environ["HOOKHARNESS_TOJSON"]]
     status = engine_corpus.main(argv)
