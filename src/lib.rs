@@ -97,6 +97,7 @@ pub mod bench;
 #[cfg(feature = "cli")]
 pub mod cli;
 mod elide;
+pub mod engine;
 pub mod explore;
 pub mod future;
 pub mod generator;

@@ -7,6 +7,7 @@
 
 mod construction;
 mod discover;
+mod engine;
 mod explore;
 mod filter;
 #[cfg(feature = "proptest")]
@@ -80,6 +81,8 @@ enum Command {
         /// failures' values (what `explain --outcome` reads).
         #[arg(long, value_enum, default_value_t = Trace::Summary)]
         trace: Trace,
+        #[command(flatten)]
+        engine: engine::EngineArgs,
     },
     /// Validate scenario files without running them.
     Check {
@@ -104,6 +107,8 @@ enum Command {
         /// (no script, no network) to stdout.
         #[arg(long, value_enum, default_value_t = ExplainFormat::Text)]
         format: ExplainFormat,
+        #[command(flatten)]
+        engine: engine::EngineArgs,
     },
     /// Change each scenario's hooks, model script and tool results one at
     /// a time, and report the changes no expectation notices (the
@@ -171,13 +176,15 @@ pub fn main() -> std::process::ExitCode {
             format,
             filter,
             trace,
-        } => run(&paths, format, filter.as_deref(), trace),
+            engine,
+        } => run(&paths, format, filter.as_deref(), trace, &engine),
         Command::Check { paths } => check(&paths),
         Command::Explain {
             file,
             outcome,
             filter,
             format,
+            engine,
         } => match (file, outcome) {
             (_, Some(saved)) => explain_saved(&saved, filter.as_deref(), format),
             (Some(_), None) if filter.is_some() => {
@@ -186,7 +193,7 @@ pub fn main() -> std::process::ExitCode {
                 );
                 ExitCode::Usage
             }
-            (Some(file), None) => explain(&file, format),
+            (Some(file), None) => explain(&file, format, &engine),
             (None, None) => ExitCode::Usage,
         },
         Command::Import(args) => import::run(args),
@@ -210,7 +217,13 @@ fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, ExitCode> {
     Ok(files)
 }
 
-fn run(paths: &[PathBuf], format: Format, filter: Option<&str>, trace: Trace) -> ExitCode {
+fn run(
+    paths: &[PathBuf],
+    format: Format,
+    filter: Option<&str>,
+    trace: Trace,
+    engine: &engine::EngineArgs,
+) -> ExitCode {
     let files = match files(paths) {
         Ok(files) => files,
         Err(code) => return code,
@@ -220,8 +233,11 @@ fn run(paths: &[PathBuf], format: Format, filter: Option<&str>, trace: Trace) ->
         Trace::Full => Detail::Full,
     };
     let mut stream = stream::Stream::new(format, trace == Trace::Full, files.len());
-    let replay = Replay::new().detail(detail);
-    let outcomes = replay_files(&replay, &files, filter, |outcome, done| match outcome {
+    let engines = match engine.engines(Replay::new().detail(detail), "run") {
+        Ok(engines) => engines,
+        Err(code) => return code,
+    };
+    let outcomes = replay_files(&engines, &files, filter, |outcome, done| match outcome {
         Some(outcome) => stream.outcome(outcome, done),
         None => stream.skipped(done),
     });
@@ -238,7 +254,7 @@ fn run(paths: &[PathBuf], format: Format, filter: Option<&str>, trace: Trace) ->
 /// one is prepared and run once. `each` sees every outcome as it is known,
 /// and `None` for a file outside `filter`, with the count of files done.
 fn replay_files(
-    replay: &Replay,
+    engines: &engine::Engines,
     files: &[PathBuf],
     filter: Option<&str>,
     mut each: impl FnMut(Option<&Outcome>, usize),
@@ -248,12 +264,9 @@ fn replay_files(
         let path = file.display().to_string();
         let outcome = match Scenario::from_path(file) {
             Ok(scenario) if !filter::takes(filter, &scenario.name, &path) => None,
-            Ok(scenario) => Some(construction::checked(
-                replay,
-                file,
-                &scenario,
-                replay.run(&scenario),
-            )),
+            Ok(scenario) => Some(engines.run(|replay| {
+                construction::checked(replay, file, &scenario, replay.run(&scenario))
+            })),
             Err(_) if !filter::takes(filter, "", &path) => None,
             Err(error) => Some(crate::replay::invalid_file(file, &error)),
         };
@@ -302,7 +315,7 @@ fn check(paths: &[PathBuf]) -> ExitCode {
     }
 }
 
-fn explain(file: &std::path::Path, format: ExplainFormat) -> ExitCode {
+fn explain(file: &std::path::Path, format: ExplainFormat, engine: &engine::EngineArgs) -> ExitCode {
     let scenario = match Scenario::from_path(file).map_err(ScenarioError::for_one_file) {
         Ok(scenario) => scenario,
         Err(error) => {
@@ -310,7 +323,10 @@ fn explain(file: &std::path::Path, format: ExplainFormat) -> ExitCode {
             return ExitCode::Invalid;
         }
     };
-    let replay = Replay::new().detail(Detail::Full);
+    let replay = match engine.engines(Replay::new().detail(Detail::Full), "explain") {
+        Ok(engines) => engines.main,
+        Err(code) => return code,
+    };
     let outcome = construction::checked(&replay, file, &scenario, replay.run(&scenario));
     if outcome.status == Status::Invalid {
         // Nothing ran: the file's errors, as `check` words them.
@@ -438,7 +454,11 @@ mod tests {
         let counter = Arc::new(CountsBuilds::default());
         let replay = Replay::new().custom_hook_arc("counted", counter.clone());
 
-        let outcomes = replay_files(&replay, &[file, invalid], None, |_, _| {});
+        let engines = engine::Engines {
+            main: replay,
+            other: None,
+        };
+        let outcomes = replay_files(&engines, &[file, invalid], None, |_, _| {});
         std::fs::remove_dir_all(&dir).unwrap();
 
         assert_eq!(counter.0.load(Ordering::SeqCst), 1);

@@ -37,6 +37,15 @@ pub(crate) fn prepare(
     generator: Option<Arc<dyn ChatGenerator>>,
 ) -> Result<Prepared, PrepareError> {
     let spec = &scenario.agent;
+    if let Some(call) = &spec.python {
+        return Err(PrepareError::NeedsHaystack {
+            message: format!(
+                "the Agent comes from your Python factory (`agent.python: {}`), which only the \
+                 Haystack engine runs: run this scenario with `--engine haystack`",
+                call.target
+            ),
+        });
+    }
     // One wrapper per custom hook, so a hook used at several points stays one object.
     let custom: IndexMap<String, Arc<dyn Hook>> = custom
         .iter()
@@ -183,6 +192,15 @@ fn hook_for(
                 });
             }
         },
+        HookEntry::Python { call, .. } => {
+            return Err(PrepareError::NeedsHaystack {
+                message: format!(
+                    "this hook is your Python code (`python: {}`), which only the Haystack engine runs: \
+                     run this scenario with `--engine haystack`",
+                    call.target
+                ),
+            });
+        }
         HookEntry::Shared(name) => match shared.and_then(|s| s.get(name.as_str())) {
             Some(hook) => hook.clone(),
             None => {

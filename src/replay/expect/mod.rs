@@ -9,6 +9,7 @@
 //! ```
 
 mod list;
+mod printed;
 mod sees;
 pub(crate) use sees::difference as sees_difference;
 mod trace;
@@ -150,7 +151,7 @@ pub(crate) fn check(
     }
     let llm_calls = trace
         .iter()
-        .filter(|e| matches!(e, TraceEvent::LlmStarted { .. }))
+        .filter(|e| matches!(e, TraceEvent::LlmStarted { model: None, .. }))
         .count();
     if let Some(want) = expect.llm_calls {
         compare(
@@ -197,6 +198,9 @@ pub(crate) fn check(
     }
     if let Some(want) = &expect.streamed {
         compare(&mut failures, "streamed", json!(want), json!(streamed));
+    }
+    if let Some(want) = &expect.printed {
+        printed::check(want, trace, &mut failures);
     }
     if let Some(want) = &expect.error {
         match error {
