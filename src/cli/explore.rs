@@ -21,6 +21,8 @@ use std::path::{Path, PathBuf};
 /// `hookharness explore` arguments.
 #[derive(clap::Args)]
 pub(super) struct ExploreArgs {
+    #[command(flatten)]
+    engine: super::engine::EngineArgs,
     /// Scenario files or folders (recursive).
     #[arg(required = true)]
     paths: Vec<PathBuf>,
@@ -101,7 +103,10 @@ pub(super) fn run(args: ExploreArgs) -> ExitCode {
             return ExitCode::Invalid;
         }
     }
-    let replay = Replay::new();
+    let replay = match args.engine.engines(Replay::new(), "explore") {
+        Ok(engines) => engines.main,
+        Err(code) => return code,
+    };
     let mut entries = Vec::new();
     for (file, loaded) in super::filter::loaded(&files, args.filter.as_deref()) {
         match loaded {

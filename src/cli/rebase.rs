@@ -12,6 +12,8 @@ use std::path::{Path, PathBuf};
 /// `hookharness rebase` arguments.
 #[derive(clap::Args)]
 pub(super) struct RebaseArgs {
+    #[command(flatten)]
+    engine: super::engine::EngineArgs,
     /// The scenario file to rewrite.
     file: PathBuf,
     /// Also write `sees: {messages, tools}` on replies that have none.
@@ -35,7 +37,10 @@ pub(super) fn run(args: RebaseArgs) -> ExitCode {
             return ExitCode::Invalid;
         }
     };
-    let replay = Replay::new();
+    let replay = match args.engine.engines(Replay::new(), "rebase") {
+        Ok(engines) => engines.main,
+        Err(code) => return code,
+    };
     let errors = super::construction::file_errors(&replay, &args.file, &scenario);
     if !errors.is_empty() {
         for error in errors {
