@@ -4,7 +4,7 @@ Python's `jsonschema` validates every corpus file (they must all pass) and
 every file of tests/invalid_scenarios that is invalid by its shape (each
 must fail); the files invalid for another reason are listed below with that
 reason, and must still pass, so the list stays exact. Files are read with
-PyYAML under the YAML 1.2 core schema (yaml12.py), as the loader and editors
+PyYAML under the YAML 1.2 core schema (hookharness/_yaml12.py), as the loader and editors
 read them. When a `hookharness` binary is at hand (HOOKHARNESS_BIN, or on
 PATH), the scenarios it generates over the whole contract must validate too,
 and `hookharness schema` must print the committed copy.
@@ -17,12 +17,15 @@ import pathlib
 import shutil
 import subprocess
 
+import sys
+
 import jsonschema
 import pytest
 
-import yaml12
-
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "python"))
+
+from hookharness import _yaml12 as yaml12  # noqa: E402  (the repository's copy)
 SCHEMA_FILE = ROOT / "schema" / "scenario.schema.json"
 CORPUS = [ROOT / "scenarios", ROOT / "examples" / "scenarios"]
 INVALID = ROOT / "tests" / "invalid_scenarios"

@@ -1,4 +1,4 @@
-"""PyYAML reading YAML 1.2 core schema, as scenario files are read.
+"""PyYAML reading YAML 1.2 core schema, as hookharness reads scenario files.
 
 PyYAML implements YAML 1.1: `yes`/`no`/`on`/`off` are booleans there, `010`
 is octal, `2024-01-01` a date and `<<` a merge key. Scenario files are YAML
