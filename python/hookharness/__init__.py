@@ -26,9 +26,6 @@ class BinaryNotFound(FileNotFoundError):
 
 
 def _candidates():
-    given = os.environ.get("HOOKHARNESS_BIN")
-    if given:
-        yield given
     # Where pip put the wheel's binary: this interpreter's scripts folder,
     # for a venv, a --user install and a system install alike.
     yield os.path.join(sysconfig.get_path("scripts"), _NAME)
@@ -42,9 +39,17 @@ def _candidates():
 
 
 def binary():
-    """The path of the `hookharness` executable: `HOOKHARNESS_BIN` when set,
-    else the one this interpreter's environment installed, else the one on
+    """The path of the `hookharness` executable: `HOOKHARNESS_BIN` when set
+    (an error when it names no executable file), else the one this interpreter's environment installed, else the one on
     PATH."""
+    given = os.environ.get("HOOKHARNESS_BIN")
+    if given:
+        if os.path.isfile(given) and os.access(given, os.X_OK):
+            return given
+        raise BinaryNotFound(
+            f"HOOKHARNESS_BIN is {given!r}, which is not an executable file: "
+            "point it at the `hookharness` binary, or unset it to use the installed one"
+        )
     for path in _candidates():
         if os.path.isfile(path) and os.access(path, os.X_OK):
             return path

@@ -3,7 +3,6 @@
 import importlib.metadata
 import os
 import pathlib
-import shutil
 import sys
 import textwrap
 
@@ -62,10 +61,12 @@ def source_path(monkeypatch):
 
 def binary():
     """The `hookharness` binary the tests run, or skip."""
-    given = os.environ.get("HOOKHARNESS_BIN") or shutil.which("hookharness")
-    if not given:
-        pytest.skip("no hookharness binary (install the wheel, or set HOOKHARNESS_BIN)")
-    return given
+    import hookharness
+
+    try:
+        return hookharness.binary()
+    except hookharness.BinaryNotFound as error:
+        pytest.skip(str(error))
 
 
 def project(pytester, files, ini="hookharness_paths = scenarios"):

@@ -95,4 +95,5 @@ def test_a_missing_binary_fails_each_scenario_with_the_fix(pytester, monkeypatch
     monkeypatch.setenv("PATH", str(tmp_path))
     result = pytester.runpytest(*plugin_args(), "-p", "no:cacheprovider")
     result.assert_outcomes(passed=1, failed=1)
-    assert "no `hookharness` executable" in result.stdout.str() or "hookharness run" in result.stdout.str()
+    assert "HOOKHARNESS_BIN is" in result.stdout.str()
+    assert "which is not an executable file" in result.stdout.str()

@@ -12,11 +12,8 @@ and `hookharness schema` must print the committed copy.
 
 import functools
 import json
-import os
 import pathlib
-import shutil
 import subprocess
-
 import sys
 
 import jsonschema
@@ -27,7 +24,6 @@ sys.path.insert(0, str(ROOT / "python"))
 
 from hookharness import _yaml12 as yaml12  # noqa: E402  (the repository's copy)
 SCHEMA_FILE = ROOT / "schema" / "scenario.schema.json"
-CORPUS = [ROOT / "scenarios", ROOT / "examples" / "scenarios"]
 INVALID = ROOT / "tests" / "invalid_scenarios"
 EXTENSIONS = {".yaml", ".yml", ".json"}
 
@@ -86,7 +82,11 @@ def test_the_schema_is_a_valid_draft_7_schema():
     jsonschema.Draft7Validator.check_schema(schema())
 
 
-CORPUS_FILES = [p for folder in CORPUS for p in files(folder)]
+# scenarios/**, and the scenarios of every example (examples/scenarios,
+# examples/haystack_project/scenarios, ...).
+CORPUS_FILES = files(ROOT / "scenarios") + [
+    p for p in files(ROOT / "examples") if "scenarios" in p.relative_to(ROOT / "examples").parts[:-1]
+]
 
 
 def test_the_corpus_is_there():
@@ -145,10 +145,12 @@ def test_descriptions_reach_the_keys():
 
 
 def binary():
-    given = os.environ.get("HOOKHARNESS_BIN") or shutil.which("hookharness")
-    if not given:
-        pytest.skip("no hookharness binary (set HOOKHARNESS_BIN or put it on PATH)")
-    return given
+    import hookharness
+
+    try:
+        return hookharness.binary()
+    except hookharness.BinaryNotFound as error:
+        pytest.skip(str(error))
 
 
 def test_the_command_prints_the_committed_copy():
