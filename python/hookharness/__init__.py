@@ -1,5 +1,7 @@
-"""hookharness from Python: the installed `hookharness` command, and the
-interpreter it runs the Haystack engine with.
+"""hookharness: test Haystack hooks, tools and agents against scripted scenarios.
+
+From Python: the installed `hookharness` command, and the interpreter it
+runs the Haystack engine with.
 
 `pip install hookharness` puts the Rust binary in the environment's scripts
 folder (`bin/` in a venv, `Scripts\\` on Windows), beside the environment's
