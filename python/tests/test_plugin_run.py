@@ -97,3 +97,13 @@ def test_a_missing_binary_fails_each_scenario_with_the_fix(pytester, monkeypatch
     result.assert_outcomes(passed=1, failed=1)
     assert "HOOKHARNESS_BIN is" in result.stdout.str()
     assert "which is not an executable file" in result.stdout.str()
+
+
+def test_pytest_split_groups_cover_each_scenario_once(pytester, monkeypatch):
+    project(pytester, {f"s{i}.yaml": PASSES.replace("greets", f"greets-{i}") for i in range(6)})
+    seen = []
+    for group in ("1", "2"):
+        result = run(pytester, monkeypatch, "--splits", "2", "--group", group, "-v")
+        seen += [line.split(" ")[0] for line in result.stdout.lines if " PASSED" in line]
+    scenarios = [node for node in seen if node.startswith("scenarios/")]
+    assert sorted(scenarios) == sorted(f"scenarios/s{i}.yaml::greets-{i}" for i in range(6))
