@@ -53,8 +53,8 @@ def _float(loader, node):
 
 
 def _mapping(loader, node):
-    # No merge keys: `<<` is an ordinary key in YAML 1.2.
-    loader.construct_mapping(node)
+    # No merge keys: with the 1.1 resolvers gone, `<<` is a plain string key,
+    # as in YAML 1.2; the mapping is built without PyYAML's merge step.
     return {loader.construct_object(k, deep=True): loader.construct_object(v, deep=True) for k, v in node.value}
 
 

@@ -168,3 +168,26 @@ def test_generated_scenarios_validate(tmp_path):
     assert len(generated) == 300
     failing = {str(p.name): problems(read(p)) for p in generated}
     assert {name: found for name, found in failing.items() if found} == {}
+
+
+ENGINE_CASES = {
+    "a factory agent with its args and models": (
+        {"agent": {"python": "pkg.agents:make", "args": {"topic": "x"}, "models": {"planner": "judge"}},
+         "models": {"judge": {"replies": [{"text": "PASS"}], "replaces": "haystack.components.generators.chat:OpenAIChatGenerator"}},
+         "python_path": [".", "src"], "clock": "2026-03-01T09:00:00+00:00", "model": [],
+         "hooks": {"after_run": [{"python": "pkg.hooks:Grade", "args": {"model": "m"}, "models": {"judge": "judge"}, "name": "grade"}]},
+         "expect": {"printed": ["audit: search"]}},
+        True,
+    ),
+    "a factory agent beside Agent settings": ({"agent": {"python": "pkg:make", "max_agent_steps": 3}, "model": []}, False),
+    "factory args without a factory": ({"agent": {"args": {"topic": "x"}}, "model": []}, False),
+    "a Python hook with a misspelled key": ({"hooks": {"before_run": [{"python": "pkg:h", "arg": {}}]}, "model": []}, False),
+    "a named model without replies": ({"models": {"judge": {"replaces": "a:B"}}, "model": []}, False),
+    "a script name that is not a string": ({"agent": {"python": "pkg:make", "models": {"planner": 3}}, "model": []}, False),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ENGINE_CASES), ids=str)
+def test_the_haystack_engine_keys(case):
+    instance, valid = ENGINE_CASES[case]
+    assert (problems(instance) == []) is valid, problems(instance)
