@@ -118,6 +118,7 @@ pub mod record;
 pub mod replay;
 pub mod report;
 pub mod scenario;
+pub mod schema;
 pub mod scripted;
 pub mod state;
 #[cfg(feature = "proptest")]

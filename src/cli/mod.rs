@@ -124,6 +124,9 @@ enum Command {
     /// a change meant to send the model another conversation), and say what
     /// changed.
     Rebase(rebase::RebaseArgs),
+    /// Print the JSON Schema of scenario files (editors read it for
+    /// completion and checks; `schema/scenario.schema.json` is a copy).
+    Schema,
     /// Run a scenario against a live OpenAI-compatible server and write a
     /// scenario whose `model` script holds the replies received.
     #[cfg(feature = "http")]
@@ -200,6 +203,10 @@ pub fn main() -> std::process::ExitCode {
         Command::Mutate(args) => mutate::run(args),
         Command::Rebase(args) => rebase::run(args),
         Command::Explore(args) => explore::run(args),
+        Command::Schema => {
+            out!("{}", crate::schema::text());
+            ExitCode::Ok
+        }
         #[cfg(feature = "http")]
         Command::Record(args) => record::run(args),
         #[cfg(feature = "proptest")]
