@@ -133,7 +133,13 @@ pub(crate) fn read_agent(field: &Field<'_>) -> Read<AgentSpec> {
     if let Some(f) = map.get("tool_concurrency_limit") {
         agent.tool_concurrency_limit = f.i64()?;
     }
-    map.finish_suggesting(&["python"])?;
+    // `args` and `models` go with `python` (and are known keys here, so that
+    // an unknown key lists them).
+    let _ = map.get("python");
+    if map.get("args").is_some() || map.get("models").is_some() {
+        return Err(map.missing("python"));
+    }
+    map.finish()?;
     Ok(agent)
 }
 

@@ -90,6 +90,11 @@ fn expect(outcome: bool) -> Value {
                 ],
             },
         },
+        "printed": {
+            "description": "each text appears in what hooks and tools printed or logged, in this order (Haystack engine)",
+            "type": "array",
+            "items": {"type": "string"},
+        },
     });
     if outcome {
         properties["error"] = json!({
@@ -101,11 +106,6 @@ fn expect(outcome: bool) -> Value {
             "enum": ["fail", "allow"],
         });
         properties["always"] = json!({"$ref": "#/definitions/always"});
-        properties["printed"] = json!({
-            "description": "each text appears in what hooks and tools printed or logged, in this order (Haystack engine)",
-            "type": "array",
-            "items": {"type": "string"},
-        });
         json!({
             "description": "what the outcome must show: every key is optional; each one given must hold",
             "type": "object",

@@ -19,14 +19,11 @@ pub fn resolve(explicit: Option<&Path>) -> PathBuf {
     installed_beside().unwrap_or_else(|| PathBuf::from("python3"))
 }
 
-/// `python` next to this executable when that folder is a virtual
-/// environment's `bin` (its parent holds `pyvenv.cfg`).
+/// `python` next to this executable (pip installs both into one scripts
+/// folder: a venv's `bin/`, or the one pipx links from).
 fn installed_beside() -> Option<PathBuf> {
     let exe = std::env::current_exe().ok()?;
     let bin = exe.parent()?;
-    if !bin.parent()?.join("pyvenv.cfg").is_file() {
-        return None;
-    }
     ["python", "python3"]
         .iter()
         .map(|name| bin.join(name))
@@ -35,8 +32,16 @@ fn installed_beside() -> Option<PathBuf> {
 
 /// The repository's `python/` folder, when this build runs from a checkout
 /// (or a `cargo install` of one) that has it: put first on `PYTHONPATH`, so
-/// the worker matches the binary without a `pip install`.
-pub(crate) fn package_root() -> Option<PathBuf> {
+/// the worker matches the binary without a `pip install`. Not for an
+/// interpreter installed beside the binary (a wheel): that one has the
+/// package the wheel installed.
+pub(crate) fn package_root(python: &Path) -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok();
+    if exe.as_deref().and_then(Path::parent)
+        == python.parent().filter(|p| !p.as_os_str().is_empty())
+    {
+        return None;
+    }
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("python");
     root.join("hookharness")
         .join("engine")

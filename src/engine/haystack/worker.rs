@@ -80,7 +80,7 @@ impl Worker {
             .env("HAYSTACK_TELEMETRY_ENABLED", "False")
             .env("PYTHONDONTWRITEBYTECODE", "1")
             .env("PYTHONUNBUFFERED", "1");
-        if let Some(root) = package_root() {
+        if let Some(root) = package_root(python) {
             let mut paths = vec![root];
             if let Some(existing) = std::env::var_os("PYTHONPATH") {
                 paths.extend(std::env::split_paths(&existing));
