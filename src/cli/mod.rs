@@ -281,11 +281,19 @@ fn check(paths: &[PathBuf]) -> ExitCode {
         Err(code) => return code,
     };
     let mut invalid = 0;
+    let mut needs_rust = 0;
     let replay = Replay::new();
     for file in &files {
         let errors = match Scenario::from_path(file) {
             Err(error) => vec![error.to_string()],
-            Ok(scenario) => construction::file_errors(&replay, file, &scenario),
+            Ok(scenario) => {
+                let errors = construction::file_errors(&replay, file, &scenario);
+                if let (true, Some(note)) = (errors.is_empty(), needs_rust::note(file, &scenario)) {
+                    needs_rust += 1;
+                    outln!("{note}");
+                }
+                errors
+            }
         };
         if !errors.is_empty() {
             invalid += 1;
@@ -294,7 +302,12 @@ fn check(paths: &[PathBuf]) -> ExitCode {
             outln!("{error}");
         }
     }
-    outln!("{} valid, {invalid} invalid", files.len() - invalid);
+    let valid = files.len() - invalid;
+    if needs_rust > 0 {
+        outln!("{valid} valid ({needs_rust} only from a Rust test), {invalid} invalid");
+    } else {
+        outln!("{valid} valid, {invalid} invalid");
+    }
     if invalid > 0 {
         ExitCode::Invalid
     } else {
