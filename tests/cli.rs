@@ -139,6 +139,36 @@ fn explain_prints_the_timeline_of_a_run() {
 }
 
 #[test]
+fn explain_shows_every_message_a_ready_made_hook_adds_removes_or_changes_in_text_and_html() {
+    let file = "scenarios/ready_made/confirmation_confirm_modify_reject.yaml";
+    let text = stdout(&hookharness(&["explain", file]));
+    for line in [
+        "    messages rewritten: 2 -> 5\n",
+        "    ~ message 1 assistant: \"Let me look.\", call delete_file({\"path\":\"/tmp/x\"}) (was assistant:",
+        "    + message 2 tool: result of delete_file (error): \"Tool execution for 'delete_file' was rejected",
+        "    + message 3 user: \"The parameters for tool 'fetch' were updated by the user to:",
+        "    + message 4 assistant: \"Let me look.\", call search({\"query\":\"fusion\"}), call fetch(",
+    ] {
+        assert!(text.contains(line), "{line}\n{text}");
+    }
+    let html = stdout(&hookharness(&["explain", file, "--format", "html"]));
+    assert!(
+        html.contains("+ message 2 tool: result of delete_file (error): &quot;Tool execution for"),
+        "{html}"
+    );
+    let offload = stdout(&hookharness(&[
+        "explain",
+        "scenarios/ready_made/offload_over_chars.yaml",
+    ]));
+    assert!(
+        offload.contains(
+            "    ~ message 2 tool: result of search: \"Tool result offloaded to text (62 characters) at"
+        ),
+        "{offload}"
+    );
+}
+
+#[test]
 fn a_ready_made_hook_with_a_mistyped_parameter_is_an_invalid_file_for_run_and_check() {
     let run = hookharness(&["run", "tests/cli_inputs/bad_ready_made.yaml"]);
     assert_eq!(run.status.code(), Some(2));
