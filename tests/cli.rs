@@ -234,6 +234,17 @@ fn walk(dir: &Path) -> usize {
 }
 
 #[test]
+fn explain_of_a_json_lines_file_suggests_outcome() {
+    let output = hookharness(&["explain", "all.jsonl"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr(&output),
+        "all.jsonl: a JSON Lines file, not a scenario; if it holds saved outcomes (`hookharness run \
+         --format json --trace full`), `hookharness explain --outcome all.jsonl` explains each\n"
+    );
+}
+
+#[test]
 fn explain_of_a_file_that_holds_no_saved_outcome_says_how_to_write_one() {
     let output = hookharness(&[
         "explain",

@@ -316,6 +316,19 @@ fn check(paths: &[PathBuf]) -> ExitCode {
 }
 
 fn explain(file: &std::path::Path, format: ExplainFormat) -> ExitCode {
+    let lines = file
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("jsonl") || e.eq_ignore_ascii_case("ndjson"));
+    if lines {
+        errln!(
+            "{}: a JSON Lines file, not a scenario; if it holds saved outcomes (`hookharness run \
+             --format json --trace full`), `hookharness explain --outcome {}` explains each",
+            file.display(),
+            file.display()
+        );
+        return ExitCode::Invalid;
+    }
     let scenario = match Scenario::from_path(file).map_err(ScenarioError::for_one_file) {
         Ok(scenario) => scenario,
         Err(error) => {
