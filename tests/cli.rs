@@ -234,6 +234,37 @@ fn walk(dir: &Path) -> usize {
 }
 
 #[test]
+fn color_always_paints_the_status_and_the_diff_and_never_a_machine_format() {
+    let file = "tests/failing_scenarios/sees_conversation.yaml";
+    let painted = stdout(&hookharness(&["run", file, "--color", "always"]));
+    assert!(
+        painted
+            .starts_with("\x1b[1;31mFAIL\x1b[0m  tests/failing_scenarios/sees_conversation.yaml"),
+        "{painted}"
+    );
+    assert!(painted.contains("\x1b[31m        - "), "{painted}");
+    assert!(painted.contains("\x1b[32m        + "), "{painted}");
+    let plain = stdout(&hookharness(&["run", file]));
+    assert!(!plain.contains('\x1b'), "{plain}");
+    assert_eq!(
+        painted
+            .replace("\x1b[1;31m", "")
+            .replace("\x1b[31m", "")
+            .replace("\x1b[32m", "")
+            .replace("\x1b[0m", ""),
+        plain
+    );
+    for format in ["json", "junit"] {
+        let machine = stdout(&hookharness(&[
+            "run", file, "--color", "always", "--format", format,
+        ]));
+        assert!(!machine.contains('\x1b'), "{format}: {machine}");
+    }
+    let never = stdout(&hookharness(&["run", file, "--color", "never"]));
+    assert_eq!(never, plain);
+}
+
+#[test]
 fn explain_of_a_json_lines_file_suggests_outcome() {
     let output = hookharness(&["explain", "all.jsonl"]);
     assert_eq!(output.status.code(), Some(2));

@@ -60,6 +60,13 @@ enum ExploreFormat {
     Json,
 }
 
+impl ExploreArgs {
+    /// The report is for machines (no colour).
+    pub(super) fn machine_format(&self) -> bool {
+        self.format == ExploreFormat::Json
+    }
+}
+
 /// A file to explore: the scenario, its run as written and its variants.
 struct Explored {
     file: PathBuf,

@@ -5,6 +5,7 @@
 //! scenario was found, 4 the command line is wrong, 5 the report could not be
 //! written, 141 the reader of stdout went away.
 
+mod color;
 mod construction;
 mod discover;
 mod explore;
@@ -60,6 +61,9 @@ pub enum ExitCode {
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Colour the report: `auto` on a terminal unless `NO_COLOR` is set.
+    #[arg(long, global = true, value_enum, default_value_t = color::ColorChoice::Auto)]
+    color: color::ColorChoice,
 }
 
 #[derive(Subcommand)]
@@ -165,6 +169,14 @@ pub fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(code as u8);
         }
     };
+    let machine = match &cli.command {
+        Command::Run { format, .. } => !matches!(format, Format::Human),
+        Command::Explain { format, .. } => *format == ExplainFormat::Html,
+        Command::Mutate(args) => args.machine_format(),
+        Command::Explore(args) => args.machine_format(),
+        _ => false,
+    };
+    color::init(cli.color, machine);
     let code = match cli.command {
         Command::Run {
             paths,
