@@ -69,23 +69,25 @@ fn rewritten(
     let old: Vec<String> = before.iter().map(key).collect();
     let new: Vec<String> = after.iter().map(key).collect();
     let mut lines = Vec::new();
+    let removed = |from: usize, to: usize, lines: &mut Vec<String>| {
+        for (i, message) in before[from..to].iter().enumerate() {
+            lines.push(format!("- message {} {}", from + i, describe(message)));
+        }
+    };
+    let added = |from: usize, to: usize, lines: &mut Vec<String>| {
+        for (i, message) in after[from..to].iter().enumerate() {
+            lines.push(format!("+ message {} {}", from + i, describe(message)));
+        }
+    };
     for op in capture_diff_slices(Algorithm::Myers, &old, &new) {
         match op {
             DiffOp::Equal { .. } => {}
             DiffOp::Delete {
                 old_index, old_len, ..
-            } => {
-                for i in old_index..old_index + old_len {
-                    lines.push(format!("- message {i} {}", describe(&before[i])));
-                }
-            }
+            } => removed(old_index, old_index + old_len, &mut lines),
             DiffOp::Insert {
                 new_index, new_len, ..
-            } => {
-                for i in new_index..new_index + new_len {
-                    lines.push(format!("+ message {i} {}", describe(&after[i])));
-                }
-            }
+            } => added(new_index, new_index + new_len, &mut lines),
             DiffOp::Replace {
                 old_index,
                 old_len,
@@ -95,20 +97,19 @@ fn rewritten(
                 // As many as both have are changed in place; the rest of
                 // either side is removed or added.
                 let paired = old_len.min(new_len);
-                for k in 0..paired {
+                let pairs = before[old_index..old_index + paired]
+                    .iter()
+                    .zip(&after[new_index..new_index + paired]);
+                for (k, (was, now)) in pairs.enumerate() {
                     lines.push(format!(
                         "~ message {} {} (was {})",
                         new_index + k,
-                        describe(&after[new_index + k]),
-                        describe(&before[old_index + k])
+                        describe(now),
+                        describe(was)
                     ));
                 }
-                for i in old_index + paired..old_index + old_len {
-                    lines.push(format!("- message {i} {}", describe(&before[i])));
-                }
-                for i in new_index + paired..new_index + new_len {
-                    lines.push(format!("+ message {i} {}", describe(&after[i])));
-                }
+                removed(old_index + paired, old_index + old_len, &mut lines);
+                added(new_index + paired, new_index + new_len, &mut lines);
             }
         }
     }
