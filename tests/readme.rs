@@ -158,7 +158,8 @@ fn every_rust_block_of_the_readme_and_the_docs_is_a_compiled_file() {
             assert!(
                 compiled.iter().any(|file| file.ends_with(&block)),
                 "{document}: this Rust block is not the end of a file under tests/readme_snippets/ \
-                 (nor of tests/readme_scenarios.rs), so nothing compiles it; add it there:\n{block}"
+                 (nor of tests/readme_scenarios.rs), so nothing compiles it; add it there (or, when `cargo fmt` reformatted that file, copy \
+                 the file back into the document):\n{block}"
             );
         }
     }
