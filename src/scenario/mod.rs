@@ -70,6 +70,7 @@ mod run;
 mod scalar;
 mod sees;
 mod spec;
+mod substitute;
 mod suggest;
 mod tool;
 mod when;
