@@ -71,6 +71,7 @@ mod run;
 mod scalar;
 mod sees;
 mod spec;
+mod substitute;
 mod suggest;
 mod tool;
 mod when;
