@@ -314,6 +314,7 @@ fn check(paths: &[PathBuf]) -> ExitCode {
     };
     let mut invalid = 0;
     let mut needs_rust = 0;
+    let mut needs_haystack = 0;
     let replay = Replay::new();
     for file in &files {
         let errors = match Scenario::from_path(file) {
@@ -323,6 +324,15 @@ fn check(paths: &[PathBuf]) -> ExitCode {
                 if let (true, Some(note)) = (errors.is_empty(), needs_rust::note(file, &scenario)) {
                     needs_rust += 1;
                     outln!("{note}");
+                }
+                if errors.is_empty() && scenario.needs_python() {
+                    needs_haystack += 1;
+                    outln!(
+                        "{}: valid; it runs your Python code, which only the Haystack engine runs: \
+                         `hookharness run {} --engine haystack`",
+                        file.display(),
+                        file.display()
+                    );
                 }
                 errors
             }
@@ -335,10 +345,17 @@ fn check(paths: &[PathBuf]) -> ExitCode {
         }
     }
     let valid = files.len() - invalid;
+    let mut only = Vec::new();
     if needs_rust > 0 {
-        outln!("{valid} valid ({needs_rust} only from a Rust test), {invalid} invalid");
-    } else {
+        only.push(format!("{needs_rust} only from a Rust test"));
+    }
+    if needs_haystack > 0 {
+        only.push(format!("{needs_haystack} only with --engine haystack"));
+    }
+    if only.is_empty() {
         outln!("{valid} valid, {invalid} invalid");
+    } else {
+        outln!("{valid} valid ({}), {invalid} invalid", only.join(", "));
     }
     if invalid > 0 {
         ExitCode::Invalid
