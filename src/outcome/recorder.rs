@@ -145,8 +145,10 @@ impl Observer for TraceRecorder {
                 step: step(state),
                 error: (*error).to_owned(),
             },
-            Event::ToolFinished { state, call, error } => TraceEvent::ToolFinished {
-                step: step(state),
+            Event::ToolFinished {
+                step, call, error, ..
+            } => TraceEvent::ToolFinished {
+                step: step.cloned(),
                 tool: call.tool_name.clone(),
                 id: call.id.clone(),
                 error: *error,

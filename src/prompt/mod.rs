@@ -45,6 +45,8 @@
 //! ```
 
 mod error;
+mod for_loops;
+mod jinja2;
 mod message_tag;
 mod render;
 
@@ -152,7 +154,12 @@ impl Prompt {
         required: &RequiredVariables,
     ) -> Result<Prompt, PromptError> {
         let wrapped = message_tag::template_for_role(template, kind.role().as_str());
-        let source = message_tag::rewrite(&wrapped)?;
+        // Jinja2 decides what does not parse, in its words; minijinja renders.
+        jinja2::check(&wrapped).map_err(|error| PromptError::Syntax {
+            message: error.message,
+            line: Some(error.line),
+        })?;
+        let source = for_loops::rewrite(&message_tag::rewrite(&wrapped)?);
         let env = render::environment(source).map_err(|e| jinja_error(&e))?;
         let assigned = assigned_names(&wrapped);
         let analysed = Environment::new();
@@ -264,6 +271,16 @@ fn jinja_error(error: &minijinja::Error) -> PromptError {
         };
     }
     PromptError::Template(match error.kind() {
+        // A filter or test Jinja2 does not have, inside an `if` (anywhere
+        // else the Agent is not built): Jinja2's text when it is called.
+        ErrorKind::UnknownFilter | ErrorKind::UnknownTest => {
+            let detail = error.detail().unwrap_or_default();
+            let (kind, name) = detail
+                .strip_suffix(" is unknown")
+                .and_then(|rest| rest.split_once(' '))
+                .unwrap_or(("filter", detail));
+            format!("No {kind} named '{name}' found.")
+        }
         ErrorKind::OutOfFuel => format!(
             "the prompt template ran more than {} instructions and was stopped; \
              look for a loop that does not end",
