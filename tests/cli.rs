@@ -413,10 +413,9 @@ fn a_construction_error_keeps_the_verdicts_of_a_failed_run() {
         ])
     );
     assert!(
-        outcome["error"]
-            .as_str()
-            .unwrap()
-            .starts_with(&format!("{file}:5:7: the Agent cannot be built: Hook of type")),
+        outcome["error"].as_str().unwrap().starts_with(&format!(
+            "{file}:5:7: the Agent cannot be built: Hook of type"
+        )),
         "{}",
         outcome["error"]
     );

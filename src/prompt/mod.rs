@@ -255,7 +255,8 @@ impl Prompt {
 }
 
 /// The text of a template error: Haystack's own text for what the message
-/// tag raises, minijinja's description otherwise.
+/// tag raises, Jinja2's for an unknown filter or test it calls, minijinja's
+/// description otherwise.
 fn jinja_error(error: &minijinja::Error) -> PromptError {
     let mut source = std::error::Error::source(error);
     while let Some(cause) = source {
@@ -280,6 +281,19 @@ fn jinja_error(error: &minijinja::Error) -> PromptError {
                 .and_then(|rest| rest.split_once(' '))
                 .unwrap_or(("filter", detail));
             format!("No {kind} named '{name}' found.")
+        }
+        // Jinja2's `reverse` of what is not iterable.
+        ErrorKind::InvalidOperation
+            if matches!(
+                error.detail(),
+                Some(
+                    "cannot reverse values of type none"
+                        | "cannot reverse values of type number"
+                        | "cannot reverse values of type bool"
+                )
+            ) =>
+        {
+            "argument must be iterable".to_owned()
         }
         ErrorKind::OutOfFuel => format!(
             "the prompt template ran more than {} instructions and was stopped; \
