@@ -1,0 +1,1 @@
+"""hookharness: test Haystack hooks, tools and agents against scripted scenarios."""
