@@ -1121,7 +1121,7 @@ impl Parser {
 
     fn parse_call_args(&mut self) -> Parsed<()> {
         let token = self.expect("lparen")?;
-        let (mut args, mut kwargs, mut dyn_args, mut dyn_kwargs) = (0, 0, false, false);
+        let (mut kwargs, mut dyn_args, mut dyn_kwargs) = (0, false, false);
         let mut require_comma = false;
         let ensure = |p: &Self, ok: bool| -> Parsed<()> {
             if ok {
@@ -1159,11 +1159,9 @@ impl Parser {
             } else {
                 ensure(self, !dyn_args && !dyn_kwargs && kwargs == 0)?;
                 self.parse_expression(true)?;
-                args += 1;
             }
             require_comma = true;
         }
-        let _ = args;
         self.expect("rparen")?;
         Ok(())
     }
