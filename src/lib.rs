@@ -44,9 +44,14 @@
 //! ## Install
 //!
 //! ```toml
-//! [dev-dependencies]
+//! [dependencies]
 //! hookharness = "0.1"
 //! ```
+//!
+//! Your hooks implement [`Hook`] in your crate's `src/`, so hookharness is
+//! a `[dependencies]` entry; a `[dev-dependencies]` entry is enough only
+//! when the hooks live in `tests/` as well (the README's "From Rust"
+//! section has the whole setup).
 //!
 //! The `hookharness` binary (`cargo install hookharness`) replays scenario
 //! files: `hookharness run scenarios/`.
@@ -117,6 +122,7 @@ pub mod record;
 pub mod replay;
 pub mod report;
 pub mod scenario;
+pub mod schema;
 pub mod scripted;
 pub mod state;
 #[cfg(feature = "proptest")]

@@ -139,6 +139,36 @@ fn explain_prints_the_timeline_of_a_run() {
 }
 
 #[test]
+fn explain_shows_every_message_a_ready_made_hook_adds_removes_or_changes_in_text_and_html() {
+    let file = "scenarios/ready_made/confirmation_confirm_modify_reject.yaml";
+    let text = stdout(&hookharness(&["explain", file]));
+    for line in [
+        "    messages rewritten: 2 -> 5\n",
+        "    ~ message 1 assistant: \"Let me look.\", call delete_file({\"path\":\"/tmp/x\"}) (was assistant:",
+        "    + message 2 tool: result of delete_file (error): \"Tool execution for 'delete_file' was rejected",
+        "    + message 3 user: \"The parameters for tool 'fetch' were updated by the user to:",
+        "    + message 4 assistant: \"Let me look.\", call search({\"query\":\"fusion\"}), call fetch(",
+    ] {
+        assert!(text.contains(line), "{line}\n{text}");
+    }
+    let html = stdout(&hookharness(&["explain", file, "--format", "html"]));
+    assert!(
+        html.contains("+ message 2 tool: result of delete_file (error): &quot;Tool execution for"),
+        "{html}"
+    );
+    let offload = stdout(&hookharness(&[
+        "explain",
+        "scenarios/ready_made/offload_over_chars.yaml",
+    ]));
+    assert!(
+        offload.contains(
+            "    ~ message 2 tool: result of search: \"Tool result offloaded to text (62 characters) at"
+        ),
+        "{offload}"
+    );
+}
+
+#[test]
 fn a_ready_made_hook_with_a_mistyped_parameter_is_an_invalid_file_for_run_and_check() {
     let run = hookharness(&["run", "tests/cli_inputs/bad_ready_made.yaml"]);
     assert_eq!(run.status.code(), Some(2));
@@ -201,6 +231,48 @@ fn walk(dir: &Path) -> usize {
             }
         })
         .sum()
+}
+
+#[test]
+fn color_always_paints_the_status_and_the_diff_and_never_a_machine_format() {
+    let file = "tests/failing_scenarios/sees_conversation.yaml";
+    let painted = stdout(&hookharness(&["run", file, "--color", "always"]));
+    assert!(
+        painted
+            .starts_with("\x1b[1;31mFAIL\x1b[0m  tests/failing_scenarios/sees_conversation.yaml"),
+        "{painted}"
+    );
+    assert!(painted.contains("\x1b[31m        - "), "{painted}");
+    assert!(painted.contains("\x1b[32m        + "), "{painted}");
+    let plain = stdout(&hookharness(&["run", file]));
+    assert!(!plain.contains('\x1b'), "{plain}");
+    assert_eq!(
+        painted
+            .replace("\x1b[1;31m", "")
+            .replace("\x1b[31m", "")
+            .replace("\x1b[32m", "")
+            .replace("\x1b[0m", ""),
+        plain
+    );
+    for format in ["json", "junit"] {
+        let machine = stdout(&hookharness(&[
+            "run", file, "--color", "always", "--format", format,
+        ]));
+        assert!(!machine.contains('\x1b'), "{format}: {machine}");
+    }
+    let never = stdout(&hookharness(&["run", file, "--color", "never"]));
+    assert_eq!(never, plain);
+}
+
+#[test]
+fn explain_of_a_json_lines_file_suggests_outcome() {
+    let output = hookharness(&["explain", "all.jsonl"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr(&output),
+        "all.jsonl: a JSON Lines file, not a scenario; if it holds saved outcomes (`hookharness run \
+         --format json --trace full`), `hookharness explain --outcome all.jsonl` explains each\n"
+    );
 }
 
 #[test]

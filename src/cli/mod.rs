@@ -5,6 +5,7 @@
 //! scenario was found, 4 the command line is wrong, 5 the report could not be
 //! written, 141 the reader of stdout went away.
 
+mod color;
 mod construction;
 mod discover;
 mod explore;
@@ -60,6 +61,9 @@ pub enum ExitCode {
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Colour the report: `auto` on a terminal unless `NO_COLOR` is set.
+    #[arg(long, global = true, value_enum, default_value_t = color::ColorChoice::Auto)]
+    color: color::ColorChoice,
 }
 
 #[derive(Subcommand)]
@@ -119,6 +123,9 @@ enum Command {
     /// a change meant to send the model another conversation), and say what
     /// changed.
     Rebase(rebase::RebaseArgs),
+    /// Print the JSON Schema of scenario files (editors read it for
+    /// completion and checks; `schema/scenario.schema.json` is a copy).
+    Schema,
     /// Run a scenario against a live OpenAI-compatible server and write a
     /// scenario whose `model` script holds the replies received.
     #[cfg(feature = "http")]
@@ -165,6 +172,14 @@ pub fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(code as u8);
         }
     };
+    let machine = match &cli.command {
+        Command::Run { format, .. } => !matches!(format, Format::Human),
+        Command::Explain { format, .. } => *format == ExplainFormat::Html,
+        Command::Mutate(args) => args.machine_format(),
+        Command::Explore(args) => args.machine_format(),
+        _ => false,
+    };
+    color::init(cli.color, machine);
     let code = match cli.command {
         Command::Run {
             paths,
@@ -193,6 +208,10 @@ pub fn main() -> std::process::ExitCode {
         Command::Mutate(args) => mutate::run(args),
         Command::Rebase(args) => rebase::run(args),
         Command::Explore(args) => explore::run(args),
+        Command::Schema => {
+            out!("{}", crate::schema::text());
+            ExitCode::Ok
+        }
         #[cfg(feature = "http")]
         Command::Record(args) => record::run(args),
         #[cfg(feature = "proptest")]
@@ -281,11 +300,19 @@ fn check(paths: &[PathBuf]) -> ExitCode {
         Err(code) => return code,
     };
     let mut invalid = 0;
+    let mut needs_rust = 0;
     let replay = Replay::new();
     for file in &files {
         let errors = match Scenario::from_path(file) {
             Err(error) => vec![error.to_string()],
-            Ok(scenario) => construction::file_errors(&replay, file, &scenario),
+            Ok(scenario) => {
+                let errors = construction::file_errors(&replay, file, &scenario);
+                if let (true, Some(note)) = (errors.is_empty(), needs_rust::note(file, &scenario)) {
+                    needs_rust += 1;
+                    outln!("{note}");
+                }
+                errors
+            }
         };
         if !errors.is_empty() {
             invalid += 1;
@@ -294,7 +321,12 @@ fn check(paths: &[PathBuf]) -> ExitCode {
             outln!("{error}");
         }
     }
-    outln!("{} valid, {invalid} invalid", files.len() - invalid);
+    let valid = files.len() - invalid;
+    if needs_rust > 0 {
+        outln!("{valid} valid ({needs_rust} only from a Rust test), {invalid} invalid");
+    } else {
+        outln!("{valid} valid, {invalid} invalid");
+    }
     if invalid > 0 {
         ExitCode::Invalid
     } else {
@@ -303,6 +335,19 @@ fn check(paths: &[PathBuf]) -> ExitCode {
 }
 
 fn explain(file: &std::path::Path, format: ExplainFormat) -> ExitCode {
+    let lines = file
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("jsonl") || e.eq_ignore_ascii_case("ndjson"));
+    if lines {
+        errln!(
+            "{}: a JSON Lines file, not a scenario; if it holds saved outcomes (`hookharness run \
+             --format json --trace full`), `hookharness explain --outcome {}` explains each",
+            file.display(),
+            file.display()
+        );
+        return ExitCode::Invalid;
+    }
     let scenario = match Scenario::from_path(file).map_err(ScenarioError::for_one_file) {
         Ok(scenario) => scenario,
         Err(error) => {

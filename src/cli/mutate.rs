@@ -45,6 +45,13 @@ enum MutateFormat {
     Json,
 }
 
+impl MutateArgs {
+    /// The report is for machines (no colour).
+    pub(super) fn machine_format(&self) -> bool {
+        self.format == MutateFormat::Json
+    }
+}
+
 /// Why a file gave no mutants.
 enum Skipped {
     /// The file is not a valid scenario.

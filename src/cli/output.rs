@@ -15,7 +15,12 @@ use std::io::{self, Write};
 /// Writes to stdout and flushes, or ends the process (see the module docs).
 pub(crate) fn stdout(args: fmt::Arguments<'_>) {
     let mut out = io::stdout().lock();
-    if let Err(error) = out.write_fmt(args).and_then(|()| out.flush()) {
+    let written = if super::color::on() {
+        out.write_all(super::color::paint(&args.to_string()).as_bytes())
+    } else {
+        out.write_fmt(args)
+    };
+    if let Err(error) = written.and_then(|()| out.flush()) {
         exit_on_write_error(&error, "stdout");
     }
 }

@@ -61,12 +61,36 @@ pub(super) fn run(args: RebaseArgs) -> ExitCode {
                 "added".to_owned()
             }
             Change::NotReached => "kept (the run made fewer LLM calls)".to_owned(),
+            Change::MatcherFails { matcher, facts } => {
+                let kept = format!("kept: a matcher no longer holds ({matcher}); edit it");
+                match facts {
+                    Some(what) => {
+                        rewritten += 1;
+                        format!("rewritten ({what}), but {kept}")
+                    }
+                    None => kept,
+                }
+            }
         };
         outln!("model[{}].sees: {what}", change.reply);
     }
     let total = rebased.changes.len();
+    let matchers = rebased
+        .changes
+        .iter()
+        .filter(|c| matches!(c.change, Change::MatcherFails { .. }))
+        .count();
     if rewritten == 0 {
-        outln!("{origin}: every `sees` holds; nothing to rewrite");
+        if matchers == 0 {
+            outln!("{origin}: every `sees` holds; nothing to rewrite");
+        } else {
+            outln!(
+                "{origin}: nothing rewritten: {matchers} `sees` hold{} a matcher that no longer holds; \
+                 edit {} by hand",
+                if matchers == 1 { "s" } else { "" },
+                if matchers == 1 { "it" } else { "them" }
+            );
+        }
         return finish(&rebased.outcome);
     }
     if args.check {

@@ -174,12 +174,19 @@ fn hook_for(
         HookEntry::Custom(name) => match custom.get(name) {
             Some(hook) => hook.clone(),
             None => {
-                return Err(PrepareError::UnregisteredHook {
-                    name: name.clone(),
-                    message: format!(
+                let message = match crate::scenario::closest(name, custom.keys()) {
+                    Some(known) => format!(
+                        "custom hook `{name}` is not registered; did you mean `{known}`, the name \
+                         the Rust test registers?"
+                    ),
+                    None => format!(
                         "custom hook `{name}` is not registered; register it with \
                      `Replay::new().custom_hook(\"{name}\", hook)` in the Rust test that runs this scenario"
                     ),
+                };
+                return Err(PrepareError::UnregisteredHook {
+                    name: name.clone(),
+                    message,
                 });
             }
         },

@@ -100,6 +100,26 @@ impl Replay {
         self
     }
 
+    /// The name this replayer knows `hook` by: the name it was registered
+    /// under as that very object, else the one hook registered of its type
+    /// (not a closure's: every `hook_fn` shares one). `None` when neither
+    /// names one hook.
+    pub(crate) fn registered_name(&self, hook: &Arc<dyn Hook>) -> Option<&str> {
+        let same = |h: &Arc<dyn Hook>| std::ptr::addr_eq(Arc::as_ptr(h), Arc::as_ptr(hook));
+        if let Some((name, _)) = self.custom.iter().find(|(_, h)| same(h)) {
+            return Some(name);
+        }
+        let kind = hook.type_name();
+        if kind == crate::hook::FUNCTION_HOOK_TYPE {
+            return None;
+        }
+        let mut of_kind = self.custom.iter().filter(|(_, h)| h.type_name() == kind);
+        match (of_kind.next(), of_kind.next()) {
+            (Some((name, _)), None) => Some(name),
+            _ => None,
+        }
+    }
+
     /// Loads and runs a file; an invalid file gives an outcome with status
     /// [`Status::Invalid`] whose `error` names the file, the key and the
     /// position.

@@ -50,7 +50,7 @@ impl Default for AgentSpec {
 
 /// The format's spelling of each state type (`list` on `messages` is read
 /// as [`ValueType::ChatMessages`]).
-const VALUE_TYPES: &[(&str, ValueType)] = &[
+pub(crate) const VALUE_TYPES: &[(&str, ValueType)] = &[
     ("list", ValueType::List),
     ("str", ValueType::Str),
     ("int", ValueType::Int),

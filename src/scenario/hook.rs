@@ -72,7 +72,7 @@ impl ReadyMadeKind {
     }
 }
 
-const READY_MADE: &[(&str, ReadyMadeKind)] = &[
+pub(crate) const READY_MADE: &[(&str, ReadyMadeKind)] = &[
     ("token_budget", ReadyMadeKind::TokenBudget),
     ("tool_result_offload", ReadyMadeKind::ToolResultOffload),
     ("compaction", ReadyMadeKind::Compaction),

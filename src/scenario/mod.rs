@@ -70,6 +70,7 @@ mod run;
 mod scalar;
 mod sees;
 mod spec;
+mod substitute;
 mod suggest;
 mod tool;
 mod when;
@@ -104,6 +105,18 @@ pub(crate) use suggest::closest;
 pub use tool::ToolScript;
 pub use when::{LastMessageCondition, StepCountCondition, When};
 pub(crate) use write::{message as write_message, write_compact};
+
+/// The words the loader accepts at each place, read by the JSON Schema
+/// (`crate::schema`) so that the two cannot disagree on a name.
+pub(crate) mod vocabulary {
+    pub(crate) use super::action::ACTIONS;
+    pub(crate) use super::agent::{VALUE_TYPES, handlers};
+    pub(crate) use super::event_pattern::KINDS as EVENT_KINDS;
+    pub(crate) use super::hook::READY_MADE;
+    pub(crate) use super::list_expect::MODES;
+    pub(crate) use super::message::{PART_TAGS, roles};
+    pub(crate) use super::pattern::MATCHER_WORDS;
+}
 
 /// The deepest nesting of lists and maps a scenario file may use.
 pub(crate) const MAX_DEPTH: usize = 128;
