@@ -2,7 +2,9 @@
 reads them: `Agent.to_dict()` as JSON (agent.json) and as YAML (agent.yaml), and a pipeline holding the Agent
 as `Pipeline.dumps()` writes it (pipeline.yaml). The Agent has two tools, a ready-made hook with parameters, a
 hook class of the application's own and a function hook. A second Agent (agent_toolset.json) takes its tools as a
-`Toolset` holding a `Tool` and a `ComponentTool`. `tests/import.rs` imports each and checks the result.
+`Toolset` holding a `Tool` and a `ComponentTool`. A third (agent_console.json) asks at the console before a tool
+runs (`SimpleConsoleUI`) and offloads results to files (`FileSystemToolResultStore`), which the importer replaces
+with their scenario stand-ins. `tests/import.rs` imports each and checks the result.
 
 Usage: /work/.venv-ref/bin/python conformance/make_import_fixtures.py [OUT_DIR]
 """
@@ -21,6 +23,14 @@ from haystack.components.generators.chat import OpenAIChatGenerator
 from haystack.core.serialization import default_from_dict, default_to_dict
 from haystack.hooks.budget.hooks import TokenBudgetHook
 from haystack.hooks.from_function import FunctionHook
+from haystack.hooks.human_in_the_loop import (
+    AlwaysAskPolicy,
+    BlockingConfirmationStrategy,
+    ConfirmationHook,
+    SimpleConsoleUI,
+)
+from haystack.hooks.tool_result_offloading import FileSystemToolResultStore, ToolResultOffloadHook
+from haystack.hooks.tool_result_offloading.policies import AlwaysOffload
 from haystack.components.builders import PromptBuilder
 from haystack.tools import ComponentTool, Tool, Toolset
 
@@ -114,6 +124,25 @@ def build_toolset() -> Agent:
     )
 
 
+def build_console() -> Agent:
+    """An Agent that asks a person at the console before `search` runs and offloads its results to files."""
+    confirm = BlockingConfirmationStrategy(confirmation_policy=AlwaysAskPolicy(), confirmation_ui=SimpleConsoleUI())
+    return Agent(
+        chat_generator=OpenAIChatGenerator(model="gpt-4o-mini"),
+        tools=[build().tools[0]],
+        state_schema={"documents": {"type": list}},
+        hooks={
+            "before_tool": [ConfirmationHook(confirmation_strategies={"search": confirm})],
+            "after_tool": [
+                ToolResultOffloadHook(
+                    store=FileSystemToolResultStore(root="/tmp/agent-results"),
+                    offload_strategies={"search": AlwaysOffload()},
+                )
+            ],
+        },
+    )
+
+
 def main() -> None:
     os.environ.setdefault("OPENAI_API_KEY", "unused")  # the generator is built, never called
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parent.parent / "tests/fixtures/haystack/import"
@@ -127,6 +156,8 @@ def main() -> None:
     (out / "pipeline.yaml").write_text(pipeline.dumps(), encoding="utf-8")
     toolset = build_toolset().to_dict()
     (out / "agent_toolset.json").write_text(json.dumps(toolset, indent=2) + "\n", encoding="utf-8")
+    console = build_console().to_dict()
+    (out / "agent_console.json").write_text(json.dumps(console, indent=2) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

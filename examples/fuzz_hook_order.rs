@@ -68,7 +68,7 @@ fn texts(message: &ChatMessage) -> Vec<String> {
 }
 
 /// Blanks API keys out of tool results.
-struct RedactSecrets;
+pub struct RedactSecrets;
 
 impl Hook for RedactSecrets {
     fn run(&self, state: &mut State) -> Result<(), HookError> {

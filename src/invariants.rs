@@ -273,7 +273,7 @@ impl fmt::Display for Invariant {
 ///         "token_usage": {}, "tool_call_counts": {}, "messages": [], "last_message": null,
 ///         "state": {}})).ok(),
 ///     trace: vec![
-///         TraceEvent::LlmStarted { step: Some(json!(0)), messages_in: 1, last: None },
+///         TraceEvent::LlmStarted { step: Some(json!(0)), messages_in: 1, last: None, model: None },
 ///         TraceEvent::Exit { step: Some(json!(1)), reason: json!("text"), continues: true },
 ///     ],
 /// };
@@ -340,7 +340,7 @@ impl fmt::Display for Violation {
     ///         "token_usage": {}, "tool_call_counts": {}, "messages": [], "last_message": null,
     ///         "state": {}})).ok(),
     ///     trace: vec![
-    ///         TraceEvent::LlmStarted { step: Some(json!(0)), messages_in: 1, last: None },
+    ///         TraceEvent::LlmStarted { step: Some(json!(0)), messages_in: 1, last: None, model: None },
     ///         TraceEvent::HookStarted {
     ///             point: HookPoint::OnExit, index: 0, hook: "late".into(), step: Some(json!(1)),
     ///         },

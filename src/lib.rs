@@ -44,9 +44,14 @@
 //! ## Install
 //!
 //! ```toml
-//! [dev-dependencies]
+//! [dependencies]
 //! hookharness = "0.1"
 //! ```
+//!
+//! Your hooks implement [`Hook`] in your crate's `src/`, so hookharness is
+//! a `[dependencies]` entry; a `[dev-dependencies]` entry is enough only
+//! when the hooks live in `tests/` as well (the README's "From Rust"
+//! section has the whole setup).
 //!
 //! The `hookharness` binary (`cargo install hookharness`) replays scenario
 //! files: `hookharness run scenarios/`.
@@ -97,6 +102,7 @@ pub mod bench;
 #[cfg(feature = "cli")]
 pub mod cli;
 mod elide;
+pub mod engine;
 pub mod explore;
 pub mod future;
 pub mod generator;
@@ -117,6 +123,7 @@ pub mod record;
 pub mod replay;
 pub mod report;
 pub mod scenario;
+pub mod schema;
 pub mod scripted;
 pub mod state;
 #[cfg(feature = "proptest")]

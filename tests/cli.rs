@@ -139,6 +139,36 @@ fn explain_prints_the_timeline_of_a_run() {
 }
 
 #[test]
+fn explain_shows_every_message_a_ready_made_hook_adds_removes_or_changes_in_text_and_html() {
+    let file = "scenarios/ready_made/confirmation_confirm_modify_reject.yaml";
+    let text = stdout(&hookharness(&["explain", file]));
+    for line in [
+        "    messages rewritten: 2 -> 5\n",
+        "    ~ message 1 assistant: \"Let me look.\", call delete_file({\"path\":\"/tmp/x\"}) (was assistant:",
+        "    + message 2 tool: result of delete_file (error): \"Tool execution for 'delete_file' was rejected",
+        "    + message 3 user: \"The parameters for tool 'fetch' were updated by the user to:",
+        "    + message 4 assistant: \"Let me look.\", call search({\"query\":\"fusion\"}), call fetch(",
+    ] {
+        assert!(text.contains(line), "{line}\n{text}");
+    }
+    let html = stdout(&hookharness(&["explain", file, "--format", "html"]));
+    assert!(
+        html.contains("+ message 2 tool: result of delete_file (error): &quot;Tool execution for"),
+        "{html}"
+    );
+    let offload = stdout(&hookharness(&[
+        "explain",
+        "scenarios/ready_made/offload_over_chars.yaml",
+    ]));
+    assert!(
+        offload.contains(
+            "    ~ message 2 tool: result of search: \"Tool result offloaded to text (62 characters) at"
+        ),
+        "{offload}"
+    );
+}
+
+#[test]
 fn a_ready_made_hook_with_a_mistyped_parameter_is_an_invalid_file_for_run_and_check() {
     let run = hookharness(&["run", "tests/cli_inputs/bad_ready_made.yaml"]);
     assert_eq!(run.status.code(), Some(2));
@@ -201,6 +231,48 @@ fn walk(dir: &Path) -> usize {
             }
         })
         .sum()
+}
+
+#[test]
+fn color_always_paints_the_status_and_the_diff_and_never_a_machine_format() {
+    let file = "tests/failing_scenarios/sees_conversation.yaml";
+    let painted = stdout(&hookharness(&["run", file, "--color", "always"]));
+    assert!(
+        painted
+            .starts_with("\x1b[1;31mFAIL\x1b[0m  tests/failing_scenarios/sees_conversation.yaml"),
+        "{painted}"
+    );
+    assert!(painted.contains("\x1b[31m        - "), "{painted}");
+    assert!(painted.contains("\x1b[32m        + "), "{painted}");
+    let plain = stdout(&hookharness(&["run", file]));
+    assert!(!plain.contains('\x1b'), "{plain}");
+    assert_eq!(
+        painted
+            .replace("\x1b[1;31m", "")
+            .replace("\x1b[31m", "")
+            .replace("\x1b[32m", "")
+            .replace("\x1b[0m", ""),
+        plain
+    );
+    for format in ["json", "junit"] {
+        let machine = stdout(&hookharness(&[
+            "run", file, "--color", "always", "--format", format,
+        ]));
+        assert!(!machine.contains('\x1b'), "{format}: {machine}");
+    }
+    let never = stdout(&hookharness(&["run", file, "--color", "never"]));
+    assert_eq!(never, plain);
+}
+
+#[test]
+fn explain_of_a_json_lines_file_suggests_outcome() {
+    let output = hookharness(&["explain", "all.jsonl"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr(&output),
+        "all.jsonl: a JSON Lines file, not a scenario; if it holds saved outcomes (`hookharness run \
+         --format json --trace full`), `hookharness explain --outcome all.jsonl` explains each\n"
+    );
 }
 
 #[test]
@@ -324,14 +396,18 @@ fn every_command_reports_a_construction_error_the_file_decides_as_check_does_and
             stdout(&output)
         );
     }
-    // `run` reports the file as invalid, without the expectations it could
-    // not check, and still runs the other scenarios.
+    // `run` reports the file as invalid with the verdicts of a failed run
+    // (`tools_run` checked against the empty trace), and still runs the
+    // other scenarios.
     let run = hookharness(&["run", file, "scenarios/docs_examples/require_search.yaml"]);
     assert_eq!(run.status.code(), Some(2));
     assert_eq!(
         stdout(&run),
         format!(
             "ERROR {file}  (hook-point-typo)\n      {expected}\
+             \x20     tools_run: expected [\"search\"], got []\n\
+             \x20       --- expected / +++ actual\n\
+             \x20       - \"search\"\n\
              PASS  scenarios/docs_examples/require_search.yaml  (docs-require-search)\n\n\
              1 passed, 0 failed, 1 errors\n"
         )
@@ -342,9 +418,8 @@ fn every_command_reports_a_construction_error_the_file_decides_as_check_does_and
 fn a_template_syntax_error_is_located_at_the_template_for_check_and_run() {
     let file = "tests/cli_inputs/prompt_syntax_error.yaml";
     let expected = format!(
-        "{file}:3:18: the Agent cannot be built: syntax error: unexpected `}}`, expected end of \
-         variable block (in prompt:1) — fix the template (or expect the error with `expect.error` \
-         to test it)"
+        "{file}:3:18: the Agent cannot be built: unexpected '}}' — fix the template (or expect \
+         the error with `expect.error` to test it)"
     );
     let check = hookharness(&["check", file]);
     assert_eq!(check.status.code(), Some(2));
@@ -390,6 +465,31 @@ fn check_locates_each_construction_error_at_its_key_or_entry() {
             ),
         ],
         "{text}"
+    );
+}
+
+#[test]
+fn a_construction_error_keeps_the_verdicts_of_a_failed_run() {
+    // Haystack's reference gives these failures: trace-based expectations
+    // are checked against the empty trace, result-based ones have no result.
+    let file = "conformance/selftest/construction_error_verdicts.yaml";
+    let run = hookharness(&["run", "--format", "json", file]);
+    assert_eq!(run.status.code(), Some(2), "{}", stdout(&run));
+    let outcome: serde_json::Value = serde_json::from_str(stdout(&run).trim()).unwrap();
+    assert_eq!(outcome["status"], "error");
+    assert_eq!(
+        outcome["failures"],
+        serde_json::json!([
+            "exit_reason: no result to check (the run failed)",
+            "llm_calls: expected 1, got 0"
+        ])
+    );
+    assert!(
+        outcome["error"].as_str().unwrap().starts_with(&format!(
+            "{file}:5:7: the Agent cannot be built: Hook of type"
+        )),
+        "{}",
+        outcome["error"]
     );
 }
 
@@ -529,8 +629,7 @@ fn a_syntax_error_on_a_later_line_of_a_literal_block_template_is_located_at_that
     assert_eq!(check.status.code(), Some(2));
     assert!(
         stdout(&check).starts_with(&format!(
-            "{}:4:5: the Agent cannot be built: syntax error: unexpected `}}`, expected end of \
-             variable block (in prompt:2) — fix the template",
+            "{}:4:5: the Agent cannot be built: unexpected '}}' — fix the template",
             file.display()
         )),
         "{}",

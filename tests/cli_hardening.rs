@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{hookharness, stdout};
+use common::{hookharness, stderr, stdout};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -254,6 +254,42 @@ fn discovery_skips_loops_fifos_hidden_folders_and_target_and_reads_any_case() {
             && text.ends_with("1 valid, 1 invalid\n"),
         "{text}"
     );
+}
+
+#[test]
+fn a_json_file_that_is_not_a_scenario_is_skipped_with_a_note_unless_named() {
+    let dir = scratch("json_not_scenario");
+    std::fs::write(
+        dir.join("agent.json"),
+        include_str!("fixtures/haystack/import/agent.json"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("report.json"), "[1, 2]").unwrap();
+    std::fs::write(dir.join("broken.json"), "{\"model\": [").unwrap();
+    std::fs::write(dir.join("ok.json"), "{\"model\": [{\"text\": \"hi\"}]}").unwrap();
+    let output = hookharness(&["run", dir.to_str().unwrap()]);
+    let err = stderr(&output);
+    let agent = dir.join("agent.json");
+    assert!(
+        err.contains(&format!(
+            "note: {}: skipped, a Haystack dump, not a scenario: `hookharness import FILE` writes a \
+             scenario from it; name the file on the command line to load it anyway",
+            agent.display()
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains("report.json: skipped, JSON without a top-level `model`"),
+        "{err}"
+    );
+    // Not JSON at all: the loader's error, so a broken scenario is not lost.
+    let text = stdout(&output);
+    assert!(text.contains("broken.json"), "{text}");
+    assert!(text.contains("PASS"), "{text}");
+    assert_eq!(output.status.code(), Some(2), "{text}");
+    // Named, it is loaded (and invalid).
+    let named = hookharness(&["check", agent.to_str().unwrap()]);
+    assert_eq!(named.status.code(), Some(2));
 }
 
 #[test]

@@ -235,7 +235,7 @@ fn rebase_refuses_a_hard_linked_file_with_the_exit_code_of_a_refused_output() {
     );
 }
 
-const ORDER_MATTERS: &str = "scenarios/explore/order_matters.yaml";
+const ORDER_MATTERS: &str = "examples/explore/order_matters.yaml";
 
 #[test]
 fn explore_names_same_stem_variants_apart_and_replaces_a_file_only_with_force() {

@@ -31,9 +31,7 @@ fn the_citation_hook_sends_an_uncited_answer_back_once() {
         outcome.failures,
         outcome.error
     );
-    // serde_json's own rendering: the outcome's numbers are arbitrary
-    // precision, which only serde_json's serializer writes as numbers.
-    insta::assert_snapshot!(serde_json::to_string_pretty(&outcome.to_value()).unwrap());
+    insta::assert_json_snapshot!(outcome.snapshot());
 }
 
 #[test]
@@ -52,6 +50,27 @@ fn a_scenario_naming_an_unregistered_custom_hook_says_how_to_register_it() {
             "examples/scenarios/require_citation.yaml: custom hook `require_citation` is not registered; \
              register it with `Replay::new().custom_hook(\"require_citation\", hook)` in the Rust test that \
              runs this scenario"
+        )
+    );
+}
+
+#[test]
+fn a_mistyped_custom_hook_name_suggests_the_registered_one() {
+    let mut scenario = scenario();
+    for entries in scenario.hooks.values_mut() {
+        for entry in entries {
+            *entry = hookharness::scenario::HookEntry::Custom("require_citaton".into());
+        }
+    }
+    let outcome = Replay::new()
+        .custom_hook("require_citation", RequireCitation::default())
+        .run(&scenario);
+    assert_eq!(
+        outcome.error.map(|e| e.message),
+        Some(
+            "examples/scenarios/require_citation.yaml: custom hook `require_citaton` is not registered; \
+             did you mean `require_citation`, the name the Rust test registers?"
+                .into()
         )
     );
 }

@@ -1,8 +1,9 @@
 //! `hookharness explain --format html` renders in a real browser: headless
 //! Chromium loads the page (no network, no script), and its DOM holds one
 //! section per step, one element per hook firing, and the failing
-//! expectation marked. A screenshot is left in `target/explain-html/` for
-//! CI to keep. Without Chromium the test says so and skips.
+//! expectation marked. A screenshot is left in `explain-html/` under the
+//! target directory (`CARGO_TARGET_DIR` when set, else `target/`) for CI to
+//! keep. Without Chromium the test says so and skips.
 
 use hookharness::outcome::{Detail, TraceEvent};
 use hookharness::replay::Replay;
@@ -62,9 +63,28 @@ fn headless(browser: &Path, profile: &Path, args: &[&str]) -> std::process::Outp
         .expect("chromium starts")
 }
 
+/// The build's target directory, wherever `CARGO_TARGET_DIR` puts it:
+/// cargo's scratch folder for integration tests is `<target>/tmp`.
+fn target_dir() -> PathBuf {
+    let tmp = Path::new(env!("CARGO_TARGET_TMPDIR"));
+    tmp.parent().unwrap_or(tmp).to_path_buf()
+}
+
+#[test]
+fn the_target_directory_is_the_builds_not_the_checkouts_when_cargo_target_dir_is_set() {
+    if let Some(set) = std::env::var_os("CARGO_TARGET_DIR") {
+        let set = Path::new(env!("CARGO_MANIFEST_DIR")).join(set);
+        assert_eq!(
+            target_dir().canonicalize().unwrap(),
+            set.canonicalize().unwrap()
+        );
+    }
+    assert!(target_dir().join("tmp").is_dir());
+}
+
 #[test]
 fn the_html_timeline_renders_in_headless_chromium_with_steps_hooks_and_the_failure_marked() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/explain-html");
+    let dir = target_dir().join("explain-html");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let scenario_file = dir.join("require_search_fails.yaml");
@@ -152,7 +172,7 @@ fn corpus_timelines_render_one_section_per_step_and_one_element_per_hook_firing(
         eprintln!("skipped: chromium is not installed (apt-get install chromium)");
         return;
     };
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/explain-html-corpus");
+    let dir = target_dir().join("explain-html-corpus");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     for file in [

@@ -17,7 +17,7 @@ use hookharness::replay::Replay;
 use hookharness::scenario::Scenario;
 use std::process::Command;
 
-const ORDER_MATTERS: &str = "scenarios/explore/order_matters.yaml";
+const ORDER_MATTERS: &str = "examples/explore/order_matters.yaml";
 const HOOKS_COMMUTE: &str = "scenarios/explore/hooks_commute.yaml";
 
 #[test]
@@ -26,12 +26,57 @@ fn a_scenario_whose_hook_order_matters_breaks_in_the_other_order_and_exits_1() {
     assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
     assert_eq!(
         stdout(&output),
-        "scenarios/explore/order_matters.yaml: 2 variants (every one of 2 orders and answers), 1 broken\n\
+        "examples/explore/order_matters.yaml: 2 variants (every one of 2 orders and answers), 1 broken\n\
          \x20 variant 2: on_exit: [require_search, accept]\n\
          \x20   tool_call_counts: expected {\"search\": 1}, got {\"search\": 0}\n\
          \x20   last_message.text: expected \"Net energy gain was reported.\", got \"Search before answering.\"\n\
          explored 2 variants: 1 broken\n"
     );
+}
+
+#[test]
+fn variants_that_leave_the_script_are_counted_apart_and_do_not_fail_the_corpus() {
+    let output = hookharness(&["explore", "scenarios/"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    let out = stdout(&output);
+    assert!(
+        out.contains(
+            "scenarios/on_exit/continue_false_explicit.yaml: 2 variants (every one of 2 orders and \
+             answers), 0 broken, 1 leaves the script\n\
+             \x20 variant 2: on_exit: [no_hook, yes_hook]\n\
+             \x20   leaves the script: add a reply to explore it (the chat generator failed at LLM call 1"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "    leaves the script: add a result to explore it (tool `rm` stopped the run"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("    leaves the script: add an answer to explore it (hook `confirm` failed"),
+        "{out}"
+    );
+    let last = out.lines().last().unwrap();
+    assert!(
+        last.contains(": 0 broken, ")
+            && last.ends_with(
+                " leave the script (add a reply, a result or an answer to explore them)"
+            ),
+        "{last}"
+    );
+    let json = hookharness(&[
+        "explore",
+        "scenarios/on_exit/continue_false_explicit.yaml",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(json.status.code(), Some(0));
+    let document: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+    assert_eq!(document["broken"], 0);
+    assert_eq!(document["leaves_script"], 1);
+    assert_eq!(document["files"][0]["leaves_script"][0]["add"], "a reply");
 }
 
 #[test]
@@ -295,7 +340,8 @@ fn json_gives_ci_one_document_with_every_broken_variant() {
     let dir = scratch("explore", "json");
     let output = hookharness(&[
         "explore",
-        "scenarios/explore",
+        HOOKS_COMMUTE,
+        ORDER_MATTERS,
         "--format",
         "json",
         "--out",
@@ -305,6 +351,7 @@ fn json_gives_ci_one_document_with_every_broken_variant() {
     let document: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
     assert_eq!(document["variants"], 5);
     assert_eq!(document["broken"], 1);
+    assert_eq!(document["leaves_script"], 0);
     let broken = &document["files"][1]["broken"][0];
     assert_eq!(document["files"][1]["file"], ORDER_MATTERS);
     assert_eq!(broken["variant"], 2);

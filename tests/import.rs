@@ -33,6 +33,7 @@ fn every_fixture_imports_to_a_scenario_that_check_accepts() {
         "agent.yaml",
         "pipeline.yaml",
         "agent_toolset.json",
+        "agent_console.json",
     ] {
         let out = dir.join(format!("{fixture}.scenario.yaml"));
         let output = hookharness(&[
@@ -48,11 +49,26 @@ fn every_fixture_imports_to_a_scenario_that_check_accepts() {
             String::from_utf8_lossy(&output.stderr)
         );
         let checked = hookharness(&["check", out.to_str().unwrap()]);
-        assert_eq!(
-            String::from_utf8_lossy(&checked.stdout),
-            "1 valid, 0 invalid\n",
-            "{fixture}"
-        );
+        let stdout = String::from_utf8_lossy(&checked.stdout);
+        let custom = imported(fixture)
+            .hooks
+            .values()
+            .flatten()
+            .any(|e| matches!(e, HookEntry::Custom(_)));
+        if custom {
+            let note = format!("{}: valid, but it uses `custom: ", out.display());
+            assert!(stdout.starts_with(&note), "{fixture}: {stdout}");
+            assert!(
+                stdout.ends_with(
+                    "a hook only Rust can register, so `hookharness run` cannot run it; run it from \
+                     a Rust test with `Replay::new().custom_hook(\"log_step\", hook)`\n\
+                     1 valid (1 only from a Rust test), 0 invalid\n"
+                ),
+                "{fixture}: {stdout}"
+            );
+        } else {
+            assert_eq!(stdout, "1 valid, 0 invalid\n", "{fixture}");
+        }
         assert_eq!(checked.status.code(), Some(0), "{fixture}");
     }
 }
@@ -261,4 +277,29 @@ fn an_mcp_tool_is_a_located_error_that_says_to_script_its_tools_by_hand() {
         stderr.contains("write the tools it gives under the scenario's `tools:`"),
         "{stderr}"
     );
+}
+
+#[test]
+fn a_console_ui_and_a_file_store_are_replaced_by_their_scenario_stand_ins_with_a_comment() {
+    let path = format!("{FIXTURES}/agent_console.json");
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(&path)).unwrap();
+    let skeleton = import_haystack(&text, &path, Format::Json, None).unwrap();
+    assert!(
+        skeleton.contains(
+            "# The importer replaced what a scenario run cannot use:\n\
+             #   `hooks.before_tool[0].confirmation.confirmation_strategies.search.init_parameters.confirmation_ui`: \
+             Haystack's `SimpleConsoleUI` asks a person at the console"
+        ),
+        "{skeleton}"
+    );
+    assert!(
+        skeleton.contains(
+            "#   `hooks.after_tool[0].tool_result_offload.store`: Haystack's `FileSystemToolResultStore` \
+             (root `/tmp/agent-results`) puts absolute paths in the conversation"
+        ),
+        "{skeleton}"
+    );
+    assert!(skeleton.contains("hookharness.hooks.confirmation.ScriptedConfirmationUI"));
+    assert!(skeleton.contains("hookharness.hooks.offload.InMemoryToolResultStore"));
+    assert!(!skeleton.contains("SimpleConsoleUI\""), "{skeleton}");
 }

@@ -116,3 +116,52 @@ fn the_readme_links_each_ready_made_hook_to_its_section() {
         assert!(readme.contains(&link), "README.md lacks {link}");
     }
 }
+
+/// Every fenced Rust block (```` ```rust ````, ```` ```rust,no_run ````, ...) of
+/// `text`, without its fences.
+fn rust_blocks(text: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("```rust") {
+        let after = &rest[at..];
+        let Some(body) = after.find('\n') else { break };
+        let body = &after[body + 1..];
+        let end = body.find("```").expect("a closed block");
+        blocks.push(body[..end].to_owned());
+        rest = &body[end + 3..];
+    }
+    blocks
+}
+
+#[test]
+fn every_rust_block_of_the_readme_and_the_docs_is_a_compiled_file() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let mut compiled: Vec<String> = std::fs::read_dir(format!("{root}/tests/readme_snippets"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|e| e == "rs"))
+        .map(|path| std::fs::read_to_string(path).unwrap())
+        .collect();
+    compiled.push(include_str!("readme_scenarios.rs").to_owned());
+    let mut documents = vec![format!("{root}/README.md")];
+    for entry in std::fs::read_dir(format!("{root}/docs")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            documents.push(path.display().to_string());
+        }
+    }
+    let mut checked = 0;
+    for document in documents {
+        let text = std::fs::read_to_string(&document).unwrap();
+        for block in rust_blocks(&text) {
+            checked += 1;
+            assert!(
+                compiled.iter().any(|file| file.ends_with(&block)),
+                "{document}: this Rust block is not the end of a file under tests/readme_snippets/ \
+                 (nor of tests/readme_scenarios.rs), so nothing compiles it; add it there (or, when `cargo fmt` reformatted that file, copy \
+                 the file back into the document):\n{block}"
+            );
+        }
+    }
+    assert!(checked >= 5, "{checked} Rust blocks found");
+}

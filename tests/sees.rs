@@ -82,6 +82,51 @@ fn a_yaml_rebase_rewrites_only_the_stale_sees_and_keeps_comments() {
 }
 
 #[test]
+fn a_matcher_that_no_longer_holds_is_kept_reported_and_never_offered_to_rebase() {
+    let text = STALE.replace(r#"contains: "Fusion""#, r#"contains: "Be brief.""#);
+    let matcher_only = text.replace(
+        r#"      messages:
+        - {role: user, text: "What is new in fusion?"}
+        - {role: assistant, text: "Fusion is going well."}
+        - {role: user, text: "Be brief."}
+"#,
+        "",
+    );
+    let file = write("matcher", &matcher_only);
+    let run = stdout(&hookharness(&["run", &file]));
+    assert!(
+        run.contains("`sees.contains` is a matcher, which `hookharness rebase` keeps: if the change is intended, edit it"),
+        "{run}"
+    );
+    assert!(!run.contains("rewrites `sees`"), "{run}");
+    let output = hookharness(&["rebase", &file]);
+    assert_eq!(output.status.code(), Some(1));
+    let out = stdout(&output);
+    assert!(
+        out.starts_with(&format!(
+            "model[0].sees: unchanged\n\
+             model[1].sees: kept: a matcher no longer holds (contains: no message's text (nor tool \
+             result) contains \"Be brief.\"); edit it\n\
+             {file}: nothing rewritten: 1 `sees` holds a matcher that no longer holds; edit it by hand\n"
+        )),
+        "{out}"
+    );
+    assert!(!out.contains("rewritten ("), "{out}");
+    assert!(!out.contains("rewrites `sees`"), "{out}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), matcher_only);
+
+    // Facts and a matcher both stale: the facts are rewritten, the matcher kept.
+    let file = write("facts_and_matcher", &text);
+    let out = stdout(&hookharness(&["rebase", &file]));
+    assert!(
+        out.contains(
+            "model[1].sees: rewritten (messages[2] differs), but kept: a matcher no longer holds"
+        ),
+        "{out}"
+    );
+}
+
+#[test]
 fn check_reports_what_would_change_and_writes_nothing() {
     let file = write("check", STALE);
     let output = hookharness(&["rebase", &file, "--check"]);

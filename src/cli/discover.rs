@@ -5,7 +5,9 @@
 //! in the report while the other paths still run. Inside a searched folder:
 //!
 //! - files ending in `.yaml`, `.yml` or `.json` (any case) are scenarios;
-//!   a symbolic link to such a file is followed;
+//!   a symbolic link to such a file is followed; a `.json` file that is
+//!   JSON but no scenario (no top-level `model`: a Haystack `agent.json`
+//!   dump, a tool's output) is skipped with a note on stderr;
 //! - hidden entries (`.git/`, `.#draft.yaml`) and `target/` are skipped;
 //!   name one on the command line to search it;
 //! - symbolic links to folders are not followed (no cycles, no scenario
@@ -78,7 +80,13 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>) {
             continue;
         }
         match target {
-            Ok(target) if target.is_file() => found.push(path),
+            Ok(target) if target.is_file() => {
+                if let Some(note) = not_a_scenario(&path) {
+                    errln!("{note}");
+                    continue;
+                }
+                found.push(path);
+            }
             Ok(target) => errln!(
                 "warning: {}: skipped, not a regular file ({})",
                 path.display(),
@@ -96,4 +104,34 @@ fn is_scenario_name(path: &Path) -> bool {
     path.extension()
         .and_then(|e| e.to_str())
         .is_some_and(|e| EXTENSIONS.iter().any(|x| x.eq_ignore_ascii_case(e)))
+}
+
+/// The note for a `.json` file found in a folder that holds JSON but not a
+/// scenario: its top level is not a map with `model`, the one key every
+/// scenario has. A file that is not JSON at all is left to the loader,
+/// whose error names the place.
+fn not_a_scenario(path: &Path) -> Option<String> {
+    let json = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("json"));
+    if !json {
+        return None;
+    }
+    let text = std::fs::read_to_string(path).ok()?;
+    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+    if value.get("model").is_some() {
+        return None;
+    }
+    let what = if value.get("type").is_some() && value.get("init_parameters").is_some()
+        || value.get("components").is_some()
+    {
+        "a Haystack dump, not a scenario: `hookharness import FILE` writes a scenario from it"
+    } else {
+        "JSON without a top-level `model`, not a scenario"
+    };
+    Some(format!(
+        "note: {}: skipped, {what}; name the file on the command line to load it anyway",
+        path.display()
+    ))
 }

@@ -22,6 +22,8 @@ use std::path::{Path, PathBuf};
 /// `hookharness explore` arguments.
 #[derive(clap::Args)]
 pub(super) struct ExploreArgs {
+    #[command(flatten)]
+    engine: super::engine::EngineArgs,
     /// Scenario files or folders (recursive).
     #[arg(required = true)]
     paths: Vec<PathBuf>,
@@ -64,6 +66,13 @@ pub(super) struct ExploreArgs {
 enum ExploreFormat {
     Human,
     Json,
+}
+
+impl ExploreArgs {
+    /// The report is for machines (no colour).
+    pub(super) fn machine_format(&self) -> bool {
+        self.format == ExploreFormat::Json
+    }
 }
 
 /// A file to explore: the scenario, its run as written and its variants.
@@ -111,7 +120,10 @@ pub(super) fn run(args: ExploreArgs) -> ExitCode {
             return ExitCode::OutputFailed;
         }
     }
-    let replay = Replay::new();
+    let replay = match args.engine.engines(Replay::new(), "explore") {
+        Ok(engines) => engines.main,
+        Err(code) => return code,
+    };
     let mut entries = Vec::new();
     for (file, loaded) in super::filter::loaded(&files, args.filter.as_deref()) {
         match loaded {
@@ -201,11 +213,25 @@ pub(super) fn run(args: ExploreArgs) -> ExitCode {
     drop(progress);
     let variants: usize = reports.iter().map(|r| r.count).sum();
     let broken: usize = reports.iter().map(|r| r.broken.len()).sum();
+    let unscripted: usize = reports.iter().map(|r| r.unscripted.len()).sum();
     match args.format {
+        ExploreFormat::Human if unscripted > 0 => outln!(
+            "explored {variants} variants: {broken} broken, {unscripted} {} the script \
+             (add a reply, a result or an answer to explore {})",
+            if unscripted == 1 { "leaves" } else { "leave" },
+            if unscripted == 1 { "it" } else { "them" }
+        ),
         ExploreFormat::Human => outln!("explored {variants} variants: {broken} broken"),
         ExploreFormat::Json => outln!(
             "{}",
-            document(&reports, &invalid, &needs_rust, variants, broken)
+            document(
+                &reports,
+                &invalid,
+                &needs_rust,
+                variants,
+                broken,
+                unscripted
+            )
         ),
     }
     if !invalid.is_empty() {
@@ -227,6 +253,17 @@ struct FileReport {
     passes_as_written: bool,
     by_design: Vec<crate::invariants::Invariant>,
     broken: Vec<BrokenReport>,
+    /// The variants that leave the script (not broken: the file does not
+    /// say what happens there).
+    unscripted: Vec<UnscriptedReport>,
+}
+
+/// A variant whose run needs more than the file scripts.
+struct UnscriptedReport {
+    variant: Variant,
+    needs: crate::scripted::Unscripted,
+    /// The run's error, which says what ran out.
+    error: String,
 }
 
 /// One broken variant.
@@ -257,10 +294,20 @@ fn explore_file(
     let count = space.variants.len();
     let faults = space.variants.iter().filter(|v| v.faulted).count();
     let mut broken = Vec::new();
+    let mut unscripted = Vec::new();
     for variant in space.variants {
         let checked = explore::check(replay, &scenario, variant, &by_design);
         progress.advance();
         if !checked.broken() {
+            continue;
+        }
+        if let Some(needs) = checked.unscripted() {
+            let error = checked.outcome.error.map(|e| e.message).unwrap_or_default();
+            unscripted.push(UnscriptedReport {
+                variant: checked.variant,
+                needs,
+                error,
+            });
             continue;
         }
         let written = match out {
@@ -300,6 +347,7 @@ fn explore_file(
         passes_as_written: as_written.status == Status::Pass,
         by_design,
         broken,
+        unscripted,
     })
 }
 
@@ -316,8 +364,13 @@ fn human(report: &FileReport, faults: bool) {
     if faults {
         how.push_str(&format!("; {} faults", report.faults));
     }
+    let leaving = match report.unscripted.len() {
+        0 => String::new(),
+        1 => ", 1 leaves the script".to_owned(),
+        n => format!(", {n} leave the script"),
+    };
     outln!(
-        "{path}: {} variants ({how}), {} broken",
+        "{path}: {} variants ({how}), {} broken{leaving}",
         report.count,
         report.broken.len()
     );
@@ -346,6 +399,18 @@ fn human(report: &FileReport, faults: bool) {
             outln!("    written: {}", written.display());
         }
     }
+    for left in &report.unscripted {
+        outln!(
+            "  variant {}: {}",
+            left.variant.number,
+            changes(&left.variant)
+        );
+        outln!(
+            "    leaves the script: add {} to explore it ({})",
+            left.needs.what(),
+            left.error
+        );
+    }
 }
 
 /// `--format json`: one document for CI.
@@ -355,6 +420,7 @@ fn document(
     needs_rust: &[String],
     variants: usize,
     broken: usize,
+    unscripted: usize,
 ) -> Value {
     let files: Vec<Value> = reports
         .iter()
@@ -382,12 +448,19 @@ fn document(
                 "passes_as_written": r.passes_as_written,
                 "by_design": r.by_design.iter().map(|i| i.name()).collect::<Vec<_>>(),
                 "broken": broken,
+                "leaves_script": r.unscripted.iter().map(|u| json!({
+                    "variant": u.variant.number,
+                    "changes": u.variant.changes,
+                    "add": u.needs.what(),
+                    "error": u.error,
+                })).collect::<Vec<_>>(),
             })
         })
         .collect();
     json!({
         "variants": variants,
         "broken": broken,
+        "leaves_script": unscripted,
         "files": files,
         "invalid": invalid,
         "not_explored": needs_rust,

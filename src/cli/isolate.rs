@@ -39,7 +39,7 @@ pub(super) enum Job {
     Run,
     /// `run --trace full`: the same, with every event recorded.
     RunFull,
-    /// `check`: the file's errors, as a JSON list of strings.
+    /// `check`: the file's errors and notes, as JSON.
     Check,
 }
 
@@ -298,12 +298,15 @@ pub(super) fn worker(args: WorkerArgs) -> super::ExitCode {
             } else {
                 crate::outcome::Detail::Summary
             };
-            let replay = crate::replay::Replay::new().detail(detail);
+            let engines = super::engine::Engines {
+                main: crate::replay::Replay::new().detail(detail),
+                other: None,
+            };
             for file in &files {
                 let started = |name: &str| {
                     out!(">{}\n", serde_json::Value::String(name.to_owned()));
                 };
-                match super::replay_file(&replay, file, filter, started) {
+                match super::replay_file(&engines, file, filter, started) {
                     Some(outcome) => out!("={}\n", outcome.to_full_value()),
                     None => out!("-\n"),
                 }
@@ -312,8 +315,8 @@ pub(super) fn worker(args: WorkerArgs) -> super::ExitCode {
         Job::Check => {
             let replay = crate::replay::Replay::new();
             for file in &files {
-                let errors = super::file_errors(&replay, file);
-                out!("={}\n", serde_json::json!(errors));
+                let checked = super::file_check(&replay, file);
+                out!("={}\n", serde_json::to_string(&checked).unwrap_or_default());
             }
         }
     }

@@ -5,8 +5,10 @@
 //! scenario was found, 4 the command line is wrong, 5 the report could not be
 //! written, 141 the reader of stdout went away.
 
+mod color;
 mod construction;
 mod discover;
+mod engine;
 mod explore;
 mod filter;
 #[cfg(feature = "proptest")]
@@ -62,6 +64,9 @@ pub enum ExitCode {
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Colour the report: `auto` on a terminal unless `NO_COLOR` is set.
+    #[arg(long, global = true, value_enum, default_value_t = color::ColorChoice::Auto)]
+    color: color::ColorChoice,
 }
 
 #[derive(Subcommand)]
@@ -82,6 +87,8 @@ enum Command {
         /// failures' values (what `explain --outcome` reads).
         #[arg(long, value_enum, default_value_t = Trace::Summary)]
         trace: Trace,
+        #[command(flatten)]
+        engine: engine::EngineArgs,
     },
     /// Validate scenario files without running them.
     Check {
@@ -106,6 +113,8 @@ enum Command {
         /// (no script, no network) to stdout.
         #[arg(long, value_enum, default_value_t = ExplainFormat::Text)]
         format: ExplainFormat,
+        #[command(flatten)]
+        engine: engine::EngineArgs,
     },
     /// Change each scenario's hooks, model script and tool results one at
     /// a time, and report the changes no expectation notices (the
@@ -121,6 +130,9 @@ enum Command {
     /// a change meant to send the model another conversation), and say what
     /// changed.
     Rebase(rebase::RebaseArgs),
+    /// Print the JSON Schema of scenario files (editors read it for
+    /// completion and checks; `schema/scenario.schema.json` is a copy).
+    Schema,
     /// Run a scenario against a live OpenAI-compatible server and write a
     /// scenario whose `model` script holds the replies received.
     #[cfg(feature = "http")]
@@ -171,19 +183,29 @@ pub fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(code as u8);
         }
     };
+    let machine = match &cli.command {
+        Command::Run { format, .. } => !matches!(format, Format::Human),
+        Command::Explain { format, .. } => *format == ExplainFormat::Html,
+        Command::Mutate(args) => args.machine_format(),
+        Command::Explore(args) => args.machine_format(),
+        _ => false,
+    };
+    color::init(cli.color, machine);
     let code = match cli.command {
         Command::Run {
             paths,
             format,
             filter,
             trace,
-        } => run(&paths, format, filter.as_deref(), trace),
+            engine,
+        } => run(&paths, format, filter.as_deref(), trace, &engine),
         Command::Check { paths } => check(&paths),
         Command::Explain {
             file,
             outcome,
             filter,
             format,
+            engine,
         } => match (file, outcome) {
             (_, Some(saved)) => explain_saved(&saved, filter.as_deref(), format),
             (Some(_), None) if filter.is_some() => {
@@ -192,13 +214,17 @@ pub fn main() -> std::process::ExitCode {
                 );
                 ExitCode::Usage
             }
-            (Some(file), None) => explain(&file, format),
+            (Some(file), None) => explain(&file, format, &engine),
             (None, None) => ExitCode::Usage,
         },
         Command::Import(args) => import::run(args),
         Command::Mutate(args) => mutate::run(args),
         Command::Rebase(args) => rebase::run(args),
         Command::Explore(args) => explore::run(args),
+        Command::Schema => {
+            out!("{}", crate::schema::text());
+            ExitCode::Ok
+        }
         #[cfg(feature = "http")]
         Command::Record(args) => record::run(args),
         #[cfg(feature = "proptest")]
@@ -217,7 +243,13 @@ fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, ExitCode> {
     Ok(files)
 }
 
-fn run(paths: &[PathBuf], format: Format, filter: Option<&str>, trace: Trace) -> ExitCode {
+fn run(
+    paths: &[PathBuf],
+    format: Format,
+    filter: Option<&str>,
+    trace: Trace,
+    engine: &engine::EngineArgs,
+) -> ExitCode {
     let files = match files(paths) {
         Ok(files) => files,
         Err(code) => return code,
@@ -227,9 +259,9 @@ fn run(paths: &[PathBuf], format: Format, filter: Option<&str>, trace: Trace) ->
         Trace::Full => Detail::Full,
     };
     let mut stream = stream::Stream::new(format, trace == Trace::Full, files.len());
-    let job = match trace {
-        Trace::Summary => isolate::Job::Run,
-        Trace::Full => isolate::Job::RunFull,
+    let engines = match engine.engines(Replay::new().detail(detail), "run") {
+        Ok(engines) => engines,
+        Err(code) => return code,
     };
     let mut outcomes = Vec::new();
     let mut report = |outcome: Option<Outcome>, done: usize| {
@@ -239,34 +271,41 @@ fn run(paths: &[PathBuf], format: Format, filter: Option<&str>, trace: Trace) ->
         }
         outcomes.extend(outcome);
     };
-    let isolated = isolate::each_file(&files, job, filter, |index, line| {
-        let outcome = match line {
-            Ok(isolate::Line::Skipped) => None,
-            Ok(isolate::Line::Done(json)) => {
-                Some(Outcome::from_full_json(&json).unwrap_or_else(|error| {
-                    aborted(
-                        &files[index],
-                        Some(String::new()),
-                        &format!("its report did not read back ({error})"),
-                    )
-                }))
-            }
-            Err(abort) => {
-                let path = files[index].display().to_string();
-                match abort.started {
-                    None if !filter::takes(filter, "", &path) => None,
-                    started => Some(aborted(&files[index], started, &abort.how)),
-                }
-            }
+    // This crate's loop runs in child processes (src/cli/isolate.rs); the
+    // Haystack engine runs in its own worker already.
+    let mut from = 0;
+    if engine.engine == engine::Engine::Rust {
+        let job = match trace {
+            Trace::Summary => isolate::Job::Run,
+            Trace::Full => isolate::Job::RunFull,
         };
-        report(outcome, index + 1);
-    });
-    if let Err(from) = isolated {
+        let isolated = isolate::each_file(&files, job, filter, |index, line| {
+            let outcome = match line {
+                Ok(isolate::Line::Skipped) => None,
+                Ok(isolate::Line::Done(json)) => {
+                    Some(Outcome::from_full_json(&json).unwrap_or_else(|error| {
+                        aborted(
+                            &files[index],
+                            Some(String::new()),
+                            &format!("its report did not read back ({error})"),
+                        )
+                    }))
+                }
+                Err(abort) => {
+                    let path = files[index].display().to_string();
+                    match abort.started {
+                        None if !filter::takes(filter, "", &path) => None,
+                        started => Some(aborted(&files[index], started, &abort.how)),
+                    }
+                }
+            };
+            report(outcome, index + 1);
+        });
         // No child process could be started: the rest runs here.
-        let replay = Replay::new().detail(detail);
-        for (index, file) in files.iter().enumerate().skip(from) {
-            report(replay_file(&replay, file, filter, |_| {}), index + 1);
-        }
+        from = isolated.err().unwrap_or(files.len());
+    }
+    for (index, file) in files.iter().enumerate().skip(from) {
+        report(replay_file(&engines, file, filter, |_| {}), index + 1);
     }
     if outcomes.is_empty() {
         errln!("no scenario matches the filter");
@@ -311,14 +350,14 @@ fn aborted(file: &std::path::Path, started: Option<String>, how: &str) -> Outcom
 /// and `None` for a file outside `filter`, with the count of files done.
 #[cfg(test)]
 fn replay_files(
-    replay: &Replay,
+    engines: &engine::Engines,
     files: &[PathBuf],
     filter: Option<&str>,
     mut each: impl FnMut(Option<&Outcome>, usize),
 ) -> Vec<Outcome> {
     let mut outcomes = Vec::new();
     for (i, file) in files.iter().enumerate() {
-        let outcome = replay_file(replay, file, filter, |_| {});
+        let outcome = replay_file(engines, file, filter, |_| {});
         each(outcome.as_ref(), i + 1);
         outcomes.extend(outcome);
     }
@@ -328,7 +367,7 @@ fn replay_files(
 /// One file's outcome: an invalid file's at once, a valid one's after its
 /// run (`started` is told its name first); `None` outside `filter`.
 fn replay_file(
-    replay: &Replay,
+    engines: &engine::Engines,
     file: &std::path::Path,
     filter: Option<&str>,
     started: impl FnOnce(&str),
@@ -338,12 +377,9 @@ fn replay_file(
         Ok(scenario) if !filter::takes(filter, &scenario.name, &path) => None,
         Ok(scenario) => {
             started(&scenario.name);
-            Some(construction::checked(
-                replay,
-                file,
-                &scenario,
-                replay.run(&scenario),
-            ))
+            Some(engines.run(|replay| {
+                construction::checked(replay, file, &scenario, replay.run(&scenario))
+            }))
         }
         Err(_) if !filter::takes(filter, "", &path) => None,
         Err(error) => Some(crate::replay::invalid_file(file, &error)),
@@ -368,37 +404,60 @@ fn check(paths: &[PathBuf]) -> ExitCode {
         Err(code) => return code,
     };
     let mut invalid = 0;
-    let mut report = |errors: Vec<String>| {
-        if !errors.is_empty() {
+    let mut needs_rust = 0;
+    let mut needs_haystack = 0;
+    let mut report = |checked: FileCheck| {
+        needs_rust += usize::from(checked.needs_rust);
+        needs_haystack += usize::from(checked.needs_haystack);
+        for note in checked.notes {
+            outln!("{note}");
+        }
+        if !checked.errors.is_empty() {
             invalid += 1;
         }
-        for error in errors {
+        for error in checked.errors {
             outln!("{error}");
         }
     };
     let isolated = isolate::each_file(&files, isolate::Job::Check, None, |index, line| {
         let file = files[index].display();
+        let failed = |error: String| FileCheck {
+            errors: vec![error],
+            ..FileCheck::default()
+        };
         report(match line {
             Ok(isolate::Line::Done(json)) => serde_json::from_str(&json).unwrap_or_else(|error| {
-                vec![format!(
+                failed(format!(
                     "{file}: the check's report did not read back ({error})"
-                )]
+                ))
             }),
-            Ok(isolate::Line::Skipped) => Vec::new(),
-            Err(abort) => vec![format!(
+            Ok(isolate::Line::Skipped) => FileCheck::default(),
+            Err(abort) => failed(format!(
                 "{file}: the process checking this file ended before its report: {}. \
                  No input should end the process: please report this file as a bug in hookharness",
                 abort.how
-            )],
+            )),
         });
     });
     if let Err(from) = isolated {
         let replay = Replay::new();
         for file in files.iter().skip(from) {
-            report(file_errors(&replay, file));
+            report(file_check(&replay, file));
         }
     }
-    outln!("{} valid, {invalid} invalid", files.len() - invalid);
+    let valid = files.len() - invalid;
+    let mut only = Vec::new();
+    if needs_rust > 0 {
+        only.push(format!("{needs_rust} only from a Rust test"));
+    }
+    if needs_haystack > 0 {
+        only.push(format!("{needs_haystack} only with --engine haystack"));
+    }
+    if only.is_empty() {
+        outln!("{valid} valid, {invalid} invalid");
+    } else {
+        outln!("{valid} valid ({}), {invalid} invalid", only.join(", "));
+    }
     if invalid > 0 {
         ExitCode::Invalid
     } else {
@@ -406,15 +465,63 @@ fn check(paths: &[PathBuf]) -> ExitCode {
     }
 }
 
-/// `check`'s errors for one file (none when it is valid).
-fn file_errors(replay: &Replay, file: &std::path::Path) -> Vec<String> {
-    match Scenario::from_path(file) {
-        Err(error) => vec![error.to_string()],
-        Ok(scenario) => construction::file_errors(replay, file, &scenario),
-    }
+/// What `check` says of one file: its errors (none when it is valid), and
+/// the notes of a valid file that only a Rust test or the Haystack engine
+/// runs.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+pub(super) struct FileCheck {
+    notes: Vec<String>,
+    errors: Vec<String>,
+    needs_rust: bool,
+    needs_haystack: bool,
 }
 
-fn explain(file: &std::path::Path, format: ExplainFormat) -> ExitCode {
+/// `check` of one file.
+fn file_check(replay: &Replay, file: &std::path::Path) -> FileCheck {
+    let scenario = match Scenario::from_path(file) {
+        Err(error) => {
+            return FileCheck {
+                errors: vec![error.to_string()],
+                ..FileCheck::default()
+            };
+        }
+        Ok(scenario) => scenario,
+    };
+    let errors = construction::file_errors(replay, file, &scenario);
+    let mut checked = FileCheck::default();
+    if errors.is_empty() {
+        if let Some(note) = needs_rust::note(file, &scenario) {
+            checked.needs_rust = true;
+            checked.notes.push(note);
+        }
+        if scenario.needs_python() {
+            checked.needs_haystack = true;
+            checked.notes.push(format!(
+                "{}: valid; it runs your Python code, which only the Haystack engine runs: \
+                 `hookharness run {} --engine haystack`",
+                file.display(),
+                file.display()
+            ));
+        }
+    }
+    checked.errors = errors;
+    checked
+}
+
+fn explain(file: &std::path::Path, format: ExplainFormat, engine: &engine::EngineArgs) -> ExitCode {
+    let lines = file
+        .extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("jsonl") || e.eq_ignore_ascii_case("ndjson"));
+    if lines {
+        errln!(
+            "{}: a JSON Lines file, not a scenario; if it holds saved outcomes (`hookharness run \
+             --format json --trace full`), `hookharness explain --outcome {}` explains each",
+            file.display(),
+            file.display()
+        );
+        return ExitCode::Invalid;
+    }
     let scenario = match Scenario::from_path(file).map_err(ScenarioError::for_one_file) {
         Ok(scenario) => scenario,
         Err(error) => {
@@ -422,7 +529,10 @@ fn explain(file: &std::path::Path, format: ExplainFormat) -> ExitCode {
             return ExitCode::Invalid;
         }
     };
-    let replay = Replay::new().detail(Detail::Full);
+    let replay = match engine.engines(Replay::new().detail(Detail::Full), "explain") {
+        Ok(engines) => engines.main,
+        Err(code) => return code,
+    };
     let outcome = construction::checked(&replay, file, &scenario, replay.run(&scenario));
     if outcome.status == Status::Invalid {
         // Nothing ran: the file's errors, as `check` words them.
@@ -550,7 +660,11 @@ mod tests {
         let counter = Arc::new(CountsBuilds::default());
         let replay = Replay::new().custom_hook_arc("counted", counter.clone());
 
-        let outcomes = replay_files(&replay, &[file, invalid], None, |_, _| {});
+        let engines = engine::Engines {
+            main: replay,
+            other: None,
+        };
+        let outcomes = replay_files(&engines, &[file, invalid], None, |_, _| {});
         std::fs::remove_dir_all(&dir).unwrap();
 
         assert_eq!(counter.0.load(Ordering::SeqCst), 1);

@@ -16,6 +16,8 @@ use std::path::{Path, PathBuf};
 /// `hookharness mutate` arguments.
 #[derive(clap::Args)]
 pub(super) struct MutateArgs {
+    #[command(flatten)]
+    engine: super::engine::EngineArgs,
     /// Scenario files or folders (recursive).
     #[arg(required = true)]
     paths: Vec<PathBuf>,
@@ -43,6 +45,13 @@ enum KilledBy {
 enum MutateFormat {
     Human,
     Json,
+}
+
+impl MutateArgs {
+    /// The report is for machines (no colour).
+    pub(super) fn machine_format(&self) -> bool {
+        self.format == MutateFormat::Json
+    }
 }
 
 /// Why a file gave no mutants.
@@ -90,7 +99,10 @@ pub(super) fn run(args: MutateArgs) -> ExitCode {
         Ok(files) => files,
         Err(code) => return code,
     };
-    let replay = Replay::new();
+    let replay = match args.engine.engines(Replay::new(), "mutate") {
+        Ok(engines) => engines.main,
+        Err(code) => return code,
+    };
     let mut mutants: Vec<Mutant> = Vec::new();
     // What each scenario's unmutated run used, and for each mutant its scenario's.
     let mut baselines: Vec<Baseline> = Vec::new();

@@ -23,10 +23,14 @@ use std::io::{self, Write};
 pub(crate) fn stdout(args: fmt::Arguments<'_>) {
     let text = fmt::format(args);
     let mut out = io::stdout().lock();
-    let written = out
-        .write_all(terminal_safe(&text).as_bytes())
-        .and_then(|()| out.flush());
-    if let Err(error) = written {
+    let safe = terminal_safe(&text);
+    // Colour goes on after the escaping: its codes are the command's own.
+    let written = if super::color::on() {
+        out.write_all(super::color::paint(&safe).as_bytes())
+    } else {
+        out.write_all(safe.as_bytes())
+    };
+    if let Err(error) = written.and_then(|()| out.flush()) {
         exit_on_write_error(&error, "stdout");
     }
 }

@@ -13,6 +13,8 @@ use std::path::PathBuf;
 /// `hookharness rebase` arguments.
 #[derive(clap::Args)]
 pub(super) struct RebaseArgs {
+    #[command(flatten)]
+    engine: super::engine::EngineArgs,
     /// The scenario file to rewrite.
     file: PathBuf,
     /// Also write `sees: {messages, tools}` on replies that have none.
@@ -41,7 +43,10 @@ pub(super) fn run(args: RebaseArgs) -> ExitCode {
             return ExitCode::Invalid;
         }
     };
-    let replay = Replay::new();
+    let replay = match args.engine.engines(Replay::new(), "rebase") {
+        Ok(engines) => engines.main,
+        Err(code) => return code,
+    };
     let errors = super::construction::file_errors(&replay, &args.file, &scenario);
     if !errors.is_empty() {
         for error in errors {
@@ -67,12 +72,36 @@ pub(super) fn run(args: RebaseArgs) -> ExitCode {
                 "added".to_owned()
             }
             Change::NotReached => "kept (the run made fewer LLM calls)".to_owned(),
+            Change::MatcherFails { matcher, facts } => {
+                let kept = format!("kept: a matcher no longer holds ({matcher}); edit it");
+                match facts {
+                    Some(what) => {
+                        rewritten += 1;
+                        format!("rewritten ({what}), but {kept}")
+                    }
+                    None => kept,
+                }
+            }
         };
         outln!("model[{}].sees: {what}", change.reply);
     }
     let total = rebased.changes.len();
+    let matchers = rebased
+        .changes
+        .iter()
+        .filter(|c| matches!(c.change, Change::MatcherFails { .. }))
+        .count();
     if rewritten == 0 {
-        outln!("{origin}: every `sees` holds; nothing to rewrite");
+        if matchers == 0 {
+            outln!("{origin}: every `sees` holds; nothing to rewrite");
+        } else {
+            outln!(
+                "{origin}: nothing rewritten: {matchers} `sees` hold{} a matcher that no longer holds; \
+                 edit {} by hand",
+                if matchers == 1 { "s" } else { "" },
+                if matchers == 1 { "it" } else { "them" }
+            );
+        }
         return finish(&rebased.outcome);
     }
     if args.check {

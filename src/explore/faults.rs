@@ -55,7 +55,7 @@ impl Fault {
                         });
                     }
                 }
-                TraceEvent::LlmStarted { .. } => {
+                TraceEvent::LlmStarted { model: None, .. } => {
                     faults.push(Fault::Model { call: model_calls });
                     model_calls += 1;
                 }

@@ -74,6 +74,7 @@ use crate::invariants::{Invariant, Invariants, Violation};
 use crate::outcome::{Detail, Outcome};
 use crate::replay::Replay;
 use crate::scenario::{Expect, Scenario};
+use crate::scripted::Unscripted;
 use answers::Questions;
 use faults::Fault;
 use orders::Orders;
@@ -458,6 +459,38 @@ impl Checked {
                 })
             })
             .collect()
+    }
+
+    /// What the variant needs that the file does not script, when that is
+    /// why it broke: its run went past the model script, a tool's results
+    /// or a confirmation UI's answers, and nothing else broke (no
+    /// invariant, no injected fault). Such a variant leaves the script: the
+    /// hooks did nothing wrong, the file does not say what happens there.
+    ///
+    /// ```
+    /// use hookharness::explore::Explore;
+    /// use hookharness::replay::Replay;
+    /// use hookharness::scenario::{Format, Scenario};
+    /// use hookharness::scripted::Unscripted;
+    ///
+    /// // In the other order, `again` continues the run: a second LLM call.
+    /// let scenario = Scenario::from_str(
+    ///     "hooks: {on_exit: [{name: again, do: [{continue_run: true}]}, {name: done, do: [{continue_run: false}]}]}\n\
+    ///      model: [{text: hi}]",
+    ///     "exit.yaml",
+    ///     Format::Yaml,
+    /// )?;
+    /// let exploration = Explore::new().run(&Replay::new(), &scenario);
+    /// let variant = exploration.broken().next().unwrap();
+    /// assert_eq!(variant.unscripted(), Some(Unscripted::Reply));
+    /// # Ok::<(), hookharness::scenario::ScenarioError>(())
+    /// ```
+    #[must_use]
+    pub fn unscripted(&self) -> Option<Unscripted> {
+        if self.variant.faulted || !self.violations.is_empty() {
+            return None;
+        }
+        Unscripted::of(self.outcome.error.as_ref()?)
     }
 
     /// `true` when the variant is broken.

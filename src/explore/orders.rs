@@ -204,6 +204,9 @@ pub(crate) fn label(scenario: &Scenario, entry: &EntryRef) -> String {
         HookEntry::Declarative { name, .. } | HookEntry::ReadyMade { name, .. } => name.clone(),
         HookEntry::Shared(key) => Some(key.clone()),
         HookEntry::Custom(name) => Some(name.clone()),
+        HookEntry::Python { name, call } => {
+            Some(name.clone().unwrap_or_else(|| call.short_name().to_owned()))
+        }
     };
     name.unwrap_or_else(|| format!("hooks.{}[{}]", entry.point, entry.index))
 }

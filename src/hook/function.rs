@@ -37,6 +37,9 @@ impl<E: Into<HookError>> IntoHookResult for Result<(), E> {
     }
 }
 
+/// The `type_name` of every [`FunctionHook`], whatever its function.
+pub(crate) const FUNCTION_HOOK_TYPE: &str = "hookharness::FunctionHook";
+
 /// A hook built from a sync function, an async function, or both.
 ///
 /// `F` is the sync function's type: a hook calls it directly, with no
@@ -172,7 +175,7 @@ where
     }
 
     fn type_name(&self) -> &'static str {
-        "hookharness::FunctionHook"
+        FUNCTION_HOOK_TYPE
     }
 
     fn has_lifecycle(&self, _: super::LifecycleToken) -> bool {

@@ -35,6 +35,7 @@ mod function;
 mod point;
 mod registry;
 
+pub(crate) use function::FUNCTION_HOOK_TYPE;
 pub use function::{FunctionHook, IntoHookResult, async_hook_fn, hook_fn};
 pub use point::{HookPoint, InvalidHookPoint};
 pub use registry::{HookNotAllowed, HookRegistration, Hooks};

@@ -75,6 +75,9 @@ fn entry_name(entry: &HookEntry, fallback: &str) -> String {
         }
         HookEntry::Custom(name) => name.clone(),
         HookEntry::Shared(name) => name.clone(),
+        HookEntry::Python { name, call } => {
+            name.clone().unwrap_or_else(|| call.short_name().to_owned())
+        }
     }
 }
 

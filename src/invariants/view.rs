@@ -270,7 +270,7 @@ impl<'a> View<'a> {
                     }
                     open = false;
                 }
-                TraceEvent::LlmStarted { .. }
+                TraceEvent::LlmStarted { model: None, .. }
                 | TraceEvent::Stopped { .. }
                 | TraceEvent::MaxStepsReached { .. }
                 | TraceEvent::RunFinished { .. } => open = false,

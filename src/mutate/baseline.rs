@@ -53,7 +53,7 @@ impl Baseline {
         };
         for event in &outcome.trace {
             match event {
-                TraceEvent::LlmStarted { .. } => baseline.model_calls += 1,
+                TraceEvent::LlmStarted { model: None, .. } => baseline.model_calls += 1,
                 TraceEvent::ToolFinished { tool, .. } => {
                     *baseline.tool_runs.entry(tool.clone()).or_default() += 1;
                 }

@@ -74,6 +74,14 @@ pub enum ErrorKind {
     },
     /// A tool call failed the run.
     Tool,
+    /// The engine failed, not the run: a worker that died, timed out or
+    /// could not start.
+    Engine,
+    /// The scenario needs another engine (`--engine haystack` runs Python code).
+    NeedsEngine {
+        /// The engine that runs it.
+        engine: String,
+    },
     /// The run panicked outside any hook (a custom tool or generator, or a
     /// bug in the harness).
     Panicked,
@@ -95,6 +103,16 @@ impl RunError {
         }
     }
 
+    /// A scenario only `engine` runs.
+    pub(crate) fn needs_engine(engine: &str, message: String) -> Self {
+        RunError {
+            kind: ErrorKind::NeedsEngine {
+                engine: engine.to_owned(),
+            },
+            message,
+        }
+    }
+
     /// A `custom:` hook the replayer does not have.
     pub(crate) fn unregistered(name: String, message: String) -> Self {
         RunError {
@@ -104,6 +122,14 @@ impl RunError {
     }
 
     /// A panic that escaped the run.
+    /// An engine failure (not the run's).
+    pub(crate) fn engine(message: String) -> Self {
+        RunError {
+            kind: ErrorKind::Engine,
+            message,
+        }
+    }
+
     pub(crate) fn panicked(message: String) -> Self {
         RunError {
             kind: ErrorKind::Panicked,

@@ -19,11 +19,13 @@
 mod error;
 mod recorder;
 mod result;
+mod snapshot;
 mod trace;
 
 pub use error::{ErrorKind, RunError};
 pub use recorder::{Detail, TraceRecorder};
 pub use result::RunResult;
+pub use snapshot::Snapshot;
 pub use trace::{
     CallRef, KeyChange, MessageChanges, PendingTools, Rewrite, StateChanges, TraceEvent, WireEvent,
 };
@@ -164,6 +166,13 @@ impl Outcome {
             Value::Array(self.wire_trace().map(|e| e.to_value()).collect()),
         );
         sorted(Value::Object(map))
+    }
+
+    /// [`to_value`](Self::to_value) for snapshot tools:
+    /// `insta::assert_json_snapshot!(outcome.snapshot())` writes its numbers
+    /// as numbers under every feature set (see [`Snapshot`]).
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot::new(self.to_value())
     }
 
     /// One JSON line of [`to_value`](Self::to_value): keys sorted, non-ASCII

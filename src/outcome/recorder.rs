@@ -131,26 +131,33 @@ impl Observer for TraceRecorder {
                         rewrite,
                     }
                 }),
+                output: None,
             },
             Event::LlmStarted { state, messages } => TraceEvent::LlmStarted {
                 step: step(state),
                 messages_in: messages.len(),
                 last: messages.last().cloned(),
+                model: None,
             },
             Event::LlmFinished { state, replies } => TraceEvent::LlmFinished {
                 step: step(state),
                 replies: replies.to_vec(),
+                model: None,
             },
             Event::LlmFailed { state, error } => TraceEvent::LlmFailed {
                 step: step(state),
                 error: (*error).to_owned(),
+                model: None,
             },
-            Event::ToolFinished { state, call, error } => TraceEvent::ToolFinished {
-                step: step(state),
+            Event::ToolFinished {
+                step, call, error, ..
+            } => TraceEvent::ToolFinished {
+                step: step.cloned(),
                 tool: call.tool_name.clone(),
                 id: call.id.clone(),
                 error: *error,
                 arguments: call.arguments.clone(),
+                output: None,
             },
             Event::ToolsFinished { state } => TraceEvent::ToolsFinished {
                 step: step(state),

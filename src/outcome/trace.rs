@@ -59,6 +59,10 @@ pub enum TraceEvent {
         /// [`Detail::Full`](super::Detail::Full).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         changes: Option<StateChanges>,
+        /// What the call printed or logged (the Haystack engine captures
+        /// the user's Python code), when anything.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        output: Option<String>,
     },
     /// The chat generator is called.
     LlmStarted {
@@ -73,6 +77,10 @@ pub enum TraceEvent {
         messages_in: usize,
         /// The last of them.
         last: Option<ChatMessage>,
+        /// The named script (`models:`) that answered, for a generator the
+        /// user's own code calls; `None` for the Agent's model.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        model: Option<String>,
     },
     /// The chat generator answered.
     LlmFinished {
@@ -85,6 +93,10 @@ pub enum TraceEvent {
         step: Option<Value>,
         /// The replies.
         replies: Vec<ChatMessage>,
+        /// The named script (`models:`) that answered, for a generator the
+        /// user's own code calls; `None` for the Agent's model.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        model: Option<String>,
     },
     /// The chat generator failed.
     LlmFailed {
@@ -97,6 +109,10 @@ pub enum TraceEvent {
         step: Option<Value>,
         /// The failure.
         error: String,
+        /// The named script (`models:`) that answered, for a generator the
+        /// user's own code calls; `None` for the Agent's model.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        model: Option<String>,
     },
     /// A tool call ran (in call order, after its batch).
     ToolFinished {
@@ -116,6 +132,10 @@ pub enum TraceEvent {
         /// The arguments the call ran with.
         #[serde(default, skip_serializing_if = "Map::is_empty")]
         arguments: Map<String, Value>,
+        /// What the call printed or logged (the Haystack engine captures
+        /// the user's Python code), when anything.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        output: Option<String>,
     },
     /// The step's tool messages were counted and appended.
     ToolsFinished {
@@ -346,7 +366,11 @@ impl TraceEvent {
                 hook: hook.clone(),
                 step: step(),
             },
-            TraceEvent::LlmStarted { messages_in, .. } => WireEvent::Llm {
+            TraceEvent::LlmStarted {
+                messages_in,
+                model: None,
+                ..
+            } => WireEvent::Llm {
                 step: step(),
                 messages_in: *messages_in,
             },

@@ -46,6 +46,8 @@
 
 mod budget;
 mod error;
+mod for_loops;
+mod jinja2;
 mod message_tag;
 mod render;
 
@@ -154,7 +156,12 @@ impl Prompt {
     ) -> Result<Prompt, PromptError> {
         budget::check_expressions(template)?;
         let wrapped = message_tag::template_for_role(template, kind.role().as_str());
-        let source = message_tag::rewrite(&wrapped)?;
+        // Jinja2 decides what does not parse, in its words; minijinja renders.
+        jinja2::check(&wrapped).map_err(|error| PromptError::Syntax {
+            message: error.message,
+            line: Some(error.line),
+        })?;
+        let source = for_loops::rewrite(&message_tag::rewrite(&wrapped)?);
         let env = render::environment(source).map_err(|e| jinja_error(&e))?;
         let assigned = assigned_names(&wrapped);
         let analysed = Environment::new();
@@ -250,7 +257,8 @@ impl Prompt {
 }
 
 /// The text of a template error: Haystack's own text for what the message
-/// tag raises, minijinja's description otherwise.
+/// tag raises, Jinja2's for an unknown filter or test it calls, minijinja's
+/// description otherwise.
 fn jinja_error(error: &minijinja::Error) -> PromptError {
     let mut source = std::error::Error::source(error);
     while let Some(cause) = source {
@@ -266,6 +274,29 @@ fn jinja_error(error: &minijinja::Error) -> PromptError {
         };
     }
     PromptError::Template(match error.kind() {
+        // A filter or test Jinja2 does not have, inside an `if` (anywhere
+        // else the Agent is not built): Jinja2's text when it is called.
+        ErrorKind::UnknownFilter | ErrorKind::UnknownTest => {
+            let detail = error.detail().unwrap_or_default();
+            let (kind, name) = detail
+                .strip_suffix(" is unknown")
+                .and_then(|rest| rest.split_once(' '))
+                .unwrap_or(("filter", detail));
+            format!("No {kind} named '{name}' found.")
+        }
+        // Jinja2's `reverse` of what is not iterable.
+        ErrorKind::InvalidOperation
+            if matches!(
+                error.detail(),
+                Some(
+                    "cannot reverse values of type none"
+                        | "cannot reverse values of type number"
+                        | "cannot reverse values of type bool"
+                )
+            ) =>
+        {
+            "argument must be iterable".to_owned()
+        }
         ErrorKind::OutOfFuel => format!(
             "the prompt template used up its budget and was stopped: {} instructions, \
              each also paying for {} bytes of text or list built ({} bytes in all); \

@@ -6,11 +6,12 @@
 
 use super::PromptError;
 use super::budget::{self, FUEL};
+use super::for_loops::ITERABLE_FILTER;
 use super::message_tag::{MESSAGE_FILTER, is_py_space};
 use crate::message::ChatMessage;
 use crate::pyfmt;
 use indexmap::IndexMap;
-use minijinja::value::{Kwargs, Rest, Value as JinjaValue};
+use minijinja::value::{Kwargs, Rest, Value as JinjaValue, ValueKind};
 use minijinja::{Environment, Error, ErrorKind};
 use serde_json::{Map, Value};
 
@@ -59,6 +60,7 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
     env.add_filter("tojson", tojson);
     env.add_filter("center", center);
     env.add_filter(MESSAGE_FILTER, message_filter);
+    env.add_filter(ITERABLE_FILTER, iterable);
     env.add_template_owned(TEMPLATE, source)?;
     Ok(env)
 }
@@ -166,6 +168,26 @@ fn sort_keys(value: Value) -> Value {
         Value::Array(items) => Value::Array(items.into_iter().map(sort_keys).collect()),
         other => other,
     }
+}
+
+/// What a `{% for %}` loop iterates, as Python iterates it: a string as
+/// the list of its characters (so that the loop knows its length), and
+/// `none`, a number or a boolean raising Python's `TypeError`.
+fn iterable(value: JinjaValue) -> Result<JinjaValue, Error> {
+    let python_type = match value.kind() {
+        ValueKind::String => {
+            let text = value.as_str().unwrap_or_default();
+            return Ok(text.chars().map(JinjaValue::from).collect());
+        }
+        ValueKind::None => "NoneType",
+        ValueKind::Bool => "bool",
+        ValueKind::Number if value.is_integer() => "int",
+        ValueKind::Number => "float",
+        _ => return Ok(value),
+    };
+    Err(haystack_error(format!(
+        "'{python_type}' object is not iterable"
+    )))
 }
 
 pub(super) fn haystack_error(message: String) -> Error {

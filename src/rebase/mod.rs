@@ -70,6 +70,15 @@ pub enum Change {
     Added,
     /// The run made fewer LLM calls: nothing to see, kept as it was.
     NotReached,
+    /// A matcher (`contains`, `last_message`) no longer holds: it is the
+    /// user's claim, kept as written, to edit by hand. `facts` is the
+    /// difference in the listed facts when those were rewritten as well.
+    MatcherFails {
+        /// What the matcher found.
+        matcher: String,
+        /// The facts' first difference, when they were rewritten too.
+        facts: Option<String>,
+    },
 }
 
 /// Rebases `scenario` on its run through `replay`: each reply's `sees` that
@@ -92,8 +101,20 @@ pub fn rebase(replay: &Replay, scenario: &Scenario, all: bool) -> Rebase {
             // A `sees` that holds is kept as written.
             (Some(old), Some(request)) => match sees_difference(old, request) {
                 Some(what) => {
-                    rebased.sees.insert(reply, refreshed(old, request));
-                    Change::Changed(what)
+                    let new = refreshed(old, request);
+                    // The facts now hold: what still differs is a matcher's.
+                    let matcher = sees_difference(&new, request);
+                    let facts = (new != *old).then_some(what);
+                    if facts.is_some() {
+                        rebased.sees.insert(reply, new);
+                    }
+                    match (matcher, facts) {
+                        (Some(matcher), facts) => Change::MatcherFails { matcher, facts },
+                        (None, Some(what)) => Change::Changed(what),
+                        // Unreachable: a difference that refreshing the facts
+                        // does not change is a matcher's.
+                        (None, None) => Change::Unchanged,
+                    }
                 }
                 None => Change::Unchanged,
             },

@@ -37,6 +37,15 @@ pub(crate) fn prepare(
     generator: Option<Arc<dyn ChatGenerator>>,
 ) -> Result<Prepared, PrepareError> {
     let spec = &scenario.agent;
+    if let Some(call) = &spec.python {
+        return Err(PrepareError::NeedsHaystack {
+            message: format!(
+                "the Agent comes from your Python factory (`agent.python: {}`), which only the \
+                 Haystack engine runs: run this scenario with `--engine haystack`",
+                call.target
+            ),
+        });
+    }
     // One wrapper per custom hook, so a hook used at several points stays one object.
     let custom: IndexMap<String, Arc<dyn Hook>> = custom
         .iter()
@@ -174,15 +183,31 @@ fn hook_for(
         HookEntry::Custom(name) => match custom.get(name) {
             Some(hook) => hook.clone(),
             None => {
-                return Err(PrepareError::UnregisteredHook {
-                    name: name.clone(),
-                    message: format!(
+                let message = match crate::scenario::closest(name, custom.keys()) {
+                    Some(known) => format!(
+                        "custom hook `{name}` is not registered; did you mean `{known}`, the name \
+                         the Rust test registers?"
+                    ),
+                    None => format!(
                         "custom hook `{name}` is not registered; register it with \
                      `Replay::new().custom_hook(\"{name}\", hook)` in the Rust test that runs this scenario"
                     ),
+                };
+                return Err(PrepareError::UnregisteredHook {
+                    name: name.clone(),
+                    message,
                 });
             }
         },
+        HookEntry::Python { call, .. } => {
+            return Err(PrepareError::NeedsHaystack {
+                message: format!(
+                    "this hook is your Python code (`python: {}`), which only the Haystack engine runs: \
+                     run this scenario with `--engine haystack`",
+                    call.target
+                ),
+            });
+        }
         HookEntry::Shared(name) => match shared.and_then(|s| s.get(name.as_str())) {
             Some(hook) => hook.clone(),
             None => {

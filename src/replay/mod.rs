@@ -57,6 +57,7 @@ pub use prepare_error::PrepareError;
 pub use seen::SeenRequest;
 
 use crate::agent::AgentError;
+use crate::engine::{Engine, Record, RecordOptions};
 use crate::future::block_on;
 use crate::generator::ChatGenerator;
 use crate::hook::Hook;
@@ -73,6 +74,7 @@ use std::sync::Arc;
 pub struct Replay {
     custom: IndexMap<String, Arc<dyn Hook>>,
     detail: Detail,
+    engine: Option<Arc<dyn Engine>>,
 }
 
 impl Replay {
@@ -94,10 +96,49 @@ impl Replay {
         self
     }
 
+    /// Runs scenarios with `engine` instead of this crate's loop (the
+    /// default); loading, checking and reporting stay the same.
+    pub fn engine(mut self, engine: impl Engine + 'static) -> Self {
+        self.engine = Some(Arc::new(engine));
+        self
+    }
+
+    /// [`engine`](Self::engine), shared.
+    pub fn engine_arc(mut self, engine: Arc<dyn Engine>) -> Self {
+        self.engine = Some(engine);
+        self
+    }
+
+    /// The engine's name: `rust` unless [`engine`](Self::engine) set another.
+    #[must_use]
+    pub fn engine_name(&self) -> &str {
+        self.engine.as_ref().map_or("rust", |e| e.name())
+    }
+
     /// Registers a shared hook object under a name.
     pub fn custom_hook_arc(mut self, name: impl Into<String>, hook: Arc<dyn Hook>) -> Self {
         self.custom.insert(name.into(), hook);
         self
+    }
+
+    /// The name this replayer knows `hook` by: the name it was registered
+    /// under as that very object, else the one hook registered of its type
+    /// (not a closure's: every `hook_fn` shares one). `None` when neither
+    /// names one hook.
+    pub(crate) fn registered_name(&self, hook: &Arc<dyn Hook>) -> Option<&str> {
+        let same = |h: &Arc<dyn Hook>| std::ptr::addr_eq(Arc::as_ptr(h), Arc::as_ptr(hook));
+        if let Some((name, _)) = self.custom.iter().find(|(_, h)| same(h)) {
+            return Some(name);
+        }
+        let kind = hook.type_name();
+        if kind == crate::hook::FUNCTION_HOOK_TYPE {
+            return None;
+        }
+        let mut of_kind = self.custom.iter().filter(|(_, h)| h.type_name() == kind);
+        match (of_kind.next(), of_kind.next()) {
+            (Some((name, _)), None) => Some(name),
+            _ => None,
+        }
     }
 
     /// Loads and runs a file; an invalid file gives an outcome with status
@@ -120,9 +161,12 @@ impl Replay {
     pub fn validate(&self, scenario: &Scenario) -> Result<(), PrepareError> {
         match self.prepare_with_placeholders(scenario) {
             Err(error @ PrepareError::Invalid { .. }) => Err(error),
-            Err(PrepareError::Construction(_) | PrepareError::UnregisteredHook { .. }) | Ok(_) => {
-                Ok(())
-            }
+            Err(
+                PrepareError::Construction(_)
+                | PrepareError::UnregisteredHook { .. }
+                | PrepareError::NeedsHaystack { .. },
+            )
+            | Ok(_) => Ok(()),
         }
     }
 
@@ -275,6 +319,9 @@ impl Replay {
         extra: Option<&mut dyn Observer>,
         capture: Option<&mut Vec<SeenRequest>>,
     ) -> Outcome {
+        if let Some(engine) = &self.engine {
+            return self.run_engine(engine.as_ref(), scenario, file, capture);
+        }
         // The requests are kept only when something reads them: copying
         // each conversation is not free.
         let (generator, seen) = if scenario.sees.is_empty() && capture.is_none() {
@@ -318,7 +365,15 @@ impl Replay {
                     RunError::unregistered(name, format!("{file}: {message}")),
                 );
             }
-            Err(PrepareError::Construction(error)) => Err(RunError::construction(&error)),
+            Err(PrepareError::NeedsHaystack { message }) => {
+                return unprepared(
+                    Status::Error,
+                    RunError::needs_engine("haystack", format!("{file}: {message}")),
+                );
+            }
+            Err(PrepareError::Construction(error)) => {
+                Err((RunError::construction(&error), error.haystack_message()))
+            }
             Ok(prepared) => {
                 streamed = prepared.streamed.clone();
                 let mut tee = Tee {
@@ -337,13 +392,16 @@ impl Replay {
                         .run_observed(prepared.messages, prepared.options, &mut tee)
                 };
                 run.map(|output| RunResult::new(output, scenario.agent.state_schema.keys()))
-                    .map_err(|error| RunError::run(&error))
+                    .map_err(|error| (RunError::run(&error), error.haystack_message()))
             }
         };
         let trace = recorder.into_events();
-        let (result, error) = match ran {
-            Ok(result) => (Some(result), None),
-            Err(error) => (None, Some(error)),
+        // `expect.error` is checked against Haystack's text, not the
+        // context the harness adds around it, so that a scenario passes or
+        // fails as it does in Haystack.
+        let (result, error, haystack_error) = match ran {
+            Ok(result) => (Some(result), None, None),
+            Err((error, haystack)) => (None, Some(error), Some(haystack)),
         };
         let streamed = streamed.map(|s| s.take()).unwrap_or_default();
         let requests = seen.as_ref().map(seen::take).unwrap_or_default();
@@ -351,10 +409,130 @@ impl Replay {
             scenario,
             result.as_ref(),
             &trace,
-            error.as_ref(),
+            haystack_error.as_deref(),
             &streamed,
             &requests,
         );
+        if let Some(capture) = capture {
+            *capture = requests;
+        }
+        let status = if error.is_some() && scenario.expect.error.is_none() {
+            Status::Error
+        } else if failures.is_empty() {
+            Status::Pass
+        } else {
+            Status::Fail
+        };
+        Outcome {
+            scenario: scenario.name.clone(),
+            file: file.to_owned(),
+            status,
+            failures,
+            error,
+            result,
+            trace,
+        }
+    }
+}
+
+impl Replay {
+    /// A run on another engine: the file is validated here as for the Rust
+    /// engine, the engine records, the expectations are checked here.
+    fn run_engine(
+        &self,
+        engine: &dyn Engine,
+        scenario: &Scenario,
+        file: &str,
+        capture: Option<&mut Vec<SeenRequest>>,
+    ) -> Outcome {
+        let early = |status, error| Outcome {
+            scenario: scenario.name.clone(),
+            file: file.to_owned(),
+            status,
+            failures: Vec::new(),
+            error: Some(error),
+            result: None,
+            trace: Vec::new(),
+        };
+        if let Some(name) = scenario.custom_hook_names().into_iter().next() {
+            return early(
+                Status::Error,
+                RunError::needs_engine(
+                    "rust",
+                    format!(
+                        "{file}: `custom: {name}` is a Rust hook, which only the Rust engine runs: \
+                         run this scenario with `--engine rust` (the default), or name your \
+                         Python hook with `python: \"module:name\"`"
+                    ),
+                ),
+            );
+        }
+        if let Err(PrepareError::Invalid {
+            message,
+            place,
+            at_value,
+        }) = self.validate(scenario)
+        {
+            let at = match &scenario.file {
+                Some(path) => crate::scenario::located(path, place.as_deref(), at_value),
+                None => file.to_owned(),
+            };
+            return early(
+                Status::Invalid,
+                RunError::invalid(format!("{at}: {message}")),
+            );
+        }
+        let options = RecordOptions {
+            detail: self.detail,
+            keep_requests: capture.is_some(),
+        };
+        let record = engine.record(scenario, options);
+        if record.engine_failed {
+            let error = record
+                .error
+                .unwrap_or_else(|| RunError::engine(String::new()));
+            return early(
+                Status::Error,
+                RunError {
+                    message: format!("{file}: {}", error.message),
+                    ..error
+                },
+            );
+        }
+        let Record {
+            trace,
+            result,
+            error,
+            streamed,
+            requests,
+            unused_models,
+            ..
+        } = record;
+        // The Haystack engine's error text is Haystack's own.
+        let mut failures = expect::check(
+            scenario,
+            result.as_ref(),
+            &trace,
+            error.as_ref().map(|e| e.message.as_str()),
+            &streamed,
+            &requests,
+        );
+        if result.is_some()
+            && scenario.expect.unused_replies == crate::scenario::UnusedReplies::Fail
+        {
+            for (name, left) in unused_models {
+                failures.push(Failure::line(format!(
+                    "models.{name}: {left} scripted {} never used; remove {}, or set \
+                     `expect.unused_replies: allow`",
+                    if left == 1 {
+                        "reply was"
+                    } else {
+                        "replies were"
+                    },
+                    if left == 1 { "it" } else { "them" },
+                )));
+            }
+        }
         if let Some(capture) = capture {
             *capture = requests;
         }

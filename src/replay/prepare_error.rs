@@ -51,6 +51,14 @@ pub enum PrepareError {
         /// How to register it.
         message: String,
     },
+    /// The scenario runs the user's Python code (a `python:` hook or
+    /// agent), which the Rust engine cannot: the run errors, saying which
+    /// engine runs it.
+    #[error("{message}")]
+    NeedsHaystack {
+        /// What needs Python, and the flag that runs it.
+        message: String,
+    },
     /// The Agent refused to build (Haystack's construction errors): the run
     /// fails, and `expect.error` may expect it.
     #[error(transparent)]

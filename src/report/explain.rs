@@ -4,7 +4,7 @@
 //! outcome (`run --format json --trace full`) explains the same as a run.
 
 use crate::message::ChatMessage;
-use crate::outcome::{MessageChanges, Outcome, StateChanges, TraceEvent};
+use crate::outcome::{Outcome, StateChanges, TraceEvent};
 use serde_json::Value;
 use std::fmt::Write;
 
@@ -147,34 +147,11 @@ fn line(event: &TraceEvent, out: &mut String) {
     };
 }
 
-/// Appended messages are listed; any other change to the conversation is
-/// shown as its new size and the first message that changed; then every
-/// data key with a new value.
+/// Every message a hook added, removed or changed, then every data key
+/// with a new value (`changes::lines`).
 fn state_changes(changes: &StateChanges, out: &mut String) {
-    match &changes.messages {
-        MessageChanges::Unchanged => {}
-        MessageChanges::Appended { messages } => {
-            for message in messages {
-                let _ = writeln!(out, "    + message {}", describe(message));
-            }
-        }
-        MessageChanges::Rewritten {
-            before,
-            after,
-            first_changed,
-        } => {
-            let _ = writeln!(out, "    messages rewritten: {before} -> {after}");
-            if let Some((index, message)) = first_changed {
-                let _ = writeln!(out, "    ~ message {index} is now {}", describe(message));
-            }
-        }
-    }
-    for change in &changes.data {
-        let old = change
-            .before
-            .as_ref()
-            .map_or_else(|| "<absent>".into(), Value::to_string);
-        let _ = writeln!(out, "    {}: {old} -> {}", change.key, change.after);
+    for line in super::changes::lines(changes, describe) {
+        let _ = writeln!(out, "    {line}");
     }
 }
 

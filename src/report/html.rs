@@ -6,7 +6,7 @@
 //! as [`explain`](super::explain) is.
 
 use crate::message::ChatMessage;
-use crate::outcome::{MessageChanges, Outcome, TraceEvent};
+use crate::outcome::{Outcome, TraceEvent};
 use serde_json::Value;
 use std::fmt::Write;
 
@@ -135,27 +135,7 @@ fn event_html(
                 escape(hook)
             );
             if let Some(changes) = changes {
-                let mut lines = Vec::new();
-                match &changes.messages {
-                    MessageChanges::Unchanged => {}
-                    MessageChanges::Appended { messages } => {
-                        lines.extend(
-                            messages
-                                .iter()
-                                .map(|m| format!("+ message {}", describe(m))),
-                        );
-                    }
-                    MessageChanges::Rewritten { before, after, .. } => {
-                        lines.push(format!("messages rewritten: {before} -> {after}"));
-                    }
-                }
-                for change in &changes.data {
-                    let old = change
-                        .before
-                        .as_ref()
-                        .map_or_else(|| "<absent>".into(), Value::to_string);
-                    lines.push(format!("{}: {old} -> {}", change.key, change.after));
-                }
+                let lines = super::changes::lines(changes, describe);
                 if !lines.is_empty() {
                     let _ = write!(
                         out,

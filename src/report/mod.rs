@@ -3,6 +3,7 @@
 //! Every reporter reads [`Outcome`] values only, the
 //! single source of truth; none reaches into the loop.
 
+mod changes;
 mod diff;
 mod explain;
 mod html;

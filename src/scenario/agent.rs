@@ -4,6 +4,7 @@
 use indexmap::IndexMap;
 
 use super::error::ScenarioErrorKind;
+use super::python::{PythonCall, read_python_keys};
 use super::reader::{Field, Read};
 use crate::prompt::RequiredVariables;
 use crate::state::keys;
@@ -31,6 +32,9 @@ pub struct AgentSpec {
     pub raise_on_tool_invocation_failure: bool,
     /// `tool_concurrency_limit` (default 4); not range-checked.
     pub tool_concurrency_limit: i64,
+    /// `python`: the Agent comes from the user's factory (with `args` and
+    /// `models`); the other settings are then the factory's.
+    pub python: Option<PythonCall>,
 }
 
 impl Default for AgentSpec {
@@ -44,13 +48,14 @@ impl Default for AgentSpec {
             state_schema: IndexMap::new(),
             raise_on_tool_invocation_failure: false,
             tool_concurrency_limit: 4,
+            python: None,
         }
     }
 }
 
 /// The format's spelling of each state type (`list` on `messages` is read
 /// as [`ValueType::ChatMessages`]).
-const VALUE_TYPES: &[(&str, ValueType)] = &[
+pub(crate) const VALUE_TYPES: &[(&str, ValueType)] = &[
     ("list", ValueType::List),
     ("str", ValueType::Str),
     ("int", ValueType::Int),
@@ -87,6 +92,19 @@ pub(crate) fn handlers() -> Vec<(&'static str, Handler)> {
 pub(crate) fn read_agent(field: &Field<'_>) -> Read<AgentSpec> {
     let mut map = field.map()?;
     let mut agent = AgentSpec::default();
+    if map.has("python") {
+        let call = read_python_keys(&mut map)?;
+        let others: Vec<String> = map
+            .keys()
+            .into_iter()
+            .filter(|k| !matches!(k.as_str(), "python" | "args" | "models"))
+            .collect();
+        if !others.is_empty() {
+            return Err(field.error(ScenarioErrorKind::AgentPythonWithKeys { keys: others }));
+        }
+        agent.python = Some(call);
+        return Ok(agent);
+    }
     if let Some(f) = map.get("max_agent_steps") {
         agent.max_agent_steps = f.i64()?;
     }
@@ -114,6 +132,12 @@ pub(crate) fn read_agent(field: &Field<'_>) -> Read<AgentSpec> {
     }
     if let Some(f) = map.get("tool_concurrency_limit") {
         agent.tool_concurrency_limit = f.i64()?;
+    }
+    // `args` and `models` go with `python` (and are known keys here, so that
+    // an unknown key lists them).
+    let _ = map.get("python");
+    if map.get("args").is_some() || map.get("models").is_some() {
+        return Err(map.missing("python"));
     }
     map.finish()?;
     Ok(agent)

@@ -238,6 +238,32 @@ pub enum ScenarioErrorKind {
         /// The string as written.
         value: String,
     },
+    /// A `python` value that is not `pkg.module:name`.
+    PythonTarget {
+        /// The value as written.
+        value: String,
+    },
+    /// A `models` mapping names a script that is not defined.
+    UnknownModel {
+        /// The name as written.
+        name: String,
+        /// A defined name close to it.
+        suggestion: Option<String>,
+        /// Every defined name (`model` first).
+        defined: Vec<String>,
+    },
+    /// `models` defines a script named `model` (the main script's name).
+    ReservedModelName,
+    /// `agent.python` beside keys the user's factory decides.
+    AgentPythonWithKeys {
+        /// The other keys, in file order.
+        keys: Vec<String>,
+    },
+    /// A `clock` that is not an ISO 8601 date or date and time.
+    ClockFormat {
+        /// The value as written.
+        value: String,
+    },
 }
 
 impl ScenarioError {

@@ -50,6 +50,10 @@ pub struct Expect {
     /// string per text chunk, `{tool_result: TEXT}` per tool result and
     /// `{finish_reason: R}` for a chunk that ends a stream.
     pub streamed: Option<Vec<Value>>,
+    /// `printed`: texts that appear, in this order, in what the user's
+    /// Python hooks and tools printed or logged (the Haystack engine
+    /// captures it).
+    pub printed: Option<Vec<String>>,
     /// `always`: what must hold on every variant `hookharness explore`
     /// runs.
     pub always: Option<Box<Always>>,
@@ -126,6 +130,7 @@ impl Expect {
             ("trace", self.trace.is_some()),
             ("error", self.error.is_some()),
             ("streamed", self.streamed.is_some()),
+            ("printed", self.printed.is_some()),
         ];
         given
             .into_iter()
@@ -157,6 +162,7 @@ impl Expect {
             error: self.error.clone().filter(|_| keep("error")),
             unused_replies: UnusedReplies::Allow,
             streamed: self.streamed.clone().filter(|_| keep("streamed")),
+            printed: self.printed.clone().filter(|_| keep("printed")),
             always: None,
         }
     }
@@ -235,6 +241,7 @@ pub(crate) fn read_expect_keys(
         .get("trace")
         .map(|f| read_list(&f, read_event_pattern))
         .transpose()?;
+    expect.printed = map.get("printed").map(|f| f.strings()).transpose()?;
     if outcome_keys {
         expect.error = map.get("error").map(|f| f.string()).transpose()?;
         if let Some(f) = map.get("unused_replies") {

@@ -6,6 +6,7 @@ use serde_json::Value;
 
 use super::action::{Action, read_actions};
 use super::error::ScenarioErrorKind;
+use super::python::{PythonCall, read_python_keys};
 use super::reader::{Field, Read};
 use super::suggest;
 use super::when::{When, read_when};
@@ -43,6 +44,14 @@ pub enum HookEntry {
     Shared(String),
     /// `custom: NAME`: a hook the embedding Rust test registers under NAME.
     Custom(String),
+    /// `python: "pkg.module:name"`: the user's own Python hook (the Haystack
+    /// engine runs it).
+    Python {
+        /// `name`; unnamed hooks show in the trace by the object's name.
+        name: Option<String>,
+        /// The object, its `args` and `models`.
+        call: PythonCall,
+    },
 }
 
 /// The ready-made hooks, named as their tags.
@@ -72,7 +81,7 @@ impl ReadyMadeKind {
     }
 }
 
-const READY_MADE: &[(&str, ReadyMadeKind)] = &[
+pub(crate) const READY_MADE: &[(&str, ReadyMadeKind)] = &[
     ("token_budget", ReadyMadeKind::TokenBudget),
     ("tool_result_offload", ReadyMadeKind::ToolResultOffload),
     ("compaction", ReadyMadeKind::Compaction),
@@ -91,6 +100,7 @@ const KIND_KEYS: &[&str] = &[
     "confirmation",
     "shared",
     "custom",
+    "python",
 ];
 
 /// Where an entry is read: `shared_hooks` definitions cannot be `shared:`.
@@ -125,6 +135,27 @@ pub(crate) fn read_hook(field: &Field<'_>, place: Place) -> Read<HookEntry> {
                 HookEntry::Custom(name)
             });
         }
+    }
+    if has("python") {
+        let others: Vec<String> = kind_keys
+            .iter()
+            .filter(|k| !matches!(k.as_str(), "python" | "name"))
+            .cloned()
+            .collect();
+        if !others.is_empty() {
+            let mut keys = vec!["python".to_owned()];
+            keys.extend(others);
+            return Err(field.error(ScenarioErrorKind::ConflictingHookKinds { keys }));
+        }
+        let mut map = field.map()?;
+        let name = map
+            .get("name")
+            .map(|f| f.opt_string())
+            .transpose()?
+            .flatten();
+        let call = read_python_keys(&mut map)?;
+        map.finish()?;
+        return Ok(HookEntry::Python { name, call });
     }
     let tags: Vec<ReadyMadeKind> = READY_MADE
         .iter()

@@ -101,11 +101,13 @@ pub fn import_haystack(
     scenario.agent = agent.agent;
     scenario.tools = agent.tools;
     scenario.hooks = agent.hooks;
+    let replaced = super::substitute::substitute(&mut scenario.hooks);
     Ok(skeleton(
         &scenario,
         &value,
         origin,
         component_label(&prefix),
+        &replaced,
     ))
 }
 
@@ -250,7 +252,13 @@ fn position(node: &Node, path: &str) -> Pos {
 }
 
 /// The skeleton's text: the scenario's keys, each after a comment.
-fn skeleton(scenario: &Scenario, dumped: &Value, origin: &str, component: Option<&str>) -> String {
+fn skeleton(
+    scenario: &Scenario,
+    dumped: &Value,
+    origin: &str,
+    component: Option<&str>,
+    replaced: &[String],
+) -> String {
     let written = scenario.to_value();
     let mut out = String::new();
     let from = match component {
@@ -292,6 +300,12 @@ fn skeleton(scenario: &Scenario, dumped: &Value, origin: &str, component: Option
     }
     if let Some(hooks) = written.get("hooks") {
         out.push_str("\n# The Agent's hooks; ready-made ones keep Haystack's parameters.\n");
+        if !replaced.is_empty() {
+            out.push_str("# The importer replaced what a scenario run cannot use:\n");
+        }
+        for note in replaced {
+            let _ = writeln!(out, "#   {note}.");
+        }
         let customs = custom_hooks(scenario, params);
         if !customs.is_empty() {
             out.push_str(

@@ -40,7 +40,7 @@ pub(crate) fn roles() -> Vec<(&'static str, ChatRole)> {
 }
 
 /// The part tags of `ChatMessage.to_dict()` content.
-const PART_TAGS: &[&str] = &[
+pub(crate) const PART_TAGS: &[&str] = &[
     "text",
     "tool_call",
     "tool_call_result",

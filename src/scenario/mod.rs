@@ -65,11 +65,13 @@ mod message;
 mod model;
 mod node;
 mod pattern;
+mod python;
 mod reader;
 mod run;
 mod scalar;
 mod sees;
 mod spec;
+mod substitute;
 mod suggest;
 mod tool;
 mod when;
@@ -97,6 +99,7 @@ pub(crate) use locate::{Located, located};
 pub use message::MessageSpec;
 pub(crate) use node::KeyPath;
 pub use pattern::ValuePattern;
+pub use python::{MAIN_MODEL, NamedModel, PythonCall, PythonSpec};
 pub use run::RunSpec;
 pub use sees::Sees;
 pub use spec::{SUPPORTED_VERSIONS, Scenario};
@@ -104,6 +107,18 @@ pub(crate) use suggest::closest;
 pub use tool::ToolScript;
 pub use when::{LastMessageCondition, StepCountCondition, When};
 pub(crate) use write::{message as write_message, write_compact};
+
+/// The words the loader accepts at each place, read by the JSON Schema
+/// (`crate::schema`) so that the two cannot disagree on a name.
+pub(crate) mod vocabulary {
+    pub(crate) use super::action::ACTIONS;
+    pub(crate) use super::agent::{VALUE_TYPES, handlers};
+    pub(crate) use super::event_pattern::KINDS as EVENT_KINDS;
+    pub(crate) use super::hook::READY_MADE;
+    pub(crate) use super::list_expect::MODES;
+    pub(crate) use super::message::{PART_TAGS, roles};
+    pub(crate) use super::pattern::MATCHER_WORDS;
+}
 
 /// The deepest nesting of lists and maps a scenario file may use.
 pub(crate) const MAX_DEPTH: usize = 128;

@@ -11,6 +11,7 @@ use super::expect::{Expect, read_expect};
 use super::hook::{HookEntry, Place, read_hook};
 use super::model::read_reply;
 use super::node::{Node, NodeValue};
+use super::python::{NamedModel, PythonSpec, check_model_names, read_clock, read_models};
 use super::reader::{Field, Read};
 use super::run::{RunSpec, read_run};
 use super::sees::{Sees, read_sees};
@@ -52,6 +53,40 @@ pub struct Scenario {
     pub run: RunSpec,
     /// `expect`.
     pub expect: Expect,
+    /// `python_path`, `clock` and `models`: what the user's Python code
+    /// is given (the Haystack engine).
+    pub python: PythonSpec,
+}
+
+impl Scenario {
+    /// Every hook entry, the `shared_hooks` definitions included.
+    fn all_hook_entries(&self) -> impl Iterator<Item = &HookEntry> {
+        self.hooks
+            .values()
+            .flatten()
+            .chain(self.shared_hooks.values())
+    }
+
+    /// The `custom:` names the scenario uses, in file order.
+    #[must_use]
+    pub fn custom_hook_names(&self) -> Vec<&str> {
+        self.all_hook_entries()
+            .filter_map(|entry| match entry {
+                HookEntry::Custom(name) => Some(name.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// `true` when the scenario runs the user's Python code (a `python:`
+    /// hook or agent): only the Haystack engine runs it.
+    #[must_use]
+    pub fn needs_python(&self) -> bool {
+        self.agent.python.is_some()
+            || self
+                .all_hook_entries()
+                .any(|entry| matches!(entry, HookEntry::Python { .. }))
+    }
 }
 
 /// Reads the scenario at `root`. `model_items`, when given, are the items
@@ -78,7 +113,20 @@ pub(crate) fn read_scenario(
     let run = map.get("run");
     let expect = map.get("expect");
     let shared = map.get("shared_hooks");
+    let python_path = map.get("python_path");
+    let clock = map.get("clock");
+    let models = map.get("models");
     map.finish()?;
+    let mut python = PythonSpec::default();
+    if let Some(f) = python_path {
+        python.python_path = f.strings()?;
+    }
+    if let Some(f) = clock {
+        python.clock = Some(read_clock(&f)?);
+    }
+    if let Some(f) = models {
+        python.models = read_models(&f)?;
+    }
 
     let version = match version {
         Some(f) => read_version(&f)?,
@@ -89,8 +137,9 @@ pub(crate) fn read_scenario(
         None => file_stem(origin),
     };
     let description = description.map(|f| f.opt_string()).transpose()?.flatten();
-    let agent = match agent {
-        Some(f) => read_agent(&f)?,
+    let agent_field = agent;
+    let agent = match &agent_field {
+        Some(f) => read_agent(f)?,
         None => AgentSpec::default(),
     };
     let tools = match tools {
@@ -98,15 +147,30 @@ pub(crate) fn read_scenario(
         None => Vec::new(),
     };
     let mut shared_hooks = IndexMap::new();
-    if let Some(f) = shared {
+    if let Some(f) = &shared {
         for (key, entry) in f.entries()? {
             shared_hooks.insert(key.to_owned(), read_hook(&entry, Place::SharedDefinition)?);
         }
     }
     let hooks = match hooks {
-        Some(f) => read_hook_points(&f, &shared_hooks)?,
+        Some(f) => read_hook_points(&f, &shared_hooks, &python.models)?,
         None => IndexMap::new(),
     };
+    for (key, entry) in &shared_hooks {
+        if let (HookEntry::Python { call, .. }, Some(f)) = (entry, shared.as_ref()) {
+            let field = f
+                .entries()?
+                .into_iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| v);
+            if let Some(field) = field {
+                check_model_names(&field, call, &python.models)?;
+            }
+        }
+    }
+    if let (Some(call), Some(f)) = (&agent.python, agent_field.as_ref()) {
+        check_model_names(f, call, &python.models)?;
+    }
     let mut sees = BTreeMap::new();
     let model = match model_items {
         Some(items) => {
@@ -142,6 +206,7 @@ pub(crate) fn read_scenario(
         sees,
         run,
         expect,
+        python,
     })
 }
 
@@ -185,6 +250,7 @@ fn read_version(field: &Field<'_>) -> Read<i64> {
 fn read_hook_points(
     field: &Field<'_>,
     shared: &IndexMap<String, HookEntry>,
+    models: &IndexMap<String, NamedModel>,
 ) -> Read<IndexMap<String, Vec<HookEntry>>> {
     let mut hooks = IndexMap::new();
     for (point, entries) in field.entries()? {
@@ -193,6 +259,9 @@ fn read_hook_points(
         for entry in &list {
             let hook = read_hook(entry, Place::HookPoint)?;
             check_shared(entry, &hook, shared)?;
+            if let HookEntry::Python { call, .. } = &hook {
+                check_model_names(entry, call, models)?;
+            }
             read.push(hook);
         }
         hooks.insert(point.to_owned(), read);

@@ -93,6 +93,28 @@ impl Scenario {
         if !expect.is_empty() {
             out.insert("expect".into(), Value::Object(expect));
         }
+        if !self.python.python_path.is_empty() {
+            out.insert("python_path".into(), json!(self.python.python_path));
+        }
+        if let Some(clock) = &self.python.clock {
+            out.insert("clock".into(), json!(clock));
+        }
+        if !self.python.models.is_empty() {
+            let models = self
+                .python
+                .models
+                .iter()
+                .map(|(name, script)| {
+                    let mut entry = Map::new();
+                    entry.insert("replies".into(), script.replies.iter().map(reply).collect());
+                    if let Some(replaces) = &script.replaces {
+                        entry.insert("replaces".into(), json!(replaces));
+                    }
+                    (name.clone(), Value::Object(entry))
+                })
+                .collect();
+            out.insert("models".into(), Value::Object(models));
+        }
         Value::Object(out)
     }
 
@@ -137,6 +159,9 @@ impl Scenario {
 }
 
 fn agent(spec: &AgentSpec) -> Map<String, Value> {
+    if let Some(call) = &spec.python {
+        return call.to_map();
+    }
     let default = AgentSpec::default();
     let mut out = Map::new();
     if spec.max_agent_steps != default.max_agent_steps {
@@ -312,6 +337,12 @@ fn hook(entry: &HookEntry) -> Value {
         }
         HookEntry::Custom(name) => {
             out.insert("custom".into(), json!(name));
+        }
+        HookEntry::Python { name, call } => {
+            if let Some(name) = name {
+                out.insert("name".into(), json!(name));
+            }
+            out.extend(call.to_map());
         }
         HookEntry::ReadyMade { name, kind, params } => {
             if let Some(name) = name {
@@ -546,6 +577,7 @@ fn expect(spec: &Expect) -> Map<String, Value> {
         "tools_run",
         spec.tools_run.as_ref().map(|v| v.to_value(|t| json!(t))),
     );
+    put("printed", spec.printed.as_ref().map(|v| json!(v)));
     put(
         "trace",
         spec.trace

@@ -16,3 +16,4 @@ pub(crate) mod wording;
 pub use generator::ScriptedChatGenerator;
 pub use reply::{FinishReason, ModelReply, ScriptedToolCall};
 pub use tool::{ScriptedResult, ScriptedTool};
+pub use wording::Unscripted;

@@ -80,9 +80,10 @@ impl ScriptedTool {
     fn exhausted(&self, calls: usize) -> ToolError {
         ToolError::fatal(format!(
             "tool `{}` was called {calls} times; the scenario scripts {} results; \
-             add results to the tool's `results`, or set `repeat_last: true`",
+             {}, or set `repeat_last: true`",
             self.spec.name,
-            self.results.len()
+            self.results.len(),
+            super::wording::TOOL_EXHAUSTED
         ))
     }
 }

@@ -6,9 +6,56 @@
 /// `scripted` replies.
 pub(crate) fn exhausted(call: usize, scripted: usize) -> String {
     format!(
-        "model script exhausted at LLM call {call} (the scenario scripts {scripted} replies); \
+        "{MODEL_EXHAUSTED} {call} (the scenario scripts {scripted} replies); \
          script one more reply under `model`, or expect this error with `expect.error`"
     )
+}
+
+/// The start of [`exhausted`]'s text.
+const MODEL_EXHAUSTED: &str = "model script exhausted at LLM call";
+
+/// The fix a tool called more often than scripted names (`tool.rs`).
+pub(crate) const TOOL_EXHAUSTED: &str = "add results to the tool's `results`";
+
+/// What a run asked of the file that the file does not script.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Unscripted {
+    /// One more model reply than `model` holds.
+    Reply,
+    /// One more call of a tool than its `results` hold.
+    Result,
+    /// One more question than a scripted confirmation UI has answers.
+    Answer,
+}
+
+impl Unscripted {
+    /// What to add to the file: `a reply`, `a result`, `an answer`.
+    pub fn what(self) -> &'static str {
+        match self {
+            Unscripted::Reply => "a reply",
+            Unscripted::Result => "a result",
+            Unscripted::Answer => "an answer",
+        }
+    }
+
+    /// The run error's cause, when the run failed because it went past
+    /// the script: the model script, a tool's results or a scripted
+    /// confirmation UI's answers ran out.
+    pub fn of(error: &crate::outcome::RunError) -> Option<Self> {
+        use crate::outcome::ErrorKind;
+        let text = error.message.as_str();
+        match error.kind {
+            ErrorKind::Generator { .. } if text.contains(MODEL_EXHAUSTED) => {
+                Some(Unscripted::Reply)
+            }
+            ErrorKind::Tool if text.contains(TOOL_EXHAUSTED) => Some(Unscripted::Result),
+            ErrorKind::Hook { .. } if text.contains(crate::hooks::confirmation::NO_ANSWER_LEFT) => {
+                Some(Unscripted::Answer)
+            }
+            _ => None,
+        }
+    }
 }
 
 /// The run ended after `made` LLM calls with `scripted` replies scripted

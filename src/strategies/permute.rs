@@ -145,7 +145,10 @@ pub fn permuted_registrations(
 /// order, and a replayer that knows them by name (on top of `replay`'s own
 /// custom hooks). The scenario can be written out (see
 /// [`Scenario::to_yaml`]) and replayed by a test that registers the same
-/// hooks under the same names.
+/// hooks under the same names. A hook `replay` already registers (the very
+/// object, or the one hook of its type) keeps the name it has there:
+/// `Replay::new().custom_hook("block_dangerous", BlockDangerousCalls)`
+/// makes `custom: block_dangerous`, not `custom: BlockDangerousCalls`.
 ///
 /// ```
 /// use hookharness::{HookPoint, State, hook_fn};
@@ -176,14 +179,82 @@ pub fn install(
     replay: Replay,
 ) -> (Scenario, Replay) {
     let mut scenario = base.clone();
-    let mut replay = replay;
+    let mut installed = replay.clone();
     for registration in registrations {
+        // A hook the given replayer knows goes by the name it was registered
+        // under there: a written counterexample then replays in the user's
+        // own test, which registers it under that name.
+        let name = replay
+            .registered_name(&registration.hook)
+            .map_or_else(|| registration.name.clone(), str::to_owned);
         scenario
             .hooks
             .entry(registration.point.as_str().to_owned())
             .or_default()
-            .push(HookEntry::Custom(registration.name.clone()));
-        replay = replay.custom_hook_arc(registration.name.clone(), Arc::clone(&registration.hook));
+            .push(HookEntry::Custom(name.clone()));
+        installed = installed.custom_hook_arc(name, Arc::clone(&registration.hook));
     }
-    (scenario, replay)
+    (scenario, installed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Registration, install};
+    use crate::hook::{Hook, HookError, HookPoint};
+    use crate::replay::Replay;
+    use crate::scenario::{Format, HookEntry, Scenario};
+    use crate::state::State;
+    use std::sync::Arc;
+
+    struct BlockDangerousCalls;
+
+    impl Hook for BlockDangerousCalls {
+        fn run(&self, _: &mut State) -> Result<(), HookError> {
+            Ok(())
+        }
+    }
+
+    fn registration(hook: Arc<dyn Hook>) -> Registration {
+        Registration {
+            point: HookPoint::BeforeTool,
+            name: hook.name().into_owned(),
+            hook,
+        }
+    }
+
+    fn installed_names(replay: Replay, hook: Arc<dyn Hook>) -> Vec<HookEntry> {
+        let base = Scenario::from_str("model: [{text: hi}]", "base.yaml", Format::Yaml).unwrap();
+        let (scenario, replay) = install(&base, &[registration(hook)], replay);
+        assert!(replay.run(&scenario).passed());
+        scenario.hooks["before_tool"].clone()
+    }
+
+    #[test]
+    fn a_hook_the_replayer_registers_keeps_its_registered_name() {
+        let by_type = Replay::new().custom_hook("block_dangerous", BlockDangerousCalls);
+        assert_eq!(
+            installed_names(by_type, Arc::new(BlockDangerousCalls)),
+            [HookEntry::Custom("block_dangerous".into())]
+        );
+        let hook: Arc<dyn Hook> = Arc::new(BlockDangerousCalls);
+        let same = Replay::new().custom_hook_arc("guard", Arc::clone(&hook));
+        assert_eq!(
+            installed_names(same, hook),
+            [HookEntry::Custom("guard".into())]
+        );
+    }
+
+    #[test]
+    fn a_hook_the_replayer_does_not_know_goes_by_its_own_name() {
+        assert_eq!(
+            installed_names(Replay::new(), Arc::new(BlockDangerousCalls)),
+            [HookEntry::Custom("BlockDangerousCalls".into())]
+        );
+        let closure = Replay::new().custom_hook("other", crate::hook_fn(|_: &mut State| {}));
+        let named: Arc<dyn Hook> = Arc::new(crate::hook_fn(|_: &mut State| {}).named("audit"));
+        assert_eq!(
+            installed_names(closure, named),
+            [HookEntry::Custom("audit".into())]
+        );
+    }
 }

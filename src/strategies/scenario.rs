@@ -374,6 +374,7 @@ pub fn scenarios_shaped(shape: Shape) -> BoxedStrategy<Scenario> {
                     shared_hooks,
                     model,
                     sees: std::collections::BTreeMap::new(),
+                    python: crate::scenario::PythonSpec::default(),
                     run,
                     expect: Expect {
                         unused_replies: UnusedReplies::Allow,

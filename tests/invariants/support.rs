@@ -133,6 +133,7 @@ pub fn llm(step: i64) -> TraceEvent {
         step: Some(json!(step)),
         messages_in: 1,
         last: None,
+        model: None,
     }
 }
 
@@ -143,6 +144,7 @@ pub fn tool(step: i64, name: &str, id: &str, error: bool) -> TraceEvent {
         id: Some(id.into()),
         error,
         arguments: serde_json::Map::new(),
+        output: None,
     }
 }
 

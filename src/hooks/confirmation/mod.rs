@@ -9,6 +9,8 @@ mod strategy;
 mod ui;
 mod ui_error;
 
+pub(crate) use ui::NO_ANSWER_LEFT;
+
 pub use console::SimpleConsoleUI;
 pub use decision::{ConfirmationUIResult, ToolExecutionDecision};
 pub use hook::ConfirmationHook;

@@ -139,7 +139,7 @@ impl ConfirmationUI for ScriptedConfirmationUI {
                 .map_or_else(|| "no id".to_owned(), |id| format!("id `{id}`"));
             let n = self.answers.len();
             ConfirmationUIError::new(format!(
-                "the scripted confirmation UI has no answer left for the call to `{}` ({id}): it scripts {n} answer{}",
+                "{NO_ANSWER_LEFT} for the call to `{}` ({id}): it scripts {n} answer{}",
                 request.tool_name,
                 if n == 1 { "" } else { "s" }
             ))
@@ -167,6 +167,10 @@ impl ConfirmationUI for ScriptedConfirmationUI {
         component(Self::TYPE, init)
     }
 }
+
+/// The start of the error of a scripted UI asked once more than it has
+/// answers.
+pub(crate) const NO_ANSWER_LEFT: &str = "the scripted confirmation UI has no answer left";
 
 /// The actions a scripted answer takes: Haystack's UIs answer these, and its
 /// strategy runs the call for any other (so a typo would approve it).

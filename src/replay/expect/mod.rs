@@ -9,13 +9,14 @@
 //! ```
 
 mod list;
+mod printed;
 mod sees;
 pub(crate) use sees::difference as sees_difference;
 mod trace;
 mod value;
 
 use crate::message::{ChatMessage, ToolCall};
-use crate::outcome::{Failure, RunError, RunResult, TraceEvent};
+use crate::outcome::{Failure, RunResult, TraceEvent};
 use crate::pyfmt;
 use crate::scenario::{Scenario, ToolCallExpect, UnusedReplies, ValuePattern};
 use crate::state::keys;
@@ -35,11 +36,10 @@ pub(crate) fn check(
     scenario: &Scenario,
     result: Option<&RunResult>,
     trace: &[TraceEvent],
-    error: Option<&RunError>,
+    error: Option<&str>,
     streamed: &[Value],
     requests: &[crate::replay::SeenRequest],
 ) -> Vec<Failure> {
-    let error = error.map(|e| e.message.as_str());
     let expect = &scenario.expect;
     // A stale reply explains whatever else fails: it comes first.
     let mut failures: Vec<Failure> = sees::check(scenario, requests).into_iter().collect();
@@ -150,7 +150,7 @@ pub(crate) fn check(
     }
     let llm_calls = trace
         .iter()
-        .filter(|e| matches!(e, TraceEvent::LlmStarted { .. }))
+        .filter(|e| matches!(e, TraceEvent::LlmStarted { model: None, .. }))
         .count();
     if let Some(want) = expect.llm_calls {
         compare(
@@ -197,6 +197,9 @@ pub(crate) fn check(
     }
     if let Some(want) = &expect.streamed {
         compare(&mut failures, "streamed", json!(want), json!(streamed));
+    }
+    if let Some(want) = &expect.printed {
+        printed::check(want, trace, &mut failures);
     }
     if let Some(want) = &expect.error {
         match error {

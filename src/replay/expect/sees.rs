@@ -38,11 +38,20 @@ pub(crate) fn check(scenario: &Scenario, requests: &[SeenRequest]) -> Option<Fai
     } else {
         format!("hookharness rebase {file}")
     };
-    let message = format!(
-        "model[{reply}].sees ({at}): LLM call {reply} was sent another request: {}{later}; \
-         if the change is intended, `{rebase}` rewrites `sees`",
-        found.what
-    );
+    let message = match found.matcher {
+        // A matcher is the user's claim about the request: rebase keeps it.
+        Some(key) => format!(
+            "model[{reply}].sees ({at}): LLM call {reply} was sent another request: {}{later}; \
+             `sees.{key}` is a matcher, which `hookharness rebase` keeps: if the change is \
+             intended, edit it",
+            found.what
+        ),
+        None => format!(
+            "model[{reply}].sees ({at}): LLM call {reply} was sent another request: {}{later}; \
+             if the change is intended, `{rebase}` rewrites `sees`",
+            found.what
+        ),
+    };
     Some(match (found.expected, found.actual) {
         (Some(expected), Some(actual)) => Failure::compare(message, expected, actual),
         _ => Failure::line(message),
@@ -54,6 +63,9 @@ struct Mismatch {
     what: String,
     expected: Option<Value>,
     actual: Option<Value>,
+    /// The matcher's key (`contains`, `last_message`) when the field is a
+    /// matcher, not a fact rebase rewrites.
+    matcher: Option<&'static str>,
 }
 
 impl Mismatch {
@@ -62,6 +74,7 @@ impl Mismatch {
             what,
             expected: Some(expected),
             actual: Some(actual),
+            matcher: None,
         }
     }
 }
@@ -138,6 +151,7 @@ fn mismatch(sees: &Sees, request: &SeenRequest) -> Option<Mismatch> {
                 ),
                 expected: None,
                 actual: None,
+                matcher: Some("contains"),
             });
         }
     }
@@ -149,6 +163,7 @@ fn mismatch(sees: &Sees, request: &SeenRequest) -> Option<Mismatch> {
                 what: first.message,
                 expected: first.expected,
                 actual: first.actual,
+                matcher: Some("last_message"),
             });
         }
     }

@@ -37,7 +37,11 @@ pub(crate) fn views(trace: &[TraceEvent]) -> Vec<Value> {
                     ],
                 )
             }
-            TraceEvent::LlmStarted { messages_in, .. } => {
+            TraceEvent::LlmStarted {
+                messages_in,
+                model: None,
+                ..
+            } => {
                 let error = match trace.get(i + 1) {
                     Some(TraceEvent::LlmFailed { error, .. }) => error.clone().into(),
                     _ => Value::Null,
@@ -123,6 +127,7 @@ mod tests {
                 error: Some("boom".into()),
                 tools: None,
                 changes: None,
+                output: None,
             },
         ];
         assert_eq!(
@@ -140,6 +145,7 @@ mod tests {
                 step: Some(json!(0)),
                 messages_in: 2,
                 last: None,
+                model: None,
             },
             TraceEvent::ToolFinished {
                 step: Some(json!(0)),
@@ -147,6 +153,7 @@ mod tests {
                 id: None,
                 error: false,
                 arguments: serde_json::Map::new(),
+                output: None,
             },
             TraceEvent::Exit {
                 step: Some(json!(1)),

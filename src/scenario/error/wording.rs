@@ -390,6 +390,43 @@ write!(
                     "`agent.required_variables` is `{value}`; write `\"*\"` (every variable), a list of names, or null (none)"
                 )
             }
+            K::PythonTarget { value } => {
+                let value = cut(value);
+                write!(
+                    f,
+                    "`python` is `{value}`; write the module and the object as `package.module:name` (the form of an entry point)"
+                )
+            }
+            K::UnknownModel {
+                name,
+                suggestion,
+                defined,
+            } => {
+                let name = cut(name);
+                write!(
+                    f,
+                    "no model script `{name}` {}; {} (define it under the top-level `models`)",
+                    self.for_path(),
+                    did_you_mean(suggestion.as_ref(), defined, "scripts")
+                )
+            }
+            K::ReservedModelName => write!(
+                f,
+                "`model` names the main script {}; give this script another name",
+                self.in_parent()
+            ),
+            K::AgentPythonWithKeys { keys } => write!(
+                f,
+                "`agent.python` builds the Agent from your code, so {} cannot be set here; set them in your factory, or pass them through `agent.args`",
+                tick_list(keys)
+            ),
+            K::ClockFormat { value } => {
+                let value = cut(value);
+                write!(
+                    f,
+                    "`clock` is `{value}`; write an ISO 8601 date or date and time, such as `2026-03-01T09:00:00+00:00`"
+                )
+            }
         }
     }
 

@@ -1,0 +1,1 @@
+"""The Haystack hooks documentation's examples, verbatim, importable by scenarios (`python_path: [".."]`)."""

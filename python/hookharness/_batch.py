@@ -1,0 +1,104 @@
+"""Running scenario files through the `hookharness` command, in batches.
+
+One `hookharness run --format json --trace full FILE...` runs every file of
+a batch (so one engine worker serves the batch); each outcome is kept by
+file until its pytest item asks for it. The report of a failure is
+hookharness's own, read back from the saved outcome by
+`hookharness explain --outcome` (no second run).
+"""
+
+import json
+import os
+import subprocess
+import tempfile
+
+from hookharness import binary, environment
+
+
+def shown(path):
+    """`path` relative to the working folder when it is below it (as the
+    report and the rerun command show it), else as it is."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return str(path) if relative.startswith("..") else relative
+
+
+class BatchFailed(Exception):
+    """The `hookharness` command did not give an outcome for a file."""
+
+
+class Outcomes:
+    """The outcomes of the files run so far in this process, by file."""
+
+    def __init__(self, engine=None, timeout=None):
+        self.engine = engine
+        self.timeout = timeout
+        self._by_file = {}
+        self.runs = 0
+
+    def engine_args(self):
+        return ["--engine", self.engine] if self.engine else []
+
+    def get(self, path, batch):
+        """The outcome of `path`; when it is not known yet, `path` and the
+        files of `batch` not run yet are run in one command."""
+        path = shown(path)
+        if path not in self._by_file:
+            pending = [path] + [shown(p) for p in batch]
+            self._run([p for p in dict.fromkeys(pending) if p not in self._by_file])
+        found = self._by_file.get(path)
+        if found is None:
+            raise BatchFailed(f"`hookharness run` gave no outcome for {path}")
+        if isinstance(found, BatchFailed):
+            raise found
+        return found
+
+    def _run(self, files):
+        command = [binary(), "run", "--format", "json", "--trace", "full", *self.engine_args(), *files]
+        self.runs += 1
+        try:
+            done = subprocess.run(command, capture_output=True, env=environment(), timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            failure = BatchFailed(f"`hookharness run` did not finish within {self.timeout} s: {' '.join(command)}")
+            self._by_file.update({f: failure for f in files})
+            return
+        for line in done.stdout.decode("utf-8", "replace").splitlines():
+            if not line.strip():
+                continue
+            try:
+                outcome = json.loads(line)
+            except ValueError:
+                continue
+            self._by_file[outcome.get("file", "")] = (outcome, line)
+        missing = [f for f in files if f not in self._by_file]
+        if missing:
+            stderr = done.stderr.decode("utf-8", "replace").strip()
+            failure = BatchFailed(
+                f"`{' '.join(command[:6])} ...` exited {done.returncode} without an outcome for "
+                f"this file{': ' + stderr if stderr else ''}"
+            )
+            self._by_file.update({f: failure for f in missing})
+
+
+def report(line, path):
+    """hookharness's report of the saved outcome `line` (the failures, their
+    expected and actual values, the trace's last events), as
+    `hookharness run FILE` prints it."""
+    with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False, encoding="utf-8") as saved:
+        saved.write(line + "\n")
+    try:
+        done = subprocess.run(
+            [binary(), "explain", "--outcome", saved.name], capture_output=True, env=environment(), timeout=60
+        )
+    finally:
+        os.unlink(saved.name)
+    text = done.stdout.decode("utf-8", "replace")
+    # `explain --outcome` prints the timeline, a blank line, then the report,
+    # whose first line is the status and the file.
+    lines = text.splitlines()
+    for index, line_text in enumerate(lines):
+        if line_text.startswith(("FAIL ", "ERROR")) and shown(path) in line_text:
+            return "\n".join(lines[index:])
+    return text or done.stderr.decode("utf-8", "replace")

@@ -1,0 +1,142 @@
+"""What surrounds one scenario's run: `python_path`, the frozen clock and the closed network.
+
+- `python_path` entries (relative to the scenario's folder) go first on `sys.path` for the scenario; the modules
+  imported from them during the scenario are dropped from `sys.modules` afterwards, so the next scenario imports
+  them afresh (module-level state does not leak from one scenario to the next; modules of installed packages, and
+  anything imported before the scenario, are kept).
+- `clock:` freezes the wall clock with time-machine (`datetime.now`/`utcnow`, `date.today`, `time.time`/`time_ns`).
+  time-machine rather than freezegun: it patches the C-level clock functions once per travel, where freezegun walks
+  every loaded module to swap references on each start (costly with Haystack imported) and misses `from time import
+  time` bound before it started. Both install from PyPI into the reference venv; time-machine 3.6 is the one used.
+- The network is closed: `socket.getaddrinfo`, `socket.create_connection` and `connect`/`connect_ex` of IP sockets
+  raise `ScenarioAbort` naming the host and port (a BaseException, so an HTTP client's retry loop does not swallow it).
+  Unix-domain sockets stay open (asyncio's own plumbing).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import socket
+import sys
+import traceback
+from collections.abc import Iterator
+from datetime import datetime
+
+from .errors import ScenarioAbort
+
+_ENGINE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+_HOW_TO_SCRIPT = (
+    "the network is closed while a scenario runs; script the call instead: a generator with "
+    '`models: {NAME: {replies: [...], replaces: "module:Class"}}`, a tool with a `tools` entry of its name'
+)
+
+
+def caller() -> str:
+    """The innermost frame of user code on the stack, as `file:line in function`; without one (a sub-agent's
+    model, called by Haystack's own loop) the innermost frame outside this engine."""
+    frames = traceback.extract_stack()[:-1]
+    for frame in reversed(frames):
+        if is_user_file(frame.filename):
+            return f"{frame.filename}:{frame.lineno} in {frame.name}"
+    outside = [f for f in frames if not os.path.abspath(f.filename).startswith(_ENGINE_DIR)] or frames
+    frame = outside[-1]
+    return f"{frame.filename}:{frame.lineno} in {frame.name}"
+
+
+def is_user_file(filename: str) -> bool:
+    """A file of the user's code: not the standard library, an installed package or this engine."""
+    path = os.path.abspath(filename)
+    if filename.startswith("<") or path.startswith(_ENGINE_DIR):
+        return False
+    if "site-packages" in path or "dist-packages" in path:
+        return False
+    stdlib = os.path.dirname(os.__file__)
+    return not path.startswith(stdlib)
+
+
+def _refuse(host, port) -> None:
+    raise ScenarioAbort(f"network access to {host}:{port} attempted at {caller()}: {_HOW_TO_SCRIPT}")
+
+
+def _address(address) -> tuple:
+    if isinstance(address, tuple) and len(address) >= 2:
+        return address[0], address[1]
+    return address, None
+
+
+@contextlib.contextmanager
+def closed_network() -> Iterator[None]:
+    originals = (
+        socket.getaddrinfo,
+        socket.create_connection,
+        socket.socket.connect,
+        socket.socket.connect_ex,
+    )
+
+    def getaddrinfo(host, port, *args, **kwargs):
+        _refuse(host, port)
+
+    def create_connection(address, *args, **kwargs):
+        _refuse(*_address(address))
+
+    def connect(self, address):
+        if self.family == getattr(socket, "AF_UNIX", None):
+            return originals[2](self, address)
+        _refuse(*_address(address))
+
+    def connect_ex(self, address):
+        if self.family == getattr(socket, "AF_UNIX", None):
+            return originals[3](self, address)
+        _refuse(*_address(address))
+
+    socket.getaddrinfo = getaddrinfo
+    socket.create_connection = create_connection
+    socket.socket.connect = connect
+    socket.socket.connect_ex = connect_ex
+    try:
+        yield
+    finally:
+        socket.getaddrinfo, socket.create_connection, socket.socket.connect, socket.socket.connect_ex = originals
+
+
+@contextlib.contextmanager
+def frozen_clock(clock: str | None) -> Iterator[None]:
+    if clock is None:
+        yield
+        return
+    try:
+        import time_machine  # the engine's dependency for `clock:`; see the module docstring for why this one
+    except ImportError as e:
+        raise ScenarioAbort(
+            f"`clock:` needs the time-machine package, which {sys.executable} cannot import ({e}); install it with "
+            f"`{sys.executable} -m pip install time-machine`"
+        ) from e
+
+    moment = datetime.fromisoformat(clock)
+    with time_machine.travel(moment, tick=False):
+        yield
+
+
+@contextlib.contextmanager
+def python_path(entries: list[str], folder: str) -> Iterator[list[str]]:
+    """Put the scenario's `python_path` first on `sys.path`; forget the modules imported from it afterwards."""
+    paths = [os.path.normpath(os.path.join(folder, entry)) for entry in entries]
+    # `sys.modules` is a dict: the modules imported during the scenario come after the ones already there.
+    before = len(sys.modules)
+    saved = list(sys.path)
+    sys.path[:0] = paths
+    try:
+        yield paths
+    finally:
+        sys.path[:] = saved
+        roots = tuple(os.path.join(p, "") for p in paths)
+        for name in list(itertools.islice(sys.modules, before, None)):
+            module = sys.modules.get(name)
+            file = getattr(module, "__file__", None) or ""
+            if name.split(".")[0] == "hookharness" or not file:
+                continue
+            if os.path.abspath(file).startswith(roots) and is_user_file(file):
+                del sys.modules[name]

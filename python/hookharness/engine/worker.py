@@ -1,0 +1,135 @@
+"""The Haystack engine's worker process: `python -m hookharness.engine.worker`.
+
+Protocol (newline-delimited JSON, UTF-8, one object per line; docs/engines.md):
+
+1. At start the worker `dup`s its stdout to a private fd (the protocol channel) and its stderr to another (its own
+   crash text), then points fd 1, fd 2, `sys.stdout`, `sys.stderr` and the root logger at the capture machinery
+   (`capture.py`), so nothing user code prints reaches the protocol stream. It writes the handshake:
+   `{"hello": "hookharness-engine", "protocol": 1, "haystack": VERSION, "python": VERSION}`, or, when haystack-ai
+   cannot be imported, `{"hello": "hookharness-engine", "protocol": 1, "error": TEXT}` and exits 0.
+2. Each request line `{"id": N, "run": REQUEST}` gets one response line `{"id": N, "record": RECORD}` (`run.py`).
+   A scenario never ends the worker: whatever it raises becomes its record's `error`. A request line that is not
+   a request gets `{"id": N or null, "error": TEXT}`.
+3. `{"id": N, "shutdown": true}` (or the end of stdin): the worker exits 0.
+
+Timeouts are the caller's: a scenario that does not answer in time has the worker's process group killed
+(SIGKILL, which no hook can block or delay).
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import json
+import os
+import platform
+import sys
+import traceback
+from typing import Any, BinaryIO
+
+PROTOCOL = 1
+
+
+class Channel:
+    """The protocol stream: the original stdout, on a private fd."""
+
+    def __init__(self, fd: int) -> None:
+        self._out: BinaryIO = os.fdopen(fd, "wb", buffering=0)
+
+    def send(self, message: dict) -> None:
+        try:
+            text = json.dumps(message, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        except (TypeError, ValueError) as e:  # a value JSON cannot hold (NaN, infinity) in a record
+            text = json.dumps(
+                {"id": message.get("id"), "error": f"the record could not be written as JSON: {e}"},
+                ensure_ascii=False,
+            )
+        self._out.write(text.encode("utf-8") + b"\n")
+
+
+def _hello() -> dict[str, Any]:
+    hello: dict[str, Any] = {"hello": "hookharness-engine", "protocol": PROTOCOL}
+    try:
+        from importlib.metadata import version
+
+        import haystack  # noqa: F401
+
+        hello["haystack"] = version("haystack-ai")
+    except Exception as e:  # noqa: BLE001 - any import failure means: no usable haystack-ai here
+        hello["error"] = (
+            f"haystack-ai cannot be imported in {sys.executable} ({type(e).__name__}: {e}); "
+            f"install it with `{sys.executable} -m pip install haystack-ai`"
+        )
+        return hello
+    hello["python"] = platform.python_version()
+    return hello
+
+
+def serve(stdin: BinaryIO, channel: Channel, crash: Any) -> int:
+    from .capture import Capture
+
+    capture = Capture()
+    capture.install()
+    hello = _hello()
+    channel.send(hello)
+    if "error" in hello:
+        return 0
+    import logging
+    import warnings
+
+    # Haystack's own warnings (experimental APIs, deprecations) are not the user's output.
+    warnings.simplefilter("ignore")
+    logging.getLogger("haystack").setLevel(logging.CRITICAL)
+    from .run import run_request
+
+    for raw in stdin:
+        if not raw.strip():
+            continue
+        try:
+            message = json.loads(raw)
+        except ValueError as e:
+            channel.send({"id": None, "error": f"a request line is not JSON: {e}"})
+            continue
+        ident = message.get("id") if isinstance(message, dict) else None
+        if not isinstance(message, dict) or ("run" not in message and "shutdown" not in message):
+            channel.send({"id": ident, "error": "a request is {id, run: REQUEST} or {id, shutdown: true}"})
+            continue
+        if message.get("shutdown"):
+            return 0
+        try:
+            record = run_request(message["run"], capture)
+        except KeyboardInterrupt:
+            raise
+        except BaseException:  # noqa: BLE001 - a bug of the worker (or a stray SystemExit) costs its scenario only
+            record = {
+                "trace": [],
+                "result": None,
+                "error": {"kind": "run", "message": "the engine worker failed: " + traceback.format_exc()},
+                "streamed": [],
+                "requests": [],
+                "unused": {"model": 0, "models": {}},
+            }
+            print(traceback.format_exc(), file=crash, flush=True)
+        channel.send({"id": ident, "record": record})
+    return 0
+
+
+def main() -> int:
+    channel = Channel(os.dup(1))
+    crash = os.fdopen(os.dup(2), "w", buffering=1, encoding="utf-8")
+    faulthandler.enable(crash)
+    stdin = os.fdopen(os.dup(0), "rb")
+    # Nothing the user's code reads from stdin may eat a request.
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    sys.stdin = open(os.devnull, encoding="utf-8")  # noqa: SIM115 - lives as long as the process
+    try:
+        return serve(stdin, channel, crash)
+    except BaseException:
+        traceback.print_exc(file=crash)
+        crash.flush()
+        raise
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,160 @@
+"""The worker's cost over the whole corpus against a bare `agent.run` of each scenario's agent.
+
+    python python/tests/bench_engine_corpus.py [PATH...] [--runs N] [--tojson BIN]
+
+For every scenario (default: `scenarios/`) that builds: N times `agent.run` of a freshly built Agent (the Agent
+built as a user's own test builds it, outside the timer: `Agent(...)`, the scenario's hooks, a scripted chat
+generator, plain `Tool`s returning the scripted results in order), and N requests handled in-process (`run_request`: build,
+sandbox, observation, record) and N through one worker process (the same plus the protocol). Prints both totals and the ratio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import copy
+import inspect
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from engine_corpus import canonical
+from engine_driver import ROOT, Worker, hook_names
+
+
+class ScriptError(Exception):
+    """A scripted tool result `{error: TEXT}`."""
+
+
+def mock_tool(spec):
+    from haystack.tools import Tool
+    from hookharness.engine.scripted import HANDLERS
+
+    results, state = spec.results, {"n": 0}
+
+    def function(**kwargs):
+        index = min(state["n"], len(results) - 1) if results else 0
+        state["n"] += 1
+        if not results:
+            raise ScriptError("no result")
+        kind, value = results[index]
+        if kind == "error":
+            raise ScriptError(value)
+        if kind == "json":
+            return copy.deepcopy(value)
+        return copy.deepcopy(kwargs) if kind == "echo" else value
+
+    function.__signature__ = inspect.Signature()
+    outputs = spec.outputs_to_state
+    if outputs is not None:
+        outputs = {k: {**v, **({"handler": HANDLERS[v["handler"]]} if "handler" in v else {})} for k, v in outputs.items()}
+    return Tool(
+        name=spec.name,
+        description=spec.description,
+        parameters=copy.deepcopy(spec.parameters),
+        function=function,
+        inputs_from_state=spec.inputs_from_state,
+        outputs_to_state=outputs,
+        outputs_to_string=spec.outputs_to_string,
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("paths", nargs="*", default=["scenarios"])
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--tojson", default=os.environ.get("HOOKHARNESS_TOJSON"))
+    args = parser.parse_args(argv)
+
+    import logging
+    import warnings
+
+    warnings.simplefilter("ignore")
+    logging.getLogger("haystack").setLevel(logging.CRITICAL)
+    from haystack.components.agents import Agent
+    from hookharness.engine import run as engine_run
+    from hookharness.engine import spec
+    from hookharness.engine.recorder import Recorder
+    from hookharness.engine.scripted import ScriptedChatGenerator, scripts_for
+
+    files = []
+    for given in args.paths:
+        files.extend(sorted(str(p.relative_to(ROOT)) for p in (ROOT / given).rglob("*.y*ml")))
+    scenarios = canonical(args.tojson, files)
+
+    def build(sc):
+        recorder = Recorder()
+        scripts = scripts_for(sc.models, sc.model)
+        a = sc.agent
+        return Agent(
+            chat_generator=ScriptedChatGenerator(scripts["model"], recorder),
+            tools=[mock_tool(t) for t in sc.tools],
+            system_prompt=a["system_prompt"],
+            user_prompt=a["user_prompt"],
+            required_variables=a["required_variables"],
+            exit_conditions=list(a["exit_conditions"]),
+            state_schema=engine_run._state_schema(a["state_schema"]),
+            max_agent_steps=a["max_agent_steps"],
+            raise_on_tool_invocation_failure=a["raise_on_tool_invocation_failure"],
+            tool_concurrency_limit=a["tool_concurrency_limit"],
+            hooks=engine_run._hooks(sc, {}, scripts, recorder),
+        ), recorder
+
+    from hookharness.engine.capture import Capture
+
+    capture = Capture()  # not installed: in-process runs leave this process's fds alone
+    cases = []
+    for file, value in scenarios.items():
+        sc = spec.read(value)
+        try:
+            build(sc)
+        except Exception:  # noqa: BLE001, S112 - a construction error: nothing to compare a run with
+            continue
+        request = {"scenario": value, "file": file, "dir": str((ROOT / file).parent),
+                   "hook_names": hook_names(value), "detail": "summary", "keep_requests": False}
+        cases.append((sc, request))
+    counted = len(cases)
+    # Three phases, each over every scenario, so that one kind of run does not warm or cool the caches of another.
+    bare_total = 0.0
+    for sc, _ in cases:
+        for _ in range(args.runs):
+            agent, recorder = build(sc)
+            start = time.perf_counter()
+            try:
+                if sc.run["async"]:
+                    asyncio.run(agent.run_async(**engine_run._run_kwargs(sc, recorder)))
+                else:
+                    agent.run(**engine_run._run_kwargs(sc, recorder))
+            except BaseException:  # noqa: BLE001, S110 - scenarios that expect an error fail here too
+                pass
+            bare_total += time.perf_counter() - start
+    start = time.perf_counter()
+    for _, request in cases:
+        for _ in range(args.runs):
+            engine_run.run_request(request, capture)
+    in_process_total = time.perf_counter() - start
+    worker = Worker()
+    for _, request in cases:  # the worker's first pass: imports and caches, as in-process had above
+        worker.run(request)
+    start = time.perf_counter()
+    for _, request in cases:
+        for _ in range(args.runs):
+            worker.run(request)
+    worker_total = time.perf_counter() - start
+    worker.close()
+    runs = counted * args.runs
+    print(f"{counted} scenarios x {args.runs} runs")
+    print(f"  bare agent.run   {bare_total * 1e3:8.0f} ms  ({bare_total / runs * 1e6:6.0f} µs per run)")
+    print(f"  in-process       {in_process_total * 1e3:8.0f} ms  ({in_process_total / runs * 1e6:6.0f} µs per run)")
+    print(f"  worker requests  {worker_total * 1e3:8.0f} ms  ({worker_total / runs * 1e6:6.0f} µs per run)")
+    print(f"  in-process over bare {in_process_total / bare_total - 1:+.0%}")
+    print(f"  worker over bare {worker_total / bare_total - 1:+.0%}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,201 @@
+"""Each misbehaviour of user code costs only its scenario, and says what happened."""
+
+import os
+import signal
+import time
+from importlib.metadata import version
+
+from engine_driver import Worker
+from engine_fixtures import hook_request, module_worker
+
+worker = module_worker()
+
+PLAIN = {
+    "scenario": {"version": 1, "name": "plain", "model": [{"text": "hi"}], "run": {"messages": [{"role": "user", "text": "q"}]}},
+    "file": "plain.yaml",
+    "dir": os.getcwd(),
+    "hook_names": {},
+    "detail": "summary",
+    "keep_requests": False,
+}
+
+
+def assert_still_serves(worker) -> None:
+    record = worker.run(PLAIN)
+    assert record["error"] is None
+    assert record["result"]["last_message"]["content"] == [{"text": "hi"}]
+
+
+def finished(record, hook):
+    return [e for e in record["trace"] if e["event"] == "hook_finished" and e["hook"] == hook]
+
+
+def test_handshake_names_the_versions(worker):
+    assert worker.hello["hello"] == "hookharness-engine"
+    assert worker.hello["protocol"] == 1
+    assert worker.hello["haystack"] == version("haystack-ai")  # the worker runs in the tests' interpreter
+    assert "python" in worker.hello
+
+
+def test_printing_hook_keeps_the_protocol_and_its_output_is_captured(worker):
+    record = worker.run(hook_request("before_llm", "misbehaving:loud"))
+    assert record["error"] is None, record["error"]
+    (event,) = finished(record, "loud")
+    output = event["output"]
+    for text in (
+        "printed to sys.stdout",
+        "printed to sys.stderr",
+        "written to fd 1",
+        "written to fd 2",
+        "WARNING:misbehaving:logged a warning",
+        '{"id": 1, "record": "a fake response line"}',
+    ):
+        assert text in output, (text, output)
+    assert output.index("printed to sys.stdout") < output.index("printed to sys.stderr")
+    assert_still_serves(worker)
+
+
+def test_exception_in_user_code_is_the_runs_error_with_type_message_and_frame(worker):
+    record = worker.run(hook_request("before_llm", "misbehaving:explode"))
+    error = record["error"]
+    assert error["kind"] == "hook"
+    assert (error["hook"], error["point"], error["step"], error["panicked"]) == ("explode", "before_llm", 0, False)
+    assert error["message"].startswith("ValueError: no answer at step 0 (at ")
+    assert "misbehaving.py:" in error["message"] and error["message"].endswith(" in explode)")
+    assert finished(record, "explode")[0]["error"] == error["message"]
+    assert record["result"] is None
+    assert_still_serves(worker)
+
+
+def test_unscripted_model_call_names_the_caller_and_the_fix(worker):
+    record = worker.run(hook_request("before_llm", "misbehaving:ask_openai"))
+    error = record["error"]
+    assert error["kind"] == "hook"
+    message = error["message"]
+    assert message.startswith("unscripted model call: `OpenAIChatGenerator.run` called at ")
+    assert "misbehaving.py:" in message and "in ask_openai" in message
+    assert 'replaces: "haystack.components.generators.chat.openai:OpenAIChatGenerator"' in message
+    assert_still_serves(worker)
+
+
+def test_network_attempt_names_host_and_port(worker):
+    record = worker.run(hook_request("before_llm", "misbehaving:fetch"))
+    message = record["error"]["message"]
+    assert message.startswith("network access to example.com:8080 attempted at ")
+    assert "in fetch" in message and "script the call instead" in message
+    assert_still_serves(worker)
+
+
+def test_a_broad_except_in_user_code_does_not_hide_the_closed_network(worker):
+    record = worker.run(hook_request("before_llm", "misbehaving:swallow_fetch"))
+    assert record["error"]["message"].startswith("network access to api.example.com:443 attempted at ")
+
+
+def test_module_state_does_not_leak_between_scenarios(worker):
+    for _ in range(2):
+        record = worker.run(hook_request("before_llm", "misbehaving:count"))
+        assert record["result"]["messages"][-2]["content"] == [{"text": "count=1"}]
+
+
+def test_import_error_of_user_code_says_where_to_look(worker):
+    record = worker.run(hook_request("before_llm", "no_such_module:hook"))
+    error = record["error"]
+    assert error["kind"] == "run"
+    assert "cannot import `no_such_module`" in error["message"] and "python_path" in error["message"]
+    assert_still_serves(worker)
+
+
+def test_hung_hook_leaves_the_worker_killable_with_its_process_group(tmp_path, monkeypatch):
+    pid_file = tmp_path / "child.pid"
+    monkeypatch.setenv("HH_TEST_CHILD_PID", str(pid_file))
+    worker = Worker()
+    worker.send({"id": 1, "run": hook_request("before_llm", "misbehaving:hang")})
+    deadline = time.monotonic() + 30
+    while not pid_file.exists() or not pid_file.read_text():
+        assert time.monotonic() < deadline, "the hook never started"
+        time.sleep(0.05)
+    child = int(pid_file.read_text())
+    os.killpg(worker.process.pid, signal.SIGKILL)  # what the Rust side does at its timeout
+    assert worker.process.wait(timeout=5) == -signal.SIGKILL
+    deadline = time.monotonic() + 5
+    while _alive(child):
+        assert time.monotonic() < deadline, "the hook's child survived the process group kill"
+        time.sleep(0.05)
+    for stream in (worker.process.stdin, worker.process.stdout, worker.process.stderr):
+        stream.close()
+    fresh = Worker()  # the next scenario runs in a new worker
+    assert_still_serves(fresh)
+    fresh.close()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # A zombie whose parent died is reaped by init; until then it counts as gone.
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split()[2] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def test_concurrent_tool_calls_each_get_their_own_output(worker):
+    request = hook_request("before_llm", "misbehaving:loud")
+    request["scenario"] = {
+        "version": 1,
+        "name": "shouting",
+        "python_path": ["user_code"],
+        "agent": {"python": "misbehaving:make_shouting_agent"},
+        "model": [
+            {"tool_calls": [{"tool": "shout", "arguments": {"word": "a"}}, {"tool": "shout", "arguments": {"word": "b"}}]},
+            {"text": "done"},
+        ],
+        "run": {"messages": [{"role": "user", "text": "go"}]},
+    }
+    request["hook_names"] = {}
+    record = worker.run(request)
+    assert record["error"] is None, record["error"]
+    tools = [e for e in record["trace"] if e["event"] == "tool_finished"]
+    assert [(e["arguments"]["word"], e["output"]) for e in tools] == [
+        ("a", "shout a start\nshout a end\n"),
+        ("b", "shout b start\nshout b end\n"),
+    ]
+
+
+def test_a_replaced_generator_needs_no_api_key(worker, monkeypatch):
+    request = hook_request(
+        "before_llm",
+        "misbehaving:JudgeWithKey",
+        extra={"models": {"judge": {"replies": [{"text": "STOP"}], "replaces": "misbehaving:KeyedGenerator"}}},
+    )
+    record = worker.run(request)
+    assert record["error"] is None, record["error"]
+    assert record["result"]["exit_reason"] == "judged"
+    assert record["unused"] == {"model": 1, "models": {"judge": 0}}
+    judge = [e for e in record["trace"] if e["event"] == "llm_finished" and e.get("model") == "judge"]
+    assert judge[0]["replies"][0]["content"] == [{"text": "STOP"}]
+
+
+def test_sys_exit_in_user_code_ends_the_scenario_not_the_worker(worker):
+    record = worker.run(hook_request("before_llm", "misbehaving:leave"))
+    error = record["error"]
+    assert error["kind"] == "hook"
+    assert error["message"].startswith("the code called sys.exit(3) at ")
+    assert "in leave" in error["message"]
+    assert_still_serves(worker)
+
+
+def test_lines_that_are_not_requests_get_an_error_and_the_worker_goes_on():
+    worker = Worker()
+    try:
+        worker.process.stdin.write(b"not json\n")
+        worker.send({"id": 7, "what": "?"})
+        worker.process.stdin.flush()
+        first, second = worker._read(), worker._read()
+        assert first["id"] is None and first["error"].startswith("a request line is not JSON")
+        assert second == {"id": 7, "error": "a request is {id, run: REQUEST} or {id, shutdown: true}"}
+        assert_still_serves(worker)
+    finally:
+        assert worker.close() == 0

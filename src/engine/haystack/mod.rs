@@ -1,0 +1,279 @@
+//! The Haystack engine: each scenario runs through the real `Agent` of the
+//! haystack-ai installed in a Python interpreter, in one worker process
+//! reused across scenarios (`python/hookharness/engine/` is its Python
+//! side; docs/engines.md says what it runs and how it isolates).
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use hookharness::engine::haystack::HaystackEngine;
+//! use hookharness::replay::Replay;
+//! use hookharness::scenario::Scenario;
+//!
+//! let engine = HaystackEngine::start(None, Duration::from_secs(60))?;
+//! let scenario = Scenario::from_path("scenarios/docs_examples/require_search.yaml".as_ref())?;
+//! let outcome = Replay::new().engine(engine).run(&scenario);
+//! assert!(outcome.passed());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+mod interpreter;
+mod request;
+mod worker;
+
+pub use interpreter::{PYTHON_ENV, resolve as resolve_python};
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{Engine, Record, RecordOptions};
+use crate::message::ChatMessage;
+use crate::outcome::{RunError, RunResult, TraceEvent};
+use crate::replay::SeenRequest;
+use crate::scenario::Scenario;
+use worker::{CallError, Worker, shown};
+
+/// Why the Haystack engine cannot start: each says what to install or set.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SetupError {
+    /// The interpreter could not be started.
+    #[error(
+        "the Haystack engine cannot start `{}`: {message}; install Python with haystack-ai \
+         (`pip install hookharness haystack-ai`), or name the interpreter with `--python PATH` \
+         or {PYTHON_ENV}",
+        shown(python)
+    )]
+    Spawn {
+        /// The interpreter.
+        python: PathBuf,
+        /// The system's words.
+        message: String,
+    },
+    /// The interpreter started but its worker never greeted (usually: no
+    /// `hookharness` package in it).
+    #[error(
+        "the Haystack engine's worker did not start in `{}`: install the package into that \
+         interpreter (`{} -m pip install hookharness haystack-ai`), or name another with \
+         `--python PATH`; it said:\n{stderr}",
+        shown(python),
+        shown(python)
+    )]
+    NoHello {
+        /// The interpreter.
+        python: PathBuf,
+        /// Its last words.
+        stderr: String,
+    },
+    /// The worker runs but Haystack cannot be imported.
+    #[error("`{}` has no usable haystack-ai: {message}", shown(python))]
+    NoHaystack {
+        /// The interpreter.
+        python: PathBuf,
+        /// The worker's words (what failed to import, what to install).
+        message: String,
+    },
+    /// The worker speaks another protocol version than this binary.
+    #[error(
+        "the hookharness package in `{}` speaks engine protocol {theirs}, this binary {}; \
+         install the same version of both (`{} -m pip install hookharness=={}`)",
+        shown(python), worker::PROTOCOL, shown(python), env!("CARGO_PKG_VERSION")
+    )]
+    Version {
+        /// The interpreter.
+        python: PathBuf,
+        /// The worker's protocol version.
+        theirs: u64,
+    },
+    /// The worker's greeting was unreadable.
+    #[error("the Haystack engine's worker in `{}` sent {message}", shown(python))]
+    Protocol {
+        /// The interpreter.
+        python: PathBuf,
+        /// What was wrong.
+        message: String,
+    },
+}
+
+/// The real Haystack `Agent` as an engine.
+pub struct HaystackEngine {
+    python: PathBuf,
+    timeout: Duration,
+    worker: Mutex<Option<Worker>>,
+    haystack: String,
+    python_version: String,
+}
+
+impl std::fmt::Debug for HaystackEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HaystackEngine")
+            .field("python", &self.python)
+            .field("timeout", &self.timeout)
+            .field("haystack", &self.haystack)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HaystackEngine {
+    /// Starts a worker in `python` ([`resolve_python`] picks one when
+    /// `None`); each scenario may run for `timeout` before its worker is
+    /// killed and the scenario errors.
+    ///
+    /// # Errors
+    /// A [`SetupError`] saying what to install or set.
+    pub fn start(python: Option<&Path>, timeout: Duration) -> Result<HaystackEngine, SetupError> {
+        let python = interpreter::resolve(python);
+        let worker = Worker::start(&python)?;
+        let haystack = worker.hello.haystack.clone().unwrap_or_default();
+        let python_version = worker.hello.python.clone().unwrap_or_default();
+        Ok(HaystackEngine {
+            python,
+            timeout,
+            worker: Mutex::new(Some(worker)),
+            haystack,
+            python_version,
+        })
+    }
+
+    /// The haystack-ai version the worker imported.
+    #[must_use]
+    pub fn haystack_version(&self) -> &str {
+        &self.haystack
+    }
+
+    /// The Python version the worker runs.
+    #[must_use]
+    pub fn python_version(&self) -> &str {
+        &self.python_version
+    }
+
+    /// The interpreter the worker runs in.
+    #[must_use]
+    pub fn python(&self) -> &Path {
+        &self.python
+    }
+}
+
+impl Engine for HaystackEngine {
+    fn name(&self) -> &str {
+        "haystack"
+    }
+
+    fn record(&self, scenario: &Scenario, options: RecordOptions) -> Record {
+        let body = request::body(scenario, options);
+        let mut slot = match self.worker.lock() {
+            Ok(slot) => slot,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if slot.is_none() {
+            match Worker::start(&self.python) {
+                Ok(worker) => *slot = Some(worker),
+                Err(error) => return failure(error.to_string()),
+            }
+        }
+        let worker = slot.as_mut().expect("a worker was just started");
+        match worker.call("run", body, self.timeout) {
+            Ok(answer) => match parse_record(&answer) {
+                Ok(record) => record,
+                Err(message) => {
+                    *slot = None;
+                    failure(format!(
+                        "the Haystack engine's worker sent a record that does not read ({message}); \
+                         this is a bug in hookharness: report it with this scenario"
+                    ))
+                }
+            },
+            Err(CallError::Timeout) => {
+                *slot = None;
+                failure(format!(
+                    "the Haystack engine gave up on this scenario after {} s: a hook, tool or model \
+                     call that never returns? (the worker was killed and is restarted for the next \
+                     scenario; give a slow run more time with `--timeout SECONDS`)",
+                    self.timeout.as_secs()
+                ))
+            }
+            Err(CallError::Died { stderr }) => {
+                *slot = None;
+                failure(format!(
+                    "the Haystack engine's worker died while running this scenario (it is restarted \
+                     for the next one); its last words:\n{stderr}"
+                ))
+            }
+            Err(CallError::Protocol(message)) => {
+                *slot = None;
+                failure(format!(
+                    "the Haystack engine's worker sent {message}; this is a bug in hookharness: \
+                     report it with this scenario"
+                ))
+            }
+        }
+    }
+}
+
+fn failure(message: String) -> Record {
+    Record::engine_failure(RunError::engine(message))
+}
+
+/// A record as the worker writes it.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WireRecord {
+    trace: Vec<TraceEvent>,
+    result: Option<RunResult>,
+    error: Option<RunError>,
+    #[serde(default)]
+    streamed: Vec<Value>,
+    #[serde(default)]
+    requests: Vec<WireRequest>,
+    #[serde(default)]
+    unused: WireUnused,
+}
+
+#[derive(Deserialize)]
+struct WireRequest {
+    messages: Vec<ChatMessage>,
+    #[serde(default)]
+    tools: Vec<String>,
+}
+
+#[derive(Deserialize, Default)]
+struct WireUnused {
+    #[serde(default)]
+    models: indexmap::IndexMap<String, usize>,
+}
+
+/// The answer's `record` (or its `error`, for a request the worker could not
+/// take at all).
+fn parse_record(answer: &Value) -> Result<Record, String> {
+    if let Some(error) = answer.get("error").and_then(Value::as_str) {
+        return Ok(failure(error.to_owned()));
+    }
+    let record = answer.get("record").ok_or("an answer without `record`")?;
+    // Through text: integers past 64 bits stay exact only that way.
+    let text = record.to_string();
+    let wire: WireRecord = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    Ok(Record {
+        trace: wire.trace,
+        result: wire.result,
+        error: wire.error,
+        streamed: wire.streamed,
+        requests: wire
+            .requests
+            .into_iter()
+            .map(|r| SeenRequest {
+                messages: r.messages,
+                tools: r.tools,
+            })
+            .collect(),
+        unused_models: wire
+            .unused
+            .models
+            .into_iter()
+            .filter(|(_, n)| *n > 0)
+            .collect(),
+        engine_failed: false,
+    })
+}

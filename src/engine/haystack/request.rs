@@ -1,0 +1,77 @@
+//! The request for one scenario: the scenario as the Rust writer writes it
+//! (already validated: the worker never reads a file), where it lives, and
+//! the names its hooks carry in the trace.
+
+use serde_json::{Map, Value, json};
+
+use super::super::RecordOptions;
+use crate::outcome::Detail;
+use crate::scenario::{HookEntry, Scenario};
+
+pub(super) fn body(scenario: &Scenario, options: RecordOptions) -> Value {
+    let file = scenario
+        .file
+        .as_ref()
+        .map(|f| f.display().to_string())
+        .unwrap_or_default();
+    let dir = scenario
+        .file
+        .as_ref()
+        .and_then(|f| std::path::absolute(f).ok())
+        .and_then(|f| f.parent().map(|p| p.display().to_string()))
+        .or_else(|| {
+            std::env::current_dir()
+                .ok()
+                .map(|d| d.display().to_string())
+        })
+        .unwrap_or_default();
+    json!({
+        "scenario": scenario.to_value(),
+        "file": file,
+        "dir": dir,
+        "hook_names": hook_names(scenario),
+        "detail": match options.detail {
+            Detail::Full => "full",
+            _ => "summary",
+        },
+        "keep_requests": options.keep_requests || !scenario.sees.is_empty(),
+    })
+}
+
+/// Each `hooks` entry's trace name, per point in order: its `name`, else
+/// (for a `shared:` entry) the definition's name or key, else the Python
+/// object's name, else `POINT#INDEX`, as the Rust engine names them.
+pub(crate) fn hook_names(scenario: &Scenario) -> Value {
+    let mut out = Map::new();
+    for (point, entries) in &scenario.hooks {
+        let names = entries
+            .iter()
+            .enumerate()
+            .map(|(index, entry)| {
+                let fallback = format!("{point}#{index}");
+                let name = match entry {
+                    HookEntry::Shared(key) => scenario
+                        .shared_hooks
+                        .get(key)
+                        .map_or_else(|| key.clone(), |definition| own_name(definition, key)),
+                    other => own_name(other, &fallback),
+                };
+                Value::String(name)
+            })
+            .collect();
+        out.insert(point.clone(), Value::Array(names));
+    }
+    Value::Object(out)
+}
+
+fn own_name(entry: &HookEntry, fallback: &str) -> String {
+    match entry {
+        HookEntry::Declarative { name, .. } | HookEntry::ReadyMade { name, .. } => {
+            name.clone().unwrap_or_else(|| fallback.to_owned())
+        }
+        HookEntry::Python { name, call } => {
+            name.clone().unwrap_or_else(|| call.short_name().to_owned())
+        }
+        HookEntry::Custom(name) | HookEntry::Shared(name) => name.clone(),
+    }
+}

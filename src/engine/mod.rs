@@ -1,0 +1,104 @@
+//! Engines: what turns a loaded scenario into a record of its run.
+//!
+//! ```text
+//!  Scenario (loaded and validated by the Rust loader)
+//!     │
+//!     ├── the Rust engine: Haystack 3.4.1's loop in this crate (the default, in process)
+//!     └── the Haystack engine: the real `Agent` of an installed haystack-ai, in a Python worker
+//!     ▼
+//!  Record { trace, result, error, streamed, requests } ──▶ expectations, reports, explore, mutate
+//! ```
+//!
+//! Loading, checking the expectations, reporting, `explore` and `mutate`
+//! stay on the Rust side whichever engine ran: an engine only records. The
+//! Rust engine is [`Replay`](crate::replay::Replay)'s own path (it also runs
+//! custom Rust hooks and a live generator); another engine is given with
+//! [`Replay::engine`](crate::replay::Replay::engine).
+
+pub mod haystack;
+
+use crate::outcome::{RunError, RunResult, TraceEvent};
+use crate::replay::SeenRequest;
+use crate::scenario::Scenario;
+use serde_json::Value;
+
+pub use crate::outcome::Detail;
+
+/// Which engine a command runs scenarios with (`--engine`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum EngineKind {
+    /// The loop of this crate (the default).
+    #[default]
+    Rust,
+    /// The real Haystack `Agent`, in a Python worker.
+    Haystack,
+    /// Both, outcome by outcome and trace by trace.
+    Both,
+}
+
+impl EngineKind {
+    /// The name as `--engine` takes it.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EngineKind::Rust => "rust",
+            EngineKind::Haystack => "haystack",
+            EngineKind::Both => "both",
+        }
+    }
+}
+
+/// What an engine is asked for besides the scenario.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct RecordOptions {
+    /// How much of the run the trace keeps.
+    pub detail: Detail,
+    /// Keep what the Agent's model was sent at each call.
+    pub keep_requests: bool,
+}
+
+/// What one run produced, whichever engine ran it.
+#[derive(Debug, Clone, PartialEq, Default)]
+#[non_exhaustive]
+pub struct Record {
+    /// Every event, in order.
+    pub trace: Vec<TraceEvent>,
+    /// Haystack's return value, when the run finished.
+    pub result: Option<RunResult>,
+    /// Why the run failed.
+    pub error: Option<RunError>,
+    /// What a streaming run received (`expect.streamed`'s form).
+    pub streamed: Vec<Value>,
+    /// What the Agent's model was sent at each call, when asked for.
+    pub requests: Vec<SeenRequest>,
+    /// Replies of named scripts (`models:`) never used, by script name.
+    pub unused_models: Vec<(String, usize)>,
+    /// The engine itself failed (a worker that died or timed out): the
+    /// scenario errors and its expectations are not checked.
+    pub engine_failed: bool,
+}
+
+impl Record {
+    /// A record of an engine failure: nothing ran as far as anyone can tell.
+    #[must_use]
+    pub fn engine_failure(error: RunError) -> Record {
+        Record {
+            error: Some(error),
+            engine_failed: true,
+            ..Record::default()
+        }
+    }
+}
+
+/// Turns a loaded scenario into a [`Record`]. An engine never panics on a
+/// scenario and never stops because of one: whatever goes wrong is the
+/// record's error.
+pub trait Engine: Send + Sync {
+    /// The engine's name, as `--engine` takes it.
+    fn name(&self) -> &str;
+
+    /// Runs `scenario` (loaded and validated) and records the run.
+    fn record(&self, scenario: &Scenario, options: RecordOptions) -> Record;
+}

@@ -1,0 +1,368 @@
+//! The schema of `agent`, `tools`, `model` (and `models`), messages and `run`.
+
+use serde_json::{Value, json};
+
+use super::{names, roles};
+use crate::scenario::vocabulary::{PART_TAGS, VALUE_TYPES, handlers};
+use crate::scripted::FinishReason;
+
+pub(super) fn definitions() -> Vec<(&'static str, Value)> {
+    vec![
+        ("agent", agent()),
+        ("state_schema_entry", state_schema_entry()),
+        ("tool", tool()),
+        ("tool_result", tool_result()),
+        ("model_reply", model_reply()),
+        ("named_model", named_model()),
+        ("tool_call", tool_call()),
+        ("message", message()),
+        ("run", run()),
+        ("serialized_object", serialized_object()),
+    ]
+}
+
+fn handler() -> Value {
+    json!({
+        "description": "`merge_lists` or `replace_values`",
+        "enum": names(&handlers()),
+    })
+}
+
+fn agent() -> Value {
+    json!({
+        "description": "Agent settings. Default: {}. With `python`, the map holds only `python`, `args` and `models`.",
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+            "max_agent_steps": {
+                "description": "Haystack's `max_agent_steps`. Default: 100.",
+                "type": "integer",
+            },
+            "exit_conditions": {
+                "description": "Haystack's `exit_conditions`: `\"text\"` and/or tool names. Default: [\"text\"].",
+                "type": "array",
+                "items": {"type": "string"},
+            },
+            "system_prompt": {
+                "description": "a Jinja2 template, rendered as Haystack's `ChatPromptBuilder` renders it (plain text, or `{% message role=\"system\" %}` blocks), with `run.variables`; as there, rendered text is stripped and a message that renders empty is an error",
+                "type": ["string", "null"],
+            },
+            "user_prompt": {
+                "description": "a Jinja2 template rendered the same way (role `user`); its messages are appended after `run.messages`",
+                "type": ["string", "null"],
+            },
+            "required_variables": {
+                "description": "a list of variable names, `\"*\"` (every variable of both prompts) or `null` (none), as in Haystack; any other string is a file error. Default: \"*\".",
+                "oneOf": [
+                    {"const": "*"},
+                    {"type": "null"},
+                    {"type": "array", "items": {"type": "string"}},
+                ],
+            },
+            "state_schema": {
+                "description": "key -> `{type: list|str|int|float|bool|dict|any, handler: merge_lists|replace_values}`; `handler` optional, default by type as in Haystack",
+                "type": "object",
+                "additionalProperties": {"$ref": "#/definitions/state_schema_entry"},
+            },
+            "raise_on_tool_invocation_failure": {
+                "description": "Haystack's `raise_on_tool_invocation_failure`. Default: false.",
+                "type": "boolean",
+            },
+            "tool_concurrency_limit": {
+                "description": "Haystack's `tool_concurrency_limit`. Default: 4.",
+                "type": "integer",
+            },
+            "python": {
+                "description": "a factory returning a haystack Agent (`module:attribute`); its chat_generator is replaced by `model` (Haystack engine)",
+                "type": "string",
+            },
+            "args": {
+                "description": "keyword arguments (JSON values) of the `python` factory",
+                "type": "object",
+            },
+            "models": {
+                "description": "keyword argument -> script name (a `models` key, or `model`), passed as a scripted generator",
+                "type": "object",
+                "additionalProperties": {"type": "string"},
+            },
+        },
+        "dependencies": {"args": ["python"], "models": ["python"]},
+        "if": {"required": ["python"]},
+        "then": {"propertyNames": {"enum": ["python", "args", "models"]}},
+    })
+}
+
+fn state_schema_entry() -> Value {
+    json!({
+        "type": "object",
+        "required": ["type"],
+        "additionalProperties": false,
+        "properties": {
+            "type": {
+                "description": "the value type of the state key (`list` on `messages` means a list of chat messages)",
+                "enum": names(VALUE_TYPES),
+            },
+            "handler": {
+                "description": "`merge_lists` or `replace_values`; optional, default by type as in Haystack",
+                "enum": names(&handlers()).into_iter().map(Value::from).chain([Value::Null]).collect::<Vec<_>>(),
+            },
+        },
+    })
+}
+
+fn tool() -> Value {
+    json!({
+        "type": "object",
+        "required": ["name"],
+        "additionalProperties": false,
+        "properties": {
+            "name": {"description": "the tool's name", "type": "string"},
+            "description": {
+                "description": "optional. Default: \"\".",
+                "type": "string",
+            },
+            "parameters": {
+                "description": "JSON Schema, optional. Default: {type: object, properties: {}}; arguments are not validated against it.",
+                "type": "object",
+            },
+            "results": {
+                "description": "one entry per call, in call order",
+                "type": "array",
+                "items": {"$ref": "#/definitions/tool_result"},
+            },
+            "repeat_last": {
+                "description": "A call past the end of `results` is a scenario error (\"tool `search` was called 3 times; the scenario scripts 2 results\"), unless the tool sets `repeat_last: true`.",
+                "type": "boolean",
+            },
+            "inputs_from_state": {
+                "description": "state key -> parameter the tool receives",
+                "type": "object",
+                "additionalProperties": {"type": "string"},
+            },
+            "outputs_to_state": {
+                "description": "state key <- result key (source and handler optional; null options read as {})",
+                "type": "object",
+                "additionalProperties": {
+                    "type": ["object", "null"],
+                    "additionalProperties": false,
+                    "properties": {
+                        "source": {"type": "string"},
+                        "handler": handler(),
+                    },
+                },
+            },
+            "outputs_to_string": {
+                "description": "{source: KEY}, or {out: {source: KEY}, ...} (multiple-output form); takes `source` only",
+                "oneOf": [
+                    {
+                        "type": "object",
+                        "additionalProperties": false,
+                        "properties": {"source": {"type": "string"}},
+                    },
+                    {
+                        "type": "object",
+                        "minProperties": 1,
+                        "not": {"required": ["source"]},
+                        "additionalProperties": {
+                            "type": "object",
+                            "required": ["source"],
+                            "additionalProperties": false,
+                            "properties": {"source": {"type": "string"}},
+                        },
+                    },
+                ],
+            },
+        },
+    })
+}
+
+fn tool_result() -> Value {
+    let only = |key: &str, value: Value, description: &str| {
+        json!({
+            "type": "object",
+            "required": [key],
+            "additionalProperties": false,
+            "properties": {key: value},
+            "description": description,
+        })
+    };
+    json!({
+        "oneOf": [
+            {"type": "string", "description": "the tool returns this text"},
+            only("json", json!({}), "a structured result, serialized as Haystack does"),
+            only("error", json!({"type": "string"}), "the tool raises; becomes an error tool message"),
+            only("echo_arguments", json!({"const": true}), "the tool returns the arguments it was invoked with (those of the call plus those injected from state) as a JSON object"),
+        ],
+    })
+}
+
+fn sees() -> Value {
+    json!({"$ref": "#/definitions/sees"})
+}
+
+fn model_reply() -> Value {
+    let finish_reasons: Vec<Value> = FinishReason::ALL
+        .iter()
+        .map(|reason| Value::from(reason.as_str()))
+        .chain([Value::Null])
+        .collect();
+    json!({
+        "description": "the reply to one chat-generator call: `text`, `tool_calls`, or both; `{error: ...}` (the generator raises); `{}` or null (an assistant reply with no content)",
+        "oneOf": [
+            {"type": "null"},
+            {
+                "type": "object",
+                "required": ["error"],
+                "additionalProperties": false,
+                "properties": {
+                    "error": {"description": "the generator raises; an entry with `error` takes no other key", "type": "string"},
+                    "sees": sees(),
+                },
+            },
+            {
+                "type": "object",
+                "additionalProperties": false,
+                "not": {"required": ["text", "chunks"]},
+                "properties": {
+                    "text": {"description": "the reply's text (`text: \"\"` is one empty text part)", "type": ["string", "null"]},
+                    "chunks": {
+                        "description": "instead of `text`: the text is their concatenation, streamed chunk by chunk; `text` and `chunks` are exclusive",
+                        "type": "array",
+                        "items": {"type": "string"},
+                    },
+                    "tool_calls": {
+                        "description": "the tool calls of the reply",
+                        "type": "array",
+                        "items": {"$ref": "#/definitions/tool_call"},
+                    },
+                    "usage": {"description": "optional: becomes meta.usage", "type": ["object", "null"]},
+                    "finish_reason": {
+                        "description": "optional: stop|length|content_filter|tool_calls",
+                        "enum": finish_reasons,
+                    },
+                    "sees": sees(),
+                },
+            },
+        ],
+    })
+}
+
+fn named_model() -> Value {
+    json!({
+        "type": "object",
+        "required": ["replies"],
+        "additionalProperties": false,
+        "properties": {
+            "replies": {
+                "description": "same entries as `model` (text, tool_calls, error, ...)",
+                "type": "array",
+                "items": {"$ref": "#/definitions/model_reply"},
+            },
+            "replaces": {
+                "description": "optional: every instance of this generator class the user's code creates while the scenario runs answers from this script (`module:Class`)",
+                "type": "string",
+            },
+        },
+    })
+}
+
+fn tool_call() -> Value {
+    json!({
+        "type": "object",
+        "required": ["tool"],
+        "additionalProperties": false,
+        "properties": {
+            "tool": {"description": "the tool's name", "type": "string"},
+            "arguments": {"description": "the call's arguments", "type": "object"},
+            "id": {"description": "id optional: default \"call_<llm call index>_<i>\"", "type": ["string", "null"]},
+        },
+    })
+}
+
+fn message() -> Value {
+    let content_part = json!({
+        "type": "object",
+        "minProperties": 1,
+        "maxProperties": 1,
+        "propertyNames": {"enum": PART_TAGS},
+    });
+    json!({
+        "description": "A message `m` is written `{role: user|system|assistant|tool, text: ...}` with optional `tool_calls`, `meta`; or in Haystack's own `ChatMessage.to_dict()` form (`{role, content: [{text}|{tool_call}|{tool_call_result}], meta, name}`).",
+        "oneOf": [
+            {
+                "type": "object",
+                "required": ["role"],
+                "additionalProperties": false,
+                "properties": {
+                    "role": {"enum": roles()},
+                    "text": {"type": ["string", "null"]},
+                    "tool_calls": {"type": "array", "items": {"$ref": "#/definitions/tool_call"}},
+                    "meta": {"type": "object"},
+                    "name": {"type": ["string", "null"]},
+                },
+            },
+            {
+                "type": "object",
+                "required": ["role", "content"],
+                "additionalProperties": false,
+                "properties": {
+                    "role": {"enum": roles()},
+                    "content": {"type": "array", "items": content_part},
+                    "meta": {"type": "object"},
+                    "name": {"type": ["string", "null"]},
+                },
+            },
+        ],
+    })
+}
+
+fn run() -> Value {
+    json!({
+        "description": "inputs of `Agent.run`. Default: {}.",
+        "type": "object",
+        "additionalProperties": false,
+        "properties": {
+            "messages": {
+                "description": "the run's messages. Default: [].",
+                "type": "array",
+                "items": {"$ref": "#/definitions/message"},
+            },
+            "hook_context": {"description": "Agent.run(hook_context=...)", "type": "object"},
+            "state": {
+                "description": "initial values for state_schema keys (Haystack's **kwargs)",
+                "type": "object",
+            },
+            "variables": {
+                "description": "template variables of system_prompt/user_prompt (also **kwargs)",
+                "type": "object",
+            },
+            "tools": {
+                "description": "Agent.run(tools=[names]): the tools of this run, by name",
+                "type": "array",
+                "items": {"type": "string"},
+            },
+            "async": {"description": "true: run the async path", "type": "boolean"},
+            "stream": {
+                "description": "Agent.run(streaming_callback=<recorder>)",
+                "type": "boolean",
+            },
+            "generation_kwargs": {
+                "description": "Agent.run(generation_kwargs=...), handed to every model call",
+                "type": "object",
+            },
+        },
+    })
+}
+
+fn serialized_object() -> Value {
+    json!({
+        "description": "Haystack's serialized form `{type: <qualified class name>, init_parameters: {...}}` (`init_parameters` may be left out when empty)",
+        "type": "object",
+        "required": ["type"],
+        "additionalProperties": false,
+        "properties": {
+            "type": {"description": "the qualified class name", "type": "string"},
+            "init_parameters": {"description": "the constructor parameters", "type": "object"},
+        },
+    })
+}
