@@ -460,6 +460,12 @@ fn write(dir: &Path, file: &Path, scenario: &Scenario, number: usize) -> Result<
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| "scenario".to_owned());
     let path = dir.join(format!("{stem}.variant-{number}.yaml"));
+    // Its `python_path` must still reach the user's code from `dir`.
+    let from = file
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let scenario = scenario.clone().relocated(from, dir);
     std::fs::write(&path, scenario.to_yaml())
         .map_err(|error| format!("{}: cannot write the variant: {error}", path.display()))?;
     Ok(path)
