@@ -187,6 +187,22 @@ def _error_substring(params: dict, diff: Difference, rust: dict, python: dict) -
     )
 
 
+_ERROR_VERDICT = re.compile(r'^(error: expected an error containing ".*", got )(".*")$', re.S)
+
+
+def _error_verdicts(diff: Difference) -> Difference | None:
+    """Two verdicts of `expect.error` expecting the same text, as a difference of their error texts."""
+    if not _split(diff.path)[:1] == ["failures"] or not isinstance(diff.rust, str) or not isinstance(diff.python, str):
+        return None
+    a, b = _ERROR_VERDICT.match(diff.rust), _ERROR_VERDICT.match(diff.python)
+    if not (a and b and a.group(1) == b.group(1)):
+        return None
+    try:
+        return Difference("error", json.loads(a.group(2)), json.loads(b.group(2)))
+    except json.JSONDecodeError:
+        return None
+
+
 def _error_substring_omitting(params: dict, diff: Difference, rust: dict, python: dict) -> bool:
     """The Rust text adds a detail Haystack's cannot give: equal when, once every match of `pattern` is
     removed from the Rust text (at least one), Haystack's text is inside it."""
@@ -299,7 +315,14 @@ class Deviations:
         ]
 
     def explain(self, file_key: str, diff: Difference, rust: dict, python: dict) -> str | None:
-        """The id of the documented deviation that covers this difference, if any."""
+        """The id of the documented deviation that covers this difference, if any.
+
+        The verdict of `expect.error` quotes the run's error text (`error: expected an error
+        containing "X", got "TEXT"`): two verdicts that expect the same text compare their texts as
+        `error` fields do. Any other difference in `failures` is a difference."""
+        quoted = _error_verdicts(diff)
+        if quoted is not None:
+            diff = quoted
         for dev_id, rule, params in self.rules:
             if rule(params, diff, rust, python):
                 return dev_id

@@ -68,6 +68,10 @@ pub enum Event<'a> {
     ToolFinished {
         /// The live state.
         state: &'a State,
+        /// `step_count` while the step's tools ran: the value before the
+        /// step's increment, also when a tool wrote `step_count` through
+        /// `outputs_to_state` (`None` when State holds none).
+        step: Option<&'a Value>,
         /// The call.
         call: &'a ToolCall,
         /// `true` when the tool failed.

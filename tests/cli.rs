@@ -396,14 +396,18 @@ fn every_command_reports_a_construction_error_the_file_decides_as_check_does_and
             stdout(&output)
         );
     }
-    // `run` reports the file as invalid, without the expectations it could
-    // not check, and still runs the other scenarios.
+    // `run` reports the file as invalid with the verdicts of a failed run
+    // (`tools_run` checked against the empty trace), and still runs the
+    // other scenarios.
     let run = hookharness(&["run", file, "scenarios/docs_examples/require_search.yaml"]);
     assert_eq!(run.status.code(), Some(2));
     assert_eq!(
         stdout(&run),
         format!(
             "ERROR {file}  (hook-point-typo)\n      {expected}\
+             \x20     tools_run: expected [\"search\"], got []\n\
+             \x20       --- expected / +++ actual\n\
+             \x20       - \"search\"\n\
              PASS  scenarios/docs_examples/require_search.yaml  (docs-require-search)\n\n\
              1 passed, 0 failed, 1 errors\n"
         )
@@ -414,9 +418,8 @@ fn every_command_reports_a_construction_error_the_file_decides_as_check_does_and
 fn a_template_syntax_error_is_located_at_the_template_for_check_and_run() {
     let file = "tests/cli_inputs/prompt_syntax_error.yaml";
     let expected = format!(
-        "{file}:3:18: the Agent cannot be built: syntax error: unexpected `}}`, expected end of \
-         variable block (in prompt:1) — fix the template (or expect the error with `expect.error` \
-         to test it)"
+        "{file}:3:18: the Agent cannot be built: unexpected '}}' — fix the template (or expect \
+         the error with `expect.error` to test it)"
     );
     let check = hookharness(&["check", file]);
     assert_eq!(check.status.code(), Some(2));
@@ -462,6 +465,31 @@ fn check_locates_each_construction_error_at_its_key_or_entry() {
             ),
         ],
         "{text}"
+    );
+}
+
+#[test]
+fn a_construction_error_keeps_the_verdicts_of_a_failed_run() {
+    // Haystack's reference gives these failures: trace-based expectations
+    // are checked against the empty trace, result-based ones have no result.
+    let file = "conformance/selftest/construction_error_verdicts.yaml";
+    let run = hookharness(&["run", "--format", "json", file]);
+    assert_eq!(run.status.code(), Some(2), "{}", stdout(&run));
+    let outcome: serde_json::Value = serde_json::from_str(stdout(&run).trim()).unwrap();
+    assert_eq!(outcome["status"], "error");
+    assert_eq!(
+        outcome["failures"],
+        serde_json::json!([
+            "exit_reason: no result to check (the run failed)",
+            "llm_calls: expected 1, got 0"
+        ])
+    );
+    assert!(
+        outcome["error"].as_str().unwrap().starts_with(&format!(
+            "{file}:5:7: the Agent cannot be built: Hook of type"
+        )),
+        "{}",
+        outcome["error"]
     );
 }
 
@@ -601,8 +629,7 @@ fn a_syntax_error_on_a_later_line_of_a_literal_block_template_is_located_at_that
     assert_eq!(check.status.code(), Some(2));
     assert!(
         stdout(&check).starts_with(&format!(
-            "{}:4:5: the Agent cannot be built: syntax error: unexpected `}}`, expected end of \
-             variable block (in prompt:2) — fix the template",
+            "{}:4:5: the Agent cannot be built: unexpected '}}' — fix the template",
             file.display()
         )),
         "{}",

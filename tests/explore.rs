@@ -391,12 +391,12 @@ fn a_scenario_with_a_custom_hook_is_not_explored_and_says_how_to_from_rust() {
 }
 
 #[test]
-fn an_out_folder_that_cannot_be_made_exits_2() {
+fn an_out_folder_that_cannot_be_made_exits_5_as_an_output_that_cannot_be_written() {
     let dir = scratch("explore", "out-file");
     let taken = dir.join("taken");
     std::fs::write(&taken, "a file, not a folder").unwrap();
     let output = hookharness(&["explore", ORDER_MATTERS, "--out", taken.to_str().unwrap()]);
-    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(output.status.code(), Some(5));
     assert!(
         stderr(&output).starts_with(&format!(
             "{}: cannot create the --out folder: ",

@@ -171,7 +171,8 @@ fn an_existing_output_is_kept_unless_forced() {
     std::fs::write(&out, "keep me").unwrap();
     let fixture = format!("{FIXTURES}/agent.json");
     let refused = hookharness(&["import", &fixture, "-o", out.to_str().unwrap()]);
-    assert_eq!(refused.status.code(), Some(5));
+    // 4, as `record` refuses an existing output.
+    assert_eq!(refused.status.code(), Some(4));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("pass --force"));
     assert_eq!(std::fs::read_to_string(&out).unwrap(), "keep me");
     let forced = hookharness(&["import", &fixture, "-o", out.to_str().unwrap(), "--force"]);
@@ -181,6 +182,51 @@ fn an_existing_output_is_kept_unless_forced() {
             .unwrap()
             .starts_with("# A scenario skeleton")
     );
+}
+
+#[test]
+fn import_never_overwrites_its_own_input_even_through_a_link_or_forced() {
+    let dir = scratch("own_input");
+    let input = dir.join("agent.json");
+    std::fs::copy(format!("{FIXTURES}/agent.json"), &input).unwrap();
+    let original = std::fs::read_to_string(&input).unwrap();
+    let mut outputs = vec![input.clone()];
+    #[cfg(unix)]
+    {
+        let link = dir.join("link.json");
+        std::os::unix::fs::symlink(&input, &link).unwrap();
+        outputs.push(link);
+    }
+    for output in outputs {
+        let run = hookharness(&[
+            "import",
+            input.to_str().unwrap(),
+            "-o",
+            output.to_str().unwrap(),
+            "--force",
+        ]);
+        assert_eq!(run.status.code(), Some(4), "{}", output.display());
+        assert!(String::from_utf8_lossy(&run.stderr).contains("is the input file"));
+        assert_eq!(std::fs::read_to_string(&input).unwrap(), original);
+    }
+}
+
+#[test]
+fn a_json_output_gets_json_that_check_reads_as_the_yaml_output() {
+    let dir = scratch("json_output");
+    let fixture = format!("{FIXTURES}/agent.json");
+    let json = dir.join("skeleton.json");
+    let yaml = dir.join("skeleton.yaml");
+    for out in [&json, &yaml] {
+        let run = hookharness(&["import", &fixture, "-o", out.to_str().unwrap()]);
+        assert_eq!(run.status.code(), Some(0));
+    }
+    let text = std::fs::read_to_string(&json).unwrap();
+    let value: serde_json::Value = serde_json::from_str(&text).expect("the .json output is JSON");
+    let from_yaml = hookharness::scenario::Scenario::from_path(&yaml).unwrap();
+    let from_json = hookharness::scenario::Scenario::from_path(&json).unwrap();
+    assert_eq!(from_json.to_value(), from_yaml.to_value());
+    assert!(value.get("model").is_some(), "{text}");
 }
 
 #[test]

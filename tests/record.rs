@@ -578,7 +578,7 @@ fn output_checks_fail_before_any_live_call() {
             json_input.clone(),
             json_input.clone(),
             vec!["--force"],
-            "is the input scenario; give another --output",
+            "is the input file; give another --output",
         ),
     ];
     if cfg!(unix) {

@@ -318,7 +318,8 @@ def _outputs_to_state(c: _Checker, entry: dict, p: tuple) -> dict | None:
     op = (*p, "outputs_to_state")
     out = {}
     for key, config in c.map(entry["outputs_to_state"], op).items():
-        config = c.map(config, (*op, key), allowed=("source", "handler"))
+        # Null options (`received:` alone) read as `{}`.
+        config = {} if config is None else c.map(config, (*op, key), allowed=("source", "handler"))
         out[key] = {}
         if "source" in config:
             out[key]["source"] = c.str(config["source"], (*op, key, "source"))

@@ -18,7 +18,7 @@ import subprocess
 import sys
 import sysconfig
 
-__all__ = ["binary", "environment", "run", "BinaryNotFound"]
+__all__ = ["BinaryNotFound", "binary", "environment", "run"]
 
 _NAME = "hookharness.exe" if os.name == "nt" else "hookharness"
 
@@ -73,4 +73,5 @@ def environment(base=None):
 def run(args, **kwargs):
     """`subprocess.run([binary(), *args], env=environment(), **kwargs)`."""
     kwargs.setdefault("env", environment())
-    return subprocess.run([binary(), *args], **kwargs)
+    kwargs.setdefault("check", False)
+    return subprocess.run([binary(), *args], **kwargs)  # noqa: PLW1510 (check is in kwargs)

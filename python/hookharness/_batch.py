@@ -59,7 +59,7 @@ class Outcomes:
         command = [binary(), "run", "--format", "json", "--trace", "full", *self.engine_args(), *files]
         self.runs += 1
         try:
-            done = subprocess.run(command, capture_output=True, env=environment(), timeout=self.timeout)
+            done = subprocess.run(command, check=False, capture_output=True, env=environment(), timeout=self.timeout)
         except subprocess.TimeoutExpired:
             failure = BatchFailed(f"`hookharness run` did not finish within {self.timeout} s: {' '.join(command)}")
             self._by_file.update({f: failure for f in files})
@@ -90,7 +90,7 @@ def report(line, path):
         saved.write(line + "\n")
     try:
         done = subprocess.run(
-            [binary(), "explain", "--outcome", saved.name], capture_output=True, env=environment(), timeout=60
+            [binary(), "explain", "--outcome", saved.name], check=False, capture_output=True, env=environment(), timeout=60
         )
     finally:
         os.unlink(saved.name)

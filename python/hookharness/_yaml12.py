@@ -25,8 +25,8 @@ _RESOLVERS = [
     ("tag:yaml.org,2002:int", r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", list("-+0123456789")),
     (
         "tag:yaml.org,2002:float",
-        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
-        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
+        (r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"),
         list("-+.0123456789"),
     ),
 ]
@@ -37,9 +37,9 @@ for _tag, _pattern, _first in _RESOLVERS:
 def _int(loader, node):
     text = loader.construct_scalar(node)
     if text.startswith("0o"):
-        return int(text[2:], 8)
+        return int(text, 0)
     if text.startswith("0x"):
-        return int(text[2:], 16)
+        return int(text, 0)
     return int(text, 10)
 
 

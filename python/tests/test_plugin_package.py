@@ -3,11 +3,9 @@
 import subprocess
 import sys
 
-import pytest
-
-from plugin_support import ROOT  # noqa: F401  (puts the repository's python/ first on sys.path)
-
 import hookharness
+import pytest
+from plugin_support import ROOT
 
 
 def printing_binary(tmp_path):

@@ -3,7 +3,16 @@ and sharding flags, one `hookharness run` per process."""
 
 import xml.etree.ElementTree as ET
 
-from plugin_support import FAILS, INVALID, PASSES, binary, counting_binary, plugin_args, project, source_path
+from plugin_support import (
+    FAILS,
+    INVALID,
+    PASSES,
+    binary,
+    counting_binary,
+    plugin_args,
+    project,
+    source_path,
+)
 
 
 def run(pytester, monkeypatch, *args, subprocess=False):

@@ -22,7 +22,8 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "python"))
 
-from hookharness import _yaml12 as yaml12  # noqa: E402  (the repository's copy)
+from hookharness import _yaml12 as yaml12
+
 SCHEMA_FILE = ROOT / "schema" / "scenario.schema.json"
 INVALID = ROOT / "tests" / "invalid_scenarios"
 EXTENSIONS = {".yaml", ".yml", ".json"}
@@ -160,7 +161,7 @@ def test_the_command_prints_the_committed_copy():
 
 def test_generated_scenarios_validate(tmp_path):
     command = [binary(), "generate", "--out", str(tmp_path), "--count", "300", "--seed", "30"]
-    done = subprocess.run(command, capture_output=True, timeout=120)
+    done = subprocess.run(command, check=False, capture_output=True, timeout=120)
     if done.returncode != 0 and b"generate" in done.stderr and b"unrecognized" in done.stderr:
         pytest.skip("this hookharness binary was built without `generate`")
     assert done.returncode == 0, done.stderr.decode()

@@ -162,6 +162,27 @@ pub(super) fn python_list(items: &[&str]) -> String {
         .join(", ")
 }
 
+impl AgentError {
+    /// The text Haystack raises for this error: the message inside the
+    /// context this error adds (the hook, point and step; the LLM call; the
+    /// tool), or the whole text when it adds none.
+    ///
+    /// ```
+    /// use hookharness::AgentError;
+    /// let error = AgentError::ToolNotFound { message: "Tool 'x' not found.".into() };
+    /// assert_eq!(error.haystack_message(), "Tool 'x' not found.");
+    /// ```
+    pub fn haystack_message(&self) -> String {
+        match self {
+            AgentError::Hook { message, .. }
+            | AgentError::Generator { message, .. }
+            | AgentError::ToolFatal { message, .. }
+            | AgentError::WarmUp { message, .. } => message.clone(),
+            other => other.to_string(),
+        }
+    }
+}
+
 impl From<ExecError> for AgentError {
     fn from(error: ExecError) -> Self {
         match error {

@@ -311,6 +311,13 @@ impl Run<'_, '_> {
         };
         let mut executed = std::mem::take(&mut self.executed);
         executed.clear();
+        // The calls are reported at the step they ran in, whatever a tool
+        // writes into `step_count` (read only when someone is watching).
+        let step = self
+            .observer
+            .is_some()
+            .then(|| self.state.data().get(keys::STEP_COUNT).cloned())
+            .flatten();
         let pending = Calls::of(held.as_ref());
         let outcome = execute_tool_calls(
             pending.as_slice(),
@@ -340,7 +347,7 @@ impl Run<'_, '_> {
             }
             None
         };
-        self.emit_tool_finished(copy.as_ref(), &mut executed);
+        self.emit_tool_finished(copy.as_ref(), step.as_ref(), &mut executed);
         self.executed = executed;
         let mut tool_messages = outcome?.messages;
         // Haystack appends, then counts; a failure of either fails the run
@@ -362,7 +369,12 @@ impl Run<'_, '_> {
 
     /// One `ToolFinished` per call that ran, in call order; the pending
     /// batch is the copy, or the message back at the end of the conversation.
-    fn emit_tool_finished(&mut self, copy: Option<&ChatMessage>, executed: &mut [ExecutedCall]) {
+    fn emit_tool_finished(
+        &mut self,
+        copy: Option<&ChatMessage>,
+        step: Option<&Value>,
+        executed: &mut [ExecutedCall],
+    ) {
         let Some(observer) = self.observer.as_deref_mut() else {
             return;
         };
@@ -372,6 +384,7 @@ impl Run<'_, '_> {
         for ran in executed.iter() {
             observer.on_event(&Event::ToolFinished {
                 state: &self.state,
+                step,
                 call: pending[ran.index],
                 error: ran.error,
             });

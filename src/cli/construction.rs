@@ -41,24 +41,24 @@ pub(super) fn file_errors(replay: &Replay, file: &Path, scenario: &Scenario) -> 
 /// `outcome`, or, when its run could not start because of an Agent
 /// construction error the file decides (and does not expect), the file's
 /// invalid outcome, with `check`'s messages: the command line reports such
-/// a file as `check` does, whatever command reads it.
+/// a file as `check` does, whatever command reads it. The expectations'
+/// verdicts stay those of the failed run (trace-based ones checked against
+/// its empty trace, result-based ones failing with "no result to check"),
+/// as for any run that fails.
 pub(super) fn checked(
     replay: &Replay,
     file: &Path,
     scenario: &Scenario,
     outcome: Outcome,
 ) -> Outcome {
-    // Haystack's own construction errors come back from its engine as they are.
-    if replay.engine_name() != "rust" {
-        return outcome;
-    }
+    // Either engine: a Haystack engine's construction error is located by
+    // the same Rust construction of the file (a scenario with Python code
+    // has none, and keeps Haystack's text).
     match invalid(replay, file, scenario, &outcome) {
         Some(errors) => Outcome {
             status: Status::Invalid,
-            failures: Vec::new(),
             error: Some(RunError::invalid(errors.join("\n"))),
             result: None,
-            trace: Vec::new(),
             ..outcome
         },
         None => outcome,

@@ -10,6 +10,7 @@
 
 use super::output::{errln, outln};
 use super::progress::Progress;
+use super::safe_write::{self, Refused};
 use super::{ExitCode, files};
 use crate::explore::{self, Explore, Variant};
 use crate::outcome::{ErrorKind, Outcome, Status};
@@ -44,9 +45,14 @@ pub(super) struct ExploreArgs {
     /// The sampling seed (default: derived from each scenario's name).
     #[arg(long, value_name = "N")]
     seed: Option<u64>,
-    /// Write each broken variant to this folder as a scenario file.
+    /// Write each broken variant to this folder as a scenario file
+    /// (`<stem>.variant-<n>.yaml`; scenarios of the same stem in different
+    /// folders are told apart by their folders' names).
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Overwrite variant files that already exist in `--out`.
+    #[arg(long, requires = "out")]
+    force: bool,
     /// Only scenarios whose name or file contains this text.
     #[arg(long)]
     filter: Option<String>,
@@ -72,6 +78,8 @@ impl ExploreArgs {
 /// A file to explore: the scenario, its run as written and its variants.
 struct Explored {
     file: PathBuf,
+    /// The name its variant files start with, unique among the files.
+    stem: String,
     as_written: Outcome,
     space: explore::Space,
     by_design: Vec<crate::invariants::Invariant>,
@@ -87,8 +95,10 @@ enum Entry {
 }
 
 /// 0 when no variant broke, 1 when one did (or a scenario fails as
-/// written, or uses a `custom:` hook), 2 when a file is invalid or `--out`
-/// cannot be written, 3 when no scenario was found or matched.
+/// written, or uses a `custom:` hook), 2 when a file is invalid, 3 when no
+/// scenario was found or matched, 4 when a variant file is refused (it
+/// exists and `--force` is not given, or it is a link), 5 when `--out`
+/// cannot be written.
 pub(super) fn run(args: ExploreArgs) -> ExitCode {
     let files = match files(&args.paths) {
         Ok(files) => files,
@@ -107,7 +117,7 @@ pub(super) fn run(args: ExploreArgs) -> ExitCode {
     if let Some(dir) = &args.out {
         if let Err(error) = std::fs::create_dir_all(dir) {
             errln!("{}: cannot create the --out folder: {error}", dir.display());
-            return ExitCode::Invalid;
+            return ExitCode::OutputFailed;
         }
     }
     let replay = match args.engine.engines(Replay::new(), "explore") {
@@ -139,6 +149,7 @@ pub(super) fn run(args: ExploreArgs) -> ExitCode {
                 let space = config.variants(&scenario, &as_written);
                 entries.push(Entry::Explored(Box::new(Explored {
                     file: file.clone(),
+                    stem: String::new(),
                     as_written,
                     space,
                     by_design,
@@ -153,6 +164,7 @@ pub(super) fn run(args: ExploreArgs) -> ExitCode {
         return ExitCode::NoScenarios;
     }
 
+    name_variants(&mut entries);
     let total = entries
         .iter()
         .map(|e| match e {
@@ -184,12 +196,13 @@ pub(super) fn run(args: ExploreArgs) -> ExitCode {
                 continue;
             }
         };
-        let report = match explore_file(explored, &replay, args.out.as_deref(), &mut progress) {
+        let out = args.out.as_deref().map(|dir| (dir, args.force));
+        let report = match explore_file(explored, &replay, out, &mut progress) {
             Ok(report) => report,
-            Err(error) => {
+            Err(refused) => {
                 progress.clear();
-                errln!("{error}");
-                return ExitCode::Invalid;
+                errln!("{}", refused.message);
+                return refused.code;
             }
         };
         if args.format == ExploreFormat::Human {
@@ -262,15 +275,17 @@ struct BrokenReport {
 }
 
 /// Runs and checks every variant of one file, writing the broken ones to
-/// `out`; `Err` when one cannot be written.
+/// `out` (the folder, and whether existing files may be replaced); `Err`
+/// when one is refused or cannot be written.
 fn explore_file(
     explored: Explored,
     replay: &Replay,
-    out: Option<&Path>,
+    out: Option<(&Path, bool)>,
     progress: &mut Progress,
-) -> Result<FileReport, String> {
+) -> Result<FileReport, Refused> {
     let Explored {
         file,
+        stem,
         as_written,
         space,
         by_design,
@@ -296,9 +311,16 @@ fn explore_file(
             continue;
         }
         let written = match out {
-            Some(dir) => {
+            Some((dir, force)) => {
                 let shrunk = checked.minimize(replay, &scenario, &by_design);
-                Some(write(dir, &file, &shrunk, checked.variant.number)?)
+                Some(write(
+                    dir,
+                    &file,
+                    &stem,
+                    force,
+                    &shrunk,
+                    checked.variant.number,
+                )?)
             }
             None => None,
         };
@@ -453,12 +475,17 @@ fn changes(variant: &Variant) -> String {
     }
 }
 
-/// Writes a broken variant as `DIR/<stem>.variant-<n>.yaml`.
-fn write(dir: &Path, file: &Path, scenario: &Scenario, number: usize) -> Result<PathBuf, String> {
-    let stem = file
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "scenario".to_owned());
+/// Writes a broken variant as `DIR/<stem>.variant-<n>.yaml`, with the
+/// rules every command writes by: an existing file only with `force`,
+/// never a link, never the explored file itself.
+fn write(
+    dir: &Path,
+    file: &Path,
+    stem: &str,
+    force: bool,
+    scenario: &Scenario,
+    number: usize,
+) -> Result<PathBuf, Refused> {
     let path = dir.join(format!("{stem}.variant-{number}.yaml"));
     // Its `python_path` must still reach the user's code from `dir`.
     let from = file
@@ -466,7 +493,58 @@ fn write(dir: &Path, file: &Path, scenario: &Scenario, number: usize) -> Result<
         .filter(|p| !p.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
     let scenario = scenario.clone().relocated(from, dir);
-    std::fs::write(&path, scenario.to_yaml())
-        .map_err(|error| format!("{}: cannot write the variant: {error}", path.display()))?;
+    safe_write::prepare_new(&path, "the variant", &[file], force)?.commit(&scenario.to_yaml())?;
     Ok(path)
+}
+
+/// Names the variant files of each explored file: its stem, or, when
+/// files in different folders share a stem, its path with `-` between the
+/// folders (`a/x.yaml`, `b/x.yaml`: `a-x`, `b-x`), and a count after a name
+/// still taken.
+fn name_variants(entries: &mut [Entry]) {
+    let stem_of = |file: &Path| {
+        file.file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "scenario".to_owned())
+    };
+    let stems: Vec<String> = entries
+        .iter()
+        .filter_map(|entry| match entry {
+            Entry::Explored(explored) => Some(stem_of(&explored.file)),
+            _ => None,
+        })
+        .collect();
+    let mut taken = std::collections::HashSet::new();
+    for entry in entries.iter_mut() {
+        let Entry::Explored(explored) = entry else {
+            continue;
+        };
+        let stem = stem_of(&explored.file);
+        let mut name = if stems.iter().filter(|s| **s == stem).count() > 1 {
+            let folders: Vec<String> = explored
+                .file
+                .parent()
+                .into_iter()
+                .flat_map(Path::components)
+                .filter_map(|c| match c {
+                    std::path::Component::Normal(part) => Some(part.to_string_lossy().into_owned()),
+                    _ => None,
+                })
+                .collect();
+            folders
+                .into_iter()
+                .chain([stem])
+                .collect::<Vec<_>>()
+                .join("-")
+        } else {
+            stem
+        };
+        let base = name.clone();
+        let mut count = 1;
+        while !taken.insert(name.clone()) {
+            count += 1;
+            name = format!("{base}-{count}");
+        }
+        explored.stem = name;
+    }
 }

@@ -79,7 +79,26 @@ pub(super) fn run(args: GenerateArgs) -> ExitCode {
         FileFormat::Yaml => "yaml",
         FileFormat::Json => "json",
     };
-    for index in args.start..args.start.saturating_add(args.count) {
+    // The last index is in range or the command line is wrong: a range
+    // that stops at the largest index would write fewer than asked.
+    let indices = match args.count.checked_sub(1) {
+        None => None,
+        Some(more) => match args.start.checked_add(more) {
+            Some(last) => Some(args.start..=last),
+            None => {
+                errln!(
+                    "--start {} with --count {} goes past the last index ({}); give at most --count {}",
+                    args.start,
+                    args.count,
+                    u64::MAX,
+                    u64::MAX - args.start + 1
+                );
+                return ExitCode::Usage;
+            }
+        },
+    };
+    let mut written = 0u64;
+    for index in indices.into_iter().flatten() {
         let scenario = match scenario_at(seed, index) {
             Ok(scenario) => scenario,
             Err(error) => {
@@ -98,10 +117,10 @@ pub(super) fn run(args: GenerateArgs) -> ExitCode {
             errln!("cannot write {}: {error}", path.display());
             return ExitCode::OutputFailed;
         }
+        written += 1;
     }
     outln!(
-        "wrote {} scenarios to {} (seed {seed})",
-        args.count,
+        "wrote {written} scenarios to {} (seed {seed})",
         args.out.display()
     );
     ExitCode::Ok

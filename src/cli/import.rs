@@ -3,8 +3,8 @@
 
 use super::ExitCode;
 use super::output::{errln, out};
+use super::safe_write;
 use crate::scenario::{Format, import_haystack};
-use std::io::Write as _;
 use std::path::PathBuf;
 
 /// `hookharness import` arguments.
@@ -16,7 +16,8 @@ pub(super) struct ImportArgs {
     /// The Agent's component name, when the pipeline holds several.
     #[arg(long)]
     component: Option<String>,
-    /// Where to write the scenario (default: stdout).
+    /// Where to write the scenario (default: stdout); a `.json` name gets
+    /// JSON, any other YAML.
     #[arg(long, short)]
     output: Option<PathBuf>,
     /// Overwrite an existing --output file.
@@ -24,8 +25,10 @@ pub(super) struct ImportArgs {
     force: bool,
 }
 
-/// Reads the file, writes the skeleton; 2 when the input cannot be
-/// imported, 5 when the output cannot be written.
+/// Reads the file, writes the skeleton (as JSON into a `.json` output); 2
+/// when the input cannot be imported, 4 when the output is refused (the
+/// input itself, a link, a folder, an existing file without `--force`), 5
+/// when it cannot be written.
 pub(super) fn run(args: ImportArgs) -> ExitCode {
     let origin = args.file.display().to_string();
     let Some(format) = Format::from_path(&args.file) else {
@@ -50,28 +53,30 @@ pub(super) fn run(args: ImportArgs) -> ExitCode {
         out!("{skeleton}");
         return ExitCode::Ok;
     };
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true);
-    if args.force {
-        options.create(true).truncate(true);
-    } else {
-        options.create_new(true);
-    }
-    let written = options
-        .open(&output)
-        .and_then(|mut file| file.write_all(skeleton.as_bytes()));
-    match written {
-        Ok(()) => ExitCode::Ok,
-        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
-            errln!(
-                "{}: already exists; pass --force to overwrite it",
-                output.display()
-            );
-            ExitCode::OutputFailed
+    let pending = match safe_write::prepare_new(&output, "--output", &[&args.file], args.force) {
+        Ok(pending) => pending,
+        Err(refused) => {
+            errln!("{}", refused.message);
+            return refused.code;
         }
-        Err(error) => {
-            errln!("{}: cannot be written: {error}", output.display());
-            ExitCode::OutputFailed
+    };
+    // A `.json` output gets JSON (the skeleton's comments are YAML's).
+    let text = if Format::from_path(&output) == Some(Format::Json) {
+        match crate::scenario::yaml_as_json(&skeleton, &origin) {
+            Ok(json) => json,
+            Err(error) => {
+                errln!("{error}");
+                return ExitCode::Invalid;
+            }
+        }
+    } else {
+        skeleton
+    };
+    match pending.commit(&text) {
+        Ok(()) => ExitCode::Ok,
+        Err(refused) => {
+            errln!("{}", refused.message);
+            refused.code
         }
     }
 }

@@ -14,6 +14,7 @@ mod filter;
 #[cfg(feature = "proptest")]
 mod generate;
 mod import;
+mod isolate;
 mod mutate;
 mod needs_rust;
 mod output;
@@ -21,6 +22,7 @@ mod progress;
 mod rebase;
 #[cfg(feature = "http")]
 mod record;
+mod safe_write;
 mod stream;
 
 use crate::outcome::{Detail, Outcome, Status};
@@ -139,6 +141,10 @@ enum Command {
     /// differential testing against Haystack: conformance/fuzz.sh).
     #[cfg(feature = "proptest")]
     Generate(generate::GenerateArgs),
+    /// Internal: `run`'s and `check`'s files, handled in a child process
+    /// (src/cli/isolate.rs).
+    #[command(name = "__worker", hide = true)]
+    Worker(isolate::WorkerArgs),
 }
 
 /// How `explain` writes the timeline.
@@ -223,6 +229,7 @@ pub fn main() -> std::process::ExitCode {
         Command::Record(args) => record::run(args),
         #[cfg(feature = "proptest")]
         Command::Generate(args) => generate::run(args),
+        Command::Worker(args) => isolate::worker(args),
     };
     std::process::ExitCode::from(code as u8)
 }
@@ -256,10 +263,50 @@ fn run(
         Ok(engines) => engines,
         Err(code) => return code,
     };
-    let outcomes = replay_files(&engines, &files, filter, |outcome, done| match outcome {
-        Some(outcome) => stream.outcome(outcome, done),
-        None => stream.skipped(done),
-    });
+    let mut outcomes = Vec::new();
+    let mut report = |outcome: Option<Outcome>, done: usize| {
+        match &outcome {
+            Some(outcome) => stream.outcome(outcome, done),
+            None => stream.skipped(done),
+        }
+        outcomes.extend(outcome);
+    };
+    // This crate's loop runs in child processes (src/cli/isolate.rs); the
+    // Haystack engine runs in its own worker already.
+    let mut from = 0;
+    if engine.engine == engine::Engine::Rust {
+        let job = match trace {
+            Trace::Summary => isolate::Job::Run,
+            Trace::Full => isolate::Job::RunFull,
+        };
+        let isolated = isolate::each_file(&files, job, filter, |index, line| {
+            let outcome = match line {
+                Ok(isolate::Line::Skipped) => None,
+                Ok(isolate::Line::Done(json)) => {
+                    Some(Outcome::from_full_json(&json).unwrap_or_else(|error| {
+                        aborted(
+                            &files[index],
+                            Some(String::new()),
+                            &format!("its report did not read back ({error})"),
+                        )
+                    }))
+                }
+                Err(abort) => {
+                    let path = files[index].display().to_string();
+                    match abort.started {
+                        None if !filter::takes(filter, "", &path) => None,
+                        started => Some(aborted(&files[index], started, &abort.how)),
+                    }
+                }
+            };
+            report(outcome, index + 1);
+        });
+        // No child process could be started: the rest runs here.
+        from = isolated.err().unwrap_or(files.len());
+    }
+    for (index, file) in files.iter().enumerate().skip(from) {
+        report(replay_file(&engines, file, filter, |_| {}), index + 1);
+    }
     if outcomes.is_empty() {
         errln!("no scenario matches the filter");
         return ExitCode::NoScenarios;
@@ -269,9 +316,39 @@ fn run(
     exit_code(&summary)
 }
 
+/// The outcome of a file whose process ended before its report: `started`
+/// holds the scenario's name when its run had begun.
+fn aborted(file: &std::path::Path, started: Option<String>, how: &str) -> Outcome {
+    let stem = || {
+        file.file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    };
+    let (scenario, phase) = match started {
+        Some(name) if !name.is_empty() => (name, "running"),
+        Some(_) => (stem(), "running"),
+        None => (stem(), "reading"),
+    };
+    Outcome {
+        scenario,
+        file: file.display().to_string(),
+        status: Status::Error,
+        failures: Vec::new(),
+        error: Some(crate::outcome::RunError::aborted(format!(
+            "{}: the process {phase} this scenario ended before its outcome: {how}. \
+             The other scenarios ran in a new process. No input should end the process: \
+             please report this file as a bug in hookharness",
+            file.display()
+        ))),
+        result: None,
+        trace: Vec::new(),
+    }
+}
+
 /// One pass per file: an invalid file becomes its outcome at once; a valid
 /// one is prepared and run once. `each` sees every outcome as it is known,
 /// and `None` for a file outside `filter`, with the count of files done.
+#[cfg(test)]
 fn replay_files(
     engines: &engine::Engines,
     files: &[PathBuf],
@@ -280,19 +357,33 @@ fn replay_files(
 ) -> Vec<Outcome> {
     let mut outcomes = Vec::new();
     for (i, file) in files.iter().enumerate() {
-        let path = file.display().to_string();
-        let outcome = match Scenario::from_path(file) {
-            Ok(scenario) if !filter::takes(filter, &scenario.name, &path) => None,
-            Ok(scenario) => Some(engines.run(|replay| {
-                construction::checked(replay, file, &scenario, replay.run(&scenario))
-            })),
-            Err(_) if !filter::takes(filter, "", &path) => None,
-            Err(error) => Some(crate::replay::invalid_file(file, &error)),
-        };
+        let outcome = replay_file(engines, file, filter, |_| {});
         each(outcome.as_ref(), i + 1);
         outcomes.extend(outcome);
     }
     outcomes
+}
+
+/// One file's outcome: an invalid file's at once, a valid one's after its
+/// run (`started` is told its name first); `None` outside `filter`.
+fn replay_file(
+    engines: &engine::Engines,
+    file: &std::path::Path,
+    filter: Option<&str>,
+    started: impl FnOnce(&str),
+) -> Option<Outcome> {
+    let path = file.display().to_string();
+    match Scenario::from_path(file) {
+        Ok(scenario) if !filter::takes(filter, &scenario.name, &path) => None,
+        Ok(scenario) => {
+            started(&scenario.name);
+            Some(engines.run(|replay| {
+                construction::checked(replay, file, &scenario, replay.run(&scenario))
+            }))
+        }
+        Err(_) if !filter::takes(filter, "", &path) => None,
+        Err(error) => Some(crate::replay::invalid_file(file, &error)),
+    }
 }
 
 /// The exit code the outcomes' statuses give: an invalid file first, then
@@ -314,37 +405,107 @@ fn check(paths: &[PathBuf]) -> ExitCode {
     };
     let mut invalid = 0;
     let mut needs_rust = 0;
-    let replay = Replay::new();
-    for file in &files {
-        let errors = match Scenario::from_path(file) {
-            Err(error) => vec![error.to_string()],
-            Ok(scenario) => {
-                let errors = construction::file_errors(&replay, file, &scenario);
-                if let (true, Some(note)) = (errors.is_empty(), needs_rust::note(file, &scenario)) {
-                    needs_rust += 1;
-                    outln!("{note}");
-                }
-                errors
-            }
-        };
-        if !errors.is_empty() {
+    let mut needs_haystack = 0;
+    let mut report = |checked: FileCheck| {
+        needs_rust += usize::from(checked.needs_rust);
+        needs_haystack += usize::from(checked.needs_haystack);
+        for note in checked.notes {
+            outln!("{note}");
+        }
+        if !checked.errors.is_empty() {
             invalid += 1;
         }
-        for error in errors {
+        for error in checked.errors {
             outln!("{error}");
+        }
+    };
+    let isolated = isolate::each_file(&files, isolate::Job::Check, None, |index, line| {
+        let file = files[index].display();
+        let failed = |error: String| FileCheck {
+            errors: vec![error],
+            ..FileCheck::default()
+        };
+        report(match line {
+            Ok(isolate::Line::Done(json)) => serde_json::from_str(&json).unwrap_or_else(|error| {
+                failed(format!(
+                    "{file}: the check's report did not read back ({error})"
+                ))
+            }),
+            Ok(isolate::Line::Skipped) => FileCheck::default(),
+            Err(abort) => failed(format!(
+                "{file}: the process checking this file ended before its report: {}. \
+                 No input should end the process: please report this file as a bug in hookharness",
+                abort.how
+            )),
+        });
+    });
+    if let Err(from) = isolated {
+        let replay = Replay::new();
+        for file in files.iter().skip(from) {
+            report(file_check(&replay, file));
         }
     }
     let valid = files.len() - invalid;
+    let mut only = Vec::new();
     if needs_rust > 0 {
-        outln!("{valid} valid ({needs_rust} only from a Rust test), {invalid} invalid");
-    } else {
+        only.push(format!("{needs_rust} only from a Rust test"));
+    }
+    if needs_haystack > 0 {
+        only.push(format!("{needs_haystack} only with --engine haystack"));
+    }
+    if only.is_empty() {
         outln!("{valid} valid, {invalid} invalid");
+    } else {
+        outln!("{valid} valid ({}), {invalid} invalid", only.join(", "));
     }
     if invalid > 0 {
         ExitCode::Invalid
     } else {
         ExitCode::Ok
     }
+}
+
+/// What `check` says of one file: its errors (none when it is valid), and
+/// the notes of a valid file that only a Rust test or the Haystack engine
+/// runs.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+pub(super) struct FileCheck {
+    notes: Vec<String>,
+    errors: Vec<String>,
+    needs_rust: bool,
+    needs_haystack: bool,
+}
+
+/// `check` of one file.
+fn file_check(replay: &Replay, file: &std::path::Path) -> FileCheck {
+    let scenario = match Scenario::from_path(file) {
+        Err(error) => {
+            return FileCheck {
+                errors: vec![error.to_string()],
+                ..FileCheck::default()
+            };
+        }
+        Ok(scenario) => scenario,
+    };
+    let errors = construction::file_errors(replay, file, &scenario);
+    let mut checked = FileCheck::default();
+    if errors.is_empty() {
+        if let Some(note) = needs_rust::note(file, &scenario) {
+            checked.needs_rust = true;
+            checked.notes.push(note);
+        }
+        if scenario.needs_python() {
+            checked.needs_haystack = true;
+            checked.notes.push(format!(
+                "{}: valid; it runs your Python code, which only the Haystack engine runs: \
+                 `hookharness run {} --engine haystack`",
+                file.display(),
+                file.display()
+            ));
+        }
+    }
+    checked.errors = errors;
+    checked
 }
 
 fn explain(file: &std::path::Path, format: ExplainFormat, engine: &engine::EngineArgs) -> ExitCode {

@@ -67,7 +67,7 @@ impl Progress {
             started: Instant::now(),
             drawn_at: None,
             shown: false,
-            sink: super::output::stderr,
+            sink: super::output::stderr_raw,
         }
     }
 

@@ -3,11 +3,12 @@
 
 use super::ExitCode;
 use super::output::{errln, out, outln};
+use super::safe_write;
 use crate::rebase::{Change, Written, rebase, rebased_text};
 use crate::replay::Replay;
 use crate::report::human_outcome;
 use crate::scenario::{Format, Scenario, ScenarioError};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// `hookharness rebase` arguments.
 #[derive(clap::Args)]
@@ -26,10 +27,15 @@ pub(super) struct RebaseArgs {
 
 /// Runs the scenario, rewrites its `sees`, prints what changed. 0 when the
 /// rebased scenario passes (or, with `--check`, nothing would change), 1
-/// when it still fails, 2 when the file is invalid, 5 when it cannot be
-/// written.
+/// when it still fails, 2 when the file is invalid, 4 when it is not
+/// rewritten (it has several hard links, or changed while the run went on),
+/// 5 when it cannot be written.
 pub(super) fn run(args: RebaseArgs) -> ExitCode {
     let origin = args.file.display().to_string();
+    // The text the rewrite starts from, read before the scenario is: the
+    // file is replaced only if it still holds it. (A file that cannot be
+    // read gets the loader's words.)
+    let original = std::fs::read_to_string(&args.file);
     let scenario = match Scenario::from_path(&args.file).map_err(ScenarioError::for_one_file) {
         Ok(scenario) => scenario,
         Err(error) => {
@@ -104,18 +110,20 @@ pub(super) fn run(args: RebaseArgs) -> ExitCode {
         );
         return ExitCode::Failed;
     }
-    let format = Format::from_path(&args.file).unwrap_or(Format::Yaml);
-    let original = match std::fs::read_to_string(&args.file) {
+    let original = match original {
         Ok(text) => text,
         Err(error) => {
             errln!("{origin}: cannot be read: {error}");
             return ExitCode::Invalid;
         }
     };
+    let format = Format::from_path(&args.file).unwrap_or(Format::Yaml);
     let (text, written) = rebased_text(&original, format, &rebased.scenario);
-    if let Err(error) = replace(&args.file, &text) {
-        errln!("{origin}: cannot be written: {error}");
-        return ExitCode::OutputFailed;
+    let replaced = safe_write::prepare_rewrite(&args.file, original.as_bytes())
+        .and_then(|pending| pending.commit(&text));
+    if let Err(refused) = replaced {
+        errln!("{origin}: {}", refused.message);
+        return refused.code;
     }
     let how = match written {
         Written::SeesOnly => "only `sees` changed",
@@ -132,16 +140,4 @@ fn finish(outcome: &crate::outcome::Outcome) -> ExitCode {
     }
     out!("{}", human_outcome(outcome));
     ExitCode::Failed
-}
-
-/// Writes `text` to a file beside `path`, then renames it over `path`, so
-/// that the file is never half written.
-fn replace(path: &Path, text: &str) -> std::io::Result<()> {
-    let mut temporary = path.as_os_str().to_owned();
-    temporary.push(".rebase-tmp");
-    let temporary = PathBuf::from(temporary);
-    std::fs::write(&temporary, text)?;
-    std::fs::rename(&temporary, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&temporary);
-    })
 }

@@ -85,6 +85,10 @@ pub enum ErrorKind {
     /// The run panicked outside any hook (a custom tool or generator, or a
     /// bug in the harness).
     Panicked,
+    /// The process running the scenario ended before its outcome (an
+    /// allocation that failed, a stack overflow: a bug in the harness); the
+    /// CLI's other scenarios ran in a new process.
+    Aborted,
     /// Any other run failure: a warm-up, a state operation, a control key
     /// in a shape the loop cannot read, a run input.
     Run,
@@ -129,6 +133,14 @@ impl RunError {
     pub(crate) fn panicked(message: String) -> Self {
         RunError {
             kind: ErrorKind::Panicked,
+            message,
+        }
+    }
+
+    /// A process that ended before the scenario's outcome.
+    pub(crate) fn aborted(message: String) -> Self {
+        RunError {
+            kind: ErrorKind::Aborted,
             message,
         }
     }

@@ -149,8 +149,10 @@ impl Observer for TraceRecorder {
                 error: (*error).to_owned(),
                 model: None,
             },
-            Event::ToolFinished { state, call, error } => TraceEvent::ToolFinished {
-                step: step(state),
+            Event::ToolFinished {
+                step, call, error, ..
+            } => TraceEvent::ToolFinished {
+                step: step.cloned(),
                 tool: call.tool_name.clone(),
                 id: call.id.clone(),
                 error: *error,

@@ -33,11 +33,12 @@ pub enum PromptError {
     /// instruction budget running out.
     #[error("{0}")]
     Template(String),
-    /// A template that does not parse: minijinja's description (which
-    /// ends with `(in prompt:LINE)`) and that line of the template.
+    /// A template that does not parse: Jinja2's message (its
+    /// `TemplateSyntaxError`) and the line of the template it names.
     #[error("{message}")]
     Syntax {
-        /// minijinja's description.
+        /// Jinja2's message (minijinja's description, ending with `(in
+        /// prompt:LINE)`, for what only minijinja refuses).
         message: String,
         /// The 1-based line of the template, when the engine gives it.
         line: Option<usize>,

@@ -242,7 +242,10 @@ fn split_keywords(args: &str) -> Vec<(&str, &str)> {
                 '"' | '\'' => quote = Some(c),
                 '(' | '[' | '{' => depth += 1,
                 ')' | ']' | '}' => depth -= 1,
-                _ if depth == 0 && is_py_space(previous) && is_py_word(c) => {
+                // A keyword starts a name token: after a space, a closed
+                // string or bracket (`role="user"name="bob"`), not inside
+                // a name or after a `.`.
+                _ if depth == 0 && !is_py_word(previous) && previous != '.' && is_py_word(c) => {
                     let word_end = args[i..]
                         .find(|c: char| !is_py_word(c))
                         .map_or(args.len(), |e| i + e);

@@ -44,7 +44,10 @@
 //! # Ok::<(), AgentError>(())
 //! ```
 
+mod budget;
 mod error;
+mod for_loops;
+mod jinja2;
 mod message_tag;
 mod render;
 
@@ -151,8 +154,14 @@ impl Prompt {
         template: &str,
         required: &RequiredVariables,
     ) -> Result<Prompt, PromptError> {
+        budget::check_expressions(template)?;
         let wrapped = message_tag::template_for_role(template, kind.role().as_str());
-        let source = message_tag::rewrite(&wrapped)?;
+        // Jinja2 decides what does not parse, in its words; minijinja renders.
+        jinja2::check(&wrapped).map_err(|error| PromptError::Syntax {
+            message: error.message,
+            line: Some(error.line),
+        })?;
+        let source = for_loops::rewrite(&message_tag::rewrite(&wrapped)?);
         let env = render::environment(source).map_err(|e| jinja_error(&e))?;
         let assigned = assigned_names(&wrapped);
         let analysed = Environment::new();
@@ -248,7 +257,8 @@ impl Prompt {
 }
 
 /// The text of a template error: Haystack's own text for what the message
-/// tag raises, minijinja's description otherwise.
+/// tag raises, Jinja2's for an unknown filter or test it calls, minijinja's
+/// description otherwise.
 fn jinja_error(error: &minijinja::Error) -> PromptError {
     let mut source = std::error::Error::source(error);
     while let Some(cause) = source {
@@ -264,10 +274,37 @@ fn jinja_error(error: &minijinja::Error) -> PromptError {
         };
     }
     PromptError::Template(match error.kind() {
+        // A filter or test Jinja2 does not have, inside an `if` (anywhere
+        // else the Agent is not built): Jinja2's text when it is called.
+        ErrorKind::UnknownFilter | ErrorKind::UnknownTest => {
+            let detail = error.detail().unwrap_or_default();
+            let (kind, name) = detail
+                .strip_suffix(" is unknown")
+                .and_then(|rest| rest.split_once(' '))
+                .unwrap_or(("filter", detail));
+            format!("No {kind} named '{name}' found.")
+        }
+        // Jinja2's `reverse` of what is not iterable.
+        ErrorKind::InvalidOperation
+            if matches!(
+                error.detail(),
+                Some(
+                    "cannot reverse values of type none"
+                        | "cannot reverse values of type number"
+                        | "cannot reverse values of type bool"
+                )
+            ) =>
+        {
+            "argument must be iterable".to_owned()
+        }
         ErrorKind::OutOfFuel => format!(
-            "the prompt template ran more than {} instructions and was stopped; \
-             look for a loop that does not end",
-            render::FUEL
+            "the prompt template used up its budget and was stopped: {} instructions, \
+             each also paying for {} bytes of text or list built ({} bytes in all); \
+             look for a loop that does not end, or a string or list that keeps growing \
+             (docs/deviations.md, `prompt-template-budget`)",
+            budget::FUEL,
+            budget::BYTES_PER_FUEL,
+            budget::FUEL * budget::BYTES_PER_FUEL
         ),
         _ => error.to_string(),
     })
@@ -448,7 +485,10 @@ mod tests {
         )
         .unwrap_err()
         .to_string();
-        assert!(error.contains("ran more than"), "{error}");
+        assert!(
+            error.contains("the prompt template used up its budget"),
+            "{error}"
+        );
     }
 
     #[test]
@@ -494,6 +534,58 @@ mod hostile {
         for template in [ifs, parens, lists, sets] {
             let result = Prompt::new(PromptKind::User, &template, &RequiredVariables::None);
             assert!(result.is_err(), "{}", &template[..20]);
+        }
+    }
+
+    fn rendered(template: &str) -> Result<String, String> {
+        let prompt = Prompt::new(PromptKind::User, template, &RequiredVariables::None)
+            .map_err(|e| e.to_string())?;
+        prompt
+            .render(&Map::new())
+            .map(|m| m.text().unwrap_or_default().to_owned())
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn huge_widths_fail_as_python_fails_before_anything_is_allocated() {
+        for (template, error) in [
+            ("{{ 'x'|center(500000000000) }}", "MemoryError ("),
+            (
+                "{{ 'x'|center(100000000000000000000) }}",
+                "OverflowError: Python int too large to convert to C ssize_t",
+            ),
+            ("{{ '{:>100000000000}'.format('x') }}", "MemoryError ("),
+            (
+                "{{ 'a\nb'|indent(100000000000) }}",
+                "the prompt template used up its budget",
+            ),
+            (
+                "{{ '%1000000000s'|format('x') }}",
+                "the prompt template used up its budget",
+            ),
+        ] {
+            let got = rendered(template).unwrap_err();
+            assert!(got.starts_with(error), "{template}: {got}");
+        }
+        assert_eq!(
+            rendered("{{ 'ab'|center(7) }}|{{ '{:>4}'.format('x') }}").unwrap(),
+            "ab  |   x"
+        );
+    }
+
+    #[test]
+    fn growing_strings_stop_at_the_byte_budget() {
+        let doubling = format!(
+            "{{% set s = 'x' %}}{}{{{{ s|length }}}}",
+            "{% set s = s ~ s %}".repeat(40)
+        );
+        let block = "{% set b %}{% for i in range(100000) %}{{ 'y' * 10000 }}{% endfor %}{% endset %}{{ b|length }}";
+        for template in [doubling.as_str(), block] {
+            let got = rendered(template).unwrap_err();
+            assert!(
+                got.starts_with("the prompt template used up its budget"),
+                "{got}"
+            );
         }
     }
 }

@@ -5,17 +5,16 @@
 //! so that a hostile template fails instead of hanging or exhausting memory.
 
 use super::PromptError;
+use super::budget::{self, FUEL};
+use super::for_loops::ITERABLE_FILTER;
 use super::message_tag::{MESSAGE_FILTER, is_py_space};
 use crate::message::ChatMessage;
 use crate::pyfmt;
 use indexmap::IndexMap;
-use minijinja::value::{Kwargs, Rest, Value as JinjaValue};
+use minijinja::value::{Kwargs, Rest, Value as JinjaValue, ValueKind};
 use minijinja::{Environment, Error, ErrorKind};
 use serde_json::{Map, Value};
 
-/// Instructions one rendering may execute: far above what a prompt of
-/// Haystack's docs needs, low enough that a runaway loop fails in seconds.
-pub(super) const FUEL: u64 = 50_000_000;
 /// Nesting depth of macros, includes and blocks.
 pub(super) const RECURSION_LIMIT: usize = 100;
 /// The one template of an environment.
@@ -49,11 +48,19 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
     // Jinja2's filters and Python's methods on strings, lists and dicts
     // (`d.items()`, `s.upper()`), which Haystack's templates use.
     minijinja_contrib::add_to_environment(&mut env);
-    env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
+    env.set_unknown_method_callback(|state, value, method, args| {
+        // Python's `str.format` pads to any width: its output is paid for
+        // before it is built.
+        if let (Some(template), "format") = (value.as_str(), method) {
+            budget::ensure_bytes(state, budget::str_format_bound(template, args))?;
+        }
+        minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args)
+    });
     env.add_filter("truncate", truncate);
     env.add_filter("tojson", tojson);
     env.add_filter("center", center);
     env.add_filter(MESSAGE_FILTER, message_filter);
+    env.add_filter(ITERABLE_FILTER, iterable);
     env.add_template_owned(TEMPLATE, source)?;
     Ok(env)
 }
@@ -107,17 +114,30 @@ fn truncate(
 }
 
 /// Jinja2's `center(value, width=80)`: Python's `str.center`, whose odd
-/// padding goes left when the width is odd.
-fn center(value: &JinjaValue, width: Option<usize>) -> String {
+/// padding goes left when the width is odd. The padding is paid for from
+/// the rendering's budget before it is made (`MemoryError` past it).
+fn center(
+    state: &minijinja::State,
+    value: &JinjaValue,
+    width: Option<JinjaValue>,
+) -> Result<String, Error> {
     let text = python_str(value);
-    let width = width.unwrap_or(80);
+    let width = width.as_ref().map_or(Ok(80), budget::ssize)?;
     let length = text.chars().count();
+    let Ok(width) = usize::try_from(width) else {
+        return Ok(text);
+    };
     if width <= length {
-        return text;
+        return Ok(text);
     }
     let margin = width - length;
+    budget::ensure_bytes(state, text.len().saturating_add(margin))?;
     let left = margin / 2 + (margin & width & 1);
-    format!("{}{text}{}", " ".repeat(left), " ".repeat(margin - left))
+    Ok(format!(
+        "{}{text}{}",
+        " ".repeat(left),
+        " ".repeat(margin - left)
+    ))
 }
 
 /// Jinja2's `tojson`: `json.dumps(value, sort_keys=True)` with `<`, `>`,
@@ -150,7 +170,27 @@ fn sort_keys(value: Value) -> Value {
     }
 }
 
-fn haystack_error(message: String) -> Error {
+/// What a `{% for %}` loop iterates, as Python iterates it: a string as
+/// the list of its characters (so that the loop knows its length), and
+/// `none`, a number or a boolean raising Python's `TypeError`.
+fn iterable(value: JinjaValue) -> Result<JinjaValue, Error> {
+    let python_type = match value.kind() {
+        ValueKind::String => {
+            let text = value.as_str().unwrap_or_default();
+            return Ok(text.chars().map(JinjaValue::from).collect());
+        }
+        ValueKind::None => "NoneType",
+        ValueKind::Bool => "bool",
+        ValueKind::Number if value.is_integer() => "int",
+        ValueKind::Number => "float",
+        _ => return Ok(value),
+    };
+    Err(haystack_error(format!(
+        "'{python_type}' object is not iterable"
+    )))
+}
+
+pub(super) fn haystack_error(message: String) -> Error {
     Error::new(ErrorKind::InvalidOperation, message.clone()).with_source(HaystackError(message))
 }
 

@@ -9,7 +9,7 @@
 //! `None`, `list`, `dict`, and the type objects `.__class__` reaches.
 
 use super::exception::PyException;
-use super::spec::{PaddingBudget, render};
+use super::spec::{MAX_RENDERED, PaddingBudget, render};
 use super::{float_repr, repr};
 use serde_json::Value;
 use std::borrow::Cow;
@@ -105,7 +105,11 @@ fn build(
             ));
         }
         let (field, next) = parse_field(after)?;
-        out.push_str(&markup(&field, fields, depth, budget)?);
+        let text = markup(&field, fields, depth, budget)?;
+        if out.len().saturating_add(text.len()) > MAX_RENDERED {
+            return Err(error("MemoryError", ""));
+        }
+        out.push_str(&text);
         rest = next;
     }
     out.push_str(rest);
@@ -745,6 +749,22 @@ mod tests {
             let expected = expected.map(str::to_owned).map_err(str::to_owned);
             assert_eq!(render(template), expected, "{template}");
         }
+    }
+
+    #[test]
+    fn a_rendering_past_its_length_budget_raises_memory_error() {
+        // 30,000 fields of 100 KB each: 3 GB, with no padding at all.
+        let long = Value::String("x".repeat(100_000));
+        let template = "{feedback}".repeat(30_000);
+        assert_eq!(
+            format(&template, &[("feedback", &long)]).map(|t| t.len()),
+            Err(PyException::new("MemoryError", ""))
+        );
+        let within = "{feedback}".repeat(100);
+        assert_eq!(
+            format(&within, &[("feedback", &long)]).map(|t| t.len()),
+            Ok(10_000_000)
+        );
     }
 
     #[test]

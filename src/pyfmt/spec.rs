@@ -16,6 +16,11 @@ use serde_json::Value;
 /// rendering raises `MemoryError`.
 pub(crate) const MAX_PADDING: usize = 1 << 20;
 
+/// The characters one rendered template may hold (16 Mi bytes) before its
+/// rendering raises `MemoryError`: a field repeated many times with a long
+/// value is refused before it is built.
+pub(crate) const MAX_RENDERED: usize = 1 << 24;
+
 /// The padding a template has added so far.
 #[derive(Debug, Default)]
 pub(crate) struct PaddingBudget {

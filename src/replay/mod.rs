@@ -371,7 +371,9 @@ impl Replay {
                     RunError::needs_engine("haystack", format!("{file}: {message}")),
                 );
             }
-            Err(PrepareError::Construction(error)) => Err(RunError::construction(&error)),
+            Err(PrepareError::Construction(error)) => {
+                Err((RunError::construction(&error), error.haystack_message()))
+            }
             Ok(prepared) => {
                 streamed = prepared.streamed.clone();
                 let mut tee = Tee {
@@ -390,13 +392,16 @@ impl Replay {
                         .run_observed(prepared.messages, prepared.options, &mut tee)
                 };
                 run.map(|output| RunResult::new(output, scenario.agent.state_schema.keys()))
-                    .map_err(|error| RunError::run(&error))
+                    .map_err(|error| (RunError::run(&error), error.haystack_message()))
             }
         };
         let trace = recorder.into_events();
-        let (result, error) = match ran {
-            Ok(result) => (Some(result), None),
-            Err(error) => (None, Some(error)),
+        // `expect.error` is checked against Haystack's text, not the
+        // context the harness adds around it, so that a scenario passes or
+        // fails as it does in Haystack.
+        let (result, error, haystack_error) = match ran {
+            Ok(result) => (Some(result), None, None),
+            Err((error, haystack)) => (None, Some(error), Some(haystack)),
         };
         let streamed = streamed.map(|s| s.take()).unwrap_or_default();
         let requests = seen.as_ref().map(seen::take).unwrap_or_default();
@@ -404,7 +409,7 @@ impl Replay {
             scenario,
             result.as_ref(),
             &trace,
-            error.as_ref(),
+            haystack_error.as_deref(),
             &streamed,
             &requests,
         );
@@ -503,11 +508,12 @@ impl Replay {
             unused_models,
             ..
         } = record;
+        // The Haystack engine's error text is Haystack's own.
         let mut failures = expect::check(
             scenario,
             result.as_ref(),
             &trace,
-            error.as_ref(),
+            error.as_ref().map(|e| e.message.as_str()),
             &streamed,
             &requests,
         );

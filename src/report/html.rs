@@ -252,10 +252,22 @@ fn escape(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
+            // Shown, not obeyed: a bidi override or isolate would reorder
+            // the text around it (a character reference would still be
+            // obeyed), and a control character has no place in a page.
+            c if is_bidi_control(c) || (c.is_control() && c != '\n' && c != '\t') => {
+                out.push_str(&format!("\\u{:04x}", u32::from(c)));
+            }
             c => out.push(c),
         }
     }
     out
+}
+
+/// The bidi embeddings, overrides and isolates (U+202A-U+202E,
+/// U+2066-U+2069) and the directional marks (U+200E, U+200F, U+061C).
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}' | '\u{61c}')
 }
 
 #[cfg(test)]
@@ -265,5 +277,13 @@ mod tests {
     #[test]
     fn text_from_the_run_is_escaped_so_it_cannot_become_markup() {
         assert_eq!(escape("<b>&\"'"), "&lt;b&gt;&amp;&quot;&#39;");
+    }
+
+    #[test]
+    fn bidi_and_control_characters_are_shown_not_obeyed() {
+        assert_eq!(
+            escape("a\u{202e}b\u{2066}c\u{2069}\u{1b}[31m\n\td"),
+            "a\\u202eb\\u2066c\\u2069\\u001b[31m\n\td"
+        );
     }
 }

@@ -74,6 +74,11 @@ pub enum ScenarioErrorKind {
         /// The number of nodes accepted.
         limit: usize,
     },
+    /// YAML aliases expand to more bytes of text than the loader accepts.
+    AliasBytes {
+        /// The number of bytes accepted.
+        limit: usize,
+    },
     /// A YAML tag the loader does not know (only the core schema's are read).
     UnsupportedTag {
         /// The tag as written.

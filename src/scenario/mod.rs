@@ -126,3 +126,17 @@ pub(crate) const MAX_DEPTH: usize = 128;
 
 /// How many values YAML aliases may add in total (against alias bombs).
 pub(crate) const ALIAS_BUDGET: usize = 10_000;
+
+/// A YAML text (an imported skeleton) as pretty-printed JSON, as
+/// [`Scenario::to_json`] writes a scenario: its comments are not kept.
+pub(crate) fn yaml_as_json(text: &str, origin: &str) -> Result<String, ScenarioError> {
+    let root = yaml::parse(text, origin)?;
+    let mut json =
+        serde_json::to_string_pretty(&root.to_json()).expect("a JSON value always serializes");
+    json.push('\n');
+    Ok(json)
+}
+
+/// How many bytes of text (strings and keys) YAML aliases may add in total
+/// (8 MiB): a long value aliased many times is refused before it is copied.
+pub(crate) const ALIAS_BYTES: usize = 8 << 20;

@@ -88,7 +88,14 @@ pub(crate) fn read_tool(field: &Field<'_>) -> Read<ToolScript> {
     })
 }
 
+/// One `outputs_to_state` entry; null options (`received:` alone) read as `{}`.
 fn read_state_output(field: &Field<'_>) -> Read<StateOutput> {
+    if field.is_null() {
+        return Ok(StateOutput {
+            source: None,
+            handler: None,
+        });
+    }
     let mut map = field.map()?;
     let source = match map.get("source") {
         Some(f) => Some(f.string()?),

@@ -15,7 +15,7 @@ use saphyr_parser::{Event, Marker, Parser, ScalarStyle, Tag};
 use super::error::{ScenarioError, ScenarioErrorKind};
 use super::node::{Entry, KeyPath, Node, NodeValue, Pos};
 use super::scalar::{self, ScalarError};
-use super::{ALIAS_BUDGET, Format, MAX_DEPTH};
+use super::{ALIAS_BUDGET, ALIAS_BYTES, Format, MAX_DEPTH};
 
 mod subset;
 
@@ -122,10 +122,10 @@ struct Builder<'o> {
     entries: Vec<Entry>,
     /// Hashes the keys of maps past [`SCANNED_KEYS`] entries.
     hasher: DefaultHashBuilder,
-    /// Anchor id -> the anchored node and how many nodes it holds.
-    anchors: HashMap<usize, (Node, usize)>,
-    /// Nodes added by alias expansion so far.
-    expanded: usize,
+    /// Anchor id -> the anchored node and how many nodes and bytes it holds.
+    anchors: HashMap<usize, (Node, Size)>,
+    /// Nodes and bytes added by alias expansion so far.
+    expanded: Size,
     root: Option<Node>,
     documents: usize,
 }
@@ -139,7 +139,7 @@ impl<'o> Builder<'o> {
             entries: Vec::new(),
             hasher: DefaultHashBuilder::default(),
             anchors: HashMap::new(),
-            expanded: 0,
+            expanded: Size::default(),
             root: None,
             documents: 0,
         }
@@ -257,7 +257,8 @@ impl<'o> Builder<'o> {
             };
             self.error(kind, &self.child_path(), at)
         })?;
-        self.add(Node { value, pos: at }, anchor, 1)
+        let size = Size::of_scalar(&value);
+        self.add(Node { value, pos: at }, anchor, size)
     }
 
     fn open(
@@ -309,9 +310,9 @@ impl<'o> Builder<'o> {
             pos: frame.pos,
         };
         let size = if frame.anchor > 0 {
-            node_count(&node)
+            Size::of(&node)
         } else {
-            1
+            Size::default()
         };
         self.add(node, frame.anchor, size)
     }
@@ -324,11 +325,17 @@ impl<'o> Builder<'o> {
             };
             return Err(self.error(kind, &self.child_path(), at));
         };
-        self.expanded = self.expanded.saturating_add(size);
-        if self.expanded > ALIAS_BUDGET {
+        self.expanded = self.expanded.plus(size);
+        if self.expanded.nodes > ALIAS_BUDGET {
             let kind = ScenarioErrorKind::AliasBudget {
                 limit: ALIAS_BUDGET,
             };
+            return Err(self.error(kind, &self.child_path(), at));
+        }
+        // Counted before the copy is made: a long scalar aliased many
+        // times stops here, not in memory.
+        if self.expanded.bytes > ALIAS_BYTES {
+            let kind = ScenarioErrorKind::AliasBytes { limit: ALIAS_BYTES };
             return Err(self.error(kind, &self.child_path(), at));
         }
         if depth(&node) + self.stack.len() > MAX_DEPTH {
@@ -341,7 +348,7 @@ impl<'o> Builder<'o> {
     }
 
     /// Adds a finished node to its parent (as a key or a value), or as the root.
-    fn add(&mut self, node: Node, anchor: usize, size: usize) -> Result<(), ScenarioError> {
+    fn add(&mut self, node: Node, anchor: usize, size: Size) -> Result<(), ScenarioError> {
         if anchor > 0 {
             self.anchors.insert(anchor, (node.clone(), size));
         }
@@ -452,11 +459,45 @@ fn show_tag(tag: &Tag) -> String {
     }
 }
 
-fn node_count(node: &Node) -> usize {
-    1 + match &node.value {
-        NodeValue::Seq(items) => items.iter().map(node_count).sum(),
-        NodeValue::Map(entries) => entries.iter().map(|e| node_count(&e.value)).sum(),
-        _ => 0,
+/// What an alias of a node adds to the tree: its nodes, and the bytes of
+/// its strings and keys.
+#[derive(Debug, Clone, Copy, Default)]
+struct Size {
+    nodes: usize,
+    bytes: usize,
+}
+
+impl Size {
+    fn of_scalar(value: &NodeValue) -> Size {
+        let bytes = match value {
+            NodeValue::String(text) => text.len(),
+            _ => 0,
+        };
+        Size { nodes: 1, bytes }
+    }
+
+    fn of(node: &Node) -> Size {
+        match &node.value {
+            NodeValue::Seq(items) => items.iter().fold(Size { nodes: 1, bytes: 0 }, |sum, item| {
+                sum.plus(Size::of(item))
+            }),
+            NodeValue::Map(entries) => {
+                entries.iter().fold(Size { nodes: 1, bytes: 0 }, |sum, e| {
+                    sum.plus(Size::of(&e.value)).plus(Size {
+                        nodes: 0,
+                        bytes: e.key.len(),
+                    })
+                })
+            }
+            scalar => Size::of_scalar(scalar),
+        }
+    }
+
+    fn plus(self, other: Size) -> Size {
+        Size {
+            nodes: self.nodes.saturating_add(other.nodes),
+            bytes: self.bytes.saturating_add(other.bytes),
+        }
     }
 }
 
@@ -503,6 +544,32 @@ mod tests {
         }
         let distinct: String = (0..40).map(|i| format!("k{i}: {i}\n")).collect();
         assert!(parse(&distinct, "x.yaml").is_ok());
+    }
+
+    #[test]
+    fn aliases_of_a_long_scalar_are_counted_in_bytes_before_they_are_copied() {
+        // 9,990 aliases of a 300 KB scalar: 3 GB once expanded, under the
+        // budget of values.
+        let long = "x".repeat(300_000);
+        let aliases = "- *s\n".repeat(9_990);
+        let text = format!("- &s {long}\n{aliases}");
+        let error = parse(&text, "x.yaml").unwrap_err().to_string();
+        assert!(
+            error
+                .starts_with("x.yaml:29:3: yaml aliases expand to more than 8388608 bytes of text"),
+            "{error}"
+        );
+        // The same in a map value, counted with its keys.
+        let map = format!("a: &m {{k: {long}}}\nb: [{}]\n", "*m, ".repeat(40));
+        assert!(
+            parse(&map, "x.yaml")
+                .unwrap_err()
+                .to_string()
+                .contains("bytes of text")
+        );
+        // Short values aliased often stay within it.
+        let short = format!("- &s abc\n{}", "- *s\n".repeat(9_000));
+        assert!(parse(&short, "x.yaml").is_ok());
     }
 
     #[test]

@@ -140,10 +140,10 @@ fn tool() -> Value {
                 "additionalProperties": {"type": "string"},
             },
             "outputs_to_state": {
-                "description": "state key <- result key (source and handler optional)",
+                "description": "state key <- result key (source and handler optional; null options read as {})",
                 "type": "object",
                 "additionalProperties": {
-                    "type": "object",
+                    "type": ["object", "null"],
                     "additionalProperties": false,
                     "properties": {
                         "source": {"type": "string"},

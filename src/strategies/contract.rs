@@ -12,8 +12,8 @@ use crate::hook::HookPoint;
 use crate::message::ChatRole;
 use crate::prompt::RequiredVariables;
 use crate::scenario::{
-    Action, HookEntry, LastMessageCondition, MessageSpec, ReadyMadeKind, ResultRewrite, Scenario,
-    StateValue, StepCountCondition, ToolSelection, When,
+    Action, Expect, HookEntry, LastMessageCondition, ListExpect, MessageSpec, ReadyMadeKind,
+    ResultRewrite, Scenario, StateValue, StepCountCondition, ToolSelection, UnusedReplies, When,
 };
 use crate::scripted::{ModelReply, ScriptedResult, ScriptedToolCall};
 use crate::state::{Handler, SchemaEntry, ValueType};
@@ -449,22 +449,33 @@ struct ToolExtras {
 
 fn tool_extras() -> BoxedStrategy<ToolExtras> {
     let user_key = prop::sample::select(&["notes", "label", "blob", "count"][..]);
+    // Tools also write the run-metadata keys (`step_count`, ...).
+    let state_key = prop::sample::select(
+        &[
+            "notes",
+            "label",
+            "blob",
+            "count",
+            "step_count",
+            "tool_call_counts",
+            "exit_reason",
+        ][..],
+    );
     let handler = prop::sample::select(vec![
         None,
         Some(Handler::MergeLists),
         Some(Handler::ReplaceValues),
     ]);
     let source = prop::sample::select(&[None, Some("hits"), Some("query")][..]);
-    let to_state =
-        (user_key.clone(), source.clone(), handler).prop_map(|(key, source, handler)| {
-            (
-                key.to_owned(),
-                StateOutput {
-                    source: source.map(str::to_owned),
-                    handler,
-                },
-            )
-        });
+    let to_state = (state_key, source.clone(), handler).prop_map(|(key, source, handler)| {
+        (
+            key.to_owned(),
+            StateOutput {
+                source: source.map(str::to_owned),
+                handler,
+            },
+        )
+    });
     let to_string = prop_oneof![
         source.prop_map(|source| OutputsToString::Single {
             source: source.map(str::to_owned)
@@ -550,6 +561,34 @@ fn prompts() -> BoxedStrategy<Option<Prompts>> {
             Some("Summarize {{ topic }}."),
             Some("Look up {{ topic }} for {{ name }}: {{ count }} items."),
             Some("{% message role=\"user\" %}About {{ topic }}{% endmessage %}"),
+            // Loops over whatever `items` is (a string, a map, a list,
+            // none), with every loop attribute.
+            Some(
+                "{% for x in items %}{{ loop.index }}. {{ x }}{% if not loop.last %}; {% endif %}{% endfor %}",
+            ),
+            Some(
+                "{% for x in items %}[{{ loop.index0 }} {{ loop.revindex }} {{ loop.revindex0 }} \
+                 {{ loop.first }} {{ loop.last }} {{ loop.length }} {{ loop.previtem }} \
+                 {{ loop.nextitem }} {{ loop.cycle('a', 'b') }} {{ loop.changed(x) }}]{% else %}none{% endfor %}",
+            ),
+            Some(
+                "{% for x in items|reverse %}{{ x }}/{{ loop.length }} {% endfor %}\
+                 {% for i in range(3) %}{{ loop.revindex }}{% endfor %} \
+                 {% for x in items if x %}{{ loop.last }}{% endfor %}",
+            ),
+            // Templates that do not parse, or name a filter Jinja2 lacks.
+            Some("Summarize {{ topic"),
+            Some("{% for x in items %}{{ x }}"),
+            Some("{% if topic %}{{ topic }}{% endfor %}"),
+            Some("{% for x in items %}{% endif %}{% endfor %}"),
+            Some("{% unknown %}{{ topic }}"),
+            Some("{{ topic | }}"),
+            Some("{{ topic is }}"),
+            Some("{{ topic ! }}"),
+            Some("{{ topic|nosuchfilter }}"),
+            Some("{% if topic %}{{ topic|nosuchfilter }}{% endif %}"),
+            Some("{{ (topic] }}"),
+            Some("{% endif %}"),
         ][..],
     );
     let required = prop_oneof![
@@ -559,13 +598,14 @@ fn prompts() -> BoxedStrategy<Option<Prompts>> {
     ];
     let variables = prop::collection::vec(
         (
-            prop::sample::select(&["language", "topic", "name", "count"][..]),
+            prop::sample::select(&["language", "topic", "name", "count", "items"][..]),
             prop_oneof![
-                3 => prop::sample::select(&["French", "fusion", "ada"][..]).prop_map(Value::from),
+                3 => prop::sample::select(&["French", "fusion", "ada", "abc", ""][..]).prop_map(Value::from),
+                1 => Just(json!({"k1": 1, "k2": [2]})),
                 2 => odd_value(),
             ],
         ),
-        0..=4,
+        0..=5,
     )
     .prop_map(|entries| {
         entries
@@ -622,6 +662,49 @@ fn haystack_messages() -> BoxedStrategy<Vec<MessageSpec>> {
                 .collect()
         })
         .boxed()
+}
+
+/// Expectations of every kind, so that the verdicts (`failures`) are
+/// compared too, for failed runs and construction errors as well: how many
+/// LLM calls, the exit reason, the step count, the message count, the tools
+/// and hooks that ran, an error text.
+fn expectations() -> BoxedStrategy<Option<Expect>> {
+    let tools = prop::collection::vec(prop::sample::select(TOOL_NAMES), 0..=2)
+        .prop_map(|names| ListExpect::Exact(names.into_iter().map(str::to_owned).collect()));
+    let hooks = prop::sample::select(vec![
+        Vec::new(),
+        vec!["before_llm".to_owned()],
+        vec!["on_exit".to_owned()],
+    ])
+    .prop_map(ListExpect::Exact);
+    prop::option::weighted(
+        0.35,
+        (
+            prop::option::of(0i64..=3),
+            prop::option::of(prop::sample::select(&["text", "max_agent_steps"][..])),
+            prop::option::weighted(0.3, 0i64..=3),
+            prop::option::weighted(0.3, 1i64..=6),
+            prop::option::weighted(0.3, tools),
+            prop::option::weighted(0.2, hooks),
+            prop::option::weighted(0.1, prop::sample::select(&["failed", "Invalid", "'"][..])),
+        )
+            .prop_map(
+                |(llm_calls, exit_reason, step_count, message_count, tools_run, hooks, error)| {
+                    Expect {
+                        llm_calls,
+                        exit_reason: exit_reason.map(str::to_owned),
+                        step_count,
+                        message_count,
+                        tools_run,
+                        hooks,
+                        error: error.map(str::to_owned),
+                        unused_replies: UnusedReplies::Allow,
+                        ..Expect::default()
+                    }
+                },
+            ),
+    )
+    .boxed()
 }
 
 /// Scenarios over the whole scenario contract: the scenarios of
@@ -696,6 +779,7 @@ pub fn contract_scenarios() -> BoxedStrategy<Scenario> {
         haystack_messages(),
         prop::collection::vec(prop::option::weighted(0.3, (odd_value(), text())), 6),
         prop::bool::weighted(0.15),
+        expectations(),
     );
     (
         scenarios_shaped(Shape::default().hooks_per_point(1)),
@@ -718,7 +802,7 @@ pub fn contract_scenarios() -> BoxedStrategy<Scenario> {
                 run_state,
                 hook_context,
                 limit,
-                (prompts, run_tools, haystack_messages, arguments, stream),
+                (prompts, run_tools, haystack_messages, arguments, stream, expect),
             )| {
                 // Every user key a hook, a tool or the run names is declared
                 // (the base scenarios cover the unknown-key errors).
@@ -828,6 +912,9 @@ pub fn contract_scenarios() -> BoxedStrategy<Scenario> {
                     }
                 }
                 scenario.run.messages.extend(haystack_messages);
+                if let Some(expect) = expect {
+                    scenario.expect = expect;
+                }
                 scenario
             },
         )

@@ -393,6 +393,8 @@ def scripted_function(name: str):
 def _outputs_to_state(config: dict | None) -> dict | None:
     if config is None:
         return None
+    # A key's options may be null (`received:` alone): they read as {}.
+    config = {key: entry or {} for key, entry in config.items()}
     return {
         key: {**entry, **({"handler": HANDLERS[entry["handler"]]} if "handler" in entry else {})}
         for key, entry in config.items()

@@ -140,9 +140,9 @@ pub(super) fn run(args: RecordArgs) -> ExitCode {
         errln!("the recording holds the API key; nothing written");
         return ExitCode::Failed;
     }
-    if let Err(error) = destination.commit(&text) {
-        errln!("cannot write {}: {error}", output.display());
-        return ExitCode::OutputFailed;
+    if let Err(refused) = destination.commit(&text) {
+        errln!("{}", refused.message);
+        return refused.code;
     }
     outln!(
         "recorded {} model replies from {endpoint} (model {}) into {}",

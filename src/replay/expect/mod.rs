@@ -16,7 +16,7 @@ mod trace;
 mod value;
 
 use crate::message::{ChatMessage, ToolCall};
-use crate::outcome::{Failure, RunError, RunResult, TraceEvent};
+use crate::outcome::{Failure, RunResult, TraceEvent};
 use crate::pyfmt;
 use crate::scenario::{Scenario, ToolCallExpect, UnusedReplies, ValuePattern};
 use crate::state::keys;
@@ -36,11 +36,10 @@ pub(crate) fn check(
     scenario: &Scenario,
     result: Option<&RunResult>,
     trace: &[TraceEvent],
-    error: Option<&RunError>,
+    error: Option<&str>,
     streamed: &[Value],
     requests: &[crate::replay::SeenRequest],
 ) -> Vec<Failure> {
-    let error = error.map(|e| e.message.as_str());
     let expect = &scenario.expect;
     // A stale reply explains whatever else fails: it comes first.
     let mut failures: Vec<Failure> = sees::check(scenario, requests).into_iter().collect();

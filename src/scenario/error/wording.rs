@@ -167,6 +167,10 @@ impl ScenarioError {
                 f,
                 "yaml aliases expand to more than {limit} values; expand fewer aliases (or write the values out)"
             ),
+            K::AliasBytes { limit } => write!(
+                f,
+                "yaml aliases expand to more than {limit} bytes of text (each alias copies its whole value); alias long values fewer times, or write them once"
+            ),
             K::UnsupportedTag { tag } => {
 let tag = cut(tag);
 write!(

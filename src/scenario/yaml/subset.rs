@@ -41,6 +41,7 @@ pub(super) fn read(text: &str, builder: &mut Builder<'_>) -> Step {
         at: 0,
         line: 1,
         line_start: 0,
+        counted: std::cell::Cell::new((0, 0)),
         indent: None,
         builder,
     };
@@ -87,6 +88,11 @@ struct Reader<'t, 'b, 'o> {
     line: usize,
     /// Byte offset where that line starts.
     line_start: usize,
+    /// The last position whose column was counted: its byte offset and its
+    /// 0-based column, so that the next one on the same line counts only
+    /// the characters after it (a long flow collection on one line is read
+    /// in linear time, not in time quadratic in the line's length).
+    counted: std::cell::Cell<(usize, usize)>,
     /// The current content line's indentation, once `next_content_line`
     /// has found one; `None` at the end of the text.
     indent: Option<usize>,
@@ -99,12 +105,17 @@ impl<'t> Reader<'t, '_, '_> {
     }
 
     fn pos(&self, at: usize) -> Pos {
-        let before = &self.text[self.line_start..at];
-        let column = if before.is_ascii() {
+        let (mut from, mut column) = self.counted.get();
+        if from < self.line_start || from > at {
+            (from, column) = (self.line_start, 0);
+        }
+        let before = &self.text[from..at];
+        column += if before.is_ascii() {
             before.len()
         } else {
             before.chars().count()
         };
+        self.counted.set((at, column));
         Pos {
             line: self.line,
             column: column + 1,
@@ -556,7 +567,7 @@ struct Scalar<'t> {
 mod tests {
     use super::super::{Builder, parse_with_saphyr};
     use super::read;
-    use crate::scenario::node::Node;
+    use crate::scenario::node::{Node, NodeValue, Pos};
     use proptest::prelude::*;
     use std::path::Path;
 
@@ -621,6 +632,30 @@ mod tests {
         );
         let benched = root.join("scenarios/docs_examples/all_three_hooks.yaml");
         assert!(subset(&std::fs::read_to_string(benched).unwrap()).is_some());
+    }
+
+    #[test]
+    fn positions_on_one_long_line_are_counted_once_and_stay_exact() {
+        // Columns count characters, after non-ASCII ones too, and both
+        // readers agree on them.
+        assert!(agrees("m: {é: [ü, 'ß'], x: {ç: 1}, y: \"ñ\"}\n"));
+        // 200,000 keys on one line: each position counts from the last one,
+        // so reading is linear (it took minutes when each counted from the
+        // line's start).
+        let keys: Vec<String> = (0..200_000).map(|i| format!("k{i}: {i}")).collect();
+        let text = format!("m: {{{}}}\n", keys.join(", "));
+        let started = std::time::Instant::now();
+        let root = subset(&text).unwrap();
+        assert!(started.elapsed() < std::time::Duration::from_secs(20));
+        let NodeValue::Map(entries) = &root.value else {
+            panic!("a map")
+        };
+        let NodeValue::Map(inner) = &entries[0].value.value else {
+            panic!("a map")
+        };
+        let last = inner.last().unwrap();
+        let column = text.find("k199999").unwrap() + 1;
+        assert_eq!(last.key_pos, Pos { line: 1, column });
     }
 
     #[test]

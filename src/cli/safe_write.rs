@@ -1,0 +1,346 @@
+//! Writing a command's files safely, one way for every command (`record`,
+//! `rebase`, `import --output`, `explore --out`).
+//!
+//! - The text goes to a temporary file created exclusively (`O_EXCL`: a
+//!   link or a file already at that name is never opened) under a unique
+//!   name in the destination's own folder, and is renamed into place once
+//!   whole: a failed write leaves nothing, and the old file stays whole.
+//! - A new file ([`prepare_new`]) is never a command's own input (compared
+//!   after resolving links), never a symbolic link or a folder, and never
+//!   an existing file unless `--force`.
+//! - A file rewritten in place ([`prepare_rewrite`]) is written through a
+//!   symbolic link to its target; it keeps its mode (and its owner, where
+//!   the process may set it); a file with several hard links is refused
+//!   (a rename would split them); and the rename happens only when the
+//!   file still holds what was read (an edit saved meanwhile is never lost).
+//!
+//! Refusals end the command with [`ExitCode::Usage`] (4), as a wrong
+//! command line does; a write that fails ends it with
+//! [`ExitCode::OutputFailed`] (5).
+
+use super::ExitCode;
+use std::fs::File;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Why a file is not written, with the exit code the command ends with.
+#[derive(Debug)]
+pub(crate) struct Refused {
+    /// What is wrong and what to do instead.
+    pub(crate) message: String,
+    /// [`ExitCode::Usage`] for a refusal, [`ExitCode::OutputFailed`] for a
+    /// write that failed.
+    pub(crate) code: ExitCode,
+}
+
+fn refused(message: String) -> Refused {
+    Refused {
+        message,
+        code: ExitCode::Usage,
+    }
+}
+
+fn failed(message: String) -> Refused {
+    Refused {
+        message,
+        code: ExitCode::OutputFailed,
+    }
+}
+
+/// A destination checked and a temporary file created beside it; the
+/// temporary file is removed unless [`Pending::commit`] renames it.
+#[derive(Debug)]
+pub(crate) struct Pending {
+    path: PathBuf,
+    temporary: PathBuf,
+    file: Option<File>,
+    /// For a rewrite: the text the file held when it was read.
+    expected: Option<Vec<u8>>,
+}
+
+/// The folder a path is in (`.` for a bare name).
+fn folder_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_owned(),
+        _ => PathBuf::from("."),
+    }
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// Checks `path` as a new file of the command, `what` naming it in
+/// messages (`--output`): its folder exists, it is none of `inputs`, not a
+/// link, not a folder, and not an existing file unless `force`.
+pub(crate) fn prepare_new(
+    path: &Path,
+    what: &str,
+    inputs: &[&Path],
+    force: bool,
+) -> Result<Pending, Refused> {
+    let shown = path.display();
+    let folder = folder_of(path);
+    if !folder.is_dir() {
+        return Err(refused(format!(
+            "the folder `{}` of {what} `{shown}` does not exist; create it first",
+            folder.display()
+        )));
+    }
+    if inputs.iter().any(|input| same_file(path, input)) {
+        return Err(refused(format!(
+            "`{shown}` is the input file; give another {what} (even --force \
+             does not overwrite the input)"
+        )));
+    }
+    if let Ok(existing) = std::fs::symlink_metadata(path) {
+        if existing.file_type().is_symlink() {
+            return Err(refused(format!(
+                "`{shown}` is a symbolic link, which is not written through; \
+                 give the path of the file itself as {what}"
+            )));
+        }
+        if existing.is_dir() {
+            return Err(refused(format!(
+                "`{shown}` is a folder; give a file as {what}"
+            )));
+        }
+        if !force {
+            return Err(refused(format!(
+                "`{shown}` exists; pass --force to overwrite it"
+            )));
+        }
+    }
+    let (temporary, file) = temporary_beside(path, what)?;
+    Ok(Pending {
+        path: path.to_owned(),
+        temporary,
+        file: Some(file),
+        expected: None,
+    })
+}
+
+/// Checks `path` for a rewrite of the text `read` from it: through a link
+/// to its target, a file with one hard link; the temporary file gets the
+/// file's mode and owner.
+pub(crate) fn prepare_rewrite(path: &Path, read: &[u8]) -> Result<Pending, Refused> {
+    let shown = path.display();
+    let target = path
+        .canonicalize()
+        .map_err(|error| failed(format!("`{shown}` cannot be resolved: {error}")))?;
+    let metadata = std::fs::metadata(&target)
+        .map_err(|error| failed(format!("`{shown}` cannot be read: {error}")))?;
+    if hard_links(&metadata) > 1 {
+        return Err(refused(format!(
+            "`{shown}` has {} hard links, which a rewrite (a new file renamed into place) \
+             would split; copy the file, rebase the copy, and move it back over each link",
+            hard_links(&metadata)
+        )));
+    }
+    let (temporary, file) = temporary_beside(&target, "the file")?;
+    let pending = Pending {
+        path: target,
+        temporary,
+        file: Some(file),
+        expected: Some(read.to_owned()),
+    };
+    if let Some(file) = &pending.file {
+        file.set_permissions(metadata.permissions())
+            .map_err(|error| failed(format!("`{shown}`: cannot keep its mode: {error}")))?;
+        keep_owner(file, &metadata);
+    }
+    Ok(pending)
+}
+
+#[cfg(unix)]
+fn hard_links(metadata: &std::fs::Metadata) -> u64 {
+    std::os::unix::fs::MetadataExt::nlink(metadata)
+}
+
+#[cfg(not(unix))]
+fn hard_links(_: &std::fs::Metadata) -> u64 {
+    1
+}
+
+/// Gives `file` the owner of the file it replaces, where the process may
+/// (a file of its own user already has it).
+#[cfg(unix)]
+fn keep_owner(file: &File, metadata: &std::fs::Metadata) {
+    use std::os::unix::fs::MetadataExt;
+    let _ = std::os::unix::fs::fchown(file, Some(metadata.uid()), Some(metadata.gid()));
+}
+
+#[cfg(not(unix))]
+fn keep_owner(_: &File, _: &std::fs::Metadata) {}
+
+/// A new file beside `path`, created exclusively under a name no other
+/// file has: `.NAME.PID.N.tmp`.
+fn temporary_beside(path: &Path, what: &str) -> Result<(PathBuf, File), Refused> {
+    let folder = folder_of(path);
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    for attempt in 0..1000 {
+        let temporary = folder.join(format!(".{name}.{}.{attempt}.tmp", std::process::id()));
+        match File::options()
+            .write(true)
+            .create_new(true)
+            .open(&temporary)
+        {
+            Ok(file) => return Ok((temporary, file)),
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(error) => {
+                return Err(failed(format!(
+                    "cannot write in the folder `{}` of {what}: {error}",
+                    folder.display()
+                )));
+            }
+        }
+    }
+    Err(failed(format!(
+        "cannot find a free temporary name in the folder `{}` of {what}",
+        folder.display()
+    )))
+}
+
+impl Pending {
+    /// Writes `text` and renames it into place. A rewrite first checks that
+    /// the file still holds what was read, and leaves it untouched if not.
+    pub(crate) fn commit(mut self, text: &str) -> Result<(), Refused> {
+        let shown = self.path.display().to_string();
+        if let Some(mut file) = self.file.take() {
+            file.write_all(text.as_bytes())
+                .and_then(|()| file.sync_all())
+                .map_err(|error| failed(format!("`{shown}` cannot be written: {error}")))?;
+        }
+        if let Some(expected) = &self.expected {
+            let now = std::fs::read(&self.path)
+                .map_err(|error| failed(format!("`{shown}` cannot be read again: {error}")))?;
+            if &now != expected {
+                return Err(refused(format!(
+                    "`{shown}` changed while the command ran; nothing was written: \
+                     run the command again on the saved file"
+                )));
+            }
+        }
+        std::fs::rename(&self.temporary, &self.path)
+            .map_err(|error| failed(format!("`{shown}` cannot be replaced: {error}")))
+    }
+}
+
+impl Drop for Pending {
+    fn drop(&mut self) {
+        // Committed: the temporary file was renamed away; else remove it.
+        let _ = std::fs::remove_file(&self.temporary);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!(
+            "hookharness-safe-write-{name}-{}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_new_file_is_never_an_input_a_link_or_an_existing_file_without_force() {
+        let dir = scratch("new");
+        let input = dir.join("in.yaml");
+        std::fs::write(&input, "a").unwrap();
+        let error = prepare_new(&input, "--output", &[&input], true).unwrap_err();
+        assert_eq!(error.code, ExitCode::Usage);
+        assert!(
+            error.message.contains("is the input file"),
+            "{}",
+            error.message
+        );
+        let exists = dir.join("out.json");
+        std::fs::write(&exists, "old").unwrap();
+        let error = prepare_new(&exists, "--output", &[&input], false).unwrap_err();
+        assert!(error.message.contains("pass --force"), "{}", error.message);
+        #[cfg(unix)]
+        {
+            let link = dir.join("link.json");
+            std::os::unix::fs::symlink(&input, &link).unwrap();
+            let error = prepare_new(&link, "--output", &[], true).unwrap_err();
+            assert!(
+                error.message.contains("is the input file")
+                    || error.message.contains("symbolic link")
+            );
+            let error = prepare_new(&link, "--output", &[&exists], true).unwrap_err();
+            assert!(error.message.contains("symbolic link"), "{}", error.message);
+        }
+        prepare_new(&exists, "--output", &[&input], true)
+            .unwrap()
+            .commit("new")
+            .unwrap();
+        assert_eq!(std::fs::read_to_string(&exists).unwrap(), "new");
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+        assert_eq!(
+            left.len(),
+            2 + usize::from(cfg!(unix)),
+            "no temporary file is left"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_rewrite_goes_through_links_keeps_the_mode_and_refuses_a_changed_file() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = scratch("rewrite");
+        let real = dir.join("real.yaml");
+        std::fs::write(&real, "old").unwrap();
+        std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600)).unwrap();
+        let link = dir.join("link.yaml");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        // A link planted at a temporary name is never followed.
+        let planted = dir.join(format!(".real.yaml.{}.0.tmp", std::process::id()));
+        let victim = dir.join("victim");
+        std::fs::write(&victim, "keep").unwrap();
+        std::os::unix::fs::symlink(&victim, &planted).unwrap();
+
+        prepare_rewrite(&link, b"old")
+            .unwrap()
+            .commit("new")
+            .unwrap();
+        assert!(
+            std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink()
+        );
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "new");
+        let mode = std::fs::metadata(&real).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600);
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+
+        let pending = prepare_rewrite(&real, b"new").unwrap();
+        std::fs::write(&real, "edited meanwhile").unwrap();
+        let error = pending.commit("rebased").unwrap_err();
+        assert_eq!(error.code, ExitCode::Usage);
+        assert!(
+            error.message.contains("changed while the command ran"),
+            "{}",
+            error.message
+        );
+        assert_eq!(std::fs::read_to_string(&real).unwrap(), "edited meanwhile");
+
+        let hard = dir.join("hard.yaml");
+        std::fs::hard_link(&real, &hard).unwrap();
+        let error = prepare_rewrite(&real, b"edited meanwhile").unwrap_err();
+        assert!(error.message.contains("2 hard links"), "{}", error.message);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

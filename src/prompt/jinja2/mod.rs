@@ -1,0 +1,221 @@
+//! Jinja2's own checks of a template, with its own texts: the syntax
+//! errors its lexer and parser raise when Haystack builds the Agent's
+//! prompt builders (`env.parse`), and the unknown filters and tests its
+//! compiler rejects when a run renders the prompt (`env.from_string`).
+//! minijinja renders the template; these checks only decide what Jinja2
+//! refuses, so that the error texts are Jinja2's.
+
+mod lexer;
+mod parser;
+
+/// A `TemplateSyntaxError`: Jinja2's message and the template line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct SyntaxError {
+    pub(super) message: String,
+    pub(super) line: usize,
+}
+
+/// Parses `template` as Haystack's `ChatPromptBuilder` does when it is
+/// built: Jinja2's parser, then its compiler, which `find_undeclared_variables`
+/// runs and which rejects a filter or test Jinja2 does not have (unless it
+/// sits in an `if`, where it fails only when called).
+pub(super) fn check(template: &str) -> Result<(), SyntaxError> {
+    let (tokens, error) = lexer::tokenize(template);
+    let mut parser = parser::Parser::new(tokens, error)?;
+    parser.parse()?;
+    let unknown = parser.lookups.iter().find(|lookup| {
+        !lookup.soft
+            && !if lookup.filter {
+                FILTERS.contains(&lookup.name.as_str())
+            } else {
+                TESTS.contains(&lookup.name.as_str())
+            }
+    });
+    match unknown {
+        // Raised outside Jinja2's error translation: its text keeps the location.
+        Some(lookup) => Err(SyntaxError {
+            message: format!(
+                "No {} named '{}'.\n  File \"<introspection>\", line {}",
+                if lookup.filter { "filter" } else { "test" },
+                lookup.name,
+                lookup.line
+            ),
+            line: lookup.line,
+        }),
+        None => Ok(()),
+    }
+}
+
+/// Jinja2 3.1's filters, and Haystack's `templatize_part`.
+const FILTERS: [&str; 55] = [
+    "abs",
+    "attr",
+    "batch",
+    "capitalize",
+    "center",
+    "count",
+    "d",
+    "default",
+    "dictsort",
+    "e",
+    "escape",
+    "filesizeformat",
+    "first",
+    "float",
+    "forceescape",
+    "format",
+    "groupby",
+    "indent",
+    "int",
+    "items",
+    "join",
+    "last",
+    "length",
+    "list",
+    "lower",
+    "map",
+    "max",
+    "min",
+    "pprint",
+    "random",
+    "reject",
+    "rejectattr",
+    "replace",
+    "reverse",
+    "round",
+    "safe",
+    "select",
+    "selectattr",
+    "slice",
+    "sort",
+    "string",
+    "striptags",
+    "sum",
+    "title",
+    "tojson",
+    "trim",
+    "truncate",
+    "unique",
+    "upper",
+    "urlencode",
+    "urlize",
+    "wordcount",
+    "wordwrap",
+    "xmlattr",
+    "templatize_part",
+];
+
+/// Jinja2 3.1's tests.
+const TESTS: [&str; 39] = [
+    "!=",
+    "<",
+    "<=",
+    "==",
+    ">",
+    ">=",
+    "boolean",
+    "callable",
+    "defined",
+    "divisibleby",
+    "eq",
+    "equalto",
+    "escaped",
+    "even",
+    "false",
+    "filter",
+    "float",
+    "ge",
+    "greaterthan",
+    "gt",
+    "in",
+    "integer",
+    "iterable",
+    "le",
+    "lessthan",
+    "lower",
+    "lt",
+    "mapping",
+    "ne",
+    "none",
+    "number",
+    "odd",
+    "sameas",
+    "sequence",
+    "string",
+    "test",
+    "true",
+    "undefined",
+    "upper",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn error(template: &str) -> String {
+        check(template).err().map(|e| e.message).unwrap_or_default()
+    }
+
+    #[test]
+    fn syntax_errors_are_jinja2s_texts() {
+        let message = |t: &str| {
+            error(&format!(
+                "{{% message role=\"user\" %}}{t}{{% endmessage %}}"
+            ))
+        };
+        assert_eq!(
+            message("Summarize {{ topic"),
+            "expected token 'end of print statement', got '{'"
+        );
+        assert_eq!(
+            error("{{ unclosed"),
+            "unexpected end of template, expected 'end of print statement'."
+        );
+        assert_eq!(
+            error("{% for x in y %}"),
+            "Unexpected end of template. Jinja was looking for the following tags: 'endfor' or \
+             'else'. The innermost block that needs to be closed is 'for'."
+        );
+        assert_eq!(error("{% endif %}"), "Encountered unknown tag 'endif'.");
+        assert_eq!(
+            error("{% for x in y %}{% endif %}"),
+            "Encountered unknown tag 'endif'. Jinja was looking for the following tags: 'endfor' \
+             or 'else'. The innermost block that needs to be closed is 'for'."
+        );
+        assert_eq!(
+            error("{% if a %}{% for x in y %}{% endif %}"),
+            "Encountered unknown tag 'endif'. You probably made a nesting mistake. Jinja is \
+             expecting this tag, but currently looking for 'endfor' or 'else'. The innermost \
+             block that needs to be closed is 'for'."
+        );
+        assert_eq!(
+            error("{{ x | }}"),
+            "expected token 'name', got 'end of print statement'"
+        );
+        assert_eq!(
+            error("{{ x is }}"),
+            "expected token 'name', got 'end of print statement'"
+        );
+        assert_eq!(error("{% %}"), "tag name expected");
+        assert_eq!(
+            error("{{ }}"),
+            "Expected an expression, got 'end of print statement'"
+        );
+        assert_eq!(error("{% set 1 = 2 %}"), "can't assign to 'const'");
+    }
+
+    #[test]
+    fn unknown_filters_and_tests_fail_compiling_except_inside_an_if() {
+        assert_eq!(
+            error("{{ x|nosuch }}"),
+            "No filter named 'nosuch'.\n  File \"<introspection>\", line 1"
+        );
+        assert_eq!(
+            error("\n{{ x is nosuch }}"),
+            "No test named 'nosuch'.\n  File \"<introspection>\", line 2"
+        );
+        assert_eq!(error("{% if x %}{{ x|nosuch }}{% endif %}"), "");
+        assert_eq!(error("{{ x|nosuch if y }}"), "");
+        assert_eq!(error("{{ x|upper|join(',') is string }}"), "");
+    }
+}

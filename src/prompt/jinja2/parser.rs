@@ -1,0 +1,1277 @@
+//! Jinja2 3.1's parser (`jinja2/parser.py`) with Haystack's extension tags
+//! (`message`, `insert`), as a checker: it follows the same grammar in the
+//! same order and fails with the same texts, keeping of each node only what
+//! a later check reads (its class, a constant's value) and the filters and
+//! tests the compiler looks up.
+
+use super::SyntaxError;
+use super::lexer::Token;
+
+/// What the checks read of an expression node.
+#[derive(Debug, Clone)]
+pub(super) struct Expr {
+    /// The node's class, as Jinja2 names it (`Name`, `Const`, `Getattr`).
+    class: &'static str,
+    line: usize,
+    assignable: bool,
+    /// A `Const`'s value when it is a string.
+    text: Option<String>,
+}
+
+impl Expr {
+    fn new(class: &'static str, line: usize) -> Expr {
+        Expr {
+            class,
+            line,
+            assignable: false,
+            text: None,
+        }
+    }
+}
+
+/// A filter or test the compiler looks up, and whether it sits in an `if`
+/// (or inline if) frame, where a missing one fails only when called.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Lookup {
+    pub(super) filter: bool,
+    pub(super) name: String,
+    pub(super) line: usize,
+    pub(super) soft: bool,
+}
+
+/// The parser over one template's tokens.
+pub(super) struct Parser {
+    tokens: Vec<Token>,
+    error: Option<SyntaxError>,
+    index: usize,
+    /// The current token once the stream is closed.
+    eof: Token,
+    tag_stack: Vec<String>,
+    end_token_stack: Vec<Vec<&'static str>>,
+    /// Depth of `if` frames the node being parsed is in (reset by a frame
+    /// of its own: a loop, a macro, a call or filter block).
+    soft: Vec<bool>,
+    pub(super) lookups: Vec<Lookup>,
+    /// Nesting of statements and expressions being parsed.
+    depth: usize,
+}
+
+/// Nesting past this fails as Python's parser fails past its recursion
+/// limit (which Jinja2 meets about 70 brackets or 200 blocks deep).
+const MAX_DEPTH: usize = 100;
+
+type Parsed<T> = Result<T, SyntaxError>;
+
+const STATEMENT_KEYWORDS: [&str; 12] = [
+    "for",
+    "if",
+    "block",
+    "extends",
+    "print",
+    "macro",
+    "include",
+    "from",
+    "import",
+    "set",
+    "with",
+    "autoescape",
+];
+const ROLES: [&str; 4] = ["user", "system", "assistant", "tool"];
+
+/// Jinja2's `_describe_token_type`.
+fn describe_kind(kind: &str) -> &str {
+    match kind {
+        "add" => "+",
+        "sub" => "-",
+        "div" => "/",
+        "floordiv" => "//",
+        "mul" => "*",
+        "mod" => "%",
+        "pow" => "**",
+        "tilde" => "~",
+        "lbracket" => "[",
+        "rbracket" => "]",
+        "lparen" => "(",
+        "rparen" => ")",
+        "lbrace" => "{",
+        "rbrace" => "}",
+        "eq" => "==",
+        "ne" => "!=",
+        "gt" => ">",
+        "gteq" => ">=",
+        "lt" => "<",
+        "lteq" => "<=",
+        "assign" => "=",
+        "dot" => ".",
+        "colon" => ":",
+        "pipe" => "|",
+        "comma" => ",",
+        "semicolon" => ";",
+        "comment_begin" => "begin of comment",
+        "comment_end" => "end of comment",
+        "comment" => "comment",
+        "block_begin" => "begin of statement block",
+        "block_end" => "end of statement block",
+        "variable_begin" => "begin of print statement",
+        "variable_end" => "end of print statement",
+        "data" => "template data / text",
+        "eof" => "end of template",
+        other => other,
+    }
+}
+
+fn describe(token: &Token) -> String {
+    if token.kind == "name" {
+        token.value.clone()
+    } else {
+        describe_kind(token.kind).to_owned()
+    }
+}
+
+/// Jinja2's `describe_token_expr`: `name:endfor` is `endfor`.
+fn describe_expr(expr: &str) -> String {
+    match expr.split_once(':') {
+        Some(("name", value)) => value.to_owned(),
+        Some((kind, _)) => describe_kind(kind).to_owned(),
+        None => describe_kind(expr).to_owned(),
+    }
+}
+
+/// Python's `repr` of a str as Jinja2's messages write it.
+fn quoted(text: &str) -> String {
+    crate::pyfmt::repr(&serde_json::Value::String(text.to_owned()))
+}
+
+fn test(token: &Token, expr: &str) -> bool {
+    if token.kind == expr {
+        return true;
+    }
+    match expr.split_once(':') {
+        Some((kind, value)) => token.kind == kind && token.value == value,
+        None => false,
+    }
+}
+
+impl Parser {
+    pub(super) fn new(tokens: Vec<Token>, error: Option<SyntaxError>) -> Parsed<Parser> {
+        if tokens.is_empty() {
+            if let Some(error) = error {
+                return Err(error);
+            }
+        }
+        let eof_line = tokens.first().map_or(1, |t| t.line);
+        Ok(Parser {
+            tokens,
+            error,
+            index: 0,
+            eof: Token {
+                line: eof_line,
+                kind: "eof",
+                value: String::new(),
+            },
+            tag_stack: Vec::new(),
+            end_token_stack: Vec::new(),
+            soft: vec![false],
+            lookups: Vec::new(),
+            depth: 0,
+        })
+    }
+
+    fn current(&self) -> &Token {
+        self.tokens.get(self.index).unwrap_or(&self.eof)
+    }
+
+    /// `next(stream)`: the current token, the stream one further.
+    fn next(&mut self) -> Parsed<Token> {
+        let current = self.current().clone();
+        if current.kind == "eof" {
+            return Ok(current);
+        }
+        self.index += 1;
+        if self.index >= self.tokens.len() {
+            if let Some(error) = self.error.take() {
+                return Err(error);
+            }
+            self.eof.line = current.line;
+        }
+        Ok(current)
+    }
+
+    /// The token after the current one.
+    fn look(&mut self) -> Parsed<Token> {
+        if self.current().kind == "eof" {
+            return Ok(self.current().clone());
+        }
+        match self.tokens.get(self.index + 1) {
+            Some(token) => Ok(token.clone()),
+            None => {
+                if let Some(error) = self.error.take() {
+                    return Err(error);
+                }
+                let mut eof = self.eof.clone();
+                eof.line = self.current().line;
+                Ok(eof)
+            }
+        }
+    }
+
+    fn fail<T>(&self, message: String, line: usize) -> Parsed<T> {
+        Err(SyntaxError { message, line })
+    }
+
+    fn fail_here<T>(&self, message: String) -> Parsed<T> {
+        self.fail(message, self.current().line)
+    }
+
+    fn is(&self, expr: &str) -> bool {
+        test(self.current(), expr)
+    }
+
+    fn kind(&self) -> &'static str {
+        self.current().kind
+    }
+
+    fn skip_if(&mut self, expr: &str) -> Parsed<bool> {
+        if self.is(expr) {
+            self.next()?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    fn expect(&mut self, expr: &str) -> Parsed<Token> {
+        if !self.is(expr) {
+            let wanted = quoted(&describe_expr(expr));
+            if self.kind() == "eof" {
+                return self.fail_here(format!("unexpected end of template, expected {wanted}."));
+            }
+            return self.fail_here(format!(
+                "expected token {wanted}, got {}",
+                quoted(&describe(self.current()))
+            ));
+        }
+        self.next()
+    }
+
+    fn fail_ut_eof<T>(
+        &self,
+        name: Option<&str>,
+        stack: &[Vec<&'static str>],
+        line: usize,
+    ) -> Parsed<T> {
+        let mut expected = std::collections::HashSet::new();
+        for exprs in stack {
+            expected.extend(exprs.iter().map(|e| describe_expr(e)));
+        }
+        let looking = stack.last().map(|exprs| {
+            exprs
+                .iter()
+                .map(|e| quoted(&describe_expr(e)))
+                .collect::<Vec<_>>()
+                .join(" or ")
+        });
+        let mut message = vec![match name {
+            None => "Unexpected end of template.".to_owned(),
+            Some(name) => format!("Encountered unknown tag {}.", quoted(name)),
+        }];
+        if let Some(looking) = looking.filter(|l| !l.is_empty()) {
+            if name.is_some_and(|n| expected.contains(n)) {
+                message.push(format!(
+                    "You probably made a nesting mistake. Jinja is expecting this tag, but \
+                     currently looking for {looking}."
+                ));
+            } else {
+                message.push(format!(
+                    "Jinja was looking for the following tags: {looking}."
+                ));
+            }
+        }
+        if let Some(tag) = self.tag_stack.last() {
+            message.push(format!(
+                "The innermost block that needs to be closed is {}.",
+                quoted(tag)
+            ));
+        }
+        self.fail(message.join(" "), line)
+    }
+
+    fn fail_eof<T>(&self, end_tokens: Option<&[&'static str]>, line: usize) -> Parsed<T> {
+        let mut stack = self.end_token_stack.clone();
+        if let Some(end) = end_tokens {
+            stack.push(end.to_vec());
+        }
+        self.fail_ut_eof(None, &stack, line)
+    }
+
+    /// Jinja2's `is_tuple_end`, whose `extra_end_rules` never match: it
+    /// passes the tuple of rules to `test_any` as one rule.
+    fn is_tuple_end(&self, _extra: &[&str]) -> bool {
+        matches!(self.kind(), "variable_end" | "block_end" | "rparen")
+    }
+
+    /// Runs `parse` in a frame of its own (not an `if` frame).
+    fn inner<T>(&mut self, parse: impl FnOnce(&mut Self) -> Parsed<T>) -> Parsed<T> {
+        self.soft.push(false);
+        let out = parse(self);
+        self.soft.pop();
+        out
+    }
+
+    /// Runs `parse` in an `if` frame.
+    fn soft_frame<T>(&mut self, parse: impl FnOnce(&mut Self) -> Parsed<T>) -> Parsed<T> {
+        self.soft.push(true);
+        let out = parse(self);
+        self.soft.pop();
+        out
+    }
+
+    /// A filter or test applied to the node whose lookups start at `at`:
+    /// the compiler checks it before visiting that node and its arguments.
+    fn lookup(&mut self, at: usize, filter: bool, name: String, line: usize) {
+        let soft = self.soft.last().copied().unwrap_or(false);
+        let at = at.min(self.lookups.len());
+        self.lookups.insert(
+            at,
+            Lookup {
+                filter,
+                name,
+                line,
+                soft,
+            },
+        );
+    }
+
+    // ------------------------------------------------------------ statements
+
+    /// Runs `parse` one level deeper, failing as Python does past its
+    /// recursion limit.
+    fn nested<T>(&mut self, parse: impl FnOnce(&mut Self) -> Parsed<T>) -> Parsed<T> {
+        if self.depth >= MAX_DEPTH {
+            return self.fail_here(
+                "maximum recursion depth exceeded while calling a Python object".to_owned(),
+            );
+        }
+        self.depth += 1;
+        let out = parse(self);
+        self.depth -= 1;
+        out
+    }
+
+    fn parse_statement(&mut self) -> Parsed<()> {
+        self.nested(Self::parse_statement_at)
+    }
+
+    fn parse_statement_at(&mut self) -> Parsed<()> {
+        let token = self.current().clone();
+        if token.kind != "name" {
+            return self.fail("tag name expected".to_owned(), token.line);
+        }
+        self.tag_stack.push(token.value.clone());
+        let value = token.value.as_str();
+        let result = if STATEMENT_KEYWORDS.contains(&value) {
+            match value {
+                "for" => self.parse_for(),
+                "if" => self.parse_if(),
+                "block" => self.parse_block(),
+                "extends" => self.parse_extends(),
+                "print" => self.parse_print(),
+                "macro" => self.parse_macro(),
+                "include" => self.parse_include(),
+                "from" => self.parse_from(),
+                "import" => self.parse_import(),
+                "set" => self.parse_set(),
+                "with" => self.parse_with(),
+                _ => self.parse_autoescape(),
+            }
+        } else if value == "call" {
+            self.parse_call_block()
+        } else if value == "filter" {
+            self.parse_filter_block()
+        } else if value == "message" || value == "insert" {
+            self.parse_extension()
+        } else {
+            self.tag_stack.pop();
+            return self.fail_ut_eof(Some(value), &self.end_token_stack, token.line);
+        };
+        self.tag_stack.pop();
+        result
+    }
+
+    /// Returns whether the body holds only whitespace text.
+    fn parse_statements(&mut self, end: &[&'static str], drop_needle: bool) -> Parsed<bool> {
+        self.skip_if("colon")?;
+        self.expect("block_end")?;
+        let blank = self.subparse(Some(end))?;
+        if self.kind() == "eof" {
+            return self.fail_eof(Some(end), self.current().line);
+        }
+        if drop_needle {
+            self.next()?;
+        }
+        Ok(blank)
+    }
+
+    fn parse_set(&mut self) -> Parsed<()> {
+        self.next()?;
+        self.parse_assign_target(true, false, &[], true)?;
+        if self.skip_if("assign")? {
+            self.parse_tuple(false, true, &[], false, false)?;
+            return Ok(());
+        }
+        self.inner(|p| {
+            let start = p.lookups.len();
+            p.parse_filter(false, start)?;
+            p.parse_statements(&["name:endset"], true)
+        })?;
+        Ok(())
+    }
+
+    fn parse_for(&mut self) -> Parsed<()> {
+        self.expect("name:for")?;
+        self.parse_assign_target(true, false, &["name:in"], false)?;
+        self.expect("name:in")?;
+        self.parse_tuple(false, false, &["name:recursive"], false, false)?;
+        self.inner(|p| {
+            if p.skip_if("name:if")? {
+                p.parse_expression(true)?;
+            }
+            p.skip_if("name:recursive")?;
+            p.parse_statements(&["name:endfor", "name:else"], false)?;
+            if p.next()?.value != "endfor" {
+                p.parse_statements(&["name:endfor"], true)?;
+            }
+            Ok(())
+        })
+    }
+
+    fn parse_if(&mut self) -> Parsed<()> {
+        self.expect("name:if")?;
+        self.soft_frame(|p| {
+            loop {
+                p.parse_tuple(false, false, &[], false, false)?;
+                p.parse_statements(&["name:elif", "name:else", "name:endif"], false)?;
+                let token = p.next()?;
+                if test(&token, "name:elif") {
+                    continue;
+                }
+                if test(&token, "name:else") {
+                    p.parse_statements(&["name:endif"], true)?;
+                }
+                return Ok(());
+            }
+        })
+    }
+
+    fn parse_with(&mut self) -> Parsed<()> {
+        self.next()?;
+        let mut first = true;
+        while self.kind() != "block_end" {
+            if !first {
+                self.expect("comma")?;
+            }
+            first = false;
+            self.parse_assign_target(true, false, &[], false)?;
+            self.expect("assign")?;
+            self.parse_expression(true)?;
+        }
+        self.inner(|p| p.parse_statements(&["name:endwith"], true))?;
+        Ok(())
+    }
+
+    fn parse_autoescape(&mut self) -> Parsed<()> {
+        self.next()?;
+        self.parse_expression(true)?;
+        self.inner(|p| p.parse_statements(&["name:endautoescape"], true))?;
+        Ok(())
+    }
+
+    fn parse_block(&mut self) -> Parsed<()> {
+        self.next()?;
+        let name = self.expect("name")?.value;
+        self.skip_if("name:scoped")?;
+        let required = self.skip_if("name:required")?;
+        if self.kind() == "sub" {
+            return self.fail_here(
+                "Block names in Jinja have to be valid Python identifiers and may not contain \
+                 hyphens, use an underscore instead."
+                    .to_owned(),
+            );
+        }
+        let blank = self.inner(|p| p.parse_statements(&["name:endblock"], true))?;
+        if required && !blank {
+            return self
+                .fail_here("Required blocks can only contain comments or whitespace".to_owned());
+        }
+        let end = format!("name:{name}");
+        self.skip_if(&end)?;
+        Ok(())
+    }
+
+    fn parse_extends(&mut self) -> Parsed<()> {
+        self.next()?;
+        self.parse_expression(true)?;
+        Ok(())
+    }
+
+    fn parse_import_context(&mut self) -> Parsed<()> {
+        if (self.is("name:with") || self.is("name:without")) && test(&self.look()?, "name:context")
+        {
+            self.next()?;
+            self.next()?;
+        }
+        Ok(())
+    }
+
+    fn parse_include(&mut self) -> Parsed<()> {
+        self.next()?;
+        self.parse_expression(true)?;
+        if self.is("name:ignore") && test(&self.look()?, "name:missing") {
+            self.next()?;
+            self.next()?;
+        }
+        self.parse_import_context()
+    }
+
+    fn parse_import(&mut self) -> Parsed<()> {
+        self.next()?;
+        self.parse_expression(true)?;
+        self.expect("name:as")?;
+        self.parse_assign_target(true, true, &[], false)?;
+        self.parse_import_context()
+    }
+
+    fn parse_from(&mut self) -> Parsed<()> {
+        self.next()?;
+        self.parse_expression(true)?;
+        self.expect("name:import")?;
+        let mut names = 0;
+        loop {
+            if names > 0 {
+                self.expect("comma")?;
+            }
+            if self.kind() == "name" {
+                if self.import_context_of_from()? {
+                    break;
+                }
+                let target = self.parse_assign_target(true, true, &[], false)?;
+                if target.text.as_deref().is_some_and(|n| n.starts_with('_')) {
+                    return self.fail(
+                        "names starting with an underline can not be imported".to_owned(),
+                        target.line,
+                    );
+                }
+                if self.skip_if("name:as")? {
+                    self.parse_assign_target(true, true, &[], false)?;
+                }
+                names += 1;
+                if self.import_context_of_from()? || self.kind() != "comma" {
+                    break;
+                }
+            } else {
+                self.expect("name")?;
+            }
+        }
+        Ok(())
+    }
+
+    fn import_context_of_from(&mut self) -> Parsed<bool> {
+        let current = self.current();
+        if current.kind == "name"
+            && (current.value == "with" || current.value == "without")
+            && test(&self.look()?, "name:context")
+        {
+            self.next()?;
+            self.next()?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    fn parse_signature(&mut self) -> Parsed<()> {
+        self.expect("lparen")?;
+        let mut args = 0;
+        let mut defaults = false;
+        while self.kind() != "rparen" {
+            if args > 0 {
+                self.expect("comma")?;
+            }
+            self.parse_assign_target(true, true, &[], false)?;
+            if self.skip_if("assign")? {
+                self.parse_expression(true)?;
+                defaults = true;
+            } else if defaults {
+                return self.fail_here("non-default argument follows default argument".to_owned());
+            }
+            args += 1;
+        }
+        self.expect("rparen")?;
+        Ok(())
+    }
+
+    fn parse_call_block(&mut self) -> Parsed<()> {
+        let line = self.next()?.line;
+        if self.kind() == "lparen" {
+            self.parse_signature()?;
+        }
+        let call = self.parse_expression(true)?;
+        if call.class != "Call" {
+            return self.fail("expected call".to_owned(), line);
+        }
+        self.inner(|p| p.parse_statements(&["name:endcall"], true))?;
+        Ok(())
+    }
+
+    fn parse_filter_block(&mut self) -> Parsed<()> {
+        self.next()?;
+        self.inner(|p| {
+            let start = p.lookups.len();
+            p.parse_filter(true, start)?;
+            p.parse_statements(&["name:endfilter"], true)
+        })?;
+        Ok(())
+    }
+
+    fn parse_macro(&mut self) -> Parsed<()> {
+        self.next()?;
+        self.parse_assign_target(true, true, &[], false)?;
+        self.inner(|p| {
+            p.parse_signature()?;
+            p.parse_statements(&["name:endmacro"], true)
+        })?;
+        Ok(())
+    }
+
+    fn parse_print(&mut self) -> Parsed<()> {
+        self.next()?;
+        let mut first = true;
+        while self.kind() != "block_end" {
+            if !first {
+                self.expect("comma")?;
+            }
+            first = false;
+            self.parse_expression(true)?;
+        }
+        Ok(())
+    }
+
+    /// Haystack's `ChatMessageExtension.parse`: `{% insert EXPR %}` and
+    /// `{% message role=... [name=...] [meta={...}] %}...{% endmessage %}`.
+    fn parse_extension(&mut self) -> Parsed<()> {
+        let tag = self.next()?;
+        let line = tag.line;
+        if tag.value == "insert" {
+            if self.is("block_end") {
+                return self.fail(
+                    "The 'insert' tag requires an expression that evaluates to a ChatMessage or \
+                     a list of ChatMessage objects, for example '{% insert messages %}' or \
+                     '{% insert messages[-1:] %}'."
+                        .to_owned(),
+                    line,
+                );
+            }
+            self.parse_expression(true)?;
+            return Ok(());
+        }
+        self.expect("name:role")?;
+        self.expect("assign")?;
+        let role = self.parse_expression(true)?;
+        if role.class == "Const" && !role.text.as_deref().is_some_and(|r| ROLES.contains(&r)) {
+            return self.fail(format!("Role must be one of: {}", ROLES.join(", ")), line);
+        }
+        if self.is("name:name") {
+            self.next()?;
+            self.expect("assign")?;
+            let name = self.parse_expression(true)?;
+            if name.class != "Const" {
+                return self.fail(
+                    format!("'{}' object has no attribute 'value'", name.class),
+                    line,
+                );
+            }
+            if name.text.is_none() {
+                return self.fail("name must be a string".to_owned(), line);
+            }
+        }
+        if self.is("name:meta") {
+            self.next()?;
+            self.expect("assign")?;
+            let meta = self.parse_expression(true)?;
+            if meta.class != "Dict" {
+                return self.fail("meta must be a dictionary".to_owned(), line);
+            }
+        }
+        self.inner(|p| p.parse_statements(&["name:endmessage"], true))?;
+        Ok(())
+    }
+
+    // ----------------------------------------------------------- expressions
+
+    fn parse_assign_target(
+        &mut self,
+        with_tuple: bool,
+        name_only: bool,
+        extra: &[&str],
+        with_namespace: bool,
+    ) -> Parsed<Expr> {
+        let target = if name_only {
+            let token = self.expect("name")?;
+            Expr {
+                class: "Name",
+                line: token.line,
+                assignable: true,
+                text: Some(token.value),
+            }
+        } else if with_tuple {
+            self.parse_tuple(true, true, extra, false, with_namespace)?
+        } else {
+            self.parse_primary(with_namespace)?
+        };
+        if !target.assignable {
+            return self.fail(
+                format!(
+                    "can't assign to {}",
+                    quoted(&target.class.to_ascii_lowercase())
+                ),
+                target.line,
+            );
+        }
+        Ok(target)
+    }
+
+    fn parse_expression(&mut self, with_condexpr: bool) -> Parsed<Expr> {
+        if with_condexpr {
+            self.parse_condexpr()
+        } else {
+            self.parse_or()
+        }
+    }
+
+    fn parse_condexpr(&mut self) -> Parsed<Expr> {
+        let line = self.current().line;
+        let from = self.lookups.len();
+        let mut expr = self.parse_or()?;
+        while self.skip_if("name:if")? {
+            // The whole inline if is compiled in a soft frame, its value too.
+            for lookup in &mut self.lookups[from..] {
+                lookup.soft = true;
+            }
+            self.soft_frame(|p| {
+                p.parse_or()?;
+                if p.skip_if("name:else")? {
+                    p.parse_condexpr()?;
+                }
+                Ok(())
+            })?;
+            expr = Expr::new("CondExpr", line);
+        }
+        Ok(expr)
+    }
+
+    fn parse_or(&mut self) -> Parsed<Expr> {
+        let line = self.current().line;
+        let mut left = self.parse_and()?;
+        while self.skip_if("name:or")? {
+            self.parse_and()?;
+            left = Expr::new("Or", line);
+        }
+        Ok(left)
+    }
+
+    fn parse_and(&mut self) -> Parsed<Expr> {
+        let line = self.current().line;
+        let mut left = self.parse_not()?;
+        while self.skip_if("name:and")? {
+            self.parse_not()?;
+            left = Expr::new("And", line);
+        }
+        Ok(left)
+    }
+
+    fn parse_not(&mut self) -> Parsed<Expr> {
+        if self.is("name:not") {
+            let line = self.next()?.line;
+            self.parse_not()?;
+            return Ok(Expr::new("Not", line));
+        }
+        self.parse_compare()
+    }
+
+    fn parse_compare(&mut self) -> Parsed<Expr> {
+        let line = self.current().line;
+        let mut expr = self.parse_math1()?;
+        loop {
+            if matches!(self.kind(), "eq" | "ne" | "lt" | "lteq" | "gt" | "gteq") {
+                self.next()?;
+            } else if self.skip_if("name:in")? {
+            } else if self.is("name:not") && test(&self.look()?, "name:in") {
+                self.next()?;
+                self.next()?;
+            } else {
+                break;
+            }
+            self.parse_math1()?;
+            expr = Expr::new("Compare", line);
+        }
+        Ok(expr)
+    }
+
+    fn parse_math1(&mut self) -> Parsed<Expr> {
+        let line = self.current().line;
+        let mut left = self.parse_concat()?;
+        while matches!(self.kind(), "add" | "sub") {
+            let class = if self.kind() == "add" { "Add" } else { "Sub" };
+            self.next()?;
+            self.parse_concat()?;
+            left = Expr::new(class, line);
+        }
+        Ok(left)
+    }
+
+    fn parse_concat(&mut self) -> Parsed<Expr> {
+        let line = self.current().line;
+        let first = self.parse_math2()?;
+        let mut concat = false;
+        while self.kind() == "tilde" {
+            self.next()?;
+            self.parse_math2()?;
+            concat = true;
+        }
+        Ok(if concat {
+            Expr::new("Concat", line)
+        } else {
+            first
+        })
+    }
+
+    fn parse_math2(&mut self) -> Parsed<Expr> {
+        let line = self.current().line;
+        let mut left = self.parse_pow()?;
+        while matches!(self.kind(), "mul" | "div" | "floordiv" | "mod") {
+            let class = match self.kind() {
+                "mul" => "Mul",
+                "div" => "Div",
+                "floordiv" => "FloorDiv",
+                _ => "Mod",
+            };
+            self.next()?;
+            self.parse_pow()?;
+            left = Expr::new(class, line);
+        }
+        Ok(left)
+    }
+
+    fn parse_pow(&mut self) -> Parsed<Expr> {
+        let line = self.current().line;
+        let mut left = self.parse_unary(true)?;
+        while self.kind() == "pow" {
+            self.next()?;
+            self.parse_unary(true)?;
+            left = Expr::new("Pow", line);
+        }
+        Ok(left)
+    }
+
+    fn parse_unary(&mut self, with_filter: bool) -> Parsed<Expr> {
+        self.nested(|p| p.parse_unary_at(with_filter))
+    }
+
+    fn parse_unary_at(&mut self, with_filter: bool) -> Parsed<Expr> {
+        let line = self.current().line;
+        let start = self.lookups.len();
+        let mut node = match self.kind() {
+            "sub" => {
+                self.next()?;
+                self.parse_unary(false)?;
+                Expr::new("Neg", line)
+            }
+            "add" => {
+                self.next()?;
+                self.parse_unary(false)?;
+                Expr::new("Pos", line)
+            }
+            _ => self.parse_primary(false)?,
+        };
+        node = self.parse_postfix(node)?;
+        if with_filter {
+            node = self.parse_filter_expr(node, start)?;
+        }
+        Ok(node)
+    }
+
+    fn parse_primary(&mut self, with_namespace: bool) -> Parsed<Expr> {
+        let token = self.current().clone();
+        match token.kind {
+            "name" => {
+                self.next()?;
+                let value = token.value.as_str();
+                if matches!(value, "true" | "false" | "True" | "False" | "none" | "None") {
+                    return Ok(Expr::new("Const", token.line));
+                }
+                if with_namespace && self.kind() == "dot" {
+                    self.next()?;
+                    self.expect("name")?;
+                    return Ok(Expr {
+                        class: "NSRef",
+                        line: token.line,
+                        assignable: true,
+                        text: None,
+                    });
+                }
+                Ok(Expr {
+                    class: "Name",
+                    line: token.line,
+                    assignable: true,
+                    text: Some(token.value),
+                })
+            }
+            "string" => {
+                self.next()?;
+                let mut text = token.value;
+                while self.kind() == "string" {
+                    text.push_str(&self.next()?.value);
+                }
+                Ok(Expr {
+                    class: "Const",
+                    line: token.line,
+                    assignable: false,
+                    text: Some(text),
+                })
+            }
+            "integer" | "float" => {
+                self.next()?;
+                Ok(Expr::new("Const", token.line))
+            }
+            "lparen" => {
+                self.next()?;
+                let node = self.parse_tuple(false, true, &[], true, false)?;
+                self.expect("rparen")?;
+                Ok(node)
+            }
+            "lbracket" => self.parse_list(),
+            "lbrace" => self.parse_dict(),
+            _ => self.fail(
+                format!("unexpected {}", quoted(&describe(&token))),
+                token.line,
+            ),
+        }
+    }
+
+    fn parse_tuple(
+        &mut self,
+        simplified: bool,
+        with_condexpr: bool,
+        extra: &[&str],
+        explicit_parentheses: bool,
+        with_namespace: bool,
+    ) -> Parsed<Expr> {
+        let mut line = self.current().line;
+        let mut args: Vec<Expr> = Vec::new();
+        let mut is_tuple = false;
+        loop {
+            if !args.is_empty() {
+                self.expect("comma")?;
+            }
+            if self.is_tuple_end(extra) {
+                break;
+            }
+            args.push(if simplified {
+                self.parse_primary(with_namespace)?
+            } else {
+                self.parse_expression(with_condexpr)?
+            });
+            if self.kind() == "comma" {
+                is_tuple = true;
+            } else {
+                break;
+            }
+            line = self.current().line;
+        }
+        if !is_tuple {
+            if let Some(first) = args.into_iter().next() {
+                return Ok(first);
+            }
+            if !explicit_parentheses {
+                return self.fail_here(format!(
+                    "Expected an expression, got {}",
+                    quoted(&describe(self.current()))
+                ));
+            }
+            return Ok(Expr {
+                class: "Tuple",
+                line,
+                assignable: true,
+                text: None,
+            });
+        }
+        let assignable = args.iter().all(|a| a.assignable);
+        Ok(Expr {
+            class: "Tuple",
+            line,
+            assignable,
+            text: None,
+        })
+    }
+
+    fn parse_list(&mut self) -> Parsed<Expr> {
+        let token = self.expect("lbracket")?;
+        let mut items = 0;
+        while self.kind() != "rbracket" {
+            if items > 0 {
+                self.expect("comma")?;
+            }
+            if self.kind() == "rbracket" {
+                break;
+            }
+            self.parse_expression(true)?;
+            items += 1;
+        }
+        self.expect("rbracket")?;
+        Ok(Expr::new("List", token.line))
+    }
+
+    fn parse_dict(&mut self) -> Parsed<Expr> {
+        let token = self.expect("lbrace")?;
+        let mut items = 0;
+        while self.kind() != "rbrace" {
+            if items > 0 {
+                self.expect("comma")?;
+            }
+            if self.kind() == "rbrace" {
+                break;
+            }
+            self.parse_expression(true)?;
+            self.expect("colon")?;
+            self.parse_expression(true)?;
+            items += 1;
+        }
+        self.expect("rbrace")?;
+        Ok(Expr::new("Dict", token.line))
+    }
+
+    fn parse_postfix(&mut self, mut node: Expr) -> Parsed<Expr> {
+        loop {
+            match self.kind() {
+                "dot" | "lbracket" => node = self.parse_subscript()?,
+                "lparen" => node = self.parse_call()?,
+                _ => return Ok(node),
+            }
+        }
+    }
+
+    fn parse_filter_expr(&mut self, mut node: Expr, start: usize) -> Parsed<Expr> {
+        loop {
+            if self.kind() == "pipe" {
+                node = self.parse_filter(false, start)?.unwrap_or(node);
+            } else if self.is("name:is") {
+                node = self.parse_test(start)?;
+            } else if self.kind() == "lparen" {
+                node = self.parse_call()?;
+            } else {
+                return Ok(node);
+            }
+        }
+    }
+
+    fn parse_subscript(&mut self) -> Parsed<Expr> {
+        let token = self.next()?;
+        if token.kind == "dot" {
+            let attr = self.current().clone();
+            self.next()?;
+            if attr.kind == "name" {
+                return Ok(Expr::new("Getattr", token.line));
+            }
+            if attr.kind != "integer" {
+                return self.fail("expected name or number".to_owned(), attr.line);
+            }
+            return Ok(Expr::new("Getitem", token.line));
+        }
+        let mut args = 0;
+        while self.kind() != "rbracket" {
+            if args > 0 {
+                self.expect("comma")?;
+            }
+            self.parse_subscribed()?;
+            args += 1;
+        }
+        self.expect("rbracket")?;
+        Ok(Expr::new("Getitem", token.line))
+    }
+
+    fn parse_subscribed(&mut self) -> Parsed<()> {
+        if self.kind() == "colon" {
+            self.next()?;
+        } else {
+            self.parse_expression(true)?;
+            if self.kind() != "colon" {
+                return Ok(());
+            }
+            self.next()?;
+        }
+        if self.kind() != "colon" && !matches!(self.kind(), "rbracket" | "comma") {
+            self.parse_expression(true)?;
+        }
+        if self.kind() == "colon" {
+            self.next()?;
+            if !matches!(self.kind(), "rbracket" | "comma") {
+                self.parse_expression(true)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn parse_call_args(&mut self) -> Parsed<()> {
+        let token = self.expect("lparen")?;
+        let (mut kwargs, mut dyn_args, mut dyn_kwargs) = (0, false, false);
+        let mut require_comma = false;
+        let ensure = |p: &Self, ok: bool| -> Parsed<()> {
+            if ok {
+                Ok(())
+            } else {
+                p.fail(
+                    "invalid syntax for function call expression".to_owned(),
+                    token.line,
+                )
+            }
+        };
+        while self.kind() != "rparen" {
+            if require_comma {
+                self.expect("comma")?;
+                if self.kind() == "rparen" {
+                    break;
+                }
+            }
+            if self.kind() == "mul" {
+                ensure(self, !dyn_args && !dyn_kwargs)?;
+                self.next()?;
+                self.parse_expression(true)?;
+                dyn_args = true;
+            } else if self.kind() == "pow" {
+                ensure(self, !dyn_kwargs)?;
+                self.next()?;
+                self.parse_expression(true)?;
+                dyn_kwargs = true;
+            } else if self.kind() == "name" && self.look()?.kind == "assign" {
+                ensure(self, !dyn_kwargs)?;
+                self.next()?;
+                self.next()?;
+                self.parse_expression(true)?;
+                kwargs += 1;
+            } else {
+                ensure(self, !dyn_args && !dyn_kwargs && kwargs == 0)?;
+                self.parse_expression(true)?;
+            }
+            require_comma = true;
+        }
+        self.expect("rparen")?;
+        Ok(())
+    }
+
+    fn parse_call(&mut self) -> Parsed<Expr> {
+        let line = self.current().line;
+        self.parse_call_args()?;
+        Ok(Expr::new("Call", line))
+    }
+
+    /// One or more `|name(args)`; `start_inline` reads the first without
+    /// its pipe (a filter block). `None` when there was none.
+    fn parse_filter(&mut self, mut start_inline: bool, start: usize) -> Parsed<Option<Expr>> {
+        let mut node = None;
+        while self.kind() == "pipe" || start_inline {
+            if !start_inline {
+                self.next()?;
+            }
+            let token = self.expect("name")?;
+            let mut name = token.value;
+            while self.kind() == "dot" {
+                self.next()?;
+                name.push('.');
+                name.push_str(&self.expect("name")?.value);
+            }
+            if self.kind() == "lparen" {
+                self.parse_call_args()?;
+            }
+            self.lookup(start, true, name, token.line);
+            node = Some(Expr::new("Filter", token.line));
+            start_inline = false;
+        }
+        Ok(node)
+    }
+
+    fn parse_test(&mut self, start: usize) -> Parsed<Expr> {
+        let token = self.next()?;
+        let negated = self.skip_if("name:not")?;
+        let mut name = self.expect("name")?.value;
+        while self.kind() == "dot" {
+            self.next()?;
+            name.push('.');
+            name.push_str(&self.expect("name")?.value);
+        }
+        if self.kind() == "lparen" {
+            self.parse_call_args()?;
+        } else if matches!(
+            self.kind(),
+            "name" | "string" | "integer" | "float" | "lparen" | "lbracket" | "lbrace"
+        ) && !(self.is("name:else") || self.is("name:or") || self.is("name:and"))
+        {
+            if self.is("name:is") {
+                return self.fail_here("You cannot chain multiple tests with is".to_owned());
+            }
+            let arg = self.parse_primary(false)?;
+            self.parse_postfix(arg)?;
+        }
+        self.lookup(start, false, name, token.line);
+        Ok(Expr::new(if negated { "Not" } else { "Test" }, token.line))
+    }
+
+    /// The template body up to one of `end` (or the end); whether it holds
+    /// only whitespace text.
+    fn subparse(&mut self, end: Option<&[&'static str]>) -> Parsed<bool> {
+        if let Some(end) = end {
+            self.end_token_stack.push(end.to_vec());
+        }
+        let result = self.subparse_body(end);
+        if end.is_some() {
+            self.end_token_stack.pop();
+        }
+        result
+    }
+
+    fn subparse_body(&mut self, end: Option<&[&'static str]>) -> Parsed<bool> {
+        let mut blank = true;
+        while self.kind() != "eof" {
+            match self.kind() {
+                "data" => {
+                    let token = self.next()?;
+                    if !token.value.chars().all(char::is_whitespace) {
+                        blank = false;
+                    }
+                }
+                "variable_begin" => {
+                    blank = false;
+                    self.next()?;
+                    self.parse_tuple(false, true, &[], false, false)?;
+                    self.expect("variable_end")?;
+                }
+                _ => {
+                    // block_begin: the lexer yields nothing else here.
+                    blank = false;
+                    self.next()?;
+                    if let Some(end) = end {
+                        if end.iter().any(|e| self.is(e)) {
+                            return Ok(blank);
+                        }
+                    }
+                    self.parse_statement()?;
+                    self.expect("block_end")?;
+                }
+            }
+        }
+        Ok(blank)
+    }
+
+    /// The whole template.
+    pub(super) fn parse(&mut self) -> Parsed<()> {
+        self.subparse(None)?;
+        Ok(())
+    }
+}

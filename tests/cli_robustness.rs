@@ -1,0 +1,333 @@
+//! Hostile inputs through the `hookharness` binary: a scenario that ends
+//! its process costs only its own outcome, prompt templates stay within
+//! their byte budgets, and the reports of the other scenarios are whole.
+
+mod common;
+
+use common::{hookharness, stdout};
+use std::path::{Path, PathBuf};
+
+fn scratch(name: &str) -> PathBuf {
+    common::scratch("cli_robustness", name)
+}
+
+/// A scenario whose user prompt is `template`, expecting the model's reply.
+fn prompt_scenario(name: &str, template: &str) -> String {
+    format!(
+        "name: {name}\nagent:\n  user_prompt: {}\nmodel:\n  - text: ok\nrun:\n  variables: {{x: \"x\"}}\nexpect:\n  last_message: {{role: assistant, text: ok}}\n",
+        serde_json::Value::String(template.to_owned())
+    )
+}
+
+const GOOD: &str = "model:\n  - text: ok\nexpect:\n  last_message: {role: assistant, text: ok}\n";
+
+/// `hookharness ARGS` in a shell that bounds the address space to `kib`
+/// KiB (`ulimit -v`), the parent and its child processes alike.
+#[cfg(target_os = "linux")]
+fn hookharness_within_memory(kib: u64, args: &[&str]) -> std::process::Output {
+    let mut command = std::process::Command::new("sh");
+    command
+        .arg("-c")
+        .arg(format!("ulimit -v {kib} && exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_hookharness"))
+        .args(args)
+        .env_remove("HOOKHARNESS_PROGRESS")
+        .env_remove("RUST_BACKTRACE");
+    command.output().expect("sh runs")
+}
+
+/// The scenario needs about 130 MB to run (a 50 MB string, and its copies);
+/// with 80 MB of address space its allocation fails and Rust ends the
+/// process. The scenarios before and after it still report, in the human
+/// and the JUnit report.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_scenario_that_exhausts_memory_costs_only_its_own_outcome() {
+    let dir = scratch("exhausts_memory");
+    std::fs::write(dir.join("a_good.yaml"), GOOD).unwrap();
+    std::fs::write(
+        dir.join("b_big.yaml"),
+        prompt_scenario("big", "{% set s = \"x\" * 25000000 %}{{ (s ~ s)|length }}"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("c_good.yaml"), GOOD).unwrap();
+    std::fs::write(
+        dir.join("d_failing.yaml"),
+        "model:\n  - text: ok\nexpect:\n  last_message: {text: other}\n",
+    )
+    .unwrap();
+    let path = dir.to_str().unwrap();
+
+    let human = hookharness_within_memory(80_000, &["run", path]);
+    let text = stdout(&human);
+    assert_eq!(human.status.code(), Some(1), "{text}");
+    for file in ["a_good.yaml", "c_good.yaml"] {
+        assert!(
+            text.contains(&format!("PASS  {}", Path::new(path).join(file).display())),
+            "{text}"
+        );
+    }
+    assert!(text.contains("FAIL  "), "{text}");
+    let big = text.lines().position(|l| l.contains("b_big.yaml")).unwrap();
+    let report: String = text.lines().skip(big).take(2).collect();
+    assert!(
+        report.starts_with("ERROR") && report.contains("(big)"),
+        "{text}"
+    );
+    assert!(
+        report.contains("ended before its outcome") && report.contains("memory allocation"),
+        "{report}"
+    );
+    assert!(
+        text.trim_end().ends_with("2 passed, 1 failed, 1 errors"),
+        "{text}"
+    );
+
+    let junit = hookharness_within_memory(80_000, &["run", "--format", "junit", path]);
+    let xml = stdout(&junit);
+    assert_eq!(junit.status.code(), Some(1), "{xml}");
+    assert!(
+        xml.contains("tests=\"4\" failures=\"1\" errors=\"1\""),
+        "{xml}"
+    );
+    assert!(xml.trim_end().ends_with("</testsuites>"), "{xml}");
+
+    // Without the bound, the same scenario runs and passes.
+    let unbounded = hookharness(&["run", path]);
+    assert!(
+        stdout(&unbounded)
+            .trim_end()
+            .ends_with("3 passed, 1 failed, 0 errors")
+    );
+}
+
+/// Each template once aborted the process (exit 134), overflowed its
+/// stack or exhausted its memory; each now fails its own scenario with
+/// Python's exception or a message naming the budget.
+#[test]
+fn hostile_templates_fail_their_scenario_within_budget() {
+    let dir = scratch("hostile_templates");
+    let doubling = format!(
+        "{{% set s = x %}}{}{{{{ s|length }}}}",
+        "{% set s = s ~ s %}".repeat(40)
+    );
+    let cases: Vec<(&str, String, &str)> = vec![
+        ("center", "{{ x|center(500000000000) }}".into(), "MemoryError"),
+        ("center_past_ssize", "{{ x|center(100000000000000000000) }}".into(), "OverflowError: Python int too large to convert to C ssize_t"),
+        ("str_format", "{{ \"{:>100000000000}\".format(x) }}".into(), "MemoryError"),
+        ("doubling", doubling, "used up its budget"),
+        ("set_block", "{% set b %}{% for i in range(100000) %}{{ \"y\" * 10000 }}{% endfor %}{% endset %}{{ b|length }}".into(), "used up its budget"),
+        ("join", "{{ [1, 2]|join(x * 1000000000) }}".into(), "used up its budget"),
+        ("indent", "{{ \"a\\nb\"|indent(100000000000) }}".into(), "used up its budget"),
+        ("percent", "{{ \"%1000000000s\"|format(x) }}".into(), "used up its budget"),
+    ];
+    // Refused before parsing: the Agent cannot be built, as in Haystack,
+    // whose Jinja2 raises `RecursionError` past about 490 terms.
+    let flat = [
+        ("flat_sum", format!("{{{{ 1{} }}}}", "+1".repeat(100_000))),
+        ("flat_concat", format!("{{{{ 1{} }}}}", "~1".repeat(20_000))),
+    ];
+    for (name, template) in &flat {
+        std::fs::write(
+            dir.join(format!("{name}.yaml")),
+            prompt_scenario(name, template),
+        )
+        .unwrap();
+    }
+    for (name, template, _) in &cases {
+        std::fs::write(
+            dir.join(format!("{name}.yaml")),
+            prompt_scenario(name, template),
+        )
+        .unwrap();
+    }
+    std::fs::write(dir.join("good.yaml"), GOOD).unwrap();
+    let output = hookharness(&["run", dir.to_str().unwrap()]);
+    let text = stdout(&output);
+    for (name, _, error) in &cases {
+        let at = text
+            .lines()
+            .position(|l| l.contains(&format!("{name}.yaml ")))
+            .unwrap_or_else(|| panic!("{name}: {text}"));
+        let report: String = text.lines().skip(at).take(2).collect();
+        assert!(
+            report.starts_with("ERROR")
+                && report.contains(error)
+                && !report.contains("ended before its outcome"),
+            "{name}: {report}"
+        );
+    }
+    for (name, _) in &flat {
+        let at = text
+            .lines()
+            .position(|l| l.contains(&format!("{name}.yaml ")))
+            .unwrap();
+        let report: String = text.lines().skip(at).take(2).collect();
+        assert!(
+            report.contains("the Agent cannot be built: RecursionError"),
+            "{name}: {report}"
+        );
+    }
+    assert!(
+        text.trim_end().ends_with(&format!(
+            "1 passed, 0 failed, {} errors",
+            cases.len() + flat.len()
+        )),
+        "{text}"
+    );
+    assert_eq!(output.status.code(), Some(2));
+}
+
+/// A scenario whose second reply's `sees` is stale: `rebase` rewrites it.
+const STALE: &str = "hooks:\n  on_exit:\n    - name: nudge\n      when: {times: 1}\n      do:\n        - append_messages: [{role: user, text: \"Cite a source.\"}]\n        - continue_run: true\nmodel:\n  - text: \"Fusion is going well.\"\n  - text: \"Per ITER.\"\n    sees:\n      messages:\n        - {role: user, text: \"What is new?\"}\n        - {role: assistant, text: \"Fusion is going well.\"}\n        - {role: user, text: \"Be brief.\"}\nrun:\n  messages: [{role: user, text: \"What is new?\"}]\n";
+
+#[cfg(unix)]
+#[test]
+fn rebase_writes_through_a_link_keeps_the_mode_and_never_follows_a_planted_link() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = scratch("rebase_files");
+    let real = dir.join("real.yaml");
+    std::fs::write(&real, STALE).unwrap();
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let link = dir.join("link.yaml");
+    std::os::unix::fs::symlink("real.yaml", &link).unwrap();
+    // The temporary name rebase once wrote, planted as a link to a victim.
+    let victim = dir.join("victim.txt");
+    std::fs::write(&victim, "keep me").unwrap();
+    std::os::unix::fs::symlink(&victim, dir.join("link.yaml.rebase-tmp")).unwrap();
+    std::os::unix::fs::symlink(&victim, dir.join("real.yaml.rebase-tmp")).unwrap();
+
+    let output = hookharness(&["rebase", link.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let rebased = std::fs::read_to_string(&real).unwrap();
+    assert!(rebased.contains("Cite a source."), "{rebased}");
+    let mode = std::fs::metadata(&real).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "the private file stays private");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+    let temporaries: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".tmp"))
+        .collect();
+    assert!(temporaries.is_empty(), "{temporaries:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn rebase_refuses_a_hard_linked_file_with_the_exit_code_of_a_refused_output() {
+    let dir = scratch("rebase_hard_link");
+    let file = dir.join("scenario.yaml");
+    std::fs::write(&file, STALE).unwrap();
+    std::fs::hard_link(&file, dir.join("other.yaml")).unwrap();
+    let output = hookharness(&["rebase", file.to_str().unwrap()]);
+    assert_eq!(output.status.code(), Some(4));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("has 2 hard links"), "{stderr}");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("other.yaml")).unwrap(),
+        STALE
+    );
+}
+
+const ORDER_MATTERS: &str = "examples/explore/order_matters.yaml";
+
+#[test]
+fn explore_names_same_stem_variants_apart_and_replaces_a_file_only_with_force() {
+    let dir = scratch("explore_out");
+    for folder in ["a", "b"] {
+        std::fs::create_dir_all(dir.join(folder)).unwrap();
+        std::fs::copy(ORDER_MATTERS, dir.join(folder).join("order_matters.yaml")).unwrap();
+    }
+    let out = dir.join("out");
+    let args = |extra: &[&str]| {
+        let mut args = vec![
+            "explore".to_owned(),
+            dir.join("a").display().to_string(),
+            dir.join("b").display().to_string(),
+            "--out".to_owned(),
+            out.display().to_string(),
+        ];
+        args.extend(extra.iter().map(|s| (*s).to_owned()));
+        args
+    };
+    let run = |extra: &[&str]| {
+        let args = args(extra);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        hookharness(&args)
+    };
+    let first = run(&[]);
+    assert_eq!(first.status.code(), Some(1), "{}", stdout(&first));
+    let mut written: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    written.sort();
+    assert_eq!(written.len(), 2, "{written:?}");
+    assert_ne!(written[0], written[1]);
+    assert!(
+        written
+            .iter()
+            .all(|n| n.ends_with("order_matters.variant-2.yaml")),
+        "{written:?}"
+    );
+
+    // Written again: refused without --force, as `record` refuses.
+    let variant = out.join(&written[0]);
+    std::fs::write(&variant, "keep me").unwrap();
+    let again = run(&[]);
+    assert_eq!(again.status.code(), Some(4));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("pass --force"));
+    assert_eq!(std::fs::read_to_string(&variant).unwrap(), "keep me");
+    let forced = run(&["--force"]);
+    assert_eq!(forced.status.code(), Some(1));
+    assert_ne!(std::fs::read_to_string(&variant).unwrap(), "keep me");
+}
+
+#[test]
+fn control_characters_never_reach_the_terminal_raw_and_json_keeps_them() {
+    let dir = scratch("controls");
+    let file = dir.join("osc.yaml");
+    // An OSC 52 clipboard write and a title change in the name, BEL and a
+    // CSI (C1) in the model's text.
+    std::fs::write(
+        &file,
+        "name: \"evil\\e]52;c;aGk=\\a\\e]0;title\\a\"\nmodel:\n  - text: \"x\\a\\u009b31m\"\nexpect:\n  last_message: {text: other}\n",
+    )
+    .unwrap();
+    let path = file.to_str().unwrap();
+    for args in [
+        vec!["run", path],
+        vec!["explain", path],
+        vec!["check", path],
+    ] {
+        let output = hookharness(&args);
+        for (stream, bytes) in [("stdout", &output.stdout), ("stderr", &output.stderr)] {
+            let text = String::from_utf8_lossy(bytes);
+            assert!(
+                !text
+                    .chars()
+                    .any(|c| c.is_control() && c != '\n' && c != '\t'),
+                "{args:?} {stream}: {text:?}"
+            );
+        }
+        if args[0] == "run" {
+            assert!(
+                stdout(&output).contains("evil\\u001b]52;c;aGk=\\u0007"),
+                "{}",
+                stdout(&output)
+            );
+        }
+    }
+    let json = hookharness(&["run", "--format", "json", path]);
+    let line: serde_json::Value = serde_json::from_str(stdout(&json).trim()).unwrap();
+    assert_eq!(
+        line["scenario"],
+        "evil\u{1b}]52;c;aGk=\u{7}\u{1b}]0;title\u{7}"
+    );
+}
