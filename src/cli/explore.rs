@@ -487,6 +487,12 @@ fn write(
     number: usize,
 ) -> Result<PathBuf, Refused> {
     let path = dir.join(format!("{stem}.variant-{number}.yaml"));
+    // Its `python_path` must still reach the user's code from `dir`.
+    let from = file
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let scenario = scenario.clone().relocated(from, dir);
     safe_write::prepare_new(&path, "the variant", &[file], force)?.commit(&scenario.to_yaml())?;
     Ok(path)
 }

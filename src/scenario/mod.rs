@@ -67,6 +67,7 @@ mod node;
 mod pattern;
 mod python;
 mod reader;
+mod relocate;
 mod run;
 mod scalar;
 mod sees;

@@ -77,13 +77,22 @@ class Capture:
     def install(self) -> None:
         """Point fd 1 and fd 2, `sys.stdout`, `sys.stderr` and the root logger at the capture."""
         self._file = tempfile.TemporaryFile()  # noqa: SIM115 - open for the process's life
+        self._stdout = _Router(self, "<stdout>")
+        self._stderr = _Router(self, "<stderr>")
+        self._handler = _Handler()
+        self._handler.capture = self
+        self._point()
+
+    def _point(self) -> None:
+        """(Again) point fd 1, fd 2, `sys.stdout`, `sys.stderr` and the root logger here: a scenario's code may have
+        closed or replaced any of them, and the next scenario's output must still be captured."""
         os.dup2(self._file.fileno(), 1)
         os.dup2(self._file.fileno(), 2)
-        sys.stdout = _Router(self, "<stdout>")
-        sys.stderr = _Router(self, "<stderr>")
-        handler = _Handler()
-        handler.capture = self
-        logging.getLogger().addHandler(handler)
+        sys.stdout = self._stdout
+        sys.stderr = self._stderr
+        root = logging.getLogger()
+        if self._handler not in root.handlers:
+            root.addHandler(self._handler)
 
     def append(self, text: str) -> None:
         buffer = _CURRENT.get()
@@ -126,6 +135,8 @@ class Capture:
                 self.stray.append(raw)
 
     def start_scenario(self) -> None:
+        if self._file is not None:
+            self._point()
         self._drain_fds()
         with self._lock:
             self.stray = []

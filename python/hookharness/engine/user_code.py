@@ -55,7 +55,8 @@ def error_text(exception: BaseException) -> str:
     frame = last_user_frame(exception)
     if frame is None:
         return text
-    return f"{type(exception).__name__}: {text} (at {frame.filename}:{frame.lineno} in {frame.name})"
+    said = f": {text}" if text else ""
+    return f"{type(exception).__name__}{said} (at {frame.filename}:{frame.lineno} in {frame.name})"
 
 
 class UserCodeError(Exception):

@@ -27,6 +27,8 @@ import traceback
 from typing import Any, BinaryIO
 
 PROTOCOL = 1
+# The lowest descriptor of the worker's own channels (`_private`).
+_PRIVATE_FDS = 200
 
 
 class Channel:
@@ -43,7 +45,11 @@ class Channel:
                 {"id": message.get("id"), "error": f"the record could not be written as JSON: {e}"},
                 ensure_ascii=False,
             )
-        self._out.write(text.encode("utf-8") + b"\n")
+        try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate (`"\udcff"`, bytes decoded with surrogateescape) in user text
+            data = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode("utf-8")
+        self._out.write(data + b"\n")
 
 
 def _hello() -> dict[str, Any]:
@@ -97,8 +103,6 @@ def serve(stdin: BinaryIO, channel: Channel, crash: Any) -> int:
             return 0
         try:
             record = run_request(message["run"], capture)
-        except KeyboardInterrupt:
-            raise
         except BaseException:  # noqa: BLE001 - a bug of the worker (or a stray SystemExit) costs its scenario only
             record = {
                 "trace": [],
@@ -113,11 +117,32 @@ def serve(stdin: BinaryIO, channel: Channel, crash: Any) -> int:
     return 0
 
 
+def _private(fd: int) -> int:
+    """A copy of `fd` far above the descriptors a program uses (close-on-exec, not inherited by subprocesses), so
+    that user code writing to fd 3, 4, ... (the next free ones) cannot reach the protocol stream or the crash text."""
+    try:
+        import fcntl
+
+        return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, _PRIVATE_FDS)
+    except (ImportError, OSError):  # no fcntl (Windows), or a descriptor limit below it
+        return os.dup(fd)
+
+
+def _dump_stack_on_request(crash: Any) -> None:
+    """On SIGUSR1 the worker writes every thread's Python stack to its crash text: the caller sends it before killing
+    a worker whose scenario timed out, and names where the scenario was stuck."""
+    import signal
+
+    if hasattr(signal, "SIGUSR1"):
+        faulthandler.register(signal.SIGUSR1, file=crash, all_threads=True)
+
+
 def main() -> int:
-    channel = Channel(os.dup(1))
-    crash = os.fdopen(os.dup(2), "w", buffering=1, encoding="utf-8")
+    channel = Channel(_private(1))
+    crash = os.fdopen(_private(2), "w", buffering=1, encoding="utf-8")
     faulthandler.enable(crash)
-    stdin = os.fdopen(os.dup(0), "rb")
+    _dump_stack_on_request(crash)
+    stdin = os.fdopen(_private(0), "rb")
     # Nothing the user's code reads from stdin may eat a request.
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)

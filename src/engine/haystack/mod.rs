@@ -186,31 +186,72 @@ impl Engine for HaystackEngine {
                     ))
                 }
             },
-            Err(CallError::Timeout) => {
+            Err(CallError::Timeout { stack }) => {
                 *slot = None;
                 failure(format!(
-                    "the Haystack engine gave up on this scenario after {} s: a hook, tool or model \
-                     call that never returns? (the worker was killed and is restarted for the next \
-                     scenario; give a slow run more time with `--timeout SECONDS`)",
-                    self.timeout.as_secs()
+                    "timed out after {} s{}: a hook, tool or model call that never returns? (the \
+                     worker was killed and is restarted for the next scenario; give a slow run more \
+                     time with `--timeout SECONDS`){}",
+                    self.timeout.as_secs(),
+                    stuck_at(&stack),
+                    innermost(&stack)
                 ))
             }
-            Err(CallError::Died { stderr }) => {
+            Err(CallError::Died { status, stderr }) => {
                 *slot = None;
+                let said = if stderr.trim().is_empty() {
+                    " and wrote nothing to stderr (`os._exit`, or a signal from outside?)"
+                        .to_owned()
+                } else {
+                    format!("; its last words:\n{stderr}")
+                };
                 failure(format!(
-                    "the Haystack engine's worker died while running this scenario (it is restarted \
-                     for the next one); its last words:\n{stderr}"
+                    "the Haystack engine's worker died while running this scenario: it {status} \
+                     (it is restarted for the next scenario){said}"
                 ))
             }
             Err(CallError::Protocol(message)) => {
                 *slot = None;
                 failure(format!(
-                    "the Haystack engine's worker sent {message}; this is a bug in hookharness: \
-                     report it with this scenario"
+                    "the Haystack engine's worker sent {message}; did the code write to a file \
+                     descriptor it did not open? (else this is a bug in hookharness: report it with \
+                     this scenario; the worker is restarted for the next one)"
                 ))
             }
         }
     }
+}
+
+/// ` in FILE:LINE in FUNCTION`: the innermost frame of the user's code in
+/// a stack (innermost first), else the innermost frame; nothing for none.
+fn stuck_at(stack: &[String]) -> String {
+    let not_ours = |frame: &&String| {
+        ![
+            "/site-packages/",
+            "/dist-packages/",
+            "/hookharness/engine/",
+            "/lib/python3",
+        ]
+        .iter()
+        .any(|part| frame.contains(part))
+    };
+    stack
+        .iter()
+        .find(not_ours)
+        .or_else(|| stack.first())
+        .map_or_else(String::new, |frame| format!(" in {frame}"))
+}
+
+/// The stack's innermost frames, for a message.
+fn innermost(stack: &[String]) -> String {
+    if stack.is_empty() {
+        return String::new();
+    }
+    let shown: Vec<&str> = stack.iter().take(6).map(String::as_str).collect();
+    format!(
+        "; its innermost frames when it was stopped:\n  {}",
+        shown.join("\n  ")
+    )
 }
 
 fn failure(message: String) -> Record {

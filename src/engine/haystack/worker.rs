@@ -25,8 +25,10 @@ use super::interpreter::package_root;
 pub(crate) const PROTOCOL: u64 = 1;
 /// How long the worker may take to import Haystack and say hello.
 const START_TIMEOUT: Duration = Duration::from_secs(120);
-/// The stderr lines kept for a crash report.
-const STDERR_LINES: usize = 20;
+/// The stderr lines kept (a stack dump on a timeout is read from them).
+const STDERR_LINES: usize = 400;
+/// The stderr lines a crash report shows.
+const STDERR_SHOWN: usize = 20;
 /// The longest answer line read (a record of a huge run is refused, not
 /// held whole in memory).
 const MAX_LINE: u64 = 512 * 1024 * 1024;
@@ -47,10 +49,13 @@ pub(crate) struct Hello {
 /// Why a call got no answer.
 #[derive(Debug)]
 pub(crate) enum CallError {
-    /// No answer within the deadline; the worker was killed.
-    Timeout,
-    /// The worker exited or closed its end; `stderr` is its last words.
-    Died { stderr: String },
+    /// No answer within the deadline; the worker was killed. `stack` is
+    /// where its Python code was when it was stopped (innermost first;
+    /// empty when the worker could not say).
+    Timeout { stack: Vec<String> },
+    /// The worker exited or closed its end; `status` is how it ended,
+    /// `stderr` its last words.
+    Died { status: String, stderr: String },
     /// The worker answered something that is not an answer.
     Protocol(String),
 }
@@ -59,7 +64,7 @@ pub(crate) struct Worker {
     child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<Result<String, String>>,
-    stderr: Arc<Mutex<VecDeque<String>>>,
+    stderr: Arc<Mutex<Tail>>,
     pub hello: Hello,
     next_id: u64,
 }
@@ -102,7 +107,7 @@ impl Worker {
         let stdin = child.stdin.take();
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr_pipe = child.stderr.take().expect("stderr is piped");
-        let stderr = Arc::new(Mutex::new(VecDeque::new()));
+        let stderr = Arc::new(Mutex::new(Tail::default()));
         spawn_stderr_reader(stderr_pipe, stderr.clone());
         let lines = spawn_line_reader(stdout);
         let mut worker = Worker {
@@ -211,8 +216,9 @@ impl Worker {
                 }
                 Ok(Err(message)) => return Err(CallError::Protocol(message)),
                 Err(RecvTimeoutError::Timeout) => {
+                    let stack = self.stack();
                     self.kill();
-                    return Err(CallError::Timeout);
+                    return Err(CallError::Timeout { stack });
                 }
                 Err(RecvTimeoutError::Disconnected) => return Err(self.died()),
             }
@@ -220,18 +226,72 @@ impl Worker {
     }
 
     fn died(&mut self) -> CallError {
-        let _ = self.child.wait();
+        let status = match self.child.wait() {
+            Ok(status) => ended(status),
+            Err(e) => format!("could not be waited for ({e})"),
+        };
         CallError::Died {
+            status,
             stderr: self.stderr_tail(),
         }
+    }
+
+    /// Where the worker's Python code is now: it writes every thread's
+    /// stack to its stderr on SIGUSR1 (`faulthandler`); the `File` lines of
+    /// the first thread it shows, innermost first. Nothing on a worker that
+    /// does not answer within half a second.
+    fn stack(&self) -> Vec<String> {
+        #[cfg(unix)]
+        {
+            let before = self.stderr_count();
+            let sent = Command::new("kill")
+                .args(["-s", "USR1", &self.child.id().to_string()])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status();
+            if !sent.is_ok_and(|s| s.success()) {
+                return Vec::new();
+            }
+            for _ in 0..50 {
+                std::thread::sleep(Duration::from_millis(10));
+                let lines = self.stderr_since(before);
+                // faulthandler ends each thread's stack with a blank line or the next header.
+                if lines.iter().skip(1).any(|l| !l.starts_with("  File ")) {
+                    return stack_frames(&lines);
+                }
+            }
+            stack_frames(&self.stderr_since(before))
+        }
+        #[cfg(not(unix))]
+        Vec::new()
+    }
+
+    /// How many stderr lines have been read so far.
+    fn stderr_count(&self) -> usize {
+        self.stderr.lock().map(|t| t.seen).unwrap_or_default()
+    }
+
+    /// The stderr lines read after the first `count` (those still kept).
+    fn stderr_since(&self, count: usize) -> Vec<String> {
+        let Ok(tail) = self.stderr.lock() else {
+            return Vec::new();
+        };
+        let kept_from = tail.seen - tail.lines.len();
+        let skip = count.saturating_sub(kept_from);
+        tail.lines.iter().skip(skip).cloned().collect()
     }
 
     /// The last lines the worker wrote to stderr.
     pub(crate) fn stderr_tail(&self) -> String {
         // Give the reader thread a moment to drain what a dying worker wrote.
         std::thread::sleep(Duration::from_millis(50));
-        let lines = self.stderr.lock().map(|l| l.clone()).unwrap_or_default();
-        lines.into_iter().collect::<Vec<_>>().join("\n")
+        let lines = self
+            .stderr
+            .lock()
+            .map(|t| t.lines.clone())
+            .unwrap_or_default();
+        let skip = lines.len().saturating_sub(STDERR_SHOWN);
+        lines.into_iter().skip(skip).collect::<Vec<_>>().join("\n")
     }
 
     /// Kills the worker's process group and reaps it.
@@ -239,8 +299,11 @@ impl Worker {
         #[cfg(unix)]
         {
             // The group first: a hook may have started processes of its own.
+            // `-s KILL -- -PGID`, never `-KILL -PGID`: procps-ng 4.0.2's
+            // `kill` reads the latter as `kill(-1, SIGKILL)`, every process
+            // the user may signal.
             let _ = Command::new("kill")
-                .args(["-KILL", &format!("-{}", self.child.id())])
+                .args(["-s", "KILL", "--", &format!("-{}", self.child.id())])
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .status();
@@ -257,10 +320,12 @@ impl Drop for Worker {
         }
         for _ in 0..20 {
             if let Ok(Some(_)) = self.child.try_wait() {
-                return;
+                break;
             }
             std::thread::sleep(Duration::from_millis(10));
         }
+        // Also when the worker has exited: a process a hook or tool started
+        // (in the worker's group) must not outlive the command.
         self.kill();
     }
 }
@@ -297,20 +362,60 @@ fn spawn_line_reader(stdout: impl Read + Send + 'static) -> Receiver<Result<Stri
     receive
 }
 
-fn spawn_stderr_reader(stderr: impl Read + Send + 'static, tail: Arc<Mutex<VecDeque<String>>>) {
+/// The last lines of the worker's stderr, and how many it wrote in all.
+#[derive(Default)]
+struct Tail {
+    lines: VecDeque<String>,
+    seen: usize,
+}
+
+fn spawn_stderr_reader(stderr: impl Read + Send + 'static, tail: Arc<Mutex<Tail>>) {
     std::thread::spawn(move || {
         let reader = BufReader::new(stderr);
         for line in reader.split(b'\n') {
             let Ok(line) = line else { return };
             let line = String::from_utf8_lossy(&line).into_owned();
             if let Ok(mut tail) = tail.lock() {
-                if tail.len() == STDERR_LINES {
-                    tail.pop_front();
+                if tail.lines.len() == STDERR_LINES {
+                    tail.lines.pop_front();
                 }
-                tail.push_back(line);
+                tail.lines.push_back(line);
+                tail.seen += 1;
             }
         }
     });
+}
+
+/// The frames of the first thread in a `faulthandler` dump, as
+/// `FILE:LINE in FUNCTION`, innermost first (the dump's own order).
+fn stack_frames(lines: &[String]) -> Vec<String> {
+    lines
+        .iter()
+        .skip_while(|l| !l.starts_with("  File "))
+        .take_while(|l| l.starts_with("  File "))
+        .filter_map(|l| {
+            // `  File "PATH", line N in FUNCTION`
+            let rest = l.strip_prefix("  File \"")?;
+            let (file, rest) = rest.split_once("\", line ")?;
+            let (line, function) = rest.split_once(" in ")?;
+            Some(format!("{file}:{} in {}", line.trim(), function.trim()))
+        })
+        .collect()
+}
+
+/// How a worker process ended, for a message.
+fn ended(status: std::process::ExitStatus) -> String {
+    if let Some(code) = status.code() {
+        return format!("exited with status {code}");
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt;
+        if let Some(signal) = status.signal() {
+            return format!("was killed by signal {signal}");
+        }
+    }
+    format!("ended ({status})")
 }
 
 /// At most 200 characters of `text`, for a message.

@@ -32,8 +32,8 @@ pub(super) fn check(want: &[String], trace: &[TraceEvent], failures: &mut Vec<Fa
                     " after the texts before it".to_owned()
                 };
                 let got = if printed.is_empty() {
-                    "nothing was printed (the Rust engine captures no output: Python hooks and tools \
-                     run under `--engine haystack`)"
+                    "no hook or tool call printed anything (output is captured under `--engine \
+                     haystack` only)"
                         .to_owned()
                 } else {
                     format!("the run printed {}", pyfmt::repr(&json!(printed)))

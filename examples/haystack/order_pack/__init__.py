@@ -1,0 +1,1 @@
+"""Two hooks whose order matters, for `hookharness explore --engine haystack` (../explore/)."""

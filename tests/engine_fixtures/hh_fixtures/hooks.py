@@ -1,0 +1,71 @@
+"""One misbehaving hook per failure the Haystack engine must contain to its own scenario."""
+
+import os
+import socket
+import subprocess
+import time
+import urllib.request
+
+from haystack.components.agents.state import State
+from haystack.components.generators.chat import OpenAIChatGenerator
+from haystack.dataclasses import ChatMessage
+from haystack.hooks import hook
+
+
+@hook
+def well_behaved(state: State) -> None:
+    assert state.get("messages")
+
+
+@hook
+def hang(state: State) -> None:
+    time.sleep(3600)
+
+
+@hook
+def crash(state: State) -> None:
+    os._exit(3)
+
+
+@hook
+def shout(state: State) -> None:
+    print("hello from a hook")
+    print("second line", flush=True)
+
+
+def _fail(reason: str) -> None:
+    raise ValueError(f"the hook broke: {reason}")
+
+
+@hook
+def boom(state: State) -> None:
+    _fail("no budget left")
+
+
+@hook
+def judge_unscripted(state: State) -> None:
+    judge = OpenAIChatGenerator(model="gpt-4o-mini")
+    judge.run(messages=[ChatMessage.from_user("grade this")])
+
+
+@hook
+def connect_ip(state: State) -> None:
+    socket.create_connection(("10.255.255.1", 8081), timeout=1)
+
+
+@hook
+def connect_raw_socket(state: State) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.settimeout(1)
+        s.connect(("10.255.255.1", 8082))
+
+
+@hook
+def fetch_hostname(state: State) -> None:
+    urllib.request.urlopen("http://api.example.com:8443/v1/grade", timeout=1)
+
+
+@hook
+def shout_fd(state: State) -> None:
+    os.write(1, b"straight to fd 1\n")
+    subprocess.run(["echo", "from a child process"], check=True)

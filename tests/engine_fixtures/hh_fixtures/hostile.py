@@ -1,0 +1,93 @@
+"""Hostile hooks and tools: each tries to break the worker or the protocol, and must cost at most its scenario."""
+
+import os
+import subprocess
+import sys
+import threading
+import time
+
+from haystack.components.agents.state import State
+from haystack.hooks import hook
+
+
+@hook
+def print_100mb(state: State) -> None:
+    chunk = "x" * (1 << 20)
+    for _ in range(100):
+        sys.stdout.write(chunk)
+
+
+@hook
+def returns_value(state: State) -> int:
+    return 42
+
+
+class Custom(BaseException):
+    pass
+
+
+@hook
+def raise_base_exception(state: State) -> None:
+    raise Custom("not an Exception")
+
+
+@hook
+def raise_keyboard_interrupt(state: State) -> None:
+    raise KeyboardInterrupt
+
+
+@hook
+def raise_system_exit(state: State) -> None:
+    sys.exit(7)
+
+
+@hook
+def close_fd1(state: State) -> None:
+    os.close(1)
+    os.close(2)
+
+
+@hook
+def write_fd3(state: State) -> None:
+    for fd in range(3, 10):
+        try:
+            os.write(fd, b"not a protocol line\n")
+        except OSError:
+            pass
+
+
+@hook
+def spawn_child(state: State) -> None:
+    child = subprocess.Popen(["sleep", "3600"])
+    with open(os.environ.get("HH_CHILD_PID_FILE", os.devnull), "w") as out:
+        out.write(str(child.pid))
+
+
+@hook
+def recurse(state: State) -> None:
+    def down(n: int) -> int:
+        return down(n + 1) + 1
+
+    down(0)
+
+
+def _chatter() -> None:
+    while True:
+        print("still here")
+        time.sleep(0.01)
+
+
+@hook
+def leave_thread(state: State) -> None:
+    threading.Thread(target=_chatter, daemon=False).start()
+
+
+@hook
+def odd_text(state: State) -> None:
+    print("naïve café ✓ 𝄞 \x00\x01\x1b[31mred\x1b[0m\r\n\ttab \u2028 end")
+
+
+@hook
+def lone_surrogate(state: State) -> None:
+    print("bad \udcff text")
+    os.write(1, b"raw \xff\xfe bytes\n")
