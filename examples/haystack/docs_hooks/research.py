@@ -1,4 +1,3 @@
-# ruff: noqa: UP017 - the docs' code, verbatim (timezone.utc as the docs write it)
 """The hooks documentation's first example, verbatim: `search`, `build_context`, `audit_tool_calls`, `require_search`.
 
 The docs end with a module-level `agent = Agent(...)` and `agent.run(...)`; here that Agent is built by
