@@ -55,7 +55,7 @@ pub(crate) fn stderr_raw(args: fmt::Arguments<'_>) {
 }
 
 /// `text` with every C0 and C1 control character but `\n` and `\t`, and
-/// DEL, written as `\uXXXX`.
+/// DEL, written as `\u` and four hex digits (ESC as `\u001b`).
 pub(crate) fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
     let unsafe_char = |c: char| c.is_control() && c != '\n' && c != '\t';
     if !text.chars().any(unsafe_char) {

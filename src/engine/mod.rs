@@ -24,31 +24,6 @@ use serde_json::Value;
 
 pub use crate::outcome::Detail;
 
-/// Which engine a command runs scenarios with (`--engine`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum EngineKind {
-    /// The loop of this crate (the default).
-    #[default]
-    Rust,
-    /// The real Haystack `Agent`, in a Python worker.
-    Haystack,
-    /// Both, outcome by outcome and trace by trace.
-    Both,
-}
-
-impl EngineKind {
-    /// The name as `--engine` takes it.
-    #[must_use]
-    pub fn as_str(self) -> &'static str {
-        match self {
-            EngineKind::Rust => "rust",
-            EngineKind::Haystack => "haystack",
-            EngineKind::Both => "both",
-        }
-    }
-}
-
 /// What an engine is asked for besides the scenario.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]

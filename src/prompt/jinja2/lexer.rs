@@ -585,6 +585,8 @@ fn unescape(body: &str) -> Result<String, &'static str> {
                 }
                 out.extend(char::from_u32(value));
             }
+            // The messages are Python's own (its `unicodeescape` codec's),
+            // placeholder letters included: a scenario compares them.
             'x' => out.extend(char::from_u32(
                 hex(2, &mut chars).ok_or("truncated \\xXX escape")?,
             )),
