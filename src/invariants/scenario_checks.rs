@@ -57,28 +57,15 @@ pub(crate) fn registered_names(scenario: &Scenario) -> Option<IndexMap<String, V
             .enumerate()
             .map(|(index, entry)| match entry {
                 HookEntry::Shared(key) => match scenario.shared_hooks.get(key) {
-                    Some(definition) => entry_name(definition, key),
+                    Some(definition) => definition.trace_name(key),
                     None => key.clone(),
                 },
-                other => entry_name(other, &format!("{point}#{index}")),
+                other => other.trace_name(&format!("{point}#{index}")),
             })
             .collect();
         names.insert(point.clone(), list);
     }
     Some(names)
-}
-
-fn entry_name(entry: &HookEntry, fallback: &str) -> String {
-    match entry {
-        HookEntry::Declarative { name, .. } | HookEntry::ReadyMade { name, .. } => {
-            name.clone().unwrap_or_else(|| fallback.to_owned())
-        }
-        HookEntry::Custom(name) => name.clone(),
-        HookEntry::Shared(name) => name.clone(),
-        HookEntry::Python { name, call } => {
-            name.clone().unwrap_or_else(|| call.short_name().to_owned())
-        }
-    }
 }
 
 /// Every hook entry of the scenario at `point` (shared ones resolved).

@@ -54,6 +54,24 @@ pub enum HookEntry {
     },
 }
 
+impl HookEntry {
+    /// The name the trace shows for this entry: its `name`, else the Python
+    /// object's name (for `python:`), the `custom:` or `shared:` name, else
+    /// `fallback` (the place, `POINT#INDEX`).
+    #[must_use]
+    pub fn trace_name(&self, fallback: &str) -> String {
+        match self {
+            HookEntry::Declarative { name, .. } | HookEntry::ReadyMade { name, .. } => {
+                name.clone().unwrap_or_else(|| fallback.to_owned())
+            }
+            HookEntry::Python { name, call } => {
+                name.clone().unwrap_or_else(|| call.short_name().to_owned())
+            }
+            HookEntry::Custom(name) | HookEntry::Shared(name) => name.clone(),
+        }
+    }
+}
+
 /// The ready-made hooks, named as their tags.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]

@@ -53,8 +53,8 @@ pub(crate) fn hook_names(scenario: &Scenario) -> Value {
                     HookEntry::Shared(key) => scenario
                         .shared_hooks
                         .get(key)
-                        .map_or_else(|| key.clone(), |definition| own_name(definition, key)),
-                    other => own_name(other, &fallback),
+                        .map_or_else(|| key.clone(), |definition| definition.trace_name(key)),
+                    other => other.trace_name(&fallback),
                 };
                 Value::String(name)
             })
@@ -62,16 +62,4 @@ pub(crate) fn hook_names(scenario: &Scenario) -> Value {
         out.insert(point.clone(), Value::Array(names));
     }
     Value::Object(out)
-}
-
-fn own_name(entry: &HookEntry, fallback: &str) -> String {
-    match entry {
-        HookEntry::Declarative { name, .. } | HookEntry::ReadyMade { name, .. } => {
-            name.clone().unwrap_or_else(|| fallback.to_owned())
-        }
-        HookEntry::Python { name, call } => {
-            name.clone().unwrap_or_else(|| call.short_name().to_owned())
-        }
-        HookEntry::Custom(name) | HookEntry::Shared(name) => name.clone(),
-    }
 }
