@@ -42,6 +42,7 @@ NOT_BY_SHAPE = {
     "run_variable_also_in_state.yaml": "a cross-reference between `run.variables` and `run.state`",
     "run_variable_is_run_parameter.yaml": "a variable named as an `Agent.run` parameter is a rule on the name",
     "unknown_shared_hook.yaml": "a `shared:` name must be a `shared_hooks` key: a cross-reference",
+    "python_models_unknown_script.yaml": "a `models` mapping must name a script of the top-level `models`: a cross-reference",
 }
 
 # Files that are not a document at all (the schema has nothing to check).

@@ -122,6 +122,7 @@ fn python_hook() -> Value {
             "python": {
                 "description": "a @hook function, a FunctionHook, a hook instance, or a class/factory (`module:attribute`, Haystack engine)",
                 "type": "string",
+                "pattern": super::PYTHON_TARGET,
             },
             "args": {
                 "description": "given: the object is called with these keyword arguments",

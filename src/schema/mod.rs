@@ -102,15 +102,21 @@ fn top_level() -> Value {
         "clock": {
             "description": "freezes datetime.now/utcnow, date.today, time.time/time_ns (Haystack engine), e.g. \"2026-03-01T09:00:00+00:00\".",
             "type": "string",
-            "format": "date-time",
+            // The loader's rule: a date, or a date, `T` or a space, and hours and minutes.
+            "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}:[0-9]{2}.*)?$",
         },
         "models": {
             "description": "named scripted models besides `model`: each answers from its own `replies`.",
             "type": "object",
+            "propertyNames": {"not": {"const": "model"}},
             "additionalProperties": {"$ref": "#/definitions/named_model"},
         },
     })
 }
+
+/// A `python` target as the loader reads it, `package.module:name` (the
+/// loader also checks each dotted part is an identifier).
+const PYTHON_TARGET: &str = "^[^:\\s]+:[^:\\s]+$";
 
 /// `{"enum": [...]}` of the first item of each pair.
 fn names<T>(pairs: &[(&'static str, T)]) -> Vec<&'static str> {

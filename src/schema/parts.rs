@@ -75,6 +75,7 @@ fn agent() -> Value {
             "python": {
                 "description": "a factory returning a haystack Agent (`module:attribute`); its chat_generator is replaced by `model` (Haystack engine)",
                 "type": "string",
+                "pattern": super::PYTHON_TARGET,
             },
             "args": {
                 "description": "keyword arguments (JSON values) of the `python` factory",
@@ -261,6 +262,7 @@ fn named_model() -> Value {
             "replaces": {
                 "description": "optional: every instance of this generator class the user's code creates while the scenario runs answers from this script (`module:Class`)",
                 "type": "string",
+                "pattern": super::PYTHON_TARGET,
             },
         },
     })
