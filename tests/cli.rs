@@ -77,6 +77,33 @@ fn check_validates_without_running_and_exits_2_on_an_invalid_file() {
 }
 
 #[test]
+fn check_says_which_valid_files_only_the_haystack_engine_runs_and_run_says_how_to_run_them() {
+    let file = "examples/haystack/scenarios/audit_tool_calls_printed.yaml";
+    let output = hookharness(&["check", file]);
+    assert_eq!(output.status.code(), Some(0));
+    let text = stdout(&output);
+    assert!(
+        text.contains(&format!("`hookharness run {file} --engine haystack`")),
+        "{text}"
+    );
+    assert!(
+        text.trim_end()
+            .ends_with("1 valid (1 only with --engine haystack), 0 invalid"),
+        "{text}"
+    );
+    // The Rust engine refuses it with the one line that names the engine.
+    let output = hookharness(&["run", file]);
+    assert_eq!(output.status.code(), Some(1));
+    let text = stdout(&output);
+    assert!(
+        text.contains(
+            "which only the Haystack engine runs: run this scenario with `--engine haystack`"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
 fn json_output_is_one_sorted_outcome_per_line_and_identical_across_runs() {
     let first = hookharness(&["run", "scenarios/docs_examples", "--format", "json"]);
     let second = hookharness(&["run", "scenarios/docs_examples", "--format", "json"]);
