@@ -15,6 +15,7 @@ import asyncio
 import copy
 import inspect
 import os
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -61,6 +62,25 @@ def mock_tool(spec):
         outputs_to_state=outputs,
         outputs_to_string=spec.outputs_to_string,
     )
+
+
+def run_bare(sc, build) -> tuple[float, float]:
+    """One bare run: (seconds building the Agent, seconds in `agent.run`)."""
+    from hookharness.engine import run as engine_run
+
+    start = time.perf_counter()
+    agent, recorder = build(sc)
+    built = time.perf_counter() - start
+    kwargs = engine_run._run_kwargs(sc, recorder)
+    start = time.perf_counter()
+    try:
+        if sc.run["async"]:
+            asyncio.run(agent.run_async(**kwargs))
+        else:
+            agent.run(**kwargs)
+    except BaseException:  # noqa: BLE001, S110 - scenarios that expect an error fail here too
+        pass
+    return built, time.perf_counter() - start
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -118,47 +138,52 @@ def main(argv: list[str] | None = None) -> int:
                    "hook_names": hook_names(value), "detail": "summary", "keep_requests": False}
         cases.append((sc, request))
     counted = len(cases)
-    # Three phases, each over every scenario, so that one kind of run does not warm or cool the caches of another.
-    bare_total = 0.0
-    built_total = 0.0  # the Agent's construction too, as a user's own test pays it per test
-    for sc, _ in cases:
-        for _ in range(args.runs):
-            built = time.perf_counter()
-            agent, recorder = build(sc)
-            built_total += time.perf_counter() - built
-            start = time.perf_counter()
-            try:
-                if sc.run["async"]:
-                    asyncio.run(agent.run_async(**engine_run._run_kwargs(sc, recorder)))
-                else:
-                    agent.run(**engine_run._run_kwargs(sc, recorder))
-            except BaseException:  # noqa: BLE001, S110 - scenarios that expect an error fail here too
-                pass
-            bare_total += time.perf_counter() - start
-    start = time.perf_counter()
-    for _, request in cases:
-        for _ in range(args.runs):
-            engine_run.run_request(request, capture)
-    in_process_total = time.perf_counter() - start
     worker = Worker()
-    for _, request in cases:  # the worker's first pass: imports and caches, as in-process had above
+    for sc, request in cases:  # one warm-up pass of each kind: imports and caches
+        run_bare(sc, build)
+        engine_run.run_request(request, capture)
         worker.run(request)
-    start = time.perf_counter()
-    for _, request in cases:
-        for _ in range(args.runs):
-            worker.run(request)
-    worker_total = time.perf_counter() - start
+    # Rounds: each round runs the corpus once per kind, kind after kind, in an order that rotates from round to
+    # round, so that another process's load falls on every kind alike while each kind runs as it does in use (one
+    # scenario after another: the worker's caches stay warm between its requests). Per scenario the median of its
+    # runs and the fastest are kept; the totals add them up over the corpus.
+    kinds = ("bare", "built", "in-process", "worker")
+    times = {kind: [[] for _ in cases] for kind in kinds}
+    for run in range(args.runs):
+        for which in [(run + k) % 3 for k in range(3)]:
+            for i, (sc, request) in enumerate(cases):
+                if which == 0:
+                    built, ran = run_bare(sc, build)
+                    times["bare"][i].append(ran)
+                    times["built"][i].append(built + ran)
+                elif which == 1:
+                    start = time.perf_counter()
+                    engine_run.run_request(request, capture)
+                    times["in-process"][i].append(time.perf_counter() - start)
+                else:
+                    start = time.perf_counter()
+                    worker.run(request)
+                    times["worker"][i].append(time.perf_counter() - start)
     worker.close()
-    runs = counted * args.runs
-    print(f"{counted} scenarios x {args.runs} runs")
-    print(f"  bare agent.run   {bare_total * 1e3:8.0f} ms  ({bare_total / runs * 1e6:6.0f} µs per run)")
-    print(f"  in-process       {in_process_total * 1e3:8.0f} ms  ({in_process_total / runs * 1e6:6.0f} µs per run)")
-    print(f"  worker requests  {worker_total * 1e3:8.0f} ms  ({worker_total / runs * 1e6:6.0f} µs per run)")
-    print(f"  in-process over bare {in_process_total / bare_total - 1:+.0%}")
-    print(f"  worker over bare {worker_total / bare_total - 1:+.0%}")
-    with_build = bare_total + built_total
-    print(f"  bare build + run {with_build * 1e3:8.0f} ms  ({with_build / runs * 1e6:6.0f} µs per run)")
-    print(f"  worker over bare build + run {worker_total / with_build - 1:+.0%}")
+    median = {kind: sum(statistics.median(t) for t in times[kind]) for kind in kinds}
+    fastest = {kind: sum(min(t) for t in times[kind]) for kind in kinds}
+    labels = {
+        "bare": "bare agent.run",
+        "built": "bare build + run",
+        "in-process": "in-process request",
+        "worker": "worker request",
+    }
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"{counted} scenarios x {args.runs} runs, one worker; load average {load:.2f}")
+    print("  per scenario (µs)     median  fastest")
+    for kind in kinds:
+        print(f"  {labels[kind]:<20} {median[kind] / counted * 1e6:7.0f}  {fastest[kind] / counted * 1e6:7.0f}")
+    for kind in ("in-process", "worker"):
+        for base in ("bare", "built"):
+            print(
+                f"  {labels[kind]} over {labels[base]}: {median[kind] / median[base] - 1:+.0%} "
+                f"(fastest {fastest[kind] / fastest[base] - 1:+.0%})"
+            )
     return 0
 
 

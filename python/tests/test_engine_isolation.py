@@ -1,5 +1,6 @@
 """Each misbehaviour of user code costs only its scenario, and says what happened."""
 
+import json
 import os
 import signal
 import time
@@ -199,3 +200,54 @@ def test_lines_that_are_not_requests_get_an_error_and_the_worker_goes_on():
         assert_still_serves(worker)
     finally:
         assert worker.close() == 0
+
+
+def _peak_rss_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status", encoding="utf-8") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1])
+    raise AssertionError("no VmHWM in /proc/PID/status")
+
+
+LIMIT = 1 << 20  # the documented default (docs/engines.md)
+
+
+def marker(limit: int) -> str:
+    return f"\n[hookharness: output cut at {limit} characters; set HOOKHARNESS_OUTPUT_LIMIT to keep more]\n"
+
+
+def test_a_call_printing_100_mb_keeps_one_limit_of_it_and_says_so(worker):
+    before = _peak_rss_kib(worker.process.pid)
+    for target in ("misbehaving:flood_print", "misbehaving:flood_fd"):
+        worker.next_id += 1
+        worker.send({"id": worker.next_id, "run": hook_request("before_llm", target)})
+        line = worker.process.stdout.readline()
+        # The answer the Rust side reads holds the limit, not the 100 MB.
+        assert len(line) < LIMIT + 64 * 1024, len(line)
+        record = json.loads(line)["record"]
+        assert record["error"] is None, record["error"]
+        (event,) = finished(record, target.rpartition(":")[2])
+        assert event["output"] == "x" * LIMIT + marker(LIMIT)
+    # Nor does the worker hold it: its peak memory grows by a few limits at most, not by 100 MB.
+    grown_mib = (_peak_rss_kib(worker.process.pid) - before) / 1024
+    assert grown_mib < 40, f"the worker's peak memory grew by {grown_mib:.0f} MiB"
+    assert_still_serves(worker)
+
+
+def test_the_output_limit_is_configurable_and_a_bad_value_is_refused(monkeypatch):
+    monkeypatch.setenv("HOOKHARNESS_OUTPUT_LIMIT", "5")
+    small = Worker()
+    try:
+        record = small.run(hook_request("before_llm", "misbehaving:loud"))
+        (event,) = finished(record, "loud")
+        assert event["output"] == "print" + marker(5)
+    finally:
+        small.close()
+    monkeypatch.setenv("HOOKHARNESS_OUTPUT_LIMIT", "lots")
+    try:
+        Worker().close()
+    except RuntimeError as e:
+        assert "HOOKHARNESS_OUTPUT_LIMIT='lots': expected a positive number of characters" in str(e), e
+    else:
+        raise AssertionError("a limit that is not a number was taken")

@@ -7,6 +7,11 @@ concurrent calls each see their own); the router and the handler append there. B
 descriptors directly (C code, a subprocess) are read back when the call ends and given to that call.
 
 Output outside any hook or tool call (a factory, a module import) goes to the scenario's own buffer, `stray`.
+
+Each buffer keeps at most `limit` characters (`HOOKHARNESS_OUTPUT_LIMIT`, default `DEFAULT_LIMIT`): past that the
+text is dropped and the buffer ends in `cut_marker(limit)`, so a call printing 100 MB costs a bounded amount of
+memory here and in the record the Rust side reads (bytes written to the file descriptors are read back only up to
+the limit; the capture file itself is on disk and emptied between scenarios).
 """
 
 from __future__ import annotations
@@ -21,8 +26,59 @@ import tempfile
 import threading
 from collections.abc import Iterator
 
-_CURRENT: contextvars.ContextVar[list | None] = contextvars.ContextVar("hh_capture", default=None)
 _FORMAT = logging.Formatter("%(levelname)s:%(name)s:%(message)s")
+
+# The characters one hook or tool call (or the scenario, outside any call) may leave in the trace.
+DEFAULT_LIMIT = 1 << 20
+LIMIT_ENV = "HOOKHARNESS_OUTPUT_LIMIT"
+
+
+def cut_marker(limit: int) -> str:
+    """What ends a buffer whose text went past `limit` characters."""
+    return f"\n[hookharness: output cut at {limit} characters; set {LIMIT_ENV} to keep more]\n"
+
+
+def limit_from_env() -> int:
+    """`HOOKHARNESS_OUTPUT_LIMIT` as a number of characters (a positive integer), else `DEFAULT_LIMIT`; any other
+    value is refused naming the variable, so that a typo does not silently keep the default."""
+    raw = os.environ.get(LIMIT_ENV, "").strip()
+    if not raw:
+        return DEFAULT_LIMIT
+    if not raw.isdigit() or int(raw) == 0:
+        raise ValueError(f"{LIMIT_ENV}={raw!r}: expected a positive number of characters, e.g. {DEFAULT_LIMIT}")
+    return int(raw)
+
+
+class Buffer:
+    """The output of one call: its text up to `limit` characters, then the cut marker."""
+
+    __slots__ = ("_lock", "_parts", "cut", "limit", "room")
+
+    def __init__(self, limit: int) -> None:
+        self._parts: list[str] = []
+        self._lock = threading.Lock()  # the threads a call starts may print at once
+        self.limit = limit
+        self.room = limit
+        self.cut = False
+
+    def append(self, text: str) -> None:
+        with self._lock:
+            if self.cut or not text:
+                return
+            if len(text) > self.room:
+                text = text[: self.room]
+                self.cut = True
+            self.room -= len(text)
+            if text:
+                self._parts.append(text)
+
+    def text(self) -> str:
+        with self._lock:
+            joined = "".join(self._parts)
+            return joined + cut_marker(self.limit) if self.cut else joined
+
+
+_CURRENT: contextvars.ContextVar[Buffer | None] = contextvars.ContextVar("hh_capture", default=None)
 
 
 class _Router(io.TextIOBase):
@@ -68,8 +124,10 @@ class _Handler(logging.Handler):
 class Capture:
     """The worker's capture machinery, installed once (`install`), reused for every scenario."""
 
-    def __init__(self) -> None:
-        self.stray: list[str] = []
+    def __init__(self, limit: int | None = None) -> None:
+        """`limit`: the characters a call's buffer keeps (`None`: `HOOKHARNESS_OUTPUT_LIMIT`, else the default)."""
+        self.limit = limit_from_env() if limit is None else limit
+        self.stray = Buffer(limit)
         self._lock = threading.Lock()
         self._file = None
         self._offset = 0
@@ -96,50 +154,41 @@ class Capture:
 
     def append(self, text: str) -> None:
         buffer = _CURRENT.get()
-        if buffer is None:
-            with self._lock:
-                self.stray.append(text)
-        else:
-            buffer.append(text)
+        (self.stray if buffer is None else buffer).append(text)
 
-    def _drain_fds(self) -> str:
-        """What was written to fd 1 / fd 2 since the last drain."""
+    def _drain_fds(self, room: int) -> str:
+        """What was written to fd 1 / fd 2 since the last drain, read up to `room` characters (UTF-8 takes at
+        most 4 bytes a character, so 4 * room + 1 bytes hold them and show whether more was written)."""
         if self._file is None:
             return ""
         with self._lock:
             size = os.fstat(self._file.fileno()).st_size
             if size <= self._offset:
                 return ""
-            data = os.pread(self._file.fileno(), size - self._offset, self._offset)
+            data = os.pread(self._file.fileno(), min(size - self._offset, 4 * room + 1), self._offset)
             self._offset = size
         return data.decode("utf-8", errors="replace")
 
     @contextlib.contextmanager
-    def call(self) -> Iterator[list]:
-        """Make a fresh buffer current for one hook or tool call; its text is `"".join(buffer)` afterwards."""
+    def call(self) -> Iterator[Buffer]:
+        """Make a fresh buffer current for one hook or tool call; its text is `buffer.text()` afterwards."""
         self._drain_fds_to_stray()
-        buffer: list[str] = []
+        buffer = Buffer(self.limit)
         token = _CURRENT.set(buffer)
         try:
             yield buffer
         finally:
             _CURRENT.reset(token)
-            raw = self._drain_fds()
-            if raw:
-                buffer.append(raw)
+            buffer.append(self._drain_fds(buffer.room))
 
     def _drain_fds_to_stray(self) -> None:
-        raw = self._drain_fds()
-        if raw:
-            with self._lock:
-                self.stray.append(raw)
+        self.stray.append(self._drain_fds(self.stray.room))
 
     def start_scenario(self) -> None:
         if self._file is not None:
             self._point()
-        self._drain_fds()
-        with self._lock:
-            self.stray = []
+        self._drain_fds(0)
+        self.stray = Buffer(self.limit)
         if self._file is not None and self._offset > 1 << 24:  # keep the file small over a long session
             with self._lock:
                 self._file.truncate(0)
@@ -148,6 +197,5 @@ class Capture:
 
     def end_scenario(self) -> str:
         self._drain_fds_to_stray()
-        with self._lock:
-            text, self.stray = "".join(self.stray), []
+        text, self.stray = self.stray.text(), Buffer(self.limit)
         return text

@@ -197,7 +197,7 @@ def observed(
         state = call.state
         before = recorder.hook_started(call.point, index, name, state)
         failure: BaseException | None = None
-        buffer: list = []
+        buffer = None
         with inner as span:
             try:
                 with capture.call() as buffer:
@@ -207,7 +207,7 @@ def observed(
                 raise
             finally:
                 text = error_text(failure) if failure is not None else None
-                recorder.hook_finished(call.point, index, name, state, text, before, "".join(buffer))
+                recorder.hook_finished(call.point, index, name, state, text, before, "" if buffer is None else buffer.text())
                 if failure is not None and recorder.failure is None:
                     recorder.failure = Failure(
                         failure, "hook", {"hook": name, "point": call.point, "step": recorder.step_number()}
@@ -272,7 +272,7 @@ def observed(
     @contextlib.contextmanager
     def tool_call(inner, position: int, call, assignment):
         raised = False
-        buffer: list = []
+        buffer = None
         events: list = []
         with inner as span:
             tag = _ErrorTag(span)
@@ -287,7 +287,7 @@ def observed(
             finally:
                 TOOL_EVENTS.reset(events_token)
                 _ASSIGNMENT.reset(token)
-                recorder.tool_finished(position, call, tag.error or raised, "".join(buffer), events)
+                recorder.tool_finished(position, call, tag.error or raised, "" if buffer is None else buffer.text(), events)
 
     def patched_create_tool_span(tool, tool_call_, parent_span):
         inner = create_tool_span(tool, tool_call_, parent_span)

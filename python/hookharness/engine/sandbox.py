@@ -20,7 +20,6 @@ import itertools
 import os
 import socket
 import sys
-import traceback
 from collections.abc import Iterator
 from datetime import datetime
 
@@ -37,13 +36,18 @@ _HOW_TO_SCRIPT = (
 def caller() -> str:
     """The innermost frame of user code on the stack, as `file:line in function`; without one (a sub-agent's
     model, called by Haystack's own loop) the innermost frame outside this engine."""
-    frames = traceback.extract_stack()[:-1]
-    for frame in reversed(frames):
-        if is_user_file(frame.filename):
-            return f"{frame.filename}:{frame.lineno} in {frame.name}"
-    outside = [f for f in frames if not os.path.abspath(f.filename).startswith(_ENGINE_DIR)] or frames
-    frame = outside[-1]
-    return f"{frame.filename}:{frame.lineno} in {frame.name}"
+    # The frames' code objects and lines, without reading any source line (`traceback.extract_stack` would).
+    frames = []
+    frame = sys._getframe(1)
+    while frame is not None:
+        frames.append((frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name))
+        frame = frame.f_back
+    for filename, lineno, name in frames:
+        if is_user_file(filename):
+            return f"{filename}:{lineno} in {name}"
+    outside = [f for f in frames if not os.path.abspath(f[0]).startswith(_ENGINE_DIR)] or frames
+    filename, lineno, name = outside[0]
+    return f"{filename}:{lineno} in {name}"
 
 
 def is_user_file(filename: str) -> bool:
@@ -123,6 +127,13 @@ def frozen_clock(clock: str | None) -> Iterator[None]:
 @contextlib.contextmanager
 def python_path(entries: list[str], folder: str) -> Iterator[list[str]]:
     """Put the scenario's `python_path` first on `sys.path`; forget the modules imported from it afterwards."""
+    if not entries:  # nothing put on the path, no module of it to forget; `sys.path` itself is still restored
+        saved = list(sys.path)
+        try:
+            yield []
+        finally:
+            sys.path[:] = saved
+        return
     paths = [os.path.normpath(os.path.join(folder, entry)) for entry in entries]
     # `sys.modules` is a dict: the modules imported during the scenario come after the ones already there.
     before = len(sys.modules)

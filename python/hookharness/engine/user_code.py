@@ -35,11 +35,19 @@ def hook_name(hook: Any) -> str:
 
 
 def last_user_frame(exception: BaseException) -> traceback.FrameSummary | None:
-    frames = traceback.extract_tb(exception.__traceback__)
-    for frame in reversed(frames):
-        if is_user_file(frame.filename):
-            return frame
+    """The innermost traceback frame in user code. Its source line is not read (`lookup_line=False`): the error
+    texts name the file, line and function only, and reading sources costs more than a whole scenario's run."""
+    frames = [(tb.tb_frame.f_code, tb.tb_lineno) for tb in _walk(exception.__traceback__)]
+    for code, lineno in reversed(frames):
+        if is_user_file(code.co_filename):
+            return traceback.FrameSummary(code.co_filename, lineno, code.co_name, lookup_line=False)
     return None
+
+
+def _walk(tb):
+    while tb is not None:
+        yield tb
+        tb = tb.tb_next
 
 
 def error_text(exception: BaseException) -> str:
