@@ -251,3 +251,35 @@ def test_the_output_limit_is_configurable_and_a_bad_value_is_refused(monkeypatch
         assert "HOOKHARNESS_OUTPUT_LIMIT='lots': expected a positive number of characters" in str(e), e
     else:
         raise AssertionError("a limit that is not a number was taken")
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie (a container's init may leave reparented zombies unreaped)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+    except FileNotFoundError:
+        return False
+    return stat[stat.rfind(b")") + 2 :].split()[0] != b"Z"
+
+
+def test_processes_a_hook_leaves_running_end_with_its_scenario_and_others_live(worker):
+    import subprocess
+
+    unrelated = subprocess.Popen(["sleep", "300"])
+    try:
+        record = worker.run(hook_request("before_llm", "misbehaving:leave_processes"))
+        assert record["error"] is None, record["error"]
+        (event,) = finished(record, "leave_processes")
+        pids = [int(p) for p in event["output"].split()]
+        assert len(pids) == 2, event["output"]
+        for _ in range(100):
+            if not any(_running(p) for p in pids):
+                break
+            time.sleep(0.02)
+        assert not any(_running(p) for p in pids), [p for p in pids if _running(p)]
+        assert unrelated.poll() is None, "a process the scenario did not start was killed"
+        assert_still_serves(worker)
+    finally:
+        unrelated.kill()
+        unrelated.wait()

@@ -16,6 +16,7 @@ from haystack.tools.errors import ToolInvocationError
 
 from . import ready_made, spec
 from .capture import Capture
+from .children import ended_children
 from .declarative import DeclarativeHook
 from .errors import ScenarioAbort, ScenarioRunError
 from .observe import observed
@@ -62,7 +63,8 @@ def run_request(request: dict, capture: Capture) -> dict:
     substitutions = Substitutions(recorder)
     capture.start_scenario()
     try:
-        with python_path(sc.python_path, folder), closed_network(), frozen_clock(sc.clock), placeholder_secrets():
+        with python_path(sc.python_path, folder), closed_network(), frozen_clock(sc.clock), placeholder_secrets(), \
+            ended_children():
             try:
                 built = _build(sc, request, recorder, scripts, substitutions)
             except BaseException as e:  # noqa: BLE001 - every failure of a scenario is its record's error

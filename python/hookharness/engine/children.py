@@ -1,0 +1,122 @@
+"""Processes a scenario's code starts are ended when the scenario ends.
+
+While a scenario runs, the ways Python starts a process (`subprocess.Popen`, and through it `subprocess.run` and
+asyncio's subprocesses; `os.fork`, `os.forkpty`, `os.posix_spawn`, `os.posix_spawnp`, `os.system`, and the
+`os.spawn*` functions built on `os.fork`) note that the scenario started one. Only then, when the scenario ends, the
+processes that were not there before are looked up in `/proc` and killed (SIGKILL): every descendant of this process
+and every member of its process group (a process that double-forked into the background stays in the group). A
+process that was there before the scenario, or that belongs to neither (an unrelated process, one that called
+`setsid`), is left alone; one started by C code that calls `fork` itself is ended only with the worker's process
+group, at the command's end or a timeout. Scenarios that start no process pay nothing but the flag.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+from collections.abc import Iterator
+
+_PROC = "/proc"
+
+
+class _Started:
+    def __init__(self) -> None:
+        self.before: set[int] | None = None  # the processes there before the scenario's first start
+
+
+_CURRENT: _Started | None = None
+
+
+def _ours() -> set[int]:
+    """Descendants of this process and members of its process group (itself excluded), from `/proc`."""
+    me, group = os.getpid(), os.getpgrp()
+    parents: dict[int, int] = {}
+    out = set()
+    try:
+        names = os.listdir(_PROC)
+    except OSError:
+        return out
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"{_PROC}/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        # `pid (comm) state ppid pgrp ...`; comm may hold spaces and parentheses: split after the last `)`.
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        pid, ppid, pgrp = int(name), int(fields[1]), int(fields[2])
+        parents[pid] = ppid
+        if pgrp == group and pid != me:
+            out.add(pid)
+    for pid in parents:
+        seen, up = set(), parents.get(pid)
+        while up is not None and up not in seen and up > 1:
+            if up == me:
+                out.add(pid)
+                break
+            seen.add(up)
+            up = parents.get(up)
+    return out
+
+
+def _note() -> None:
+    started = _CURRENT
+    if started is not None and started.before is None:
+        started.before = _ours()
+
+
+def _noting(function):
+    def wrapper(*args, **kwargs):
+        _note()
+        return function(*args, **kwargs)
+
+    wrapper.__wrapped__ = function
+    wrapper.__name__ = getattr(function, "__name__", "wrapper")
+    return wrapper
+
+
+_OS_STARTERS = ("fork", "forkpty", "posix_spawn", "posix_spawnp", "system")
+
+
+@contextlib.contextmanager
+def ended_children() -> Iterator[None]:
+    """Within: starting a process is noted; on exit, the processes started since are killed."""
+    global _CURRENT
+    started = _Started()
+    saved_os = {name: getattr(os, name) for name in _OS_STARTERS if hasattr(os, name)}
+    saved_init = subprocess.Popen.__init__
+    for name, function in saved_os.items():
+        setattr(os, name, _noting(function))
+
+    def __init__(self, *args, **kwargs):
+        _note()
+        saved_init(self, *args, **kwargs)
+
+    subprocess.Popen.__init__ = __init__
+    _CURRENT = started
+    try:
+        yield
+    finally:
+        _CURRENT = None
+        subprocess.Popen.__init__ = saved_init
+        for name, function in saved_os.items():
+            setattr(os, name, function)
+        if started.before is not None:
+            _end(_ours() - started.before)
+
+
+def _end(pids: set[int]) -> None:
+    me = os.getpid()
+    for pid in sorted(pids):
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    for pid in sorted(pids):  # reap the direct children, so that none is left a zombie
+        with contextlib.suppress(OSError):
+            with open(f"{_PROC}/{pid}/stat", "rb") as f:
+                stat = f.read()
+            if int(stat[stat.rfind(b")") + 2 :].split()[1]) == me:
+                os.waitpid(pid, 0)
