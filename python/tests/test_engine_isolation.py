@@ -283,3 +283,24 @@ def test_processes_a_hook_leaves_running_end_with_its_scenario_and_others_live(w
     finally:
         unrelated.kill()
         unrelated.wait()
+
+
+def test_each_way_of_reaching_the_network_is_refused_naming_the_host(worker):
+    import pytest
+
+    for how, host in (
+        ("create_connection", "db.example.net:5432"),
+        ("getaddrinfo", "dns.example.org:53"),
+        ("gethostbyname", "lookup.example.org:None"),
+        ("udp", "192.0.2.7:9999"),
+        ("asyncio", "stream.example.com:7000"),
+        ("asyncio_ip", "192.0.2.9:7001"),
+    ):
+        request = hook_request("before_llm", "misbehaving:Reach")
+        request["scenario"]["hooks"]["before_llm"][0]["args"] = {"how": how}
+        record = worker.run(request)
+        error = record["error"]
+        if error is None:
+            pytest.fail(f"{how}: the network was reached")
+        assert error["message"].startswith(f"network access to {host} attempted at "), (how, error["message"])
+    assert_still_serves(worker)

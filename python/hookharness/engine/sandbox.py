@@ -8,9 +8,13 @@
   time-machine rather than freezegun: it patches the C-level clock functions once per travel, where freezegun walks
   every loaded module to swap references on each start (costly with Haystack imported) and misses `from time import
   time` bound before it started. Both install from PyPI into the reference venv; time-machine 3.6 is the one used.
-- The network is closed: `socket.getaddrinfo`, `socket.create_connection` and `connect`/`connect_ex` of IP sockets
-  raise `ScenarioAbort` naming the host and port (a BaseException, so an HTTP client's retry loop does not swallow it).
-  Unix-domain sockets stay open (asyncio's own plumbing).
+- The network is closed: name lookups (`socket.getaddrinfo`, `gethostbyname`, `gethostbyname_ex`, `gethostbyaddr`),
+  `socket.create_connection`, and `connect`/`connect_ex`/`sendto`/`sendmsg` of IP sockets raise `ScenarioAbort`
+  naming the host and port (a BaseException, so an HTTP client's retry loop does not swallow it). asyncio's
+  connections go through these (`loop.getaddrinfo`, `sock_connect`, datagram `sendto`), and so do urllib, http.client,
+  requests and httpx. Unix-domain sockets and socket pairs stay open (asyncio's own plumbing). What this cannot
+  reach (C code opening sockets itself, a subprocess) the worker's network namespace covers where the system gives
+  one (docs/engines.md).
 """
 
 from __future__ import annotations
@@ -71,39 +75,70 @@ def _address(address) -> tuple:
     return address, None
 
 
+_LOOKUPS = ("getaddrinfo", "gethostbyname", "gethostbyname_ex", "gethostbyaddr")
+_SOCKET_METHODS = ("connect", "connect_ex", "sendto", "sendmsg")
+
+
+def _is_local(sock) -> bool:
+    return sock.family == getattr(socket, "AF_UNIX", None)
+
+
+def _sendmsg_address(args) -> tuple:
+    # sendmsg(buffers[, ancdata[, flags[, address]]])
+    return _address(args[3]) if len(args) > 3 else (None, None)
+
+
 @contextlib.contextmanager
 def closed_network() -> Iterator[None]:
-    originals = (
-        socket.getaddrinfo,
-        socket.create_connection,
-        socket.socket.connect,
-        socket.socket.connect_ex,
-    )
+    saved_lookups = {name: getattr(socket, name) for name in _LOOKUPS}
+    saved_create = socket.create_connection
+    saved_methods = {name: getattr(socket.socket, name) for name in _SOCKET_METHODS}
 
     def getaddrinfo(host, port, *args, **kwargs):
         _refuse(host, port)
+
+    def lookup(host, *args, **kwargs):
+        _refuse(host, None)
 
     def create_connection(address, *args, **kwargs):
         _refuse(*_address(address))
 
     def connect(self, address):
-        if self.family == getattr(socket, "AF_UNIX", None):
-            return originals[2](self, address)
+        if _is_local(self):
+            return saved_methods["connect"](self, address)
         _refuse(*_address(address))
 
     def connect_ex(self, address):
-        if self.family == getattr(socket, "AF_UNIX", None):
-            return originals[3](self, address)
+        if _is_local(self):
+            return saved_methods["connect_ex"](self, address)
         _refuse(*_address(address))
 
+    def sendto(self, data, *args):
+        # sendto(data, address) or sendto(data, flags, address)
+        if _is_local(self) or not args:
+            return saved_methods["sendto"](self, data, *args)
+        _refuse(*_address(args[-1]))
+
+    def sendmsg(self, buffers, *args):
+        host, port = _sendmsg_address((buffers, *args))
+        if _is_local(self) or host is None:
+            return saved_methods["sendmsg"](self, buffers, *args)
+        _refuse(host, port)
+
     socket.getaddrinfo = getaddrinfo
+    for name in _LOOKUPS[1:]:
+        setattr(socket, name, lookup)
     socket.create_connection = create_connection
-    socket.socket.connect = connect
-    socket.socket.connect_ex = connect_ex
+    for name, function in (("connect", connect), ("connect_ex", connect_ex), ("sendto", sendto), ("sendmsg", sendmsg)):
+        setattr(socket.socket, name, function)
     try:
         yield
     finally:
-        socket.getaddrinfo, socket.create_connection, socket.socket.connect, socket.socket.connect_ex = originals
+        for name, function in saved_lookups.items():
+            setattr(socket, name, function)
+        socket.create_connection = saved_create
+        for name, function in saved_methods.items():
+            setattr(socket.socket, name, function)
 
 
 @contextlib.contextmanager
