@@ -216,6 +216,48 @@ fn a_network_call_is_refused_inside_the_worker_naming_host_and_port() {
 }
 
 #[test]
+fn a_subprocess_reaches_no_network_where_the_worker_has_a_namespace() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port on loopback");
+    listener.set_nonblocking(true).expect("nonblocking");
+    let port = listener
+        .local_addr()
+        .expect("its address")
+        .port()
+        .to_string();
+    let dir = scratch("network");
+    let result_file = dir.join("result");
+    let result_path = result_file.to_str().expect("a UTF-8 path");
+    let outcome = beside_good(
+        &["subprocess_connect"],
+        &[],
+        &[("HH_PORT", &port), ("HH_NET_RESULT", result_path)],
+    )
+    .remove(0);
+    assert_eq!(status(&outcome), "pass", "{outcome}");
+    let said =
+        std::fs::read_to_string(&result_file).expect("the hook wrote what its subprocess saw");
+    // The same question the engine asks before starting its worker.
+    let namespaces = Command::new("unshare")
+        .args(["--net", "--", "true"])
+        .status()
+        .is_ok_and(|s| s.success());
+    let accepted = listener.accept().is_ok();
+    if namespaces {
+        assert!(
+            said.starts_with("unreachable: "),
+            "the subprocess said {said:?}"
+        );
+        assert!(!accepted, "a connection reached the test's port");
+    } else {
+        // Documented: without a namespace only Python code is covered.
+        assert_eq!(
+            said, "reached",
+            "without a namespace the subprocess connects"
+        );
+    }
+}
+
+#[test]
 fn a_python_target_that_does_not_import_names_the_module_and_python_path() {
     let missing = one_beside_good("missing_module", &[]);
     assert_error_says(

@@ -13,6 +13,7 @@ group, at the command's end or a timeout. Scenarios that start no process pay no
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import signal
 import subprocess
@@ -70,12 +71,11 @@ def _note() -> None:
 
 
 def _noting(function):
+    @functools.wraps(function)  # named as the function it stands for, in error texts too
     def wrapper(*args, **kwargs):
         _note()
         return function(*args, **kwargs)
 
-    wrapper.__wrapped__ = function
-    wrapper.__name__ = getattr(function, "__name__", "wrapper")
     return wrapper
 
 

@@ -12,7 +12,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -72,7 +72,17 @@ pub(crate) struct Worker {
 impl Worker {
     /// Starts `python -m hookharness.engine.worker` and reads its greeting.
     pub(crate) fn start(python: &Path) -> Result<Worker, SetupError> {
-        let mut command = Command::new(python);
+        let mut command = if network_namespace() && found(python) {
+            // A network namespace of its own, with nothing but a loopback
+            // that is down: no process the scenario's code starts reaches a
+            // network either (the Python-level closure names the host; this
+            // covers subprocesses and C code). Without one, only that closure.
+            let mut command = Command::new("unshare");
+            command.args(["--net", "--"]).arg(python);
+            command
+        } else {
+            Command::new(python)
+        };
         command
             .args(["-m", "hookharness.engine.worker"])
             .stdin(Stdio::piped())
@@ -328,6 +338,32 @@ impl Drop for Worker {
         // (in the worker's group) must not outlive the command.
         self.kill();
     }
+}
+
+/// Whether `unshare --net` runs here (root, or a system that lets this
+/// user make a network namespace), asked once per process.
+pub(crate) fn network_namespace() -> bool {
+    static AVAILABLE: OnceLock<bool> = OnceLock::new();
+    *AVAILABLE.get_or_init(|| {
+        Command::new("unshare")
+            .args(["--net", "--", "true"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    })
+}
+
+/// Whether `python` names a file that runs (a path, or a name on `PATH`):
+/// only then is it started through `unshare`, so that a missing
+/// interpreter stays the spawn error that names it.
+fn found(python: &Path) -> bool {
+    if python.components().count() > 1 {
+        return python.is_file();
+    }
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(python).is_file()))
 }
 
 /// Reads stdout line by line on a thread; a line past [`MAX_LINE`] or

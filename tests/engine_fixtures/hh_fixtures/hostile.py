@@ -91,3 +91,23 @@ def odd_text(state: State) -> None:
 def lone_surrogate(state: State) -> None:
     print("bad \udcff text")
     os.write(1, b"raw \xff\xfe bytes\n")
+
+
+_CONNECT = """
+import socket, sys
+try:
+    socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5).close()
+    print("reached")
+except OSError as e:
+    print(f"unreachable: {e}")
+"""
+
+
+@hook
+def subprocess_connect(state: State) -> None:
+    """A subprocess (out of reach of the Python-level closure) connecting to the test's port on 127.0.0.1."""
+    done = subprocess.run(
+        [sys.executable, "-c", _CONNECT, os.environ["HH_PORT"]], capture_output=True, text=True, check=True
+    )
+    with open(os.environ["HH_NET_RESULT"], "w") as out:
+        out.write(done.stdout.strip())
