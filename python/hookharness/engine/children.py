@@ -82,28 +82,47 @@ def _noting(function):
 _OS_STARTERS = ("fork", "forkpty", "posix_spawn", "posix_spawnp", "system")
 
 
+# The wrappers, made once per function they wrap (a scenario only swaps them in and out).
+_WRAPPERS: dict = {}
+
+
+def _wrapper_of(function):
+    wrapper = _WRAPPERS.get(function)
+    if wrapper is None:
+        wrapper = _WRAPPERS[function] = _noting(function)
+    return wrapper
+
+
+def _popen_init(init):
+    wrapper = _WRAPPERS.get(init)
+    if wrapper is None:
+
+        @functools.wraps(init)
+        def __init__(self, *args, **kwargs):
+            _note()
+            init(self, *args, **kwargs)
+
+        wrapper = _WRAPPERS[init] = __init__
+    return wrapper
+
+
 @contextlib.contextmanager
 def ended_children() -> Iterator[None]:
     """Within: starting a process is noted; on exit, the processes started since are killed."""
     global _CURRENT
     started = _Started()
-    saved_os = {name: getattr(os, name) for name in _OS_STARTERS if hasattr(os, name)}
+    saved_os = [(name, getattr(os, name)) for name in _OS_STARTERS if hasattr(os, name)]
     saved_init = subprocess.Popen.__init__
-    for name, function in saved_os.items():
-        setattr(os, name, _noting(function))
-
-    def __init__(self, *args, **kwargs):
-        _note()
-        saved_init(self, *args, **kwargs)
-
-    subprocess.Popen.__init__ = __init__
+    for name, function in saved_os:
+        setattr(os, name, _wrapper_of(function))
+    subprocess.Popen.__init__ = _popen_init(saved_init)
     _CURRENT = started
     try:
         yield
     finally:
         _CURRENT = None
         subprocess.Popen.__init__ = saved_init
-        for name, function in saved_os.items():
+        for name, function in saved_os:
             setattr(os, name, function)
         if started.before is not None:
             _end(_ours() - started.before)
