@@ -2,11 +2,13 @@
 
     python python/tests/bench_engine_corpus.py [PATH...] [--runs N] [--tojson BIN]
 
-For every scenario (default: `scenarios/`) that builds: N times `agent.run` of a freshly built Agent (the Agent
-built as a user's own test builds it, outside the timer: `Agent(...)`, the scenario's hooks, a scripted chat
-generator, plain `Tool`s returning the scripted results in order), and N requests handled in-process (`run_request`: build,
-sandbox, observation, record) and N through one worker process (the same plus the protocol). Prints both totals and the ratio.
-"""
+For every scenario (default: `scenarios/`) that builds, four kinds of run: a bare `agent.run` of the same agent with
+the same scripted replies (the Agent built as a user's own test builds it, outside the timer: `Agent(...)`, the
+scenario's hooks, a scripted chat generator, plain `Tool`s returning the scripted results in order); the same with the
+construction timed; the request handled in process (`run_request`: build, sandbox, observation, record); and the
+request through one worker process for the whole corpus (the same plus the protocol). Prints, per scenario, the
+median and the fastest of the N runs of each kind added up over the corpus, the ratios, and the load average
+(docs/engines.md, "Cost")."""
 
 from __future__ import annotations
 
