@@ -40,6 +40,7 @@
 
 mod as_test;
 mod build;
+mod culprit;
 mod declarative;
 mod expect;
 mod named;
@@ -47,6 +48,7 @@ mod prepare_error;
 mod ready_made;
 mod seen;
 mod stream;
+mod validity;
 
 pub use crate::outcome::{Failure, Outcome, Status, TraceEvent, TraceRecorder};
 pub use crate::value::sorted;
@@ -75,6 +77,10 @@ pub struct Replay {
     custom: IndexMap<String, Arc<dyn Hook>>,
     detail: Detail,
     engine: Option<Arc<dyn Engine>>,
+    /// The scenarios run are variants of a valid file (explore's), not
+    /// files: a construction error is their run's failure, not a verdict
+    /// on a file.
+    variants: bool,
 }
 
 impl Replay {
@@ -106,6 +112,14 @@ impl Replay {
     /// [`engine`](Self::engine), shared.
     pub fn engine_arc(mut self, engine: Arc<dyn Engine>) -> Self {
         self.engine = Some(engine);
+        self
+    }
+
+    /// This replayer runs explore's variants of a file that is valid as
+    /// written: an Agent construction error is the variant's run failure
+    /// (the file's verdict was given on the file).
+    pub(crate) fn for_variants(mut self) -> Self {
+        self.variants = true;
         self
     }
 
@@ -350,20 +364,31 @@ impl Replay {
                 place,
                 at_value,
             }) => {
-                let at = match &scenario.file {
-                    Some(path) => crate::scenario::located(path, place.as_deref(), at_value),
-                    None => file.to_owned(),
-                };
-                return unprepared(
-                    Status::Invalid,
-                    RunError::invalid(format!("{at}: {message}")),
-                );
+                let error = validity::prepare_error(scenario, message, place.as_deref(), at_value);
+                return unprepared(Status::Invalid, validity::invalid(&[error]));
             }
+            // What the file decides, seen past the hook the replayer lacks.
             Err(PrepareError::UnregisteredHook { name, message }) => {
-                return unprepared(
-                    Status::Error,
-                    RunError::unregistered(name, format!("{file}: {message}")),
-                );
+                match self.prepare_with_placeholders(scenario) {
+                    Err(PrepareError::Invalid {
+                        message,
+                        place,
+                        at_value,
+                    }) => {
+                        let error =
+                            validity::prepare_error(scenario, message, place.as_deref(), at_value);
+                        return unprepared(Status::Invalid, validity::invalid(&[error]));
+                    }
+                    Err(PrepareError::Construction(error)) if scenario.expect.error.is_none() => {
+                        Err((RunError::construction(&error), error.haystack_message()))
+                    }
+                    _ => {
+                        return unprepared(
+                            Status::Error,
+                            RunError::unregistered(name, format!("{file}: {message}")),
+                        );
+                    }
+                }
             }
             Err(PrepareError::NeedsHaystack { message }) => {
                 return unprepared(
@@ -423,15 +448,18 @@ impl Replay {
         } else {
             Status::Fail
         };
-        Outcome {
-            scenario: scenario.name.clone(),
-            file: file.to_owned(),
-            status,
-            failures,
-            error,
-            result,
-            trace,
-        }
+        self.decided(
+            scenario,
+            Outcome {
+                scenario: scenario.name.clone(),
+                file: file.to_owned(),
+                status,
+                failures,
+                error,
+                result,
+                trace,
+            },
+        )
     }
 }
 
@@ -473,14 +501,8 @@ impl Replay {
             at_value,
         }) = self.validate(scenario)
         {
-            let at = match &scenario.file {
-                Some(path) => crate::scenario::located(path, place.as_deref(), at_value),
-                None => file.to_owned(),
-            };
-            return early(
-                Status::Invalid,
-                RunError::invalid(format!("{at}: {message}")),
-            );
+            let error = validity::prepare_error(scenario, message, place.as_deref(), at_value);
+            return early(Status::Invalid, validity::invalid(&[error]));
         }
         let options = RecordOptions {
             detail: self.detail,
@@ -543,15 +565,18 @@ impl Replay {
         } else {
             Status::Fail
         };
-        Outcome {
-            scenario: scenario.name.clone(),
-            file: file.to_owned(),
-            status,
-            failures,
-            error,
-            result,
-            trace,
-        }
+        self.decided(
+            scenario,
+            Outcome {
+                scenario: scenario.name.clone(),
+                file: file.to_owned(),
+                status,
+                failures,
+                error,
+                result,
+                trace,
+            },
+        )
     }
 }
 
