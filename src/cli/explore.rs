@@ -129,10 +129,9 @@ pub(super) fn run(args: ExploreArgs) -> ExitCode {
         match loaded {
             Ok(scenario) => {
                 let (as_written, by_design) = config.as_written(&replay, &scenario);
-                let checked =
-                    super::construction::checked(&replay, file, &scenario, as_written.clone());
-                if let Some(error) = checked.error.filter(|_| checked.status == Status::Invalid) {
-                    entries.push(Entry::Invalid(error.message));
+                if as_written.status == Status::Invalid {
+                    let message = as_written.error.map(|e| e.message).unwrap_or_default();
+                    entries.push(Entry::Invalid(message));
                     continue;
                 }
                 if let Some(ErrorKind::UnregisteredHook { name }) =

@@ -6,7 +6,6 @@
 //! written, 141 the reader of stdout went away.
 
 mod color;
-mod construction;
 mod discover;
 mod engine;
 mod explore;
@@ -377,9 +376,7 @@ fn replay_file(
         Ok(scenario) if !filter::takes(filter, &scenario.name, &path) => None,
         Ok(scenario) => {
             started(&scenario.name);
-            Some(engines.run(|replay| {
-                construction::checked(replay, file, &scenario, replay.run(&scenario))
-            }))
+            Some(engines.run(|replay| replay.run(&scenario)))
         }
         Err(_) if !filter::takes(filter, "", &path) => None,
         Err(error) => Some(crate::replay::invalid_file(file, &error)),
@@ -487,7 +484,11 @@ fn file_check(replay: &Replay, file: &std::path::Path) -> FileCheck {
         }
         Ok(scenario) => scenario,
     };
-    let errors = construction::file_errors(replay, file, &scenario);
+    let errors: Vec<String> = replay
+        .file_errors(&scenario)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
     let mut checked = FileCheck::default();
     if errors.is_empty() {
         if let Some(note) = needs_rust::note(file, &scenario) {
@@ -533,7 +534,7 @@ fn explain(file: &std::path::Path, format: ExplainFormat, engine: &engine::Engin
         Ok(engines) => engines.main,
         Err(code) => return code,
     };
-    let outcome = construction::checked(&replay, file, &scenario, replay.run(&scenario));
+    let outcome = replay.run(&scenario);
     if outcome.status == Status::Invalid {
         // Nothing ran: the file's errors, as `check` words them.
         if let Some(error) = &outcome.error {

@@ -9,7 +9,6 @@ use super::{ExitCode, files};
 use crate::mutate::{self, Baseline, Mutant, NotGreen, Oracle, Score, Verdict};
 use crate::outcome::ErrorKind;
 use crate::replay::Replay;
-use crate::scenario::Scenario;
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
@@ -74,10 +73,8 @@ impl Skipped {
 
 /// Why the unmutated run of `file` did not pass, as the report says it: an
 /// invalid file in `check`'s words, a `custom:` hook as `explore` says it.
-fn not_mutated(replay: &Replay, file: &Path, scenario: &Scenario, not_green: NotGreen) -> Skipped {
-    let outcome =
-        super::construction::checked(replay, file, scenario, (*not_green.outcome).clone());
-    match outcome.error.map(|e| (e.kind, e.message)) {
+fn not_mutated(file: &Path, not_green: NotGreen) -> Skipped {
+    match not_green.outcome.error.clone().map(|e| (e.kind, e.message)) {
         Some((ErrorKind::Invalid, message)) => Skipped::Invalid(message),
         Some((ErrorKind::UnregisteredHook { name }, _)) => Skipped::NeedsRust(
             super::needs_rust::message(file, &name, "mutate", "hookharness::mutate::run"),
@@ -120,7 +117,7 @@ pub(super) fn run(args: MutateArgs) -> ExitCode {
                     mutants.extend(found);
                 }
                 Err(not_green) => {
-                    skipped.push(not_mutated(&replay, file, &scenario, not_green));
+                    skipped.push(not_mutated(file, not_green));
                 }
             },
             Err(error) => skipped.push(Skipped::Invalid(error.to_string())),

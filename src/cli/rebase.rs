@@ -47,7 +47,7 @@ pub(super) fn run(args: RebaseArgs) -> ExitCode {
         Ok(engines) => engines.main,
         Err(code) => return code,
     };
-    let errors = super::construction::file_errors(&replay, &args.file, &scenario);
+    let errors = replay.file_errors(&scenario);
     if !errors.is_empty() {
         for error in errors {
             errln!("{error}");

@@ -43,7 +43,7 @@ mod operators;
 
 pub use baseline::Baseline;
 
-use crate::outcome::Outcome;
+use crate::outcome::{Outcome, Status};
 use crate::replay::Replay;
 use crate::scenario::{Located, Scenario};
 use baseline::Needs;
@@ -212,14 +212,11 @@ pub fn judge(replay: &Replay, mutant: &Mutant, baseline: &Baseline, oracle: Orac
     if !baseline.covers(&mutant.needs) {
         return Verdict::NotReached;
     }
-    if replay
-        .unexpected_construction_error(&mutant.scenario)
-        .is_some()
-        || replay.validate(&mutant.scenario).is_err()
-    {
+    // One run: the library says when the mutant is no valid scenario.
+    let outcome = replay.run(&mutant.scenario);
+    if outcome.status == Status::Invalid {
         return Verdict::Unviable;
     }
-    let outcome = replay.run(&mutant.scenario);
     let noticed = match oracle {
         Oracle::Expectations => !outcome.passed(),
         Oracle::Outcome => outcome.to_value() != baseline.outcome,

@@ -40,6 +40,7 @@
 
 mod as_test;
 mod build;
+mod culprit;
 mod declarative;
 mod expect;
 mod named;
@@ -47,6 +48,7 @@ mod prepare_error;
 mod ready_made;
 mod seen;
 mod stream;
+mod validity;
 
 pub use crate::outcome::{Failure, Outcome, Status, TraceEvent, TraceRecorder};
 pub use crate::value::sorted;
@@ -350,20 +352,31 @@ impl Replay {
                 place,
                 at_value,
             }) => {
-                let at = match &scenario.file {
-                    Some(path) => crate::scenario::located(path, place.as_deref(), at_value),
-                    None => file.to_owned(),
-                };
-                return unprepared(
-                    Status::Invalid,
-                    RunError::invalid(format!("{at}: {message}")),
-                );
+                let error = validity::prepare_error(scenario, message, place.as_deref(), at_value);
+                return unprepared(Status::Invalid, validity::invalid(&[error]));
             }
+            // What the file decides, seen past the hook the replayer lacks.
             Err(PrepareError::UnregisteredHook { name, message }) => {
-                return unprepared(
-                    Status::Error,
-                    RunError::unregistered(name, format!("{file}: {message}")),
-                );
+                match self.prepare_with_placeholders(scenario) {
+                    Err(PrepareError::Invalid {
+                        message,
+                        place,
+                        at_value,
+                    }) => {
+                        let error =
+                            validity::prepare_error(scenario, message, place.as_deref(), at_value);
+                        return unprepared(Status::Invalid, validity::invalid(&[error]));
+                    }
+                    Err(PrepareError::Construction(error)) if scenario.expect.error.is_none() => {
+                        Err((RunError::construction(&error), error.haystack_message()))
+                    }
+                    _ => {
+                        return unprepared(
+                            Status::Error,
+                            RunError::unregistered(name, format!("{file}: {message}")),
+                        );
+                    }
+                }
             }
             Err(PrepareError::NeedsHaystack { message }) => {
                 return unprepared(
@@ -423,15 +436,18 @@ impl Replay {
         } else {
             Status::Fail
         };
-        Outcome {
-            scenario: scenario.name.clone(),
-            file: file.to_owned(),
-            status,
-            failures,
-            error,
-            result,
-            trace,
-        }
+        self.decided(
+            scenario,
+            Outcome {
+                scenario: scenario.name.clone(),
+                file: file.to_owned(),
+                status,
+                failures,
+                error,
+                result,
+                trace,
+            },
+        )
     }
 }
 
@@ -473,14 +489,8 @@ impl Replay {
             at_value,
         }) = self.validate(scenario)
         {
-            let at = match &scenario.file {
-                Some(path) => crate::scenario::located(path, place.as_deref(), at_value),
-                None => file.to_owned(),
-            };
-            return early(
-                Status::Invalid,
-                RunError::invalid(format!("{at}: {message}")),
-            );
+            let error = validity::prepare_error(scenario, message, place.as_deref(), at_value);
+            return early(Status::Invalid, validity::invalid(&[error]));
         }
         let options = RecordOptions {
             detail: self.detail,
@@ -543,15 +553,18 @@ impl Replay {
         } else {
             Status::Fail
         };
-        Outcome {
-            scenario: scenario.name.clone(),
-            file: file.to_owned(),
-            status,
-            failures,
-            error,
-            result,
-            trace,
-        }
+        self.decided(
+            scenario,
+            Outcome {
+                scenario: scenario.name.clone(),
+                file: file.to_owned(),
+                status,
+                failures,
+                error,
+                result,
+                trace,
+            },
+        )
     }
 }
 

@@ -264,6 +264,23 @@ pub enum ScenarioErrorKind {
         /// The value as written.
         value: String,
     },
+    /// A mistake only preparing the run finds (a ready-made hook's
+    /// parameters, an undefined `shared:` name, a message Haystack cannot
+    /// read): found by [`Replay::file_errors`](crate::replay::Replay::file_errors).
+    Prepare {
+        /// What is wrong and how to fix it.
+        message: String,
+    },
+    /// Haystack's `Agent(...)` refuses to build and `expect.error` does
+    /// not expect it: found by
+    /// [`Replay::file_errors`](crate::replay::Replay::file_errors), at the
+    /// key the error comes from.
+    Construction {
+        /// The error, in Haystack's words.
+        error: crate::agent::AgentError,
+        /// What to change, when the error's cause is known.
+        hint: Option<String>,
+    },
 }
 
 impl ScenarioError {
@@ -296,6 +313,14 @@ impl ScenarioError {
     #[must_use]
     pub fn scenario_name(&self) -> Option<&str> {
         self.0.scenario.as_deref()
+    }
+
+    /// The error at `position`, when known.
+    pub(crate) fn at_position(self, position: Option<(usize, usize)>) -> ScenarioError {
+        match position {
+            Some((line, column)) => self.at(line, column),
+            None => self,
+        }
     }
 
     pub(crate) fn at(mut self, line: usize, column: usize) -> ScenarioError {

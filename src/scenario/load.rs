@@ -1,11 +1,13 @@
 //! Loading: from a path (format by extension) or from text.
 
+use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 
 use super::error::{ScenarioError, ScenarioErrorKind};
 use super::node::{Node, NodeValue};
 use super::reader::Field;
+use super::source_map::SourceMap;
 use super::spec::{Scenario, read_scenario};
 use super::{json, yaml};
 
@@ -100,8 +102,12 @@ impl Scenario {
             Format::Json => json::parse(text, origin)?,
         };
         let model_items = take_model_items(&mut root);
-        read_scenario(&Field::root(&root, origin), origin, model_items)
-            .map_err(|error| error.in_scenario(top_level_name(&root)))
+        let mut sees = BTreeMap::new();
+        let mut scenario =
+            read_scenario(&Field::root(&root, origin), origin, model_items, &mut sees)
+                .map_err(|error| error.in_scenario(top_level_name(&root)))?;
+        scenario.source = SourceMap::new(origin, text, root, sees);
+        Ok(scenario)
     }
 }
 

@@ -10,11 +10,12 @@ use super::error::ScenarioErrorKind;
 use super::expect::{Expect, read_expect};
 use super::hook::{HookEntry, Place, read_hook};
 use super::model::read_reply;
-use super::node::{Node, NodeValue};
+use super::node::{Entry, Node, NodeValue};
 use super::python::{NamedModel, PythonSpec, check_model_names, read_clock, read_models};
 use super::reader::{Field, Read};
 use super::run::{RunSpec, read_run};
 use super::sees::{Sees, read_sees};
+use super::source_map::SourceMap;
 use super::suggest;
 use super::tool::{ToolScript, read_tool};
 use crate::scripted::ModelReply;
@@ -56,6 +57,9 @@ pub struct Scenario {
     /// `python_path`, `clock` and `models`: what the user's Python code
     /// is given (the Haystack engine).
     pub python: PythonSpec,
+    /// Where each key is written, kept by the loader for the errors found
+    /// after loading (empty for a scenario built in code).
+    pub(crate) source: SourceMap,
 }
 
 impl Scenario {
@@ -92,11 +96,13 @@ impl Scenario {
 /// Reads the scenario at `root`. `model_items`, when given, are the items
 /// of the `model` list taken out of the tree (which keeps an empty list in
 /// their place): each is dropped once read, so that the tree and the
-/// replies built from it are not both whole in memory.
+/// replies built from it are not both whole in memory; their `sees`
+/// entries are kept in `sees_entries`, by reply index, for the source map.
 pub(crate) fn read_scenario(
     root: &Field<'_>,
     origin: &str,
     model_items: Option<Vec<Node>>,
+    sees_entries: &mut BTreeMap<usize, Entry>,
 ) -> Read<Scenario> {
     let mut map = root
         .map()
@@ -176,8 +182,9 @@ pub(crate) fn read_scenario(
         Some(items) => {
             let mut replies = Vec::with_capacity(items.len());
             for (i, mut item) in items.into_iter().enumerate() {
-                if let Some(seen) = take_sees(&model, &mut item, i)? {
+                if let Some((seen, entry)) = take_sees(&model, &mut item, i)? {
                     sees.insert(i, seen);
+                    sees_entries.insert(i, entry);
                 }
                 replies.push(read_reply(&model.item(&item, i))?);
             }
@@ -207,13 +214,15 @@ pub(crate) fn read_scenario(
         run,
         expect,
         python,
+        source: SourceMap::default(),
     })
 }
 
 /// Reads and removes the `sees` key of a `model` item, so that the reply
 /// is read without it (`sees` is about the request, not the reply; an
-/// `{error: ...}` entry may carry it too).
-fn take_sees(model: &Field<'_>, item: &mut Node, index: usize) -> Read<Option<Sees>> {
+/// `{error: ...}` entry may carry it too); the entry removed is returned
+/// beside what it reads.
+fn take_sees(model: &Field<'_>, item: &mut Node, index: usize) -> Read<Option<(Sees, Entry)>> {
     let Some(at) = item
         .entries()
         .and_then(|e| e.iter().position(|e| e.key == "sees"))
@@ -225,13 +234,12 @@ fn take_sees(model: &Field<'_>, item: &mut Node, index: usize) -> Read<Option<Se
         let entries = field.entries()?;
         read_sees(&entries[at].1)?
     };
-    if let Some(entry) = item.entries().and_then(|e| e.get(at)) {
-        sees.at = Some((entry.key_pos.line, entry.key_pos.column));
-    }
-    if let NodeValue::Map(entries) = &mut item.value {
-        entries.remove(at);
-    }
-    Ok(Some(sees))
+    let NodeValue::Map(entries) = &mut item.value else {
+        return Ok(None);
+    };
+    let entry = entries.remove(at);
+    sees.at = Some((entry.key_pos.line, entry.key_pos.column));
+    Ok(Some((sees, entry)))
 }
 
 fn read_version(field: &Field<'_>) -> Read<i64> {

@@ -375,6 +375,7 @@ pub fn scenarios_shaped(shape: Shape) -> BoxedStrategy<Scenario> {
                     model,
                     sees: std::collections::BTreeMap::new(),
                     python: crate::scenario::PythonSpec::default(),
+                    source: crate::scenario::SourceMap::default(),
                     run,
                     expect: Expect {
                         unused_replies: UnusedReplies::Allow,

@@ -427,6 +427,15 @@ write!(
                     "`clock` is `{value}`; write an ISO 8601 date or date and time, such as `2026-03-01T09:00:00+00:00`"
                 )
             }
+            K::Prepare { message } => f.write_str(message),
+            // Haystack's text whole, so that it stays a substring of this
+            // one (the outcome contract compares error texts by substring).
+            K::Construction { error, hint } => write!(
+                f,
+                "the Agent cannot be built: {error} — {} (or expect the error with \
+                 `expect.error` to test it)",
+                hint.as_deref().unwrap_or("fix the scenario")
+            ),
         }
     }
 

@@ -1,95 +1,24 @@
-//! The report of the Agent construction errors a file alone decides
-//! (Haystack's `Agent(...)` would raise them before the first step), each
-//! at the key it comes from when the error names one: `check` prints it,
-//! and every other command that reads scenario files reports such a file
-//! as invalid with the same lines (`checked`).
+//! Each Agent construction error a file decides, at the key it comes from
+//! when the error names one, with what to change.
 //!
 //! The Agent stops at its first error; to report every one, the cause of
 //! each is taken out of a copy of the scenario and the Agent is built
 //! again, so that the Agent's own checks stay the one source of truth.
 
+use super::Replay;
 use crate::agent::AgentError;
 use crate::hook::HookPoint;
-use crate::outcome::{ErrorKind, Outcome, RunError, Status};
 use crate::prompt::PromptError;
-use crate::replay::{PrepareError, Replay};
-use crate::scenario::{KeyPath, Located, Scenario, closest, located};
-use std::path::Path;
+use crate::scenario::{KeyPath, Scenario, ScenarioError, ScenarioErrorKind, closest};
 
 /// At most this many construction errors are reported for one file.
 const MAX_REPORTED: usize = 32;
 
-/// Every error `check` reports for a scenario that loaded: a mistake only
-/// preparing the run sees (a ready-made hook's parameters, an undefined
-/// `shared:` name), else each Agent construction error the file decides.
-/// Empty when the file is valid.
-pub(super) fn file_errors(replay: &Replay, file: &Path, scenario: &Scenario) -> Vec<String> {
-    match replay.validate(scenario) {
-        Err(PrepareError::Invalid {
-            message,
-            place,
-            at_value,
-        }) => vec![format!(
-            "{}: {message}",
-            located(file, place.as_deref(), at_value)
-        )],
-        Err(error) => vec![format!("{}: {error}", file.display())],
-        Ok(()) => messages(replay, file, scenario),
-    }
-}
-
-/// `outcome`, or, when its run could not start because of an Agent
-/// construction error the file decides (and does not expect), the file's
-/// invalid outcome, with `check`'s messages: the command line reports such
-/// a file as `check` does, whatever command reads it. The expectations'
-/// verdicts stay those of the failed run (trace-based ones checked against
-/// its empty trace, result-based ones failing with "no result to check"),
-/// as for any run that fails.
-pub(super) fn checked(
-    replay: &Replay,
-    file: &Path,
-    scenario: &Scenario,
-    outcome: Outcome,
-) -> Outcome {
-    // Either engine: a Haystack engine's construction error is located by
-    // the same Rust construction of the file (a scenario with Python code
-    // has none, and keeps Haystack's text).
-    match invalid(replay, file, scenario, &outcome) {
-        Some(errors) => Outcome {
-            status: Status::Invalid,
-            error: Some(RunError::invalid(errors.join("\n"))),
-            result: None,
-            ..outcome
-        },
-        None => outcome,
-    }
-}
-
-/// `check`'s messages for `outcome`'s file when its run ended in a
-/// construction error the file decides; `None` for any other outcome.
-fn invalid(
-    replay: &Replay,
-    file: &Path,
-    scenario: &Scenario,
-    outcome: &Outcome,
-) -> Option<Vec<String>> {
-    let kind = &outcome.error.as_ref()?.kind;
-    let before_the_run = matches!(
-        kind,
-        ErrorKind::Construction | ErrorKind::ReservedStateKeys | ErrorKind::UnregisteredHook { .. }
-    );
-    if outcome.status != Status::Error || !before_the_run {
-        return None;
-    }
-    let errors = messages(replay, file, scenario);
-    (!errors.is_empty()).then_some(errors)
-}
-
-/// One line per construction error, in the order the Agent meets them:
-/// `FILE[:LINE:COLUMN]: the Agent cannot be built: ERROR — HINT (or expect
-/// the error with `expect.error` to test it)`.
-fn messages(replay: &Replay, file: &Path, scenario: &Scenario) -> Vec<String> {
-    let located = Located::read(file);
+/// One error per construction error, in the order the Agent meets them;
+/// empty when the Agent builds or `expect.error` expects its error.
+pub(super) fn construction_errors(replay: &Replay, scenario: &Scenario) -> Vec<ScenarioError> {
+    let file = super::validity::file_name(scenario);
+    let source = &scenario.source;
     let mut scenario = scenario.clone();
     let mut out = Vec::new();
     while out.len() < MAX_REPORTED {
@@ -98,17 +27,29 @@ fn messages(replay: &Replay, file: &Path, scenario: &Scenario) -> Vec<String> {
         };
         let cause = cause(replay, &scenario, &error);
         let position = cause.place.as_ref().and_then(|place| {
-            let located = located.as_ref()?;
             if !cause.at_value {
-                return located.position(place);
+                return source.position(place);
             }
-            let value = located.value_position(place)?;
+            let value = source.value_position(place)?;
             let inside = cause
                 .template_line
-                .and_then(|line| literal_block_line(file, located.position(place)?, value, line));
+                .and_then(|line| source.line_of_value(place, line));
             Some(inside.unwrap_or(value))
         });
-        out.push(message(file, position, &error, cause.hint.as_deref()));
+        let path = cause
+            .place
+            .as_ref()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        let kind = ScenarioErrorKind::Construction {
+            error,
+            hint: cause.hint,
+        };
+        out.push(
+            ScenarioError::new(kind, &file)
+                .with_path(path)
+                .at_position(position),
+        );
         match cause.without {
             Some(without) if without != scenario => scenario = without,
             _ => break,
@@ -276,42 +217,4 @@ fn cause(replay: &Replay, scenario: &Scenario, error: &AgentError) -> Cause {
         }
         _ => Cause::default(),
     }
-}
-
-/// Where line `line` of a template written as a YAML literal block (`|`)
-/// is in the file, the block starting at `value` under the key at `key`:
-/// a literal block keeps the template's lines one for one. `None` for any
-/// other way of writing it (quoted or folded text joins lines).
-fn literal_block_line(
-    file: &Path,
-    key: (usize, usize),
-    value: (usize, usize),
-    line: usize,
-) -> Option<(usize, usize)> {
-    let text = std::fs::read_to_string(file).ok()?;
-    let key_line = text.lines().nth(key.0.checked_sub(1)?)?;
-    let from_key: String = key_line.chars().skip(key.1.saturating_sub(1)).collect();
-    let (_, indicator) = from_key.split_once(':')?;
-    let first_content = text.lines().nth(key.0)?.trim().is_empty();
-    (indicator.trim_start().starts_with('|') && !first_content && value.0 == key.0 + 1)
-        .then(|| (value.0 + line - 1, value.1))
-}
-
-fn message(
-    file: &Path,
-    position: Option<(usize, usize)>,
-    error: &AgentError,
-    hint: Option<&str>,
-) -> String {
-    let place = match position {
-        Some((line, column)) => format!("{}:{line}:{column}", file.display()),
-        None => file.display().to_string(),
-    };
-    // Haystack's text whole, so that it stays a substring of this one (the
-    // outcome contract compares error texts by substring).
-    format!(
-        "{place}: the Agent cannot be built: {error} — {} (or expect the error with \
-         `expect.error` to test it)",
-        hint.unwrap_or("fix the scenario")
-    )
 }
