@@ -398,7 +398,7 @@ pub fn check(
     by_design: &[Invariant],
 ) -> Checked {
     let mut variant = variant;
-    let replay = replay.clone().detail(Detail::Full);
+    let replay = replay.clone().detail(Detail::Full).for_variants();
     let mut outcome = replay.run(&variant.scenario);
     if variant.faulted && outcome.result.is_none() {
         // A fault that failed the run leaves no result: only the keys the

@@ -261,11 +261,14 @@ mod tests {
         };
         assert_eq!(place.as_deref(), Some("run.messages[1]"));
         assert!(message.starts_with("`run.messages[1]`: "), "{message}");
-        let file =
-            std::env::temp_dir().join(format!("hh-run-messages-{}.yaml", std::process::id()));
-        std::fs::write(&file, text).unwrap();
-        let at = crate::scenario::located(&file, place.as_deref(), false);
-        std::fs::remove_file(&file).unwrap();
-        assert_eq!(at, format!("{}:4:7", file.display()));
+        // Loaded from text, and still located: the source map kept it.
+        let error =
+            super::super::validity::prepare_error(&scenario, message, place.as_deref(), false);
+        assert!(
+            error
+                .to_string()
+                .starts_with("m.yaml:4:7: `run.messages[1]`: "),
+            "{error}"
+        );
     }
 }

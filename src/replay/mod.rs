@@ -77,6 +77,10 @@ pub struct Replay {
     custom: IndexMap<String, Arc<dyn Hook>>,
     detail: Detail,
     engine: Option<Arc<dyn Engine>>,
+    /// The scenarios run are variants of a valid file (explore's), not
+    /// files: a construction error is their run's failure, not a verdict
+    /// on a file.
+    variants: bool,
 }
 
 impl Replay {
@@ -108,6 +112,14 @@ impl Replay {
     /// [`engine`](Self::engine), shared.
     pub fn engine_arc(mut self, engine: Arc<dyn Engine>) -> Self {
         self.engine = Some(engine);
+        self
+    }
+
+    /// This replayer runs explore's variants of a file that is valid as
+    /// written: an Agent construction error is the variant's run failure
+    /// (the file's verdict was given on the file).
+    pub(crate) fn for_variants(mut self) -> Self {
+        self.variants = true;
         self
     }
 

@@ -60,7 +60,7 @@ impl Replay {
             outcome.error.as_ref().map(|error| &error.kind),
             Some(ErrorKind::Construction | ErrorKind::ReservedStateKeys)
         );
-        if outcome.status != Status::Error || !construction {
+        if outcome.status != Status::Error || !construction || self.variants {
             return outcome;
         }
         // Either engine: a Haystack engine's construction error is located

@@ -221,7 +221,7 @@ mod tests {
             .key("sees")
             .key("messages")
             .index(0);
-        assert_eq!(map.position(&seen), Some((10, 24)));
+        assert_eq!(map.position(&seen), Some((10, 23)));
         let missing = KeyPath::default().key("hooks").key("on_exit");
         assert_eq!(map.position(&missing), None);
         assert_eq!(map.nearest(&missing.index(0)), Some((5, 1)));
