@@ -108,11 +108,16 @@ fn reserved_state_keys_rejected(view: &View<'_>, scenario: &Scenario, found: &mu
         .map(String::as_str)
         .filter(|k| keys::is_reserved(k))
         .collect();
-    let rejected = view
-        .outcome
-        .error
-        .as_ref()
-        .is_some_and(|e| e.kind == ErrorKind::ReservedStateKeys);
+    let rejected = view.outcome.error.as_ref().is_some_and(|e| match e.kind {
+        ErrorKind::ReservedStateKeys => true,
+        // An invalid file names each construction error in its text:
+        // the Agent's own refusal tells which one came first.
+        ErrorKind::Invalid => matches!(
+            crate::replay::Replay::new().unexpected_construction_error(scenario),
+            Some(crate::agent::AgentError::ReservedStateKeys { .. })
+        ),
+        _ => false,
+    });
     let built = view.succeeded() || !view.trace.is_empty();
     let message = if !reserved.is_empty() && built {
         format!("state_schema defines reserved key(s) {reserved:?}, but the Agent was built")
