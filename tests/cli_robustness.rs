@@ -101,6 +101,65 @@ fn a_scenario_that_exhausts_memory_costs_only_its_own_outcome() {
     );
 }
 
+/// A template that never ends within its fuel (minijinja concatenates
+/// lists lazily, without paying fuel, so doubling a list in a loop runs for
+/// hours) has its child process killed at `--timeout`: the scenario errors,
+/// saying so, and the scenarios before and after it report, in the human
+/// and the JUnit report.
+#[test]
+fn a_scenario_that_does_not_end_costs_only_its_own_outcome() {
+    let dir = scratch("does_not_end");
+    std::fs::write(dir.join("a_good.yaml"), GOOD).unwrap();
+    std::fs::write(
+        dir.join("b_hang.yaml"),
+        prompt_scenario(
+            "hang",
+            "{% set ns = namespace(l=[1]) %}{% for i in range(60) %}{% set ns.l = ns.l + ns.l %}{% endfor %}{{ ns.l|length }}",
+        ),
+    )
+    .unwrap();
+    std::fs::write(dir.join("c_good.yaml"), GOOD).unwrap();
+    let path = dir.to_str().unwrap();
+
+    let human = hookharness(&["run", "--timeout", "1", path]);
+    let text = stdout(&human);
+    assert_eq!(human.status.code(), Some(1), "{text}");
+    for file in ["a_good.yaml", "c_good.yaml"] {
+        assert!(
+            text.contains(&format!("PASS  {}", Path::new(path).join(file).display())),
+            "{text}"
+        );
+    }
+    let hang = text
+        .lines()
+        .position(|l| l.contains("b_hang.yaml"))
+        .unwrap();
+    let report: String = text.lines().skip(hang).take(2).collect();
+    assert!(
+        report.starts_with("ERROR") && report.contains("(hang)"),
+        "{text}"
+    );
+    assert!(
+        report.contains("ran for more than 1 s on this file")
+            && report.contains("`--timeout`")
+            && !report.contains("report this file as a bug"),
+        "{report}"
+    );
+    assert!(
+        text.trim_end().ends_with("2 passed, 0 failed, 1 errors"),
+        "{text}"
+    );
+
+    let junit = hookharness(&["run", "--timeout", "1", "--format", "junit", path]);
+    let xml = stdout(&junit);
+    assert_eq!(junit.status.code(), Some(1), "{xml}");
+    assert!(
+        xml.contains("tests=\"3\" failures=\"0\" errors=\"1\""),
+        "{xml}"
+    );
+    assert!(xml.trim_end().ends_with("</testsuites>"), "{xml}");
+}
+
 /// Each template once aborted the process (exit 134), overflowed its
 /// stack or exhausted its memory; each now fails its own scenario with
 /// Python's exception or a message naming the budget.

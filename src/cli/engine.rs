@@ -29,8 +29,9 @@ pub(crate) struct EngineArgs {
     /// hookharness was pip-installed into, else `python3`).
     #[arg(long, value_name = "PATH")]
     pub python: Option<PathBuf>,
-    /// Seconds a scenario may run on the Haystack engine before its worker
-    /// is killed and the scenario errors.
+    /// Seconds a scenario may run before it is stopped and errors: the
+    /// Haystack engine's worker is killed, and in `run` on this crate's
+    /// engine the child process running it (src/cli/isolate.rs).
     #[arg(long, value_name = "SECONDS", default_value_t = 60)]
     pub timeout: u64,
 }

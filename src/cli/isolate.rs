@@ -5,7 +5,8 @@
 //!  run / check ──files on stdin──▶ child: hookharness __worker JOB
 //!      ▲                              │ per file: `>"name"` (loaded, taken), then `=JSON` or `-` (skipped)
 //!      └──────────lines on a pipe─────┘
-//!  child ends early ─▶ the file it was on gets an `aborted` error ─▶ a new child takes the rest
+//!  child ends early, or runs past the time limit on one file (killed)
+//!    ─▶ the file it was on gets an `aborted` error ─▶ a new child takes the rest
 //! ```
 //!
 //! Rust ends the process when an allocation fails or the stack overflows,
@@ -23,8 +24,10 @@ use super::output::{err, errln, out};
 use clap::{Args, ValueEnum};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdout, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// The hidden command a child runs.
 pub(super) const WORKER: &str = "__worker";
@@ -71,43 +74,66 @@ pub(super) struct Abort {
     pub(super) started: Option<String>,
     /// How the process ended, with its last words on stderr.
     pub(super) how: String,
+    /// The child was killed past the time limit (not a bug of the
+    /// harness: a scenario that does not end).
+    pub(super) timed_out: bool,
 }
 
 /// Hands `files` to child processes and calls `each` with the index of
 /// every file and its line, or its abort. `Err(index)` when no child could
 /// be started for the file at `index` (the caller handles the rest in its
 /// own process).
+///
+/// A file that takes more than `limit` (from the end of the file before
+/// it, reading and running together) has its child killed: a template or
+/// hook that never ends costs that file's outcome, as an abort does.
 pub(super) fn each_file(
     files: &[PathBuf],
     job: Job,
     filter: Option<&str>,
+    limit: Duration,
     mut each: impl FnMut(usize, Result<Line, Abort>),
 ) -> Result<(), usize> {
     let mut next = 0;
     while next < files.len() {
         let mut worker = Worker::start(&files[next..], job, filter).map_err(|_| next)?;
         let mut started = None;
+        let mut deadline = Instant::now() + limit;
         loop {
-            match worker.line() {
-                Some(line) if line.starts_with('>') => {
+            match worker.line(deadline) {
+                Err(TimedOut) => {
+                    worker.kill(limit);
+                    break;
+                }
+                Ok(Some(line)) if line.starts_with('>') => {
                     started = Some(serde_json::from_str(&line[1..]).unwrap_or_default());
                 }
-                Some(line) if line == "-" => {
+                Ok(Some(line)) if line == "-" => {
                     each(next, Ok(Line::Skipped));
                     (next, started) = (next + 1, None);
+                    deadline = Instant::now() + limit;
                 }
-                Some(line) if line.starts_with('=') => {
+                Ok(Some(line)) if line.starts_with('=') => {
                     each(next, Ok(Line::Done(line[1..].to_owned())));
                     (next, started) = (next + 1, None);
+                    deadline = Instant::now() + limit;
                 }
                 // End of the pipe (or a line no child writes): the child
                 // is done, or died on the file at `next`.
                 _ => break,
             }
         }
+        let timed_out = worker.killed.is_some();
         let how = worker.end();
         if next < files.len() {
-            each(next, Err(Abort { started, how }));
+            each(
+                next,
+                Err(Abort {
+                    started,
+                    how,
+                    timed_out,
+                }),
+            );
             next += 1;
         }
     }
@@ -117,10 +143,17 @@ pub(super) fn each_file(
 /// A child process and its pipes.
 struct Worker {
     child: Child,
-    lines: BufReader<ChildStdout>,
+    /// The child's stdout, line by line, from a thread that reads it
+    /// (`None` at its end), so that the parent can wait with a deadline.
+    lines: Receiver<Option<String>>,
     stderr: Option<std::thread::JoinHandle<()>>,
     tail: Arc<Mutex<Vec<u8>>>,
+    /// Set when the child was killed past its time limit.
+    killed: Option<Duration>,
 }
+
+/// The deadline of a file passed before the child's next line.
+struct TimedOut;
 
 impl Worker {
     fn start(files: &[PathBuf], job: Job, filter: Option<&str>) -> std::io::Result<Worker> {
@@ -153,25 +186,32 @@ impl Worker {
         let Some(stdout) = child.stdout.take() else {
             return Err(std::io::Error::other("the child has no stdout"));
         };
+        let (send, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || read_lines(BufReader::new(stdout), &send));
         Ok(Worker {
             child,
-            lines: BufReader::new(stdout),
+            lines,
             stderr,
             tail,
+            killed: None,
         })
     }
 
-    /// The child's next line, without its newline; `None` at the end.
-    fn line(&mut self) -> Option<String> {
-        let mut line = String::new();
-        match self.lines.read_line(&mut line) {
-            Ok(0) | Err(_) => None,
-            Ok(_) if !line.ends_with('\n') => None,
-            Ok(_) => {
-                line.pop();
-                Some(line)
-            }
+    /// The child's next line, without its newline; `None` at the end;
+    /// `TimedOut` when `deadline` passes first.
+    fn line(&mut self, deadline: Instant) -> Result<Option<String>, TimedOut> {
+        let wait = deadline.saturating_duration_since(Instant::now());
+        match self.lines.recv_timeout(wait) {
+            Ok(line) => Ok(line),
+            Err(RecvTimeoutError::Disconnected) => Ok(None),
+            Err(RecvTimeoutError::Timeout) => Err(TimedOut),
         }
+    }
+
+    /// Kills the child, which ran past `limit` on one file.
+    fn kill(&mut self, limit: Duration) {
+        let _ = self.child.kill();
+        self.killed = Some(limit);
     }
 
     /// Waits for the child and says how it ended.
@@ -182,9 +222,14 @@ impl Worker {
         }
         let tail = self.tail.lock().map(|t| t.clone()).unwrap_or_default();
         let said = last_words(&String::from_utf8_lossy(&tail));
-        let how = match status {
-            Ok(status) => describe(status),
-            Err(error) => format!("it could not be waited for ({error})"),
+        let how = match (status, self.killed) {
+            (_, Some(limit)) => format!(
+                "it ran for more than {} s on this file (the time limit of a scenario, `--timeout`) \
+                 and was killed: look for a loop that does not end",
+                limit.as_secs()
+            ),
+            (Ok(status), None) => describe(status),
+            (Err(error), None) => format!("it could not be waited for ({error})"),
         };
         if said.is_empty() {
             how
@@ -222,6 +267,26 @@ fn path_from(bytes: &[u8]) -> PathBuf {
 #[cfg(not(unix))]
 fn path_from(bytes: &[u8]) -> PathBuf {
     PathBuf::from(String::from_utf8_lossy(bytes).into_owned())
+}
+
+/// Sends the child's lines without their newline, then `None` at the end
+/// of its output (a last line without a newline is not a whole line).
+fn read_lines(mut lines: impl BufRead, send: &Sender<Option<String>>) {
+    loop {
+        let mut line = String::new();
+        match lines.read_line(&mut line) {
+            Ok(_) if line.ends_with('\n') => {
+                line.pop();
+                if send.send(Some(line)).is_err() {
+                    return;
+                }
+            }
+            _ => {
+                let _ = send.send(None);
+                return;
+            }
+        }
+    }
 }
 
 /// Copies the child's stderr to ours as it comes, keeping its end.

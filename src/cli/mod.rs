@@ -285,7 +285,8 @@ fn run(
             Trace::Summary => isolate::Job::Run,
             Trace::Full => isolate::Job::RunFull,
         };
-        let isolated = isolate::each_file(&files, job, filter, |index, line| {
+        let limit = std::time::Duration::from_secs(engine.timeout.max(1));
+        let isolated = isolate::each_file(&files, job, filter, limit, |index, line| {
             let outcome = match line {
                 Ok(isolate::Line::Skipped) => None,
                 Ok(isolate::Line::Done(json)) => {
@@ -293,15 +294,19 @@ fn run(
                         aborted(
                             &files[index],
                             Some(String::new()),
-                            &format!("its report did not read back ({error})"),
+                            &isolate::Abort {
+                                started: None,
+                                how: format!("its report did not read back ({error})"),
+                                timed_out: false,
+                            },
                         )
                     }))
                 }
                 Err(abort) => {
                     let path = files[index].display().to_string();
-                    match abort.started {
+                    match abort.started.clone() {
                         None if !filter::takes(filter, "", &path) => None,
-                        started => Some(aborted(&files[index], started, &abort.how)),
+                        started => Some(aborted(&files[index], started, &abort)),
                     }
                 }
             };
@@ -322,9 +327,9 @@ fn run(
     exit_code(&summary)
 }
 
-/// The outcome of a file whose process ended before its report: `started`
-/// holds the scenario's name when its run had begun.
-fn aborted(file: &std::path::Path, started: Option<String>, how: &str) -> Outcome {
+/// The outcome of a file whose process ended before its report (`abort`
+/// says how): `started` holds the scenario's name when its run had begun.
+fn aborted(file: &std::path::Path, started: Option<String>, abort: &isolate::Abort) -> Outcome {
     let stem = || {
         file.file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -341,10 +346,11 @@ fn aborted(file: &std::path::Path, started: Option<String>, how: &str) -> Outcom
         status: Status::Error,
         failures: Vec::new(),
         error: Some(crate::outcome::RunError::aborted(format!(
-            "{}: the process {phase} this scenario ended before its outcome: {how}. \
-             The other scenarios ran in a new process. No input should end the process: \
-             please report this file as a bug in hookharness",
-            file.display()
+            "{}: the process {phase} this scenario ended before its outcome: {}. \
+             The other scenarios ran in a new process.{}",
+            file.display(),
+            abort.how,
+            bug_report(abort)
         ))),
         result: None,
         trace: Vec::new(),
@@ -402,6 +408,22 @@ fn exit_code(summary: &Summary) -> ExitCode {
     }
 }
 
+/// Seconds `check` gives one file (reading it and building its Agent)
+/// before the child process checking it is killed: far above what any
+/// file takes (a 20 MB recording is checked in a few seconds), so only a
+/// check that never ends reaches it.
+const CHECK_TIMEOUT: u64 = 120;
+
+/// The request to report an abort as a bug; none after a time limit (a
+/// scenario that does not end is the scenario's doing).
+fn bug_report(abort: &isolate::Abort) -> &'static str {
+    if abort.timed_out {
+        ""
+    } else {
+        " No input should end the process: please report this file as a bug in hookharness"
+    }
+}
+
 fn check(paths: &[PathBuf]) -> ExitCode {
     let files = match files(paths) {
         Ok(files) => files,
@@ -423,7 +445,8 @@ fn check(paths: &[PathBuf]) -> ExitCode {
             outln!("{error}");
         }
     };
-    let isolated = isolate::each_file(&files, isolate::Job::Check, None, |index, line| {
+    let limit = std::time::Duration::from_secs(CHECK_TIMEOUT);
+    let isolated = isolate::each_file(&files, isolate::Job::Check, None, limit, |index, line| {
         let file = files[index].display();
         let failed = |error: String| FileCheck {
             errors: vec![error],
@@ -437,9 +460,9 @@ fn check(paths: &[PathBuf]) -> ExitCode {
             }),
             Ok(isolate::Line::Skipped) => FileCheck::default(),
             Err(abort) => failed(format!(
-                "{file}: the process checking this file ended before its report: {}. \
-                 No input should end the process: please report this file as a bug in hookharness",
-                abort.how
+                "{file}: the process checking this file ended before its report: {}.{}",
+                abort.how,
+                bug_report(&abort)
             )),
         });
     });
