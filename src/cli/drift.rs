@@ -13,8 +13,8 @@ use serde_json::{Map, Value, json};
 
 use super::ExitCode;
 use super::engine::first_difference;
+use super::filter;
 use super::output::{errln, out, outln};
-use super::{construction, filter};
 use crate::engine::haystack::HaystackEngine;
 use crate::outcome::{Detail, Outcome};
 use crate::replay::Replay;
@@ -200,9 +200,7 @@ fn compare_file(sides: &[Side; 2], file: &Path, filter: Option<&str>) -> Option<
         Err(_) if !filter::takes(filter, "", &path) => return None,
         Err(error) => return Some(Found::Invalid(crate::replay::invalid_file(file, &error))),
     };
-    let [first, second] = [&sides[0], &sides[1]].map(|side| {
-        construction::checked(&side.replay, file, &scenario, side.replay.run(&scenario))
-    });
+    let [first, second] = [&sides[0], &sides[1]].map(|side| side.replay.run(&scenario));
     let difference = first_drift(&first, &second);
     Some(Found::Ran {
         first: Box::new(first),
