@@ -69,7 +69,7 @@ struct Side {
 /// What drift found for one scenario file.
 enum Found {
     /// Invalid before any engine ran (the Rust loader's verdict).
-    Invalid(Outcome),
+    Invalid(Box<Outcome>),
     /// Both runs, and their first difference (`None`: the same outcome).
     Ran {
         first: Box<Outcome>,
@@ -198,7 +198,11 @@ fn compare_file(sides: &[Side; 2], file: &Path, filter: Option<&str>) -> Option<
         Ok(scenario) if !filter::takes(filter, &scenario.name, &path) => return None,
         Ok(scenario) => scenario,
         Err(_) if !filter::takes(filter, "", &path) => return None,
-        Err(error) => return Some(Found::Invalid(crate::replay::invalid_file(file, &error))),
+        Err(error) => {
+            return Some(Found::Invalid(Box::new(crate::replay::invalid_file(
+                file, &error,
+            ))));
+        }
     };
     let [first, second] = [&sides[0], &sides[1]].map(|side| side.replay.run(&scenario));
     let difference = first_drift(&first, &second);
