@@ -17,7 +17,8 @@ difference in the same outcome field. The shrunk scenario, the original one and
 both outcomes go to `DIR/<scenario name>/`.
 
 The seed is printed first; the same seed and count give the same scenarios, so
-any campaign can be rerun. Progress goes to stderr. Exit status: 0 when every
+any campaign can be rerun. The last lines are the counts and, for the documented scenarios, how many showed each
+deviation id (a scenario can show several). Progress goes to stderr. Exit status: 0 when every
 difference is documented, 1 when one is not, 2 when a runner crashes.
 """
 
@@ -219,6 +220,7 @@ def main(argv: list[str] | None = None) -> int:
     campaign = Campaign(args.hookharness, Deviations.load(Path(args.deviations)))
 
     counts = {"identical": 0, "documented": 0, "different": 0}
+    by_id: dict[str, int] = {}
     started = time.monotonic()
     done = 0
     found: list[Path] = []
@@ -240,6 +242,8 @@ def main(argv: list[str] | None = None) -> int:
                 for verdict in verdicts:
                     kind = verdict.kind if verdict.kind in counts else "different"
                     counts[kind] += 1
+                    for dev_id in verdict.ids if kind == "documented" else ():
+                        by_id[dev_id] = by_id.get(dev_id, 0) + 1
                     if kind == "different":
                         print(verdict.line(show_all=False), flush=True)
                         found.append(record(campaign, verdict, by_key[verdict.file], out, args.shrink_seconds))
@@ -258,6 +262,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{done} scenarios in {elapsed:.1f} s ({done / max(elapsed, 1e-9):.0f}/s), seed {seed}: "
         f"{counts['identical']} identical, {counts['documented']} documented, {counts['different']} different"
     )
+    if by_id:
+        print("documented: " + ", ".join(f"{dev_id} {n}" for dev_id, n in sorted(by_id.items(), key=lambda i: (-i[1], i[0]))))
     for folder in found:
         print(f"  shrunk difference: {folder}/scenario.json (both outcomes beside it)")
     return 1 if counts["different"] else 0
