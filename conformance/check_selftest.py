@@ -5,7 +5,8 @@ Usage: python conformance/check_selftest.py
 Each scenario under conformance/selftest/ has an expected status in
 selftest_status.json (most pass; some are meant to fail or to be file
 errors, to exercise those paths). The whole set is run twice and the two outputs
-must be byte-identical.
+must be byte-identical. Then the comparison's own cases run (check_compare.py):
+a Rust error text without Haystack's must be reported as different.
 """
 
 import json
@@ -47,7 +48,11 @@ def main() -> int:
         problems.append(f"{rel}: listed in selftest_status.json but not run")
     for p in problems:
         print("PROBLEM:", p)
-    return 1 if problems else 0
+    sys.path.insert(0, str(HERE))
+    import check_compare
+
+    compare_status = check_compare.main()
+    return 1 if problems or compare_status else 0
 
 
 if __name__ == "__main__":
