@@ -2,7 +2,7 @@
 
 Usage:
     python conformance/fuzz.py [--count N] [--seed S] [--hookharness BIN] [--out DIR]
-                               [--batch B] [--max-seconds T] [--keep]
+                               [--batch B] [--max-seconds T] [--keep] [--mix MIX]
 
 Generates N scenarios over the whole scenario contract from a seed
 (`hookharness generate`, `hookharness::strategies::contract_scenarios`), replays
@@ -11,7 +11,9 @@ the real haystack-ai 3.4.1 Agent (in this process: one Python process for the
 whole campaign), and compares the outcomes as `compare.py` does, documented
 deviations included; a difference in `failures` (the expectations' verdicts, which the
 generated scenarios state for failed runs and construction errors too) is a difference like any
-other. Some empty `outputs_to_state` options are written as `null`. Each undocumented difference is shrunk: list items and map
+other. Some empty `outputs_to_state` options are written as `null`. `--mix` keeps only some of the
+generator's feature groups (the ready-made hooks; the newer keys: prompt templates, variables and the
+tools' State mappings): `core` neither, `ready-made` or `newer` one, `all` (the default) both. Each undocumented difference is shrunk: list items and map
 keys of the scenario are removed while the scenario still shows an undocumented
 difference in the same outcome field. The shrunk scenario, the original one and
 both outcomes go to `DIR/<scenario name>/`.
@@ -47,9 +49,10 @@ from compare import DEVIATIONS, RUST_OK_CODES, Deviations, RunnerCrash, Verdict,
 class Campaign:
     """Runs batches through both implementations and shrinks what differs."""
 
-    def __init__(self, hookharness: str, deviations: Deviations):
+    def __init__(self, hookharness: str, deviations: Deviations, mix: str = "all"):
         self.hookharness = hookharness
         self.deviations = deviations
+        self.mix = mix
         from hh_conformance import run_file
 
         self.run_python = run_file
@@ -62,6 +65,7 @@ class Campaign:
             raise RunnerCrash(f"hookharness generate exited with status {proc.returncode}:\n{proc.stderr}")
         paths = sorted(folder.glob("*.json"))
         for path in paths:
+            _keep_mix(path, self.mix)
             _null_options(path)
         return paths
 
@@ -100,6 +104,54 @@ class Campaign:
         return verdict.kind != "identical" and verdict.kind != "documented" and (
             field is None or _field(verdict) == field
         )
+
+
+# The generator's feature mixes (`--mix`): which of the two feature groups a campaign keeps.
+MIXES = {
+    "all": {"ready-made", "newer"},
+    "core": set(),
+    "ready-made": {"ready-made"},
+    "newer": {"newer"},
+}
+# The ready-made hooks' keys in a hook entry or a shared hook's definition.
+READY_MADE_KEYS = ("confirmation", "token_budget", "tool_result_offload", "compaction")
+# The newer keys: prompt templates and their variables, and the tools' State mappings.
+NEWER_AGENT_KEYS = ("system_prompt", "user_prompt", "required_variables")
+NEWER_RUN_KEYS = ("variables",)
+NEWER_TOOL_KEYS = ("inputs_from_state", "outputs_to_state", "outputs_to_string")
+
+
+def _keep_mix(path: Path, mix: str) -> None:
+    """Removes from the generated file the feature groups its campaign's mix leaves out: `ready-made`
+    (the ready-made hooks, in `hooks` and `shared_hooks`, and the entries naming a removed shared hook)
+    and `newer` (prompt templates, `required_variables`, `run.variables`, the tools' State mappings)."""
+    keep = MIXES[mix]
+    if keep == MIXES["all"]:
+        return
+    scenario = json.loads(path.read_text(encoding="utf-8"))
+    if "ready-made" not in keep:
+        shared = scenario.get("shared_hooks")
+        removed = set()
+        if isinstance(shared, dict):
+            removed = {name for name, d in shared.items() if isinstance(d, dict) and any(k in d for k in READY_MADE_KEYS)}
+            for name in removed:
+                del shared[name]
+        for point, entries in (scenario.get("hooks") or {}).items():
+            if isinstance(entries, list):
+                scenario["hooks"][point] = [
+                    e
+                    for e in entries
+                    if not (isinstance(e, dict) and (any(k in e for k in READY_MADE_KEYS) or e.get("shared") in removed))
+                ]
+    if "newer" not in keep:
+        for section, keys in (("agent", NEWER_AGENT_KEYS), ("run", NEWER_RUN_KEYS)):
+            for key in keys if isinstance(scenario.get(section), dict) else ():
+                scenario[section].pop(key, None)
+        for tool in scenario.get("tools") or []:
+            for key in NEWER_TOOL_KEYS if isinstance(tool, dict) else ():
+                tool.pop(key, None)
+    scenario["description"] = f"{scenario.get('description', '')} (campaign mix `{mix}`: conformance/fuzz.py --mix {mix})"
+    path.write_text(json.dumps(scenario, indent=2, ensure_ascii=False), encoding="utf-8")
 
 
 def _null_options(path: Path) -> None:
@@ -206,18 +258,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--shrink-seconds", type=float, default=60.0, help="time budget per shrink (default 60)")
     parser.add_argument("--keep", action="store_true", help="keep the generated scenarios under OUT/scenarios")
     parser.add_argument("--deviations", default=str(DEVIATIONS), help="the documented deviations")
+    parser.add_argument(
+        "--mix",
+        choices=list(MIXES),
+        default="all",
+        help="the generator's feature mix: all (default, every feature), core (no ready-made hooks, no prompt "
+        "templates or variables, no tool State mappings), ready-made (core and the ready-made hooks), newer "
+        "(core and the prompt templates, variables and tool State mappings)",
+    )
     args = parser.parse_args(argv)
 
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**63)
     print(
-        f"seed {seed}: rerun with `bash conformance/fuzz.sh --seed {seed} --count {args.count}`",
+        f"seed {seed}: rerun with `bash conformance/fuzz.sh --seed {seed} --count {args.count}"
+        + (f" --mix {args.mix}`" if args.mix != "all" else "`"),
         flush=True,
     )
     logging.getLogger("haystack").setLevel(logging.CRITICAL)
     warnings.simplefilter("ignore")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    campaign = Campaign(args.hookharness, Deviations.load(Path(args.deviations)))
+    campaign = Campaign(args.hookharness, Deviations.load(Path(args.deviations)), args.mix)
 
     counts = {"identical": 0, "documented": 0, "different": 0}
     by_id: dict[str, int] = {}
@@ -259,7 +320,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     elapsed = time.monotonic() - started
     print(
-        f"{done} scenarios in {elapsed:.1f} s ({done / max(elapsed, 1e-9):.0f}/s), seed {seed}: "
+        f"{done} scenarios in {elapsed:.1f} s ({done / max(elapsed, 1e-9):.0f}/s), seed {seed}, mix {args.mix}: "
         f"{counts['identical']} identical, {counts['documented']} documented, {counts['different']} different"
     )
     if by_id:

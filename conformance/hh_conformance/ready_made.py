@@ -113,8 +113,8 @@ class ScriptedConfirmationUI(ConfirmationUI):
 
     `answers` are `{action, feedback?, new_tool_params?}` maps (Haystack's `ConfirmationUIResult`
     fields). A question past the last answer fails (and with it the hook and the run). Haystack's
-    UI protocol is not given the call's id, so unlike the harness's text this one cannot name it
-    (docs/deviations.md, `scripted-ui-call-id`).
+    UI protocol is not given the call's id, so this text cannot name it; the harness's text is this
+    one with the id after it, which the comparison of error texts by substring counts as equal.
     """
 
     def __init__(self, answers: list[dict[str, Any]]) -> None:

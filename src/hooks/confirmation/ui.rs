@@ -72,7 +72,7 @@ pub trait ConfirmationUI: Send + Sync + 'static {
 /// assert_eq!(ui.get_user_confirmation(&request).unwrap().action, "confirm");
 /// assert_eq!(
 ///     ui.get_user_confirmation(&request).unwrap_err().to_string(),
-///     "the scripted confirmation UI has no answer left for the call to `search` (id `c1`): it scripts 1 answer"
+///     "the scripted confirmation UI has no answer left for the call to `search`: it scripts 1 answer (call id `c1`)"
 /// );
 /// ```
 #[derive(Debug)]
@@ -134,12 +134,15 @@ impl ConfirmationUI for ScriptedConfirmationUI {
     ) -> Result<ConfirmationUIResult, ConfirmationUIError> {
         let index = self.next.fetch_add(1, Ordering::SeqCst);
         self.answers.get(index).cloned().ok_or_else(|| {
+            // The call's id comes last: the text before it is what a UI
+            // written against Haystack's protocol (which is not given the id)
+            // can say, so the reference runner's text is kept whole inside.
             let id = request
                 .tool_call_id
-                .map_or_else(|| "no id".to_owned(), |id| format!("id `{id}`"));
+                .map_or_else(String::new, |id| format!(" (call id `{id}`)"));
             let n = self.answers.len();
             ConfirmationUIError::new(format!(
-                "{NO_ANSWER_LEFT} for the call to `{}` ({id}): it scripts {n} answer{}",
+                "{NO_ANSWER_LEFT} for the call to `{}`: it scripts {n} answer{}{id}",
                 request.tool_name,
                 if n == 1 { "" } else { "s" }
             ))
