@@ -303,3 +303,73 @@ fn a_console_ui_and_a_file_store_are_replaced_by_their_scenario_stand_ins_with_a
     assert!(skeleton.contains("hookharness.hooks.offload.InMemoryToolResultStore"));
     assert!(!skeleton.contains("SimpleConsoleUI\""), "{skeleton}");
 }
+
+/// The fixture `agent.json` as a JSON value, to change one field of.
+fn agent_dict() -> serde_json::Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("{FIXTURES}/agent.json"));
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn a_hook_without_init_parameters_imports_as_haystack_reads_it() {
+    // Haystack's `default_from_dict` reads a missing `init_parameters` as
+    // none; the importer once panicked on it (exit 101).
+    let dir = scratch("no_init_parameters");
+    let mut dict = agent_dict();
+    let hook = &mut dict["init_parameters"]["hooks"]["on_exit"][0];
+    hook.as_object_mut().unwrap().remove("init_parameters");
+    let input = dir.join("agent.json");
+    std::fs::write(&input, dict.to_string()).unwrap();
+    let output = hookharness(&["import", input.to_str().unwrap()]);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let skeleton = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        skeleton.contains("#   `require_citation`: my_app.agent.RequireCitation\n"),
+        "{skeleton}"
+    );
+}
+
+#[test]
+fn a_line_break_in_the_model_name_stays_inside_the_comment() {
+    let dir = scratch("model_name_breaks");
+    for (i, breaker) in ["\n", "\r", "\r\n", "\u{85}", "\u{2028}", "\u{2029}"]
+        .into_iter()
+        .enumerate()
+    {
+        let mut dict = agent_dict();
+        dict["init_parameters"]["chat_generator"]["init_parameters"]["model"] =
+            format!("gpt{breaker}max_agent_steps: 1{breaker}#\u{1b}]0;t\u{7}\u{202e}").into();
+        let input = dir.join(format!("agent{i}.json"));
+        std::fs::write(&input, dict.to_string()).unwrap();
+        let out = dir.join(format!("skeleton{i}.yaml"));
+        let output = hookharness(&[
+            "import",
+            input.to_str().unwrap(),
+            "-o",
+            out.to_str().unwrap(),
+        ]);
+        assert_eq!(output.status.code(), Some(0), "{breaker:?}");
+        let skeleton = std::fs::read_to_string(&out).unwrap();
+        assert!(
+            skeleton.contains(
+                "max_agent_steps: 1\\u{", // the break, escaped, on the comment's line
+            ),
+            "{breaker:?}: {skeleton}"
+        );
+        assert!(
+            !skeleton
+                .chars()
+                .any(|c| c.is_control() && c != '\n' && c != '\t'),
+            "{breaker:?}: {skeleton:?}"
+        );
+        let scenario = Scenario::from_path(&out).unwrap_or_else(|e| panic!("{breaker:?}: {e}"));
+        assert_eq!(scenario.agent.max_agent_steps, 6, "{breaker:?}");
+        let checked = hookharness(&["check", out.to_str().unwrap()]);
+        assert_eq!(checked.status.code(), Some(0), "{breaker:?}");
+    }
+}

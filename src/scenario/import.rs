@@ -265,6 +265,7 @@ fn skeleton(
         Some(name) => format!("{origin} (pipeline component `{name}`)"),
         None => origin.to_owned(),
     };
+    let from = comment_safe(&from);
     let _ = writeln!(
         out,
         "# A scenario skeleton written by `hookharness import` from {from}:\n\
@@ -272,9 +273,10 @@ fn skeleton(
     );
     let params = &dumped["init_parameters"];
     if let Some(generator) = params["chat_generator"]["type"].as_str() {
+        let generator = comment_safe(generator);
         let model = params["chat_generator"]["init_parameters"]["model"]
             .as_str()
-            .map(|m| format!(", model `{m}`"))
+            .map(|m| format!(", model `{}`", comment_safe(m)))
             .unwrap_or_default();
         let _ = writeln!(
             out,
@@ -304,7 +306,7 @@ fn skeleton(
             out.push_str("# The importer replaced what a scenario run cannot use:\n");
         }
         for note in replaced {
-            let _ = writeln!(out, "#   {note}.");
+            let _ = writeln!(out, "#   {}.", comment_safe(note));
         }
         let customs = custom_hooks(scenario, params);
         if !customs.is_empty() {
@@ -313,7 +315,12 @@ fn skeleton(
                  # in the test that runs this scenario, e.g. `Replay::new().custom_hook(\"NAME\", hook)`.\n",
             );
             for (name, kind) in customs {
-                let _ = writeln!(out, "#   `{name}`: {kind}");
+                let _ = writeln!(
+                    out,
+                    "#   `{}`: {}",
+                    comment_safe(&name),
+                    comment_safe(&kind)
+                );
             }
         }
         key(&mut out, "hooks", hooks);
@@ -345,6 +352,39 @@ fn skeleton(
          #   tools_run: [search]\n",
     );
     out
+}
+
+/// `text` as it may stand inside a `#` comment: a line break (`\n`, `\r`,
+/// U+0085, U+2028, U+2029) would end the comment and make the rest a live
+/// key, and any other control character, a bidi control or a byte-order
+/// mark has no place in a file people read; each is written as `\u{1b}`.
+fn comment_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| {
+        (c.is_control() && c != '\t')
+            || matches!(
+                c,
+                '\u{2028}'
+                    | '\u{2029}'
+                    | '\u{feff}'
+                    | '\u{200e}'
+                    | '\u{200f}'
+                    | '\u{61c}'
+                    | '\u{202a}'..='\u{202e}'
+                    | '\u{2066}'..='\u{2069}'
+            )
+    };
+    if !text.chars().any(unsafe_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if unsafe_char(c) {
+            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 fn key(out: &mut String, name: &str, value: &Value) {
@@ -437,8 +477,14 @@ fn custom_hooks(scenario: &Scenario, params: &Value) -> Vec<(String, String)> {
             if !is_custom || seen.iter().any(|(n, _)| *n == name) {
                 continue;
             }
-            let kind = hook["type"].as_str().unwrap_or_default();
-            let described = match hook["init_parameters"]["function"].as_str() {
+            // Haystack reads a hook without `init_parameters` (or with no
+            // `type`, which its own error names) as one without parameters.
+            let kind = hook.get("type").and_then(Value::as_str).unwrap_or_default();
+            let function = hook
+                .get("init_parameters")
+                .and_then(|p| p.get("function"))
+                .and_then(Value::as_str);
+            let described = match function {
                 Some(function) => format!("{kind} (function `{function}`)"),
                 None => kind.to_owned(),
             };
