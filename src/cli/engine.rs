@@ -20,7 +20,8 @@ pub(crate) struct EngineArgs {
     /// `rust`: this crate's loop (fast, in process); `haystack`: the real
     /// Haystack `Agent` of the installed haystack-ai, with your Python
     /// hooks, tools and agents; `both` (`run` only): each scenario on both,
-    /// reporting the first difference.
+    /// reporting the first difference (two haystack-ai versions:
+    /// `hookharness drift`).
     #[arg(long, value_enum, default_value_t = Engine::Rust)]
     pub engine: Engine,
     /// The Python interpreter with haystack-ai for the Haystack engine
@@ -109,7 +110,7 @@ impl Engines {
 /// trace included; else `ours` failed with the first difference.
 pub(crate) fn compare(mut ours: Outcome, theirs: &Outcome) -> Outcome {
     let (a, b) = (ours.to_full_value(), theirs.to_full_value());
-    let Some((path, rust, haystack)) = first_difference(&a, &b, String::new()) else {
+    let Some((path, rust, haystack)) = first_difference(&a, &b, String::new(), true) else {
         return ours;
     };
     let show = |v: &Option<Value>| v.as_ref().map_or("(absent)".to_owned(), Value::to_string);
@@ -125,11 +126,14 @@ pub(crate) fn compare(mut ours: Outcome, theirs: &Outcome) -> Outcome {
 }
 
 /// The first place where two JSON values differ, with each side's value
-/// there (`None` where a key or item is absent).
-fn first_difference(
+/// there (`None` where a key or item is absent). With `error_substrings`,
+/// an `error.message` that holds the other is no difference (the engines'
+/// contract); without, error texts compare exactly (`drift`).
+pub(super) fn first_difference(
     a: &Value,
     b: &Value,
     path: String,
+    error_substrings: bool,
 ) -> Option<(String, Option<Value>, Option<Value>)> {
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
@@ -141,7 +145,7 @@ fn first_difference(
                 };
                 match y.get(key) {
                     Some(other) => {
-                        if let Some(found) = first_difference(value, other, at) {
+                        if let Some(found) = first_difference(value, other, at, error_substrings) {
                             return Some(found);
                         }
                     }
@@ -164,7 +168,7 @@ fn first_difference(
                 let at = format!("{path}[{i}]");
                 match y.get(i) {
                     Some(other) => {
-                        if let Some(found) = first_difference(value, other, at) {
+                        if let Some(found) = first_difference(value, other, at, error_substrings) {
                             return Some(found);
                         }
                     }
@@ -179,7 +183,9 @@ fn first_difference(
         // words a hook's or the model's failure with its place around
         // Haystack's own text.
         (Value::String(x), Value::String(y))
-            if path == "error.message" && (x.contains(y.as_str()) || y.contains(x.as_str())) =>
+            if error_substrings
+                && path == "error.message"
+                && (x.contains(y.as_str()) || y.contains(x.as_str())) =>
         {
             None
         }
@@ -197,7 +203,7 @@ mod tests {
         let a = json!({"trace": [{"event": "exit", "step": 1}], "status": "pass"});
         let b = json!({"trace": [{"event": "exit", "step": 2}], "status": "pass"});
         assert_eq!(
-            first_difference(&a, &b, String::new()),
+            first_difference(&a, &b, String::new(), true),
             Some(("trace[0].step".into(), Some(json!(1)), Some(json!(2))))
         );
     }
@@ -207,13 +213,13 @@ mod tests {
         let a = json!({"trace": [1, 2]});
         let b = json!({"trace": [1], "extra": true});
         assert_eq!(
-            first_difference(&a, &b, String::new()),
+            first_difference(&a, &b, String::new(), true),
             Some(("trace[1]".into(), Some(json!(2)), None))
         );
         assert_eq!(
-            first_difference(&json!({}), &json!({"x": 1}), String::new()),
+            first_difference(&json!({}), &json!({"x": 1}), String::new(), true),
             Some(("x".into(), None, Some(json!(1))))
         );
-        assert_eq!(first_difference(&b, &b, String::new()), None);
+        assert_eq!(first_difference(&b, &b, String::new(), true), None);
     }
 }

@@ -8,6 +8,7 @@
 mod color;
 mod construction;
 mod discover;
+mod drift;
 mod engine;
 mod explore;
 mod filter;
@@ -123,6 +124,10 @@ enum Command {
     /// Run every hook order, confirmation answer and (with `--faults`)
     /// fault of each scenario, checking the invariants and `expect.always`.
     Explore(explore::ExploreArgs),
+    /// Run scenarios on the Haystack engine under two interpreters (two
+    /// haystack-ai versions) and report, per scenario, the first place
+    /// their outcomes differ, full trace included.
+    Drift(drift::DriftArgs),
     /// Write a scenario skeleton from a Haystack Agent (`Agent.to_dict()`
     /// as JSON or YAML, or a pipeline file holding one).
     Import(import::ImportArgs),
@@ -188,6 +193,7 @@ pub fn main() -> std::process::ExitCode {
         Command::Explain { format, .. } => *format == ExplainFormat::Html,
         Command::Mutate(args) => args.machine_format(),
         Command::Explore(args) => args.machine_format(),
+        Command::Drift(args) => args.machine_format(),
         _ => false,
     };
     color::init(cli.color, machine);
@@ -221,6 +227,7 @@ pub fn main() -> std::process::ExitCode {
         Command::Mutate(args) => mutate::run(args),
         Command::Rebase(args) => rebase::run(args),
         Command::Explore(args) => explore::run(args),
+        Command::Drift(args) => drift::run(args),
         Command::Schema => {
             out!("{}", crate::schema::text());
             ExitCode::Ok

@@ -42,6 +42,19 @@ from .recorder import TOOL_EVENTS, Failure, Recorder
 from .scripted import ToolScript
 from .user_code import error_text, hook_name
 
+# The Haystack functions `observed` wraps, as (module, name): the worker's handshake refuses a haystack-ai that lacks
+# one (haystack-ai 3.0.0 has no `_create_hook_span`), so no scenario fails on it one by one.
+OBSERVED = (
+    ("haystack.components.agents.agent", "_run_hooks"),
+    ("haystack.components.agents.agent", "_run_hooks_async"),
+    ("haystack.components.agents.agent", "_run_tool"),
+    ("haystack.components.agents.agent", "_run_tool_async"),
+    ("haystack.components.agents.agent", "_record_tool_calls"),
+    ("haystack.hooks.invocation", "_create_hook_span"),
+    ("haystack.components.agents.tool_calling", "_create_tool_span"),
+    ("haystack.components.agents.tool_calling", "_schedule_tool_calls"),
+)
+
 
 @dataclass
 class _PointCall:

@@ -6,6 +6,7 @@ import asyncio
 import copy
 import json
 import os
+import re
 from typing import Any
 
 from haystack.components.agents import Agent
@@ -343,7 +344,32 @@ def _build_error(e: BaseException) -> dict:
         return {"kind": "run", "message": text}
     if text.startswith("state_schema keys ") and "are reserved" in text:
         return {"kind": "reserved_state_keys", "message": text}
+    missing = _missing_from_haystack(e, text)
+    if missing is not None:
+        from importlib.metadata import version
+
+        text = (
+            f"haystack-ai {version('haystack-ai')} has no `{missing}`, which this scenario uses: it needs a "
+            f"haystack-ai that has it ({text})"
+        )
     return {"kind": "construction", "message": text}
+
+
+_NOT_IMPORTED = re.compile(r"Class '(haystack\.[\w.]+)' not correctly imported")
+_CANNOT_IMPORT = re.compile(r"cannot import name '(\w+)' from '(haystack[\w.]*)'")
+
+
+def _missing_from_haystack(e: BaseException, text: str) -> str | None:
+    """The Haystack module or class a scenario's construction needed and this haystack-ai lacks, else `None`."""
+    if isinstance(e, ModuleNotFoundError) and (e.name or "").startswith("haystack."):
+        return e.name
+    found = _NOT_IMPORTED.search(text)
+    if found:
+        return found.group(1)
+    found = _CANNOT_IMPORT.search(text)
+    if found:
+        return f"{found.group(2)}.{found.group(1)}"
+    return None
 
 
 def _run_error(e: BaseException, recorder: Recorder) -> dict:

@@ -67,7 +67,34 @@ def _hello() -> dict[str, Any]:
         )
         return hello
     hello["python"] = platform.python_version()
+    missing = _missing_internals()
+    if missing:
+        hello["error"] = (
+            f"haystack-ai {hello['haystack']} in {sys.executable} lacks what the Haystack engine observes the run "
+            f"through ({', '.join(missing)}): the engine runs haystack-ai 3.2.0 or later (tested: 3.2.0 and 3.4.1); "
+            f"install one with `{sys.executable} -m pip install 'haystack-ai>=3.2'`"
+        )
     return hello
+
+
+def _missing_internals() -> list[str]:
+    """The Haystack functions `observe.py` wraps that this haystack-ai does not have, as `module.name`."""
+    import importlib
+
+    try:
+        from .observe import OBSERVED
+    except ImportError as e:  # a module `observe.py` imports is not in this haystack-ai
+        return [e.name or str(e)]
+    missing = []
+    for module_name, name in OBSERVED:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError:
+            missing.append(module_name)
+            continue
+        if not hasattr(module, name):
+            missing.append(f"{module_name}.{name}")
+    return missing
 
 
 def serve(stdin: BinaryIO, channel: Channel, crash: Any) -> int:
