@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from engine_driver import ROOT, Worker, hook_names, scenario_value
+from engine_driver import ROOT, Worker, hook_names, release_binary, scenario_value
 
 MISSING = object()
 
@@ -159,7 +159,7 @@ def canonical(tojson: str | None, files: list[str]) -> dict[str, dict]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("paths", nargs="*", default=["scenarios"])
-    parser.add_argument("--hookharness", default=os.environ.get("HOOKHARNESS_BIN", str(ROOT / "target/release/hookharness")))
+    parser.add_argument("--hookharness", default=release_binary())
     parser.add_argument("--tojson", default=os.environ.get("HOOKHARNESS_TOJSON"))
     parser.add_argument("--detail", choices=["summary", "full"], default="full")
     args = parser.parse_args(argv)

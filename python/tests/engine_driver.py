@@ -1,7 +1,7 @@
 """Driving the engine worker from tests and scripts: requests built from scenario files, a worker over the protocol.
 
 `scenario_value` stands in for the Rust writer until the binary can print a scenario's canonical JSON: with the
-`hookharness` binary given (`HOOKHARNESS_BIN`, or `target/release/hookharness`) and able to, it asks it; otherwise it
+`hookharness` binary given (`HOOKHARNESS_BIN`, or the release build: `release_binary()`) and able to, it asks it; otherwise it
 reads the file with the conformance reader's YAML 1.2 loader, which gives the file's own JSON (not canonical: defaults
 written out stay, which the worker reads the same).
 """
@@ -58,6 +58,15 @@ def request(path: Path, *, detail: str = "full", keep_requests: bool = False, sc
         "detail": detail,
         "keep_requests": keep_requests,
     }
+
+
+def release_binary() -> str:
+    """The hookharness binary the tests drive: `HOOKHARNESS_BIN`, else the release build in Cargo's target folder
+    (`CARGO_TARGET_DIR` when set, as cargo itself reads it, else `target/`)."""
+    if os.environ.get("HOOKHARNESS_BIN"):
+        return os.environ["HOOKHARNESS_BIN"]
+    target = Path(os.environ.get("CARGO_TARGET_DIR") or ROOT / "target")
+    return str((ROOT / target) / "release" / "hookharness")
 
 
 def python() -> str:

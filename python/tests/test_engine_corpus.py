@@ -10,9 +10,9 @@ from pathlib import Path
 
 import engine_corpus
 import pytest
-from engine_driver import ROOT
+from engine_driver import release_binary
 
-BINARY = os.environ.get("HOOKHARNESS_BIN", str(ROOT / "target/release/hookharness"))
+BINARY = release_binary()
 
 
 @pytest.mark.skipif(not Path(BINARY).exists(), reason=f"no hookharness binary at {BINARY}: run `cargo build --release`")

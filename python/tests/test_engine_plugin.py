@@ -9,12 +9,13 @@ import shutil
 from pathlib import Path
 
 import pytest
+from engine_driver import release_binary
 from plugin_support import ROOT, plugin_args, source_path
 
 pytest_plugins = ["pytester"]
 
 EXAMPLES = ROOT / "examples" / "haystack"
-BINARY = os.environ.get("HOOKHARNESS_BIN", str(ROOT / "target/release/hookharness"))
+BINARY = release_binary()
 
 
 @pytest.fixture
