@@ -268,3 +268,86 @@ fn killed_by_outcome_counts_any_change_to_the_outcome_so_only_equivalent_mutants
     assert_eq!(text, "mutation score: 13/13 killed (3 not reached)\n");
     assert_eq!(output.status.code(), Some(0));
 }
+
+/// A hook that stops the run at step 0, the only step it sees: dropping its
+/// `when.step_count` changes nothing in the outcome (equivalent), moving it
+/// to `before_run` changes the trace but no expectation (survives).
+const EQUIVALENT: &str = "\
+name: equivalent
+hooks:
+  before_llm:
+    - when: {step_count: 0}
+      do: [{stop_run: enough}]
+model:
+  - text: never
+run:
+  messages: [{role: user, text: hi}]
+expect:
+  unused_replies: allow
+  exit_reason: enough
+";
+
+#[test]
+fn a_mutant_whose_outcome_is_the_unmutated_runs_is_equivalent_and_not_counted() {
+    let dir = scratch("mutate", "equivalent");
+    let file = dir.join("equivalent.yaml");
+    std::fs::write(&file, EQUIVALENT).unwrap();
+    let document = mutate_json(&file);
+    let with = |verdict: &str| -> Vec<&str> {
+        mutants(&document)
+            .iter()
+            .filter(|m| m["verdict"] == verdict)
+            .map(|m| m["description"].as_str().unwrap())
+            .collect()
+    };
+    assert_eq!(with("equivalent"), ["drop `when.step_count`"]);
+    assert_eq!(
+        with("survived"),
+        ["move the hook from `before_llm` to `before_run`"]
+    );
+    let score = &document["score"];
+    assert_eq!(
+        (score["killed"].as_u64(), score["survived"].as_u64()),
+        (Some(7), Some(1))
+    );
+    assert_eq!(score["equivalent"], 1);
+    let output = hookharness(&["mutate", file.to_str().unwrap()]);
+    assert_eq!(
+        stdout(&output).lines().last().unwrap(),
+        "mutation score: 7/8 killed (2 not reached, 1 equivalent)"
+    );
+
+    // Pinning the hook's point kills the survivor; the equivalent mutant
+    // stays out of the count, so every counted mutant is killed: exit 0.
+    std::fs::write(
+        &file,
+        EQUIVALENT.replace(
+            "  exit_reason: enough\n",
+            "  exit_reason: enough\n  hooks: [before_llm]\n",
+        ),
+    )
+    .unwrap();
+    let output = hookharness(&["mutate", file.to_str().unwrap()]);
+    assert_eq!(
+        stdout(&output),
+        "mutation score: 8/8 killed (2 not reached, 1 equivalent)\n"
+    );
+    assert_eq!(output.status.code(), Some(0));
+}
+
+#[test]
+fn killed_by_outcome_kills_every_change_the_outcome_shows_and_lists_the_equivalent_ones() {
+    let dir = scratch("mutate", "outcome_equivalent");
+    let file = dir.join("equivalent.yaml");
+    std::fs::write(&file, EQUIVALENT).unwrap();
+    let output = hookharness(&["mutate", "--killed-by", "outcome", file.to_str().unwrap()]);
+    assert_eq!(
+        stdout(&output),
+        format!(
+            "{}:4:14: equivalent: drop `when.step_count` (hooks.before_llm[0].when.step_count)\n\
+             mutation score: 8/8 killed (2 not reached, 1 equivalent)\n",
+            file.display()
+        )
+    );
+    assert_eq!(output.status.code(), Some(0));
+}

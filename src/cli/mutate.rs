@@ -1,7 +1,9 @@
 //! `hookharness mutate`: the mutation score of a corpus (see
 //! [`crate::mutate`]). Each surviving mutant is printed as
 //! `FILE:LINE:COLUMN: survived: WHAT (PLACE)`, the way a compiler points at
-//! a line, then `mutation score: K/N killed`.
+//! a line, then `mutation score: K/N killed`; under `--killed-by outcome`,
+//! which kills every mutant that changes the outcome, each equivalent one
+//! (`FILE:LINE:COLUMN: equivalent: WHAT (PLACE)`) instead.
 
 use super::output::{out, outln};
 use super::progress::Progress;
@@ -29,7 +31,8 @@ pub(super) struct MutateArgs {
     filter: Option<String>,
     /// What kills a mutant: `expect`, the scenario's expectations (it
     /// fails); `outcome`, any difference in the outcome a snapshot holds
-    /// (a survivor is then an equivalent mutant).
+    /// (every mutant is then killed or equivalent, and the report lists
+    /// the equivalent ones).
     #[arg(long, value_enum, default_value_t = KilledBy::Expect)]
     killed_by: KilledBy,
 }
@@ -146,8 +149,13 @@ pub(super) fn run(args: MutateArgs) -> ExitCode {
     progress.clear();
 
     let score = Score::of(&verdicts);
+    // What the report lists: what the oracle did not kill.
+    let listed = match args.killed_by {
+        KilledBy::Expect => Verdict::Survived,
+        KilledBy::Outcome => Verdict::Equivalent,
+    };
     match args.format {
-        MutateFormat::Human => human(&mutants, &verdicts, &skipped, &score),
+        MutateFormat::Human => human(&mutants, &verdicts, &skipped, &score, listed),
         MutateFormat::Json => outln!("{}", document(&mutants, &verdicts, &skipped, &score)),
     }
     if skipped.iter().any(|s| matches!(s, Skipped::Invalid(_))) {
@@ -174,15 +182,22 @@ fn location(mutant: &Mutant) -> String {
     }
 }
 
-fn human(mutants: &[Mutant], verdicts: &[Verdict], skipped: &[Skipped], score: &Score) {
+fn human(
+    mutants: &[Mutant],
+    verdicts: &[Verdict],
+    skipped: &[Skipped],
+    score: &Score,
+    listed: Verdict,
+) {
     for skip in skipped {
         outln!("{}", skip.message());
     }
     for (mutant, verdict) in mutants.iter().zip(verdicts) {
-        if *verdict == Verdict::Survived {
+        if *verdict == listed {
             outln!(
-                "{}: survived: {} ({})",
+                "{}: {}: {} ({})",
                 location(mutant),
+                verdict.as_str(),
                 mutant.description,
                 mutant.place
             );
@@ -192,6 +207,7 @@ fn human(mutants: &[Mutant], verdicts: &[Verdict], skipped: &[Skipped], score: &
     let uncounted = [
         (score.unviable, "unviable"),
         (score.not_reached, "not reached"),
+        (score.equivalent, "equivalent"),
     ];
     let uncounted: Vec<String> = uncounted
         .iter()
@@ -232,6 +248,7 @@ fn document(mutants: &[Mutant], verdicts: &[Verdict], skipped: &[Skipped], score
             "survived": score.survived,
             "unviable": score.unviable,
             "not_reached": score.not_reached,
+            "equivalent": score.equivalent,
         },
         "mutants": mutants,
         "invalid": messages(invalid),

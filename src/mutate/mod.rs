@@ -9,9 +9,10 @@
 //! fails (an expectation, or the run itself), and *survives* when the
 //! scenario still passes: then no expectation pins what the changed part
 //! does. A mutant the Agent refuses to build (a hook moved to a point it
-//! does not allow) is *unviable*, and one that changes a part the
-//! unmutated run never used (a reply after its last model call) is *not
-//! reached*: neither counts.
+//! does not allow) is *unviable*, one that changes a part the unmutated
+//! run never used (a reply after its last model call) is *not reached*,
+//! and one whose whole outcome (trace included) is the unmutated run's is
+//! *equivalent*: none of them counts, as no expectation could notice them.
 //!
 //! ```text
 //!  Scenario ──operators.rs──▶ [Mutant] ──Replay::run──▶ [Verdict] ──▶ Score
@@ -132,6 +133,10 @@ pub enum Verdict {
     /// The unmutated run never used the changed part, so the change cannot
     /// alter a run: equivalent by construction, not replayed, not counted.
     NotReached,
+    /// The mutant's whole outcome ([`Outcome::to_value`], trace included)
+    /// is the unmutated run's: the change shows nowhere, so no expectation
+    /// can notice it. An equivalent mutant, not counted.
+    Equivalent,
 }
 
 impl Verdict {
@@ -143,6 +148,7 @@ impl Verdict {
             Verdict::Survived => "survived",
             Verdict::Unviable => "unviable",
             Verdict::NotReached => "not_reached",
+            Verdict::Equivalent => "equivalent",
         }
     }
 }
@@ -200,13 +206,16 @@ pub enum Oracle {
     Expectations,
     /// The whole outcome, as a snapshot holds it ([`Outcome::to_value`]):
     /// the mutant is killed when any part of it differs from the
-    /// unmutated run's. A survivor then changes nothing a run shows, so it
-    /// is an equivalent mutant.
+    /// unmutated run's. Every mutant is then killed or
+    /// [`Verdict::Equivalent`]: this oracle tells the mutants some
+    /// expectation could notice from those none can.
     Outcome,
 }
 
 /// Replays one mutant with `replay` and judges it by `oracle`; `baseline`
-/// is what the unmutated run did ([`baseline`]).
+/// is what the unmutated run did ([`baseline`]). A mutant that `oracle`
+/// does not kill and whose outcome is the baseline's is
+/// [`Verdict::Equivalent`].
 #[must_use]
 pub fn judge(replay: &Replay, mutant: &Mutant, baseline: &Baseline, oracle: Oracle) -> Verdict {
     if !baseline.covers(&mutant.needs) {
@@ -217,14 +226,13 @@ pub fn judge(replay: &Replay, mutant: &Mutant, baseline: &Baseline, oracle: Orac
     if outcome.status == Status::Invalid {
         return Verdict::Unviable;
     }
-    let noticed = match oracle {
-        Oracle::Expectations => !outcome.passed(),
-        Oracle::Outcome => outcome.to_value() != baseline.outcome,
-    };
-    if noticed {
-        Verdict::Killed
-    } else {
-        Verdict::Survived
+    // A failing scenario is killed whatever its outcome; a passing one is
+    // equivalent when its outcome is the baseline's.
+    match oracle {
+        Oracle::Expectations if !outcome.passed() => Verdict::Killed,
+        _ if outcome.to_value() == baseline.outcome => Verdict::Equivalent,
+        Oracle::Outcome => Verdict::Killed,
+        Oracle::Expectations => Verdict::Survived,
     }
 }
 
@@ -262,7 +270,8 @@ pub fn baseline(replay: &Replay, scenario: &Scenario) -> Result<Baseline, NotGre
     }
 }
 
-/// Killed and viable counts: the score is `killed / (killed + survived)`.
+/// Killed and viable counts: the score is `killed / (killed + survived)`;
+/// unviable, not reached and equivalent mutants are not counted.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Score {
@@ -274,6 +283,8 @@ pub struct Score {
     pub unviable: usize,
     /// Mutants of parts the unmutated run never used.
     pub not_reached: usize,
+    /// Mutants whose outcome is the unmutated run's.
+    pub equivalent: usize,
 }
 
 impl Score {
@@ -287,6 +298,7 @@ impl Score {
                 Verdict::Survived => score.survived += 1,
                 Verdict::Unviable => score.unviable += 1,
                 Verdict::NotReached => score.not_reached += 1,
+                Verdict::Equivalent => score.equivalent += 1,
             }
         }
         score
