@@ -167,3 +167,44 @@ fn the_last_index_is_written_and_a_range_past_it_is_refused() {
     let stderr = String::from_utf8_lossy(&past.stderr);
     assert!(stderr.contains("give at most --count 1"), "{stderr}");
 }
+
+/// `generate --out` writes as every other writing command does: an
+/// existing file only with `--force`, and a link planted at a file's name
+/// is refused, never followed.
+#[test]
+fn an_existing_file_is_kept_without_force_and_a_link_is_never_followed() {
+    let dir = folder("generate_safe_write");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = Path::new(&dir).join("generated_7_000000.yaml");
+    std::fs::write(&file, "mine").unwrap();
+    let args = ["generate", "--out", &dir, "--seed", "7", "--count", "1"];
+    let output = hookharness(&args);
+    assert_eq!(output.status.code(), Some(4));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("pass --force"), "{stderr}");
+    assert!(stderr.contains("generated_7_000000.yaml"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine");
+
+    let output = hookharness(&[&args[..], &["--force"]].concat());
+    assert_eq!(output.status.code(), Some(0));
+    assert!(read(&dir, "generated_7_000000.yaml").contains("generated-7-0"));
+
+    #[cfg(unix)]
+    {
+        let victim = Path::new(&dir).join("victim.txt");
+        std::fs::write(&victim, "keep").unwrap();
+        std::fs::remove_file(&file).unwrap();
+        std::os::unix::fs::symlink(&victim, &file).unwrap();
+        let output = hookharness(&[&args[..], &["--force"]].concat());
+        assert_eq!(output.status.code(), Some(4));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains("symbolic link"), "{stderr}");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+    }
+    let left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".tmp"))
+        .collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+}

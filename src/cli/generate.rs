@@ -2,6 +2,7 @@
 
 use super::ExitCode;
 use super::output::{errln, outln};
+use super::safe_write;
 use crate::scenario::Scenario;
 use crate::strategies::contract_scenarios;
 use clap::{Args, ValueEnum};
@@ -28,6 +29,9 @@ pub(super) struct GenerateArgs {
     /// The file format.
     #[arg(long, value_enum, default_value_t = FileFormat::Yaml)]
     format: FileFormat,
+    /// Overwrite scenario files that already exist in `--out`.
+    #[arg(long)]
+    force: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -113,9 +117,19 @@ pub(super) fn run(args: GenerateArgs) -> ExitCode {
         let path = args
             .out
             .join(format!("generated_{seed}_{index:06}.{extension}"));
-        if let Err(error) = std::fs::write(&path, text) {
-            errln!("cannot write {}: {error}", path.display());
-            return ExitCode::OutputFailed;
+        // As every writing command: an existing file only with --force,
+        // never through a link, a whole file or none.
+        let committed = safe_write::prepare_new(&path, "the scenario file", &[], args.force)
+            .and_then(|pending| pending.commit(&text));
+        if let Err(refused) = committed {
+            errln!("{}", refused.message);
+            if written > 0 {
+                errln!(
+                    "{written} scenarios were written to {} before it",
+                    args.out.display()
+                );
+            }
+            return refused.code;
         }
         written += 1;
     }

@@ -1,5 +1,5 @@
 //! Writing a command's files safely, one way for every command (`record`,
-//! `rebase`, `import --output`, `explore --out`).
+//! `rebase`, `import --output`, `explore --out`, `generate --out`).
 //!
 //! - The text goes to a temporary file created exclusively (`O_EXCL`: a
 //!   link or a file already at that name is never opened) under a unique
