@@ -232,8 +232,9 @@ fn discovery_skips_loops_fifos_hidden_folders_and_target_and_reads_any_case() {
     let output = hookharness_within_deadline(&["check", dir.to_str().unwrap()]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
-    assert_eq!(stdout(&output), "4 valid, 0 invalid\n");
+    assert_eq!(stdout(&output), "3 valid, 0 invalid\n");
     for warning in [
+        "link.yaml: skipped, the same file as",
         "fifo.yaml: skipped, not a regular file (a FIFO)",
         "dangling.yaml: skipped, a link whose target cannot be read",
         "loop: a link to a folder, not followed",
@@ -254,6 +255,50 @@ fn discovery_skips_loops_fifos_hidden_folders_and_target_and_reads_any_case() {
             && text.ends_with("1 valid, 1 invalid\n"),
         "{text}"
     );
+}
+
+/// One file runs once, whichever paths name it: links to it in its own
+/// folder (found before or after it), and the file named on the command
+/// line beside the folder it is in. A link to itself is reported, not
+/// followed.
+#[cfg(unix)]
+#[test]
+fn a_file_reached_by_several_paths_runs_once() {
+    use std::os::unix::fs::symlink;
+    let dir = scratch("dedup");
+    std::fs::write(
+        dir.join("s.yaml"),
+        corpus("scenarios/docs_examples/require_search.yaml"),
+    )
+    .unwrap();
+    symlink("s.yaml", dir.join("a.yaml")).unwrap();
+    symlink("s.yaml", dir.join("t.yaml")).unwrap();
+    symlink("./s.yaml", dir.join("u.yaml")).unwrap();
+    symlink("self.yaml", dir.join("self.yaml")).unwrap();
+    let folder = dir.to_str().unwrap();
+
+    let output = hookharness_within_deadline(&["run", folder]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let text = stdout(&output);
+    assert_eq!(text.matches("PASS").count(), 1, "{text}");
+    // The plain file is kept over the links, even one sorted before it.
+    assert!(text.contains("s.yaml  (docs-require-search)"), "{text}");
+    for skipped in ["a.yaml", "t.yaml", "u.yaml"] {
+        let note = format!("{skipped}: skipped, the same file as {folder}/s.yaml");
+        assert!(stderr.contains(&note), "{note}: {stderr}");
+    }
+    assert!(
+        stderr.contains("self.yaml: skipped, a link whose target cannot be read"),
+        "{stderr}"
+    );
+
+    // A path named on the command line is the one kept.
+    let named = dir.join("t.yaml");
+    let output = hookharness_within_deadline(&["run", folder, named.to_str().unwrap()]);
+    let text = stdout(&output);
+    assert_eq!(text.matches("PASS").count(), 1, "{text}");
+    assert!(text.contains("t.yaml  (docs-require-search)"), "{text}");
 }
 
 #[test]

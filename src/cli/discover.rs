@@ -10,21 +10,36 @@
 //!   dump, a tool's output) is skipped with a note on stderr;
 //! - hidden entries (`.git/`, `.#draft.yaml`) and `target/` are skipped;
 //!   name one on the command line to search it;
-//! - symbolic links to folders are not followed (no cycles, no scenario
-//!   found twice), and FIFOs, sockets, devices and dangling links are
-//!   skipped, each with a warning on stderr.
+//! - symbolic links to folders are not followed (no cycles), and FIFOs,
+//!   sockets, devices and dangling or looping links are skipped, each with
+//!   a warning on stderr.
+//!
+//! One file is taken once, whichever paths reach it (compared after
+//! resolving links): the path named on the command line is kept, else the
+//! file itself over a link to it, else the first found; each path skipped
+//! for it gets a note on stderr.
 //!
 //! Each folder's entries are taken in name order, so runs list the same
 //! files in the same order.
 
 use super::output::errln;
 use crate::scenario::not_a_file;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 const EXTENSIONS: [&str; 3] = ["yaml", "yml", "json"];
 
 /// Build output: searching it finds tool and compiler JSON, not scenarios.
 const SKIPPED_FOLDERS: [&str; 1] = ["target"];
+
+/// How a file was reached, best first: the path it is kept under when
+/// several reach it.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Reached {
+    Named,
+    Itself,
+    ByLink,
+}
 
 /// The scenario files under `paths` (see the module docs).
 pub(crate) fn discover(paths: &[PathBuf]) -> Vec<PathBuf> {
@@ -33,13 +48,40 @@ pub(crate) fn discover(paths: &[PathBuf]) -> Vec<PathBuf> {
         if path.is_dir() {
             walk(path, &mut found);
         } else {
-            found.push(path.clone());
+            found.push((path.clone(), Reached::Named));
         }
     }
-    found
+    once_each(found)
 }
 
-fn walk(dir: &Path, found: &mut Vec<PathBuf>) {
+/// `found` with each file once (see the module docs). A path that does not
+/// resolve (a missing named file) is kept, for the loader to report.
+fn once_each(found: Vec<(PathBuf, Reached)>) -> Vec<PathBuf> {
+    let keys: Vec<Option<PathBuf>> = found.iter().map(|(p, _)| p.canonicalize().ok()).collect();
+    let mut best: HashMap<&Path, usize> = HashMap::new();
+    for (index, key) in keys.iter().enumerate() {
+        if let Some(key) = key {
+            let kept = best.entry(key).or_insert(index);
+            if found[index].1 < found[*kept].1 {
+                *kept = index;
+            }
+        }
+    }
+    let mut kept = Vec::with_capacity(found.len());
+    for (index, (path, _)) in found.iter().enumerate() {
+        match keys[index].as_deref().map(|key| best[key]) {
+            Some(chosen) if chosen != index => errln!(
+                "note: {}: skipped, the same file as {} (each file runs once)",
+                path.display(),
+                found[chosen].0.display()
+            ),
+            _ => kept.push(path.clone()),
+        }
+    }
+    kept
+}
+
+fn walk(dir: &Path, found: &mut Vec<(PathBuf, Reached)>) {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(error) => {
@@ -85,7 +127,12 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>) {
                     errln!("{note}");
                     continue;
                 }
-                found.push(path);
+                let reached = if own.is_symlink() {
+                    Reached::ByLink
+                } else {
+                    Reached::Itself
+                };
+                found.push((path, reached));
             }
             Ok(target) => errln!(
                 "warning: {}: skipped, not a regular file ({})",
