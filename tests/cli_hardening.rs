@@ -257,9 +257,9 @@ fn discovery_skips_loops_fifos_hidden_folders_and_target_and_reads_any_case() {
     );
 }
 
-/// One file runs once, whichever paths name it: links to it in its own
-/// folder (found before or after it), and the file named on the command
-/// line beside the folder it is in. A link to itself is reported, not
+/// A file found in a folder runs once, whichever paths reach it: links to
+/// it in its own folder (found before or after it), and the file named on
+/// the command line beside the folder it is in. A link to itself is reported, not
 /// followed.
 #[cfg(unix)]
 #[test]
@@ -299,6 +299,10 @@ fn a_file_reached_by_several_paths_runs_once() {
     let text = stdout(&output);
     assert_eq!(text.matches("PASS").count(), 1, "{text}");
     assert!(text.contains("t.yaml  (docs-require-search)"), "{text}");
+    // Named twice, a file runs twice: the command line is taken as given.
+    let named = named.to_str().unwrap();
+    let output = hookharness_within_deadline(&["run", named, named]);
+    assert_eq!(stdout(&output).matches("PASS").count(), 2);
 }
 
 #[test]

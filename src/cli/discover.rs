@@ -14,10 +14,10 @@
 //!   sockets, devices and dangling or looping links are skipped, each with
 //!   a warning on stderr.
 //!
-//! One file is taken once, whichever paths reach it (compared after
-//! resolving links): the path named on the command line is kept, else the
-//! file itself over a link to it, else the first found; each path skipped
-//! for it gets a note on stderr.
+//! A file found in a folder is taken once, whichever paths reach it
+//! (compared after resolving links): not at all when the command line
+//! names it, else the file itself over a link to it, else the first found;
+//! each path skipped gets a note on stderr.
 //!
 //! Each folder's entries are taken in name order, so runs list the same
 //! files in the same order.
@@ -54,8 +54,10 @@ pub(crate) fn discover(paths: &[PathBuf]) -> Vec<PathBuf> {
     once_each(found)
 }
 
-/// `found` with each file once (see the module docs). A path that does not
-/// resolve (a missing named file) is kept, for the loader to report.
+/// `found` with each file once (see the module docs). A path named on the
+/// command line is always kept (naming a file twice runs it twice); a path
+/// that does not resolve (a missing named file) is kept, for the loader to
+/// report.
 fn once_each(found: Vec<(PathBuf, Reached)>) -> Vec<PathBuf> {
     let keys: Vec<Option<PathBuf>> = found.iter().map(|(p, _)| p.canonicalize().ok()).collect();
     let mut best: HashMap<&Path, usize> = HashMap::new();
@@ -68,9 +70,9 @@ fn once_each(found: Vec<(PathBuf, Reached)>) -> Vec<PathBuf> {
         }
     }
     let mut kept = Vec::with_capacity(found.len());
-    for (index, (path, _)) in found.iter().enumerate() {
+    for (index, (path, reached)) in found.iter().enumerate() {
         match keys[index].as_deref().map(|key| best[key]) {
-            Some(chosen) if chosen != index => errln!(
+            Some(chosen) if chosen != index && *reached != Reached::Named => errln!(
                 "note: {}: skipped, the same file as {} (each file runs once)",
                 path.display(),
                 found[chosen].0.display()
