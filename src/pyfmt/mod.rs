@@ -11,7 +11,10 @@ use std::fmt::Write;
 
 mod exception;
 mod format;
+mod printable;
 mod spec;
+
+use printable::is_printable;
 
 pub(crate) use format::format;
 
@@ -185,30 +188,6 @@ fn write_str_repr(out: &mut String, text: &str) {
         }
     }
     out.push(quote);
-}
-
-/// Python's `str.isprintable` for the characters a tool argument plausibly
-/// holds: controls, separators other than the space, and the common format
-/// characters are not printable.
-fn is_printable(ch: char) -> bool {
-    if ch == ' ' {
-        return true;
-    }
-    if ch.is_control() {
-        return false;
-    }
-    !matches!(
-        ch,
-        '\u{a0}'
-            | '\u{ad}'
-            | '\u{1680}'
-            | '\u{2000}'..='\u{200f}'
-            | '\u{2028}'..='\u{202f}'
-            | '\u{205f}'..='\u{2064}'
-            | '\u{3000}'
-            | '\u{feff}'
-            | '\u{e000}'..='\u{f8ff}'
-    )
 }
 
 fn write_json_str(out: &mut String, text: &str, ascii: bool) {
