@@ -80,6 +80,7 @@ class Recorder:
         self._lock = threading.Lock()
         self._pending_tool_events: list[tuple[int, dict]] = []
         self._assignments: list[Assignment] = []
+        self.tool_step: Any = 0  # `step_count` when the step's tools were dispatched, before any of them ran
 
     def step(self) -> Any:
         return self.state.data.get("step_count") if self.state is not None else 0
@@ -97,7 +98,7 @@ class Recorder:
         return index
 
     def tool_event(self, assignment: Assignment, name: str, error: bool) -> None:
-        event = {"event": "tool", "step": self.step(), "tool": name, "id": assignment.call.id, "error": error}
+        event = {"event": "tool", "step": self.tool_step, "tool": name, "id": assignment.call.id, "error": error}
         with self._lock:
             self._pending_tool_events.append((assignment.position, event))
 
@@ -209,13 +210,17 @@ def instrumented(agent, recorder: Recorder):
 
     # Tool execution of one step: events are flushed in call order once every call has finished (also when a
     # call's failure aborts the run: the calls of the batch that executed still show).
+    # A call's event shows the step its tools were dispatched in: a write another call of the batch merges into
+    # `step_count` races with the threads still running, so the value is read once, before any call runs.
     def patched_run_tool(**kwargs):
+        recorder.tool_step = recorder.step()
         try:
             return run_tool(**kwargs)
         finally:
             recorder.flush_tool_events()
 
     async def patched_run_tool_async(**kwargs):
+        recorder.tool_step = recorder.step()
         try:
             return await run_tool_async(**kwargs)
         finally:

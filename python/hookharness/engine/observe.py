@@ -76,6 +76,7 @@ class _Batch:
     """The pending calls of one step of the main agent, and the scripted results reserved for them."""
 
     calls: list
+    step: dict  # `{"step": VALUE}`: `step_count` when the step's tools are dispatched, or `{}` when State has none
     assignments: dict = field(default_factory=dict)  # id(ToolCall) -> Assignment
 
     def position(self, call) -> int | None:
@@ -240,7 +241,9 @@ def observed(
         if state is not recorder.state:
             return _BATCH.set(None), False
         calls = [c for m in messages for c in m.tool_calls]
-        return _BATCH.set(_Batch(calls)), True
+        # The calls are reported at the step they ran in: what a tool merges into `step_count` shows from the next
+        # event on, never in its own batch's tool events (which threads race to read).
+        return _BATCH.set(_Batch(calls, recorder.step_field())), True
 
     def errors_of(batch: _Batch | None, returned) -> dict[int, bool] | None:
         """Which calls failed, from the tool messages the step returned (a result's `origin` is its call)."""
@@ -263,7 +266,7 @@ def observed(
         finally:
             _BATCH.reset(token)
             if main:
-                recorder.flush_tools(errors_of(batch, returned))
+                recorder.flush_tools(batch.step, errors_of(batch, returned))
 
     async def patched_run_tool_async(**kwargs):
         token, main = enter_tools(kwargs["state"], kwargs["messages"])
@@ -274,7 +277,7 @@ def observed(
         finally:
             _BATCH.reset(token)
             if main:
-                recorder.flush_tools(errors_of(batch, returned))
+                recorder.flush_tools(batch.step, errors_of(batch, returned))
 
     def patched_schedule(tool_calls, tools):
         batch = _BATCH.get()

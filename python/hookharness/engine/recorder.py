@@ -57,6 +57,10 @@ class Recorder:
             event["step"] = jsonify(state.data["step_count"])
         return event
 
+    def step_field(self) -> dict:
+        """`{"step": VALUE}` with `step_count` as it is now, or `{}` when State has none (an event then has no step)."""
+        return self._with_step({})
+
     def step_number(self) -> int:
         """`step_count` as an integer (the loop's counter), for the context of a hook or generator error."""
         value = self.state.data.get("step_count") if self.state is not None else 0
@@ -143,16 +147,16 @@ class Recorder:
         with self._lock:
             self._pending_tools.append((position, event, inner))
 
-    def flush_tools(self, errors: dict[int, bool] | None = None) -> None:
-        """Emit the step's `tool_finished` events in call order; `errors` (by call position), from the step's tool
-        messages when Haystack returned them, is the word on which calls failed."""
+    def flush_tools(self, step: dict, errors: dict[int, bool] | None = None) -> None:
+        """Emit the step's `tool_finished` events in call order, at `step` (from `step_field` when the step's tools
+        were dispatched); `errors` (by call position), from the step's tool messages when Haystack returned them, is
+        the word on which calls failed."""
         with self._lock:
             pending, self._pending_tools = self._pending_tools, []
         for position, event, inner in sorted(pending, key=lambda item: item[0]):
             self.events.extend(inner)
             if errors is not None and position in errors:
                 event["error"] = errors[position]
-            step = self._with_step({})
             # `step` goes after `event`, as the serde form orders it.
             ordered = {"event": event.pop("event"), **step, **event}
             self.events.append(ordered)
