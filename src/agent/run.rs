@@ -14,6 +14,7 @@ use crate::generator::ChatRequest;
 use crate::hook::HookPoint;
 use crate::message::{ChatMessage, ToolCall};
 use crate::observe::{Event, Observer};
+use crate::pyfmt::pyset::PySet;
 use crate::state::{State, keys};
 use crate::stream::{StreamingCallback, select_streaming_callback};
 use crate::tool::{ExecOptions, ExecutedCall, Tool, ToolSpec, execute_tool_calls};
@@ -592,24 +593,14 @@ fn record_tool_calls(state: &mut State, tool_messages: &[ChatMessage]) -> Result
 
 /// Haystack checks tool names at every step, after `before_run`.
 fn check_duplicate_names(tools: &[Arc<dyn Tool>]) -> Result<(), AgentError> {
-    let mut duplicates: Vec<&str> = Vec::new();
-    for (i, tool) in tools.iter().enumerate() {
-        let name = tool.spec().name.as_str();
-        if tools[..i].iter().any(|t| t.spec().name == name) && !duplicates.contains(&name) {
-            duplicates.push(name);
-        }
-    }
+    // `{name for name in tool_names if tool_names.count(name) > 1}`.
+    let names: Vec<&str> = tools.iter().map(|t| t.spec().name.as_str()).collect();
+    let count = |name: &str| names.iter().filter(|n| **n == name).count();
+    let duplicates = PySet::from_items(names.iter().copied().filter(|n| count(n) > 1));
     if duplicates.is_empty() {
         return Ok(());
     }
     Err(AgentError::DuplicateToolNames {
-        names: format!(
-            "{{{}}}",
-            duplicates
-                .iter()
-                .map(|n| crate::pyfmt::repr(&Value::String((*n).to_owned())))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+        names: duplicates.repr(),
     })
 }

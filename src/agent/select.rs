@@ -1,7 +1,7 @@
 //! Run-time tool selection by name (Haystack's `_select_tools_by_name`).
 
 use super::AgentError;
-use crate::pyfmt;
+use crate::pyfmt::pyset::PySet;
 use crate::tool::Tool;
 use std::sync::Arc;
 
@@ -17,23 +17,16 @@ pub(super) fn select_tools(
     if configured.is_empty() {
         return Err(AgentError::NoToolsConfigured);
     }
-    let known = |name: &str| configured.iter().any(|t| t.spec().name == name);
-    let mut invalid: Vec<&str> = names
-        .iter()
-        .map(String::as_str)
-        .filter(|n| !known(n))
-        .collect();
+    // `requested_names - valid_tool_names`, each set built as Haystack's
+    // `_select_tools_by_name` builds it, so the texts list them in CPython's
+    // order (a process run with `PYTHONHASHSEED=0`).
+    let requested = PySet::from_items(names);
+    let valid = PySet::from_items(configured.iter().map(|t| t.spec().name.as_str()));
+    let invalid = requested.difference(&valid);
     if !invalid.is_empty() {
-        // Haystack prints Python sets, whose order varies from process to
-        // process; sorted here so the text is the same on every run.
-        invalid.sort_unstable();
-        invalid.dedup();
-        let mut valid: Vec<&str> = configured.iter().map(|t| t.spec().name.as_str()).collect();
-        valid.sort_unstable();
-        valid.dedup();
         return Err(AgentError::InvalidToolNames {
-            invalid: pyfmt::set_of_strings(invalid),
-            valid: pyfmt::set_of_strings(valid),
+            invalid: invalid.repr(),
+            valid: valid.repr(),
         });
     }
     Ok(configured
@@ -94,6 +87,16 @@ mod tests {
         assert_eq!(
             error(&["b", "a"], &["z", "a"]),
             "The following tool names are not valid: {'z'}. Valid tool names are: {'a', 'b'}."
+        );
+    }
+
+    /// Haystack's text in a process run with `PYTHONHASHSEED=0`.
+    #[test]
+    fn the_sets_are_in_cpythons_order() {
+        assert_eq!(
+            error(&["calc", "zeta"], &["search", "ghost", "calc"]),
+            "The following tool names are not valid: {'search', 'ghost'}. \
+             Valid tool names are: {'zeta', 'calc'}."
         );
     }
 }

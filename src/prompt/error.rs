@@ -96,7 +96,8 @@ pub enum PromptError {
         missing: Vec<String>,
         /// Every required variable.
         required: Vec<String>,
-        /// The template's variables the run gave.
+        /// The template's variables the run gave, in the order CPython (run
+        /// with `PYTHONHASHSEED=0`) iterates the set Haystack prints.
         provided: Vec<String>,
     },
     /// A rendered line that is not a message in `to_dict()` form.

@@ -53,6 +53,7 @@ mod render;
 
 pub use error::PromptError;
 
+use crate::pyfmt::pyset::PySet;
 use crate::message::{ChatMessage, ChatRole};
 use minijinja::{Environment, ErrorKind};
 use serde_json::{Map, Value};
@@ -221,10 +222,13 @@ impl Prompt {
             .cloned()
             .collect();
         if !missing.is_empty() {
+            // `set(template_variables_combined.keys())`, the keys given in
+            // the order of the builder's variables.
+            let provided = PySet::from_items(provided.keys());
             return Err(PromptError::MissingVariables {
                 missing,
                 required: self.required.clone(),
-                provided: provided.keys().cloned().collect(),
+                provided: provided.iter().map(str::to_owned).collect(),
             });
         }
         let template = self

@@ -12,6 +12,9 @@ use std::fmt::Write;
 mod exception;
 mod format;
 mod printable;
+pub(crate) mod pyset;
+#[cfg(test)]
+mod pyset_cpython;
 mod spec;
 
 use printable::is_printable;
@@ -213,9 +216,8 @@ fn write_json_str(out: &mut String, text: &str, ascii: bool) {
     out.push('"');
 }
 
-/// `repr(set_of_str)`, the items in the order given (Python's own order
-/// varies from process to process; callers pass them sorted). An empty set
-/// is `set()`.
+/// `repr(set_of_str)`, the items in the order given: a set's own order is
+/// [`pyset::PySet`]'s, whose `repr` calls this. An empty set is `set()`.
 pub(crate) fn set_of_strings<'a>(items: impl IntoIterator<Item = &'a str>) -> String {
     let items: Vec<String> = items
         .into_iter()

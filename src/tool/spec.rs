@@ -2,6 +2,7 @@
 
 use super::output::OutputsToString;
 use super::spec_error::ToolSpecError;
+use crate::pyfmt::pyset::PySet;
 use crate::state::Handler;
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
@@ -110,25 +111,28 @@ impl ToolSpec {
     /// );
     /// ```
     pub fn validate(&self) -> Result<(), ToolSpecError> {
-        let mut valid: Vec<&str> = self
-            .parameters
-            .get("properties")
-            .and_then(Value::as_object)
-            .map(|p| p.keys().map(String::as_str).collect())
-            .unwrap_or_default();
+        // Haystack's `_get_valid_inputs`: an empty set updated with the
+        // function's parameters (a scenario tool's function declares none)
+        // and then the schema's properties, in their order.
+        let valid = PySet::from_items(
+            self.parameters
+                .get("properties")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flat_map(|p| p.keys()),
+        );
         if valid.is_empty() {
             return Ok(());
         }
-        valid.sort_unstable();
         match self
             .inputs_from_state
             .iter()
-            .find(|(_, param)| !valid.contains(&param.as_str()))
+            .find(|(_, param)| !valid.contains(param))
         {
             Some((state_key, param)) => Err(ToolSpecError {
                 state_key: state_key.clone(),
                 param: param.clone(),
-                valid: valid.into_iter().map(str::to_owned).collect(),
+                valid: valid.iter().map(str::to_owned).collect(),
             }),
             None => Ok(()),
         }

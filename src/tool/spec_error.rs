@@ -14,7 +14,7 @@
 /// assert_eq!(error.param, "qeury");
 /// assert_eq!(
 ///     error.to_string(),
-///     "inputs_from_state maps 'topic' to unknown parameter 'qeury'. Valid parameters are: {'limit', 'query'}."
+///     "inputs_from_state maps 'topic' to unknown parameter 'qeury'. Valid parameters are: {'query', 'limit'}."
 /// );
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -28,7 +28,7 @@ pub struct ToolSpecError {
     pub state_key: String,
     /// The parameter it names.
     pub param: String,
-    /// The parameters the tool takes, sorted (Haystack prints a Python set,
-    /// whose order varies from process to process).
+    /// The parameters the tool takes, in the order CPython (run with
+    /// `PYTHONHASHSEED=0`) iterates the set Haystack prints.
     pub valid: Vec<String>,
 }
