@@ -251,25 +251,7 @@ def _file_error_text(params: dict, diff: Difference, rust: dict, python: dict) -
     )
 
 
-_SET_OF_STRINGS = re.compile(r"""\{((?:'[^'\\]*'|"[^"\\]*")(?:, (?:'[^'\\]*'|"[^"\\]*"))*)\}""")
-
-
-def _sorted_sets(text: str) -> str:
-    """`text` with the items of every Python set of strings (`{'b', 'a'}`) sorted."""
-    return _SET_OF_STRINGS.sub(lambda m: "{" + ", ".join(sorted(m.group(1).split(", "))) + "}", text)
-
-
-def _set_order(params: dict, diff: Difference, rust: dict, python: dict) -> bool:
-    """Python prints a set of strings in an order that changes from one process to the next: equal when,
-    with every such set sorted on both sides, Haystack's text is inside the Rust one."""
-    if diff.path != "error" or not isinstance(diff.rust, str) or not isinstance(diff.python, str):
-        return False
-    python_text = _sorted_sets(diff.python)
-    return python_text != diff.python and python_text in _sorted_sets(diff.rust)
-
-
 RULES = {
-    "error-set-order": _set_order,
     "error-schema-keys": _schema_keys,
     "file-error-text": _file_error_text,
 }

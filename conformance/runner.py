@@ -68,6 +68,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    if os.environ.get("PYTHONHASHSEED") != "0":
+        # Haystack prints sets of names in its error texts (`The following tool names are not valid:
+        # {'search', 'ghost'}`), in the order of their string hashes, which a process salts at random
+        # unless PYTHONHASHSEED is set. With 0, the one seed the Rust engine reproduces
+        # (src/pyfmt/pyset.rs), the same file gives the same text here and there, run after run.
+        os.environ["PYTHONHASHSEED"] = "0"
+        os.execv(sys.executable, [sys.executable, *sys.argv])
     # UTF-8 output whatever the locale: outcomes keep non-ASCII text unescaped.
     sys.stdout.reconfigure(encoding="utf-8")
     sys.exit(main())

@@ -53,8 +53,8 @@ mod render;
 
 pub use error::PromptError;
 
-use crate::pyfmt::pyset::PySet;
 use crate::message::{ChatMessage, ChatRole};
+use crate::pyfmt::pyset::PySet;
 use minijinja::{Environment, ErrorKind};
 use serde_json::{Map, Value};
 use std::sync::Arc;

@@ -26,8 +26,9 @@
 //!   `a - b` ([`PySet::difference`], which iterates `a`'s table, or copies
 //!   `a` and discards `b`'s items when `a` has more than four times as many).
 //!
-//! CPython 3.11, 3.12 and 3.13 give the same order (the property test
-//! `tests/python_set_order.rs` checks it against the interpreter it is given).
+//! The property test in `pyset_cpython.rs` checks the order against the
+//! reference interpreter (CPython 3.11, the one Haystack 3.4.1 is compared
+//! with) over generated sets of every shape above.
 
 /// `PySet_MINSIZE`.
 const MIN_SIZE: usize = 8;
@@ -154,11 +155,6 @@ impl PySet {
         for item in items {
             self.add(item.as_ref());
         }
-    }
-
-    /// How many items (`len(s)`).
-    pub(crate) fn len(&self) -> usize {
-        self.used
     }
 
     /// Whether the set has no item.
