@@ -703,3 +703,121 @@ fn mutate_runs_over_python_hooks_and_kills_their_swap() {
     );
     assert_eq!(survived[0]["place"], "hooks.before_llm[0]");
 }
+
+/// `check --engine haystack` over `names`' fixtures: each file's lines
+/// (those starting with its path) and the summary line, with the exit code.
+fn haystack_check(names: &[&str], extra: &[&str]) -> (Vec<String>, String, Option<i32>) {
+    let files: Vec<String> = names.iter().map(|n| fixture(n)).collect();
+    let mut args = vec!["check"];
+    args.extend(files.iter().map(String::as_str));
+    args.extend(["--engine", "haystack"]);
+    args.extend(extra);
+    let output = hookharness(&args);
+    let stdout = text(&output.stdout);
+    let lines: Vec<String> = stdout.lines().map(str::to_owned).collect();
+    let summary = lines.last().cloned().unwrap_or_default();
+    let per_file = files
+        .iter()
+        .map(|file| {
+            let of: Vec<&str> = lines
+                .iter()
+                .filter(|l| l.starts_with(&format!("{file}:")))
+                .map(String::as_str)
+                .collect();
+            assert_eq!(of.len(), 1, "one line for {file}: {stdout}");
+            of[0].to_owned()
+        })
+        .collect();
+    (per_file, summary, output.status.code())
+}
+
+#[test]
+fn check_on_haystack_imports_builds_and_locates_each_problem_at_its_key() {
+    let (lines, summary, code) = haystack_check(
+        &[
+            "good",
+            "missing_module",
+            "check_bad_kwarg",
+            "check_factory_raises",
+            "check_not_allowed",
+        ],
+        &[],
+    );
+    assert_eq!(code, Some(2), "{lines:?}");
+    let good = "valid on haystack-ai 3.4.1: imported `hh_fixtures.hooks:well_behaved`, made 1 Python \
+                hook and registered it at its point, built the Agent";
+    assert!(lines[0].contains(good), "{}", lines[0]);
+    // Each problem at the key of the file it comes from, with the fix.
+    let expected: [(&str, &[&str]); 4] = [
+        (
+            ":10:15: hook `hh_fixtures.missing_module:whatever`: cannot import `hh_fixtures.missing_module`",
+            &[
+                "ModuleNotFoundError",
+                "— the scenario's `python_path` folders: ",
+            ],
+        ),
+        (
+            ":11:24: hook `hh_fixtures.hooks:CountCalls`: calling `CountCalls` failed: ",
+            &[
+                "unexpected keyword argument 'limt'",
+                "— it takes no argument `limt` (its parameters: `limit`); remove or rename it",
+            ],
+        ),
+        (
+            ":5:3: agent.python `hh_fixtures.hooks:broken_agent`: calling `broken_agent` failed: \
+             RuntimeError: no index configured for billing (at ",
+            &[
+                "hh_fixtures/hooks.py:",
+                " in broken_agent) — your code raised",
+            ],
+        ),
+        (
+            ":11:7: the Agent cannot be built: Hook of type 'ToolsOnly' is registered under hook \
+             point 'before_llm' but only supports: before_tool.",
+            &["— put the entry under one of `before_tool`"],
+        ),
+    ];
+    for (line, (at, parts)) in lines[1..5].iter().zip(expected) {
+        assert!(line.contains(at), "{at:?} in {line}");
+        for part in parts {
+            assert!(line.contains(part), "{part:?} in {line}");
+        }
+    }
+    assert_eq!(
+        summary,
+        "1 valid (1 with Python code imported and built on haystack-ai 3.4.1), 4 invalid"
+    );
+}
+
+#[test]
+fn check_on_haystack_gives_a_hung_import_its_timeout_and_checks_the_next_file() {
+    let (lines, summary, code) =
+        haystack_check(&["check_import_hangs", "good"], &["--timeout", "3"]);
+    assert_eq!(code, Some(2), "{lines:?}");
+    assert!(lines[0].contains("timed out after 3 s"), "{}", lines[0]);
+    assert!(lines[0].contains("hangs_on_import.py"), "{}", lines[0]);
+    assert!(
+        lines[1].contains("valid on haystack-ai 3.4.1"),
+        "{}",
+        lines[1]
+    );
+    assert_eq!(
+        summary,
+        "1 valid (1 with Python code imported and built on haystack-ai 3.4.1), 1 invalid"
+    );
+}
+
+#[test]
+fn check_without_an_engine_still_only_says_which_files_need_haystack() {
+    let output = hookharness(&["check", &fixture("check_bad_kwarg")]);
+    assert_eq!(output.status.code(), Some(0));
+    let stdout = text(&output.stdout);
+    assert!(
+        stdout.contains("valid; it runs your Python code, which only the Haystack engine runs"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.ends_with("1 valid (1 only with --engine haystack), 0 invalid\n"),
+        "{stdout}"
+    );
+}

@@ -33,7 +33,7 @@ def finished(record, hook):
 
 def test_handshake_names_the_versions(worker):
     assert worker.hello["hello"] == "hookharness-engine"
-    assert worker.hello["protocol"] == 1
+    assert worker.hello["protocol"] == 2
     assert worker.hello["haystack"] == version("haystack-ai")  # the worker runs in the tests' interpreter
     assert "python" in worker.hello
 
@@ -196,7 +196,10 @@ def test_lines_that_are_not_requests_get_an_error_and_the_worker_goes_on():
         worker.process.stdin.flush()
         first, second = worker._read(), worker._read()
         assert first["id"] is None and first["error"].startswith("a request line is not JSON")
-        assert second == {"id": 7, "error": "a request is {id, run: REQUEST} or {id, shutdown: true}"}
+        assert second == {
+            "id": 7,
+            "error": "a request is {id, run: REQUEST}, {id, construct: REQUEST} or {id, shutdown: true}",
+        }
         assert_still_serves(worker)
     finally:
         assert worker.close() == 0

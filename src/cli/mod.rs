@@ -90,11 +90,14 @@ enum Command {
         #[command(flatten)]
         engine: engine::EngineArgs,
     },
-    /// Validate scenario files without running them.
+    /// Validate scenario files without running them (with `--engine
+    /// haystack`, also import and build their Python code and Agent).
     Check {
         /// Scenario files or folders.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
+        #[command(flatten)]
+        engine: engine::EngineArgs,
     },
     /// Print a step-by-step timeline of one run, or of every saved outcome.
     Explain {
@@ -204,7 +207,7 @@ pub fn main() -> std::process::ExitCode {
             trace,
             engine,
         } => run(&paths, format, filter.as_deref(), trace, &engine),
-        Command::Check { paths } => check(&paths),
+        Command::Check { paths, engine } => check(&paths, &engine),
         Command::Explain {
             file,
             outcome,
@@ -424,15 +427,34 @@ fn bug_report(abort: &isolate::Abort) -> &'static str {
     }
 }
 
-fn check(paths: &[PathBuf]) -> ExitCode {
+fn check(paths: &[PathBuf], engine: &engine::EngineArgs) -> ExitCode {
     let files = match files(paths) {
         Ok(files) => files,
         Err(code) => return code,
     };
+    let haystack = match engine.engine {
+        engine::Engine::Rust => None,
+        engine::Engine::Haystack => match engine.start() {
+            Ok(haystack) => Some(haystack),
+            Err(code) => return code,
+        },
+        engine::Engine::Both => {
+            errln!(
+                "error: `--engine both` compares the engines in `hookharness run`; `check` takes `--engine rust` or `--engine haystack`"
+            );
+            return ExitCode::Usage;
+        }
+    };
     let mut invalid = 0;
     let mut needs_rust = 0;
     let mut needs_haystack = 0;
-    let mut report = |checked: FileCheck| {
+    let mut built = 0;
+    let mut report = |index: usize, mut checked: FileCheck| {
+        if let Some(haystack) = &haystack {
+            if checked.errors.is_empty() && !checked.needs_rust {
+                built += usize::from(haystack_check(haystack, &files[index], &mut checked));
+            }
+        }
         needs_rust += usize::from(checked.needs_rust);
         needs_haystack += usize::from(checked.needs_haystack);
         for note in checked.notes {
@@ -452,24 +474,29 @@ fn check(paths: &[PathBuf]) -> ExitCode {
             errors: vec![error],
             ..FileCheck::default()
         };
-        report(match line {
-            Ok(isolate::Line::Done(json)) => serde_json::from_str(&json).unwrap_or_else(|error| {
-                failed(format!(
-                    "{file}: the check's report did not read back ({error})"
-                ))
-            }),
-            Ok(isolate::Line::Skipped) => FileCheck::default(),
-            Err(abort) => failed(format!(
-                "{file}: the process checking this file ended before its report: {}.{}",
-                abort.how,
-                bug_report(&abort)
-            )),
-        });
+        report(
+            index,
+            match line {
+                Ok(isolate::Line::Done(json)) => {
+                    serde_json::from_str(&json).unwrap_or_else(|error| {
+                        failed(format!(
+                            "{file}: the check's report did not read back ({error})"
+                        ))
+                    })
+                }
+                Ok(isolate::Line::Skipped) => FileCheck::default(),
+                Err(abort) => failed(format!(
+                    "{file}: the process checking this file ended before its report: {}.{}",
+                    abort.how,
+                    bug_report(&abort)
+                )),
+            },
+        );
     });
     if let Err(from) = isolated {
         let replay = Replay::new();
-        for file in files.iter().skip(from) {
-            report(file_check(&replay, file));
+        for (index, file) in files.iter().enumerate().skip(from) {
+            report(index, file_check(&replay, file));
         }
     }
     let valid = files.len() - invalid;
@@ -477,7 +504,14 @@ fn check(paths: &[PathBuf]) -> ExitCode {
     if needs_rust > 0 {
         only.push(format!("{needs_rust} only from a Rust test"));
     }
-    if needs_haystack > 0 {
+    if let Some(haystack) = &haystack {
+        if built > 0 {
+            only.push(format!(
+                "{built} with Python code imported and built on haystack-ai {}",
+                haystack.haystack_version()
+            ));
+        }
+    } else if needs_haystack > 0 {
         only.push(format!("{needs_haystack} only with --engine haystack"));
     }
     if only.is_empty() {
@@ -537,6 +571,67 @@ fn file_check(replay: &Replay, file: &std::path::Path) -> FileCheck {
     }
     checked.errors = errors;
     checked
+}
+
+/// `check --engine haystack` of a file the Rust check found valid: its
+/// Python code imported and its Agent built by the worker; the note of a
+/// file with Python code says what was checked. `true` when a file with
+/// Python code built.
+fn haystack_check(
+    haystack: &crate::engine::haystack::HaystackEngine,
+    file: &std::path::Path,
+    checked: &mut FileCheck,
+) -> bool {
+    // The child process read this file already: the loader's budgets hold.
+    let scenario = match Scenario::from_path(file) {
+        Ok(scenario) => scenario,
+        Err(error) => {
+            checked.errors.push(error.to_string());
+            return false;
+        }
+    };
+    let found = haystack.check(&scenario);
+    checked.needs_haystack = false;
+    checked.notes.clear();
+    if !found.errors.is_empty() {
+        checked.errors = found.errors.iter().map(ToString::to_string).collect();
+        return false;
+    }
+    if !scenario.needs_python() {
+        return false;
+    }
+    let mut did = Vec::new();
+    if !found.imported.is_empty() {
+        let targets: Vec<String> = found.imported.iter().map(|t| format!("`{t}`")).collect();
+        did.push(format!("imported {}", targets.join(", ")));
+    }
+    if found.hooks > 0 {
+        did.push(if found.hooks == 1 {
+            "made 1 Python hook and registered it at its point".to_owned()
+        } else {
+            format!(
+                "made {} Python hooks and registered each at its point",
+                found.hooks
+            )
+        });
+    }
+    if !found.replaced.is_empty() {
+        let targets: Vec<String> = found.replaced.iter().map(|t| format!("`{t}`")).collect();
+        did.push(format!("scripted {}", targets.join(", ")));
+    }
+    if let Some(factory) = &found.factory {
+        did.push(format!("called the factory `{factory}`"));
+    }
+    if found.agent {
+        did.push("built the Agent".to_owned());
+    }
+    checked.notes.push(format!(
+        "{}: valid on haystack-ai {}: {} (the network closed, every model scripted; the loop not run)",
+        file.display(),
+        haystack.haystack_version(),
+        did.join(", ")
+    ));
+    true
 }
 
 fn explain(file: &std::path::Path, format: ExplainFormat, engine: &engine::EngineArgs) -> ExitCode {

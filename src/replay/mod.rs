@@ -57,6 +57,7 @@ pub use declarative::DeclarativeHook;
 pub(crate) use expect::sees_difference;
 pub use prepare_error::PrepareError;
 pub use seen::SeenRequest;
+pub(crate) use validity::file_name;
 
 use crate::agent::AgentError;
 use crate::engine::{Engine, Record, RecordOptions};

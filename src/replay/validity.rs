@@ -108,7 +108,7 @@ pub(super) fn prepare_error(
 
 /// The name errors give the scenario's file: its path, else the name it
 /// was loaded from text under.
-pub(super) fn file_name(scenario: &Scenario) -> String {
+pub(crate) fn file_name(scenario: &Scenario) -> String {
     match &scenario.file {
         Some(path) => path.display().to_string(),
         None => scenario.source.origin().to_owned(),

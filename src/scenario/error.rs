@@ -271,6 +271,16 @@ pub enum ScenarioErrorKind {
         /// What is wrong and how to fix it.
         message: String,
     },
+    /// What only Python decides (`check --engine haystack`): a `python:`
+    /// object that does not import, a class or factory its `args` do not
+    /// fit or that raises, a hook at a point it does not allow, an Agent
+    /// Haystack refuses to build.
+    Python {
+        /// The problem, in the words a run would give it.
+        message: String,
+        /// What to change, when known.
+        hint: Option<String>,
+    },
     /// Haystack's `Agent(...)` refuses to build and `expect.error` does
     /// not expect it: found by
     /// [`Replay::file_errors`](crate::replay::Replay::file_errors), at the

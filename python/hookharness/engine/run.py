@@ -185,7 +185,22 @@ def _scenario_agent(sc: spec.Scenario, generator: Any, hooks: dict) -> Agent:
     key = json.dumps([a, [id(t) for t in tools], shape], sort_keys=True, default=str)
     template = _AGENTS.pop(key, None)
     if template is None:
-        template = Agent(
+        template = new_agent(sc, generator, hooks, tools)
+    _AGENTS[key] = template
+    while len(_AGENTS) > _AGENTS_SIZE:
+        _AGENTS.pop(next(iter(_AGENTS)))
+    agent = copy.copy(template)
+    agent.chat_generator = generator
+    agent.hooks = hooks
+    return agent
+
+
+def new_agent(sc: spec.Scenario, generator: Any, hooks: dict, tools: list | None = None) -> Agent:
+    """`Agent(...)` of the scenario's agent settings (Haystack's construction and its errors)."""
+    a = sc.agent
+    if tools is None:
+        tools = [cached_scripted_tool(t) for t in sc.tools]
+    return Agent(
             chat_generator=generator,
             tools=tools,
             system_prompt=a["system_prompt"],
@@ -198,13 +213,6 @@ def _scenario_agent(sc: spec.Scenario, generator: Any, hooks: dict) -> Agent:
             tool_concurrency_limit=a["tool_concurrency_limit"],
             hooks=hooks,
         )
-    _AGENTS[key] = template
-    while len(_AGENTS) > _AGENTS_SIZE:
-        _AGENTS.pop(next(iter(_AGENTS)))
-    agent = copy.copy(template)
-    agent.chat_generator = generator
-    agent.hooks = hooks
-    return agent
 
 
 def _allowed(hook: Any) -> Any:

@@ -5,11 +5,13 @@ Protocol (newline-delimited JSON, UTF-8, one object per line; docs/engines.md):
 1. At start the worker `dup`s its stdout to a private fd (the protocol channel) and its stderr to another (its own
    crash text), then points fd 1, fd 2, `sys.stdout`, `sys.stderr` and the root logger at the capture machinery
    (`capture.py`), so nothing user code prints reaches the protocol stream. It writes the handshake:
-   `{"hello": "hookharness-engine", "protocol": 1, "haystack": VERSION, "python": VERSION}`, or, when haystack-ai
-   cannot be imported, `{"hello": "hookharness-engine", "protocol": 1, "error": TEXT}` and exits 0.
+   `{"hello": "hookharness-engine", "protocol": 2, "haystack": VERSION, "python": VERSION}`, or, when haystack-ai
+   cannot be imported, `{"hello": "hookharness-engine", "protocol": 2, "error": TEXT}` and exits 0.
 2. Each request line `{"id": N, "run": REQUEST}` gets one response line `{"id": N, "record": RECORD}` (`run.py`).
    A scenario never ends the worker: whatever it raises becomes its record's `error`. A request line that is not
    a request gets `{"id": N or null, "error": TEXT}`.
+   Protocol 2 adds `{"id": N, "construct": REQUEST}` (`check --engine haystack`, `construct.py`): everything the run
+   builds, built without running the loop; the response is `{"id": N, "problems": [...], "checked": {...}}`.
 3. `{"id": N, "shutdown": true}` (or the end of stdin): the worker exits 0.
 
 Timeouts are the caller's: a scenario that does not answer in time has the worker's process group killed
@@ -26,7 +28,7 @@ import sys
 import traceback
 from typing import Any, BinaryIO
 
-PROTOCOL = 1
+PROTOCOL = 2
 # The lowest descriptor of the worker's own channels (`_private`).
 _PRIVATE_FDS = 200
 
@@ -123,11 +125,23 @@ def serve(stdin: BinaryIO, channel: Channel, crash: Any) -> int:
             channel.send({"id": None, "error": f"a request line is not JSON: {e}"})
             continue
         ident = message.get("id") if isinstance(message, dict) else None
-        if not isinstance(message, dict) or ("run" not in message and "shutdown" not in message):
-            channel.send({"id": ident, "error": "a request is {id, run: REQUEST} or {id, shutdown: true}"})
+        if not isinstance(message, dict) or not any(k in message for k in ("run", "construct", "shutdown")):
+            channel.send(
+                {"id": ident, "error": "a request is {id, run: REQUEST}, {id, construct: REQUEST} or {id, shutdown: true}"}
+            )
             continue
         if message.get("shutdown"):
             return 0
+        if "construct" in message:
+            from .construct import construct_request
+
+            try:
+                answer = construct_request(message["construct"], capture)
+            except BaseException:  # noqa: BLE001 - a bug of the worker costs its file only
+                answer = {"error": "the engine worker failed: " + traceback.format_exc()}
+                print(traceback.format_exc(), file=crash, flush=True)
+            channel.send({"id": ident, **answer})
+            continue
         try:
             record = run_request(message["run"], capture)
         except BaseException:  # noqa: BLE001 - a bug of the worker (or a stray SystemExit) costs its scenario only

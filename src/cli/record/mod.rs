@@ -52,6 +52,10 @@ pub(super) struct RecordArgs {
     /// Overwrite an existing --output file (never the input scenario).
     #[arg(long)]
     force: bool,
+    /// `rust` (the only one `record` runs; docs/engines.md says why
+    /// `haystack` is refused).
+    #[arg(long, value_enum, default_value_t = super::engine::Engine::Rust)]
+    engine: super::engine::Engine,
 }
 
 fn default_output(scenario: &Path) -> PathBuf {
@@ -63,6 +67,17 @@ fn default_output(scenario: &Path) -> PathBuf {
 }
 
 pub(super) fn run(args: RecordArgs) -> ExitCode {
+    if args.engine != super::engine::Engine::Rust {
+        errln!(
+            "error: `record` runs on the Rust engine only: the Haystack engine closes the network and \
+             scripts every model, so it has no live model to record. Record the replies with \
+             `hookharness record` on a scenario the Rust engine runs (declarative or ready-made hooks \
+             in place of your Python ones), or write the `model` replies by hand, then run \
+             `hookharness rebase FILE --engine haystack` to write what your Python agent sends the \
+             model into their `sees`"
+        );
+        return ExitCode::Usage;
+    }
     let scenario = match Scenario::from_path(&args.scenario).map_err(ScenarioError::for_one_file) {
         Ok(scenario) => scenario,
         Err(error) => {

@@ -33,7 +33,7 @@ use super::{Engine, Record, RecordOptions};
 use crate::message::ChatMessage;
 use crate::outcome::{RunError, RunResult, TraceEvent};
 use crate::replay::SeenRequest;
-use crate::scenario::Scenario;
+use crate::scenario::{KeyPath, Scenario, ScenarioError, ScenarioErrorKind};
 use worker::{CallError, Worker, shown};
 
 /// Why the Haystack engine cannot start: each says what to install or set.
@@ -164,62 +164,198 @@ impl Engine for HaystackEngine {
 
     fn record(&self, scenario: &Scenario, options: RecordOptions) -> Record {
         let body = request::body(scenario, options);
-        let mut slot = match self.worker.lock() {
-            Ok(slot) => slot,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        if slot.is_none() {
-            match Worker::start(&self.python) {
-                Ok(worker) => *slot = Some(worker),
-                Err(error) => return failure(error.to_string()),
-            }
-        }
-        let worker = slot.as_mut().expect("a worker was just started");
-        match worker.call("run", body, self.timeout) {
+        match self.call("run", body) {
             Ok(answer) => match parse_record(&answer) {
                 Ok(record) => record,
                 Err(message) => {
-                    *slot = None;
+                    self.drop_worker();
                     failure(format!(
                         "the Haystack engine's worker sent a record that does not read ({message}); \
                          this is a bug in hookharness: report it with this scenario"
                     ))
                 }
             },
-            Err(CallError::Timeout { stack }) => {
-                *slot = None;
-                failure(format!(
-                    "timed out after {} s{}: a hook, tool or model call that never returns? (the \
-                     worker was killed and is restarted for the next scenario; give a slow run more \
-                     time with `--timeout SECONDS`){}",
-                    self.timeout.as_secs(),
-                    stuck_at(&stack),
-                    innermost(&stack)
-                ))
-            }
-            Err(CallError::Died { status, stderr }) => {
-                *slot = None;
+            Err(message) => failure(message),
+        }
+    }
+}
+
+impl HaystackEngine {
+    /// The worker's answer to one request; a worker that times out, dies
+    /// or breaks the protocol is dropped (the next request starts another)
+    /// and the error says what happened.
+    fn call(&self, key: &str, body: Value) -> Result<Value, String> {
+        let mut slot = match self.worker.lock() {
+            Ok(slot) => slot,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if slot.is_none() {
+            *slot = Some(Worker::start(&self.python).map_err(|error| error.to_string())?);
+        }
+        let worker = slot.as_mut().expect("a worker was just started");
+        let error = match worker.call(key, body, self.timeout) {
+            Ok(answer) => return Ok(answer),
+            Err(error) => error,
+        };
+        *slot = None;
+        Err(match error {
+            CallError::Timeout { stack } => format!(
+                "timed out after {} s{}: a hook, tool or model call that never returns? (the \
+                 worker was killed and is restarted for the next scenario; give a slow run more \
+                 time with `--timeout SECONDS`){}",
+                self.timeout.as_secs(),
+                stuck_at(&stack),
+                innermost(&stack)
+            ),
+            CallError::Died { status, stderr } => {
                 let said = if stderr.trim().is_empty() {
                     " and wrote nothing to stderr (`os._exit`, or a signal from outside?)"
                         .to_owned()
                 } else {
                     format!("; its last words:\n{stderr}")
                 };
-                failure(format!(
+                format!(
                     "the Haystack engine's worker died while running this scenario: it {status} \
                      (it is restarted for the next scenario){said}"
-                ))
+                )
             }
-            Err(CallError::Protocol(message)) => {
-                *slot = None;
-                failure(format!(
-                    "the Haystack engine's worker sent {message}; did the code write to a file \
-                     descriptor it did not open? (else this is a bug in hookharness: report it with \
-                     this scenario; the worker is restarted for the next one)"
-                ))
-            }
+            CallError::Protocol(message) => format!(
+                "the Haystack engine's worker sent {message}; did the code write to a file \
+                 descriptor it did not open? (else this is a bug in hookharness: report it with \
+                 this scenario; the worker is restarted for the next one)"
+            ),
+        })
+    }
+
+    fn drop_worker(&self) {
+        let mut slot = match self.worker.lock() {
+            Ok(slot) => slot,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        *slot = None;
+    }
+
+    /// `check --engine haystack` of one loaded, valid scenario: what only
+    /// Python decides without running the loop. Each `python:` object is
+    /// imported, each hook made (its class or factory called with `args`
+    /// and the scripted `models`) and registered alone at its point on a
+    /// Haystack `Agent` (its `allowed_hook_points`), the agent factory
+    /// called and the Agent built, the network closed and every generator
+    /// scripted. Each problem is an error at the file's key it comes
+    /// from; a worker that hangs past the timeout or dies is this file's
+    /// error only.
+    #[must_use]
+    pub fn check(&self, scenario: &Scenario) -> Checked {
+        let body = request::body(scenario, RecordOptions::default());
+        let file = crate::replay::file_name(scenario);
+        let whole = |message: String| Checked {
+            errors: vec![ScenarioError::new(
+                ScenarioErrorKind::Python {
+                    message,
+                    hint: None,
+                },
+                &file,
+            )],
+            ..Checked::default()
+        };
+        let answer = match self.call("construct", body) {
+            Ok(answer) => answer,
+            Err(message) => return whole(message),
+        };
+        if let Some(error) = answer.get("error").and_then(Value::as_str) {
+            return whole(error.to_owned());
+        }
+        let Ok(wire) = serde_json::from_value::<WireCheck>(answer) else {
+            return whole(
+                "the Haystack engine's worker sent a check that does not read; this is a bug in \
+                 hookharness: report it with this scenario"
+                    .to_owned(),
+            );
+        };
+        let expected = scenario.expect.error.as_deref();
+        let errors = wire
+            .problems
+            .into_iter()
+            .filter(|p| !expected.is_some_and(|e| p.message.contains(e)))
+            .map(|p| {
+                let mut path = KeyPath::default();
+                for step in &p.place {
+                    path = match step {
+                        Value::String(key) => path.key(key),
+                        Value::Number(n) => path.index(n.as_u64().unwrap_or_default() as usize),
+                        _ => path,
+                    };
+                }
+                let position = p
+                    .at_value
+                    .then(|| scenario.source.value_position(&path))
+                    .flatten()
+                    .or_else(|| scenario.source.nearest(&path));
+                let hint = (!p.hint.is_empty()).then_some(p.hint);
+                ScenarioError::new(
+                    ScenarioErrorKind::Python {
+                        message: p.message,
+                        hint,
+                    },
+                    &file,
+                )
+                .with_path(path.to_string())
+                .at_position(position)
+            })
+            .collect();
+        Checked {
+            errors,
+            imported: wire.checked.imported,
+            hooks: wire.checked.hooks,
+            factory: wire.checked.factory,
+            agent: wire.checked.agent,
+            replaced: wire.checked.replaced,
         }
     }
+}
+
+/// What [`HaystackEngine::check`] found and did.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct Checked {
+    /// Each problem, at the file's key it comes from (empty: the file
+    /// builds on this Haystack).
+    pub errors: Vec<ScenarioError>,
+    /// The `python:` targets imported.
+    pub imported: Vec<String>,
+    /// How many Python hooks were made.
+    pub hooks: usize,
+    /// The agent factory called, if any.
+    pub factory: Option<String>,
+    /// The Agent was built.
+    pub agent: bool,
+    /// The generator classes `models.*.replaces` scripted.
+    pub replaced: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct WireCheck {
+    problems: Vec<WireProblem>,
+    checked: WireChecked,
+}
+
+#[derive(Deserialize)]
+struct WireProblem {
+    place: Vec<Value>,
+    message: String,
+    #[serde(default)]
+    hint: String,
+    #[serde(default)]
+    at_value: bool,
+}
+
+#[derive(Deserialize)]
+struct WireChecked {
+    imported: Vec<String>,
+    hooks: usize,
+    factory: Option<String>,
+    agent: bool,
+    replaced: Vec<String>,
 }
 
 /// ` in FILE:LINE in FUNCTION`: the innermost frame of the user's code in

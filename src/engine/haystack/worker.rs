@@ -22,7 +22,7 @@ use super::SetupError;
 use super::interpreter::package_root;
 
 /// The protocol version this binary speaks.
-pub(crate) const PROTOCOL: u64 = 1;
+pub(crate) const PROTOCOL: u64 = 2;
 /// How long the worker may take to import Haystack and say hello.
 const START_TIMEOUT: Duration = Duration::from_secs(120);
 /// The stderr lines kept (a stack dump on a timeout is read from them).

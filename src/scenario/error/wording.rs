@@ -428,6 +428,10 @@ write!(
                 )
             }
             K::Prepare { message } => f.write_str(message),
+            K::Python { message, hint } => match hint {
+                Some(hint) => write!(f, "{message} — {hint}"),
+                None => f.write_str(message),
+            },
             // Haystack's text whole, so that it stays a substring of this
             // one (the outcome contract compares error texts by substring).
             K::Construction { error, hint } => write!(

@@ -69,3 +69,27 @@ def fetch_hostname(state: State) -> None:
 def shout_fd(state: State) -> None:
     os.write(1, b"straight to fd 1\n")
     subprocess.run(["echo", "from a child process"], check=True)
+
+
+class CountCalls:
+    """A hook class taking one keyword argument (`check_bad_kwarg.yaml` gives it another)."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+
+    def run(self, state: State) -> None:
+        self.limit -= 1
+
+
+class ToolsOnly:
+    """A hook Haystack allows only at `before_tool` (`check_not_allowed.yaml` registers it at `before_llm`)."""
+
+    allowed_hook_points = ("before_tool",)
+
+    def run(self, state: State) -> None:
+        return None
+
+
+def broken_agent(topic: str):
+    """An agent factory that raises before it builds anything (`check_factory_raises.yaml`)."""
+    raise RuntimeError(f"no index configured for {topic}")
