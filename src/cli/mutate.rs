@@ -171,9 +171,7 @@ pub(super) fn run(args: MutateArgs) -> ExitCode {
 /// unknown).
 fn location(mutant: &Mutant) -> String {
     let file = mutant
-        .scenario
-        .file
-        .as_ref()
+        .file()
         .map(|f| f.display().to_string())
         .unwrap_or_default();
     match mutant.position {
@@ -226,7 +224,7 @@ fn document(mutants: &[Mutant], verdicts: &[Verdict], skipped: &[Skipped], score
         .zip(verdicts)
         .map(|(mutant, verdict)| {
             json!({
-                "file": mutant.scenario.file.as_ref().map(|f| f.display().to_string()),
+                "file": mutant.file().map(|f| f.display().to_string()),
                 "line": mutant.position.map(|p| p.0),
                 "column": mutant.position.map(|p| p.1),
                 "place": mutant.place,

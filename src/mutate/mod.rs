@@ -48,6 +48,7 @@ use crate::outcome::{Outcome, Status};
 use crate::replay::Replay;
 use crate::scenario::{Located, Scenario};
 use baseline::Needs;
+use std::sync::Arc;
 
 /// What a mutant changes, by kind (for `--format json` and filtering).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -100,8 +101,10 @@ impl Operator {
     }
 }
 
-/// One change to a scenario.
-#[derive(Debug, Clone)]
+/// One change to a scenario. The changed scenario is built when it is
+/// asked for ([`Mutant::scenario`]) and not kept, so a scenario's mutants
+/// together hold one copy of it, however many they are.
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct Mutant {
     /// The kind of change.
@@ -113,10 +116,40 @@ pub struct Mutant {
     pub position: Option<(usize, usize)>,
     /// What changed, e.g. ``drop `do[1]` (`set`)``.
     pub description: String,
-    /// The scenario with the change.
-    pub scenario: Scenario,
+    /// The unmutated scenario, shared by its mutants.
+    base: Arc<Scenario>,
+    /// What turns a copy of `base` into the mutant.
+    edit: operators::Edit,
     /// What the unmutated run must have used for the change to matter.
     needs: Needs,
+}
+
+impl Mutant {
+    /// The scenario with the change, built anew on each call.
+    #[must_use]
+    pub fn scenario(&self) -> Scenario {
+        let mut scenario = (*self.base).clone();
+        (self.edit)(&mut scenario);
+        scenario
+    }
+
+    /// The file of the scenario, when it was loaded from one.
+    #[must_use]
+    pub fn file(&self) -> Option<&std::path::Path> {
+        self.base.file.as_deref()
+    }
+}
+
+impl std::fmt::Debug for Mutant {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Mutant")
+            .field("operator", &self.operator)
+            .field("place", &self.place)
+            .field("position", &self.position)
+            .field("description", &self.description)
+            .field("needs", &self.needs)
+            .finish_non_exhaustive()
+    }
 }
 
 /// What replaying a mutant showed.
@@ -183,6 +216,7 @@ pub struct NotGreen {
 #[must_use]
 pub fn mutants(scenario: &Scenario) -> Vec<Mutant> {
     let located = scenario.file.as_deref().and_then(Located::read);
+    let base = Arc::new(scenario.clone());
     operators::all(scenario)
         .into_iter()
         .map(|change| Mutant {
@@ -190,7 +224,8 @@ pub fn mutants(scenario: &Scenario) -> Vec<Mutant> {
             place: change.place.to_string(),
             position: located.as_ref().and_then(|l| l.position(&change.place)),
             description: change.description,
-            scenario: change.scenario,
+            base: Arc::clone(&base),
+            edit: change.edit,
             needs: change.needs,
         })
         .collect()
@@ -222,7 +257,7 @@ pub fn judge(replay: &Replay, mutant: &Mutant, baseline: &Baseline, oracle: Orac
         return Verdict::NotReached;
     }
     // One run: the library says when the mutant is no valid scenario.
-    let outcome = replay.run(&mutant.scenario);
+    let outcome = replay.run(&mutant.scenario());
     if outcome.status == Status::Invalid {
         return Verdict::Unviable;
     }

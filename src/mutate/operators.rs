@@ -8,6 +8,7 @@ use crate::hook::HookPoint;
 use crate::scenario::{HookEntry, KeyPath, Scenario, StepCountCondition, When};
 use crate::scripted::{ModelReply, ScriptedResult};
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 /// The text a changed string becomes.
 const XYZZY: &str = "xyzzy";
@@ -15,12 +16,17 @@ const XYZZY: &str = "xyzzy";
 /// The longest value a description shows whole.
 const SHOWN: usize = 40;
 
+/// How a change turns the scenario into its mutant: applied to a copy of
+/// the scenario when the mutant is run, so that only one mutant is whole in
+/// memory at a time.
+pub(crate) type Edit = Arc<dyn Fn(&mut Scenario) + Send + Sync>;
+
 /// One change, before its position is looked up.
 pub(super) struct Change {
     pub(super) operator: Operator,
     pub(super) place: KeyPath,
     pub(super) description: String,
-    pub(super) scenario: Scenario,
+    pub(super) edit: Edit,
     /// What the unmutated run must have used for the change to matter.
     pub(super) needs: Needs,
 }
@@ -32,7 +38,13 @@ pub(super) fn all(scenario: &Scenario) -> Vec<Change> {
     shared_hooks(scenario, &mut changes);
     model(scenario, &mut changes);
     tool_results(scenario, &mut changes);
-    changes.retain(|change| change.scenario != *scenario);
+    // Each mutant is built once here and dropped at once: memory holds one
+    // at a time.
+    changes.retain(|change| {
+        let mut mutant = scenario.clone();
+        (change.edit)(&mut mutant);
+        mutant != *scenario
+    });
     changes
 }
 
@@ -47,54 +59,56 @@ fn hooks(scenario: &Scenario, out: &mut Vec<Change>) {
                 point: point.clone(),
                 index: i,
             };
-            let mut dropped = scenario.clone();
-            dropped.hooks[point].remove(i);
+            let at = point.clone();
             push(
                 out,
                 Operator::DropHook,
                 Needs::Nothing,
                 &place,
                 "drop the hook".into(),
-                dropped,
+                move |s| {
+                    s.hooks[&at].remove(i);
+                },
             );
 
             for target in HookPoint::ALL.map(HookPoint::as_str) {
                 if target == point || !allowed(scenario, entry, target) {
                     continue;
                 }
-                let mut moved = scenario.clone();
-                let hook = moved.hooks[point].remove(i);
-                moved.hooks.entry(target.to_owned()).or_default().push(hook);
                 let description = format!("move the hook from `{point}` to `{target}`");
+                let at = point.clone();
                 push(
                     out,
                     Operator::MoveHook,
                     Needs::Nothing,
                     &place,
                     description,
-                    moved,
+                    move |s| {
+                        let hook = s.hooks[&at].remove(i);
+                        s.hooks.entry(target.to_owned()).or_default().push(hook);
+                    },
                 );
             }
 
             if i + 1 < entries.len() {
-                let mut swapped = scenario.clone();
-                swapped.hooks[point].swap(i, i + 1);
                 let description = format!("swap the hook with `{point}[{}]`", i + 1);
+                let at = point.clone();
                 push(
                     out,
                     Operator::SwapHooks,
                     Needs::Nothing,
                     &place,
                     description,
-                    swapped,
+                    move |s| s.hooks[&at].swap(i, i + 1),
                 );
             }
 
             for (sub, description, changed) in declarative(entry) {
-                let mut mutated = scenario.clone();
-                mutated.hooks[point][i] = changed;
                 let place = sub.1.prefixed(&place);
-                push(out, sub.0, ran(), &place, description, mutated);
+                let at = point.clone();
+                push(out, sub.0, ran(), &place, description, move |s| {
+                    s.hooks[&at][i] = changed.clone();
+                });
             }
         }
     }
@@ -105,16 +119,15 @@ fn shared_hooks(scenario: &Scenario, out: &mut Vec<Change>) {
     for (name, entry) in &scenario.shared_hooks {
         let place = top.key(name);
         for (sub, description, changed) in declarative(entry) {
-            let mut mutated = scenario.clone();
-            mutated.shared_hooks[name] = changed;
             let needs = Needs::Shared(name.clone());
+            let at = name.clone();
             push(
                 out,
                 sub.0,
                 needs,
                 &sub.1.prefixed(&place),
                 description,
-                mutated,
+                move |s| s.shared_hooks[&at] = changed.clone(),
             );
         }
     }
@@ -273,20 +286,18 @@ fn model(scenario: &Scenario, out: &mut Vec<Change>) {
     let replies = &scenario.model;
     for (k, reply) in replies.iter().enumerate() {
         let place = top.index(k);
-        let mut dropped = scenario.clone();
-        dropped.model.remove(k);
         push(
             out,
             Operator::DropReply,
             Needs::Reply(k),
             &place,
             format!("drop reply {k}"),
-            dropped,
+            move |s| {
+                s.model.remove(k);
+            },
         );
 
         if k + 1 < replies.len() {
-            let mut swapped = scenario.clone();
-            swapped.model.swap(k, k + 1);
             let description = format!("swap replies {k} and {}", k + 1);
             push(
                 out,
@@ -294,19 +305,20 @@ fn model(scenario: &Scenario, out: &mut Vec<Change>) {
                 Needs::Reply(k),
                 &place,
                 description,
-                swapped,
+                move |s| s.model.swap(k, k + 1),
             );
         }
 
-        let mut doubled = scenario.clone();
-        doubled.model.insert(k + 1, reply.clone());
         push(
             out,
             Operator::DuplicateReply,
             Needs::Reply(k + 1),
             &place,
             format!("give reply {k} twice"),
-            doubled,
+            move |s| {
+                let reply = s.model[k].clone();
+                s.model.insert(k + 1, reply);
+            },
         );
 
         let ModelReply::Reply { tool_calls, .. } = reply else {
@@ -321,18 +333,19 @@ fn model(scenario: &Scenario, out: &mut Vec<Change>) {
                     shown(value),
                     shown(&changed)
                 );
-                let mut mutated = scenario.clone();
-                if let ModelReply::Reply { tool_calls, .. } = &mut mutated.model[k] {
-                    tool_calls[c].arguments[key] = changed;
-                }
                 let place = place.key("tool_calls").index(c).key("arguments").key(key);
+                let key = key.clone();
                 push(
                     out,
                     Operator::ChangeArgument,
                     Needs::Reply(k),
                     &place,
                     description,
-                    mutated,
+                    move |s| {
+                        if let ModelReply::Reply { tool_calls, .. } = &mut s.model[k] {
+                            tool_calls[c].arguments[&key] = changed.clone();
+                        }
+                    },
                 );
             }
         }
@@ -370,8 +383,6 @@ fn tool_results(scenario: &Scenario, out: &mut Vec<Change>) {
                     "the tool returns `{}` instead of its arguments".to_owned(),
                 ),
             };
-            let mut mutated = scenario.clone();
-            mutated.tools[t].results[r] = changed;
             let place = top.index(t).key("results").index(r);
             let description = format!("result {r} of `{}`: {what}", tool.name);
             let needs = Needs::ToolResult {
@@ -384,7 +395,7 @@ fn tool_results(scenario: &Scenario, out: &mut Vec<Change>) {
                 needs,
                 &place,
                 description,
-                mutated,
+                move |s| s.tools[t].results[r] = changed.clone(),
             );
         }
     }
@@ -444,13 +455,13 @@ fn push(
     needs: Needs,
     place: &KeyPath,
     description: String,
-    scenario: Scenario,
+    edit: impl Fn(&mut Scenario) + Send + Sync + 'static,
 ) {
     out.push(Change {
         operator,
         place: place.clone(),
         description,
-        scenario,
+        edit: Arc::new(edit),
         needs,
     });
 }
