@@ -115,11 +115,14 @@ pub(crate) fn compare(mut ours: Outcome, theirs: &Outcome) -> Outcome {
         return ours;
     };
     let show = |v: &Option<Value>| v.as_ref().map_or("(absent)".to_owned(), Value::to_string);
-    ours.failures.push(Failure::line(format!(
-        "engines differ at `{path}`: rust {}, haystack {}",
-        show(&rust),
-        show(&haystack)
-    )));
+    ours.failures.push(Failure::line(
+        "engines",
+        format!(
+            "engines differ at `{path}`: rust {}, haystack {}",
+            show(&rust),
+            show(&haystack)
+        ),
+    ));
     if ours.status != Status::Invalid {
         ours.status = Status::Fail;
     }

@@ -443,7 +443,7 @@ pub fn check(
 
 impl Checked {
     /// The expectation keys that failed on the variant, in the format's
-    /// order (a failure line starts with its key: `state.log: expected ...`).
+    /// order (each failure names its key).
     #[must_use]
     pub fn failed_keys(&self) -> Vec<&'static str> {
         self.variant
@@ -451,13 +451,7 @@ impl Checked {
             .expect
             .keys()
             .into_iter()
-            .filter(|key| {
-                self.outcome.failures.iter().any(|f| {
-                    f.message
-                        .strip_prefix(key)
-                        .is_some_and(|rest| rest.starts_with([':', '.', ' ']))
-                })
-            })
+            .filter(|key| self.outcome.failures.iter().any(|f| f.key == *key))
             .collect()
     }
 

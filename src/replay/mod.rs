@@ -544,16 +544,19 @@ impl Replay {
             && scenario.expect.unused_replies == crate::scenario::UnusedReplies::Fail
         {
             for (name, left) in unused_models {
-                failures.push(Failure::line(format!(
-                    "models.{name}: {left} scripted {} never used; remove {}, or set \
+                failures.push(Failure::line(
+                    "unused_replies",
+                    format!(
+                        "models.{name}: {left} scripted {} never used; remove {}, or set \
                      `expect.unused_replies: allow`",
-                    if left == 1 {
-                        "reply was"
-                    } else {
-                        "replies were"
-                    },
-                    if left == 1 { "it" } else { "them" },
-                )));
+                        if left == 1 {
+                            "reply was"
+                        } else {
+                            "replies were"
+                        },
+                        if left == 1 { "it" } else { "them" },
+                    ),
+                ));
             }
         }
         if let Some(capture) = capture {

@@ -44,7 +44,7 @@ impl<P, A, M: Fn(&P, &A) -> bool> ListCheck<'_, P, A, M> {
                         render(&want),
                         render(&got)
                     );
-                    failures.push(Failure::compare(line, want, got));
+                    failures.push(Failure::compare(self.top_key(), line, want, got));
                 }
                 return;
             }
@@ -71,9 +71,20 @@ impl<P, A, M: Fn(&P, &A) -> bool> ListCheck<'_, P, A, M> {
                 // to diff line by line against the run's.
                 let mut want = serde_json::Map::new();
                 want.insert(mode.into(), list(items));
-                failures.push(Failure::compare(line, Value::Object(want), got.clone()));
+                failures.push(Failure::compare(
+                    self.top_key(),
+                    line,
+                    Value::Object(want),
+                    got.clone(),
+                ));
             }
         }
+    }
+
+    /// The `expect` key the list belongs to (`last_message` for
+    /// `last_message.tool_calls`).
+    fn top_key(&self) -> &str {
+        self.key.split('.').next().unwrap_or(self.key)
     }
 
     fn shown(&self, items: &[&P]) -> String {

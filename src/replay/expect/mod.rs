@@ -46,6 +46,7 @@ pub(crate) fn check(
     let compare = |failures: &mut Vec<Failure>, key: &str, want: Value, got: Value| {
         if !json_eq(&got, &want) {
             failures.push(Failure::compare(
+                key,
                 format!("{key}: expected {}, got {}", render(&want), render(&got)),
                 want,
                 got,
@@ -79,7 +80,7 @@ pub(crate) fn check(
     for (key, want) in scalars {
         if let Some(want) = want {
             if result.is_none() {
-                failures.push(Failure::line(format!("{key}: {NO_RESULT}")));
+                failures.push(Failure::line(key, format!("{key}: {NO_RESULT}")));
             } else {
                 compare(&mut failures, key, want, field(key));
             }
@@ -87,7 +88,10 @@ pub(crate) fn check(
     }
     if let Some(want) = &expect.token_usage {
         match result {
-            None => failures.push(Failure::line(format!("{}: {NO_RESULT}", keys::TOKEN_USAGE))),
+            None => failures.push(Failure::line(
+                keys::TOKEN_USAGE,
+                format!("{}: {NO_RESULT}", keys::TOKEN_USAGE),
+            )),
             Some(_) => {
                 let got = field(keys::TOKEN_USAGE);
                 failures.extend(value_failure(keys::TOKEN_USAGE, want, Some(&got), ABSENT));
@@ -101,12 +105,15 @@ pub(crate) fn check(
                 failures.extend(value_failure(&format!("state.{key}"), want, got, ABSENT));
             }
         } else {
-            failures.push(Failure::line(format!("state: {NO_RESULT}")));
+            failures.push(Failure::line("state", format!("state: {NO_RESULT}")));
         }
     }
     if let Some(want) = &expect.last_message {
         match result {
-            None => failures.push(Failure::line(format!("last_message: {NO_RESULT}"))),
+            None => failures.push(Failure::line(
+                "last_message",
+                format!("last_message: {NO_RESULT}"),
+            )),
             Some(result) => check_last_message(want, result.last_message.as_ref(), &mut failures),
         }
     }
@@ -120,7 +127,10 @@ pub(crate) fn check(
                 Value::from(count),
             );
         } else {
-            failures.push(Failure::line(format!("message_count: {NO_RESULT}")));
+            failures.push(Failure::line(
+                "message_count",
+                format!("message_count: {NO_RESULT}"),
+            ));
         }
     }
     // Trace-based expectations hold for failed runs too.
@@ -203,11 +213,15 @@ pub(crate) fn check(
     }
     if let Some(want) = &expect.error {
         match error {
-            None => failures.push(Failure::line(format!(
-                "error: expected the run to fail with an error containing {}, but it succeeded",
-                render(&json!(want))
-            ))),
+            None => failures.push(Failure::line(
+                "error",
+                format!(
+                    "error: expected the run to fail with an error containing {}, but it succeeded",
+                    render(&json!(want))
+                ),
+            )),
             Some(text) if !text.contains(want.as_str()) => failures.push(Failure::compare(
+                "error",
                 format!(
                     "error: expected an error containing {}, got {}",
                     render(&json!(want)),
@@ -223,10 +237,10 @@ pub(crate) fn check(
         && expect.unused_replies == UnusedReplies::Fail
         && llm_calls < scenario.model.len()
     {
-        failures.push(Failure::line(crate::scripted::wording::unused(
-            scenario.model.len(),
-            llm_calls,
-        )));
+        failures.push(Failure::line(
+            "unused_replies",
+            crate::scripted::wording::unused(scenario.model.len(), llm_calls),
+        ));
     }
     failures
 }
@@ -238,6 +252,7 @@ fn check_last_message(
 ) {
     let Some(message) = last else {
         failures.push(Failure::line(
+            "last_message",
             "last_message: the run produced no messages".into(),
         ));
         return;
@@ -247,11 +262,14 @@ fn check_last_message(
         .map_or(Value::Null, |t| Value::String(t.into()));
     if let Some(role) = want.role {
         if message.role().as_str() != role.as_str() {
-            failures.push(Failure::line(format!(
-                "last_message.role: expected {}, got {}",
-                render(&json!(role.as_str())),
-                render(&json!(message.role().as_str()))
-            )));
+            failures.push(Failure::line(
+                "last_message",
+                format!(
+                    "last_message.role: expected {}, got {}",
+                    render(&json!(role.as_str())),
+                    render(&json!(message.role().as_str()))
+                ),
+            ));
         }
     }
     if let Some(expected) = &want.text {
@@ -269,11 +287,14 @@ fn check_last_message(
     }
     if let Some(needle) = &want.text_contains {
         if !message.text().is_some_and(|t| t.contains(needle.as_str())) {
-            failures.push(Failure::line(format!(
-                "last_message.text_contains: expected text containing {}, got {}",
-                render(&json!(needle)),
-                render(&text)
-            )));
+            failures.push(Failure::line(
+                "last_message",
+                format!(
+                    "last_message.text_contains: expected text containing {}, got {}",
+                    render(&json!(needle)),
+                    render(&text)
+                ),
+            ));
         }
     }
     if let Some(calls) = &want.tool_calls {
@@ -332,6 +353,7 @@ fn value_failure(
         pattern => pattern.to_value(),
     };
     Some(Failure::compare(
+        key.split('.').next().unwrap_or(key),
         format!("{key}{}: expected {}{got}", found.path, found.expected),
         expected,
         actual.cloned().unwrap_or(Value::Null),

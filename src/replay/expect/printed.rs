@@ -39,6 +39,7 @@ pub(super) fn check(want: &[String], trace: &[TraceEvent], failures: &mut Vec<Fa
                     format!("the run printed {}", pyfmt::repr(&json!(printed)))
                 };
                 failures.push(Failure::compare(
+                    "printed",
                     format!(
                         "printed: expected {}{place}; {got}",
                         pyfmt::repr(&json!(text))

@@ -53,8 +53,8 @@ pub(crate) fn check(scenario: &Scenario, requests: &[SeenRequest]) -> Option<Fai
         ),
     };
     Some(match (found.expected, found.actual) {
-        (Some(expected), Some(actual)) => Failure::compare(message, expected, actual),
-        _ => Failure::line(message),
+        (Some(expected), Some(actual)) => Failure::compare("sees", message, expected, actual),
+        _ => Failure::line("sees", message),
     })
 }
 
