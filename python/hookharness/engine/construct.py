@@ -158,6 +158,7 @@ def _construct(sc, request, recorder, scripts, substitutions, check: _Check, pat
     for qualified, cls in generator_classes().items():
         if cls not in replaced:
             substitutions.refuse(cls, qualified)
+    substitutions.refuse_imported_later()
     # 2. Make each hook, then register it alone at its point: Haystack checks the point and `allowed_hook_points`.
     def make(place: list, d: spec.HookDef) -> Any:
         if d.kind == "python" and id(d) not in values:

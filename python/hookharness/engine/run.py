@@ -137,6 +137,7 @@ def _build(sc: spec.Scenario, request: dict, recorder: Recorder, scripts: dict, 
     for qualified, cls in generator_classes().items():
         if cls not in replaced:
             substitutions.refuse(cls, qualified)
+    substitutions.refuse_imported_later()
     # 3. Build the hooks, then the Agent.
     hooks = _hooks(sc, hook_values, scripts, recorder)
     tool_scripts = {}

@@ -209,7 +209,14 @@ class Substitutions:
         self._saved.append((cls, name, cls.__dict__.get(name, _ABSENT)))
         setattr(cls, name, value)
 
+    def refuse_imported_later(self) -> None:
+        """Until `restore`, a Haystack generator class imported from now on (a hook or tool importing its generator
+        inside the function) is refused as soon as its class is defined, like those imported before the run."""
+        _WatchedRegistry.install()
+        _WatchedRegistry.watcher = self.refuse
+
     def restore(self) -> None:
+        _WatchedRegistry.watcher = None
         for cls, name, value in reversed(self._saved):
             if value is _ABSENT:
                 with contextlib.suppress(AttributeError):
@@ -318,13 +325,31 @@ class Substitutions:
 _ABSENT = object()
 
 
+def _is_generator(qualified: str) -> bool:
+    return qualified.split(".")[0] in ("haystack", "haystack_integrations") and qualified.endswith("Generator")
+
+
 def generator_classes() -> dict[str, type]:
     """The Haystack generator classes imported so far, by qualified name (from Haystack's component registry)."""
-    return {
-        qualified: cls
-        for qualified, cls in component.registry.items()
-        if qualified.split(".")[0] in ("haystack", "haystack_integrations") and qualified.endswith("Generator")
-    }
+    return {qualified: cls for qualified, cls in component.registry.items() if _is_generator(qualified)}
+
+
+class _WatchedRegistry(dict):
+    """Haystack's component registry (`@component` adds each class as its module is imported), telling the running
+    scenario's `Substitutions.refuse` of a generator class defined while it runs."""
+
+    watcher: Any = None
+
+    @classmethod
+    def install(cls) -> None:
+        if not isinstance(component.registry, cls):
+            component.registry = cls(component.registry)
+
+    def __setitem__(self, qualified: str, value: type) -> None:
+        super().__setitem__(qualified, value)
+        watcher = _WatchedRegistry.watcher
+        if watcher is not None and _is_generator(qualified):
+            watcher(value, qualified)
 
 
 @contextlib.contextmanager
