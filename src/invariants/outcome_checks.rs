@@ -20,15 +20,6 @@ pub(super) fn check(view: &View<'_>) -> Vec<Violation> {
     found
 }
 
-fn violation(
-    view: &View<'_>,
-    invariant: Invariant,
-    at: Option<usize>,
-    message: String,
-) -> Violation {
-    Violation::new(invariant, view.trace, at, message)
-}
-
 /// After the last exit of a max-steps ending, no `on_exit` hook runs, and
 /// that exit continued.
 fn on_exit_skipped_at_max_steps(view: &View<'_>, found: &mut Vec<Violation>) {
@@ -44,21 +35,21 @@ fn on_exit_skipped_at_max_steps(view: &View<'_>, found: &mut Vec<Violation>) {
         .iter()
         .position(|e| event_point(e) == Some(HookPoint::OnExit))
     {
-        found.push(violation(
-            view,
-            Invariant::OnExitSkippedAtMaxSteps,
-            Some(from + offset),
-            "an on_exit hook ran for the max_agent_steps ending (no exit decision follows it)"
-                .into(),
-        ));
+        found.push(
+            view.violation(
+                Invariant::OnExitSkippedAtMaxSteps,
+                Some(from + offset),
+                "an on_exit hook ran for the max_agent_steps ending (no exit decision follows it)"
+                    .into(),
+            ),
+        );
     }
     if let Some(i) = last_exit {
         if let WireEvent::Exit {
             continues: false, ..
         } = head[i]
         {
-            found.push(violation(
-                view,
+            found.push(view.violation(
                 Invariant::OnExitSkippedAtMaxSteps,
                 Some(i),
                 "the run ended at max_agent_steps, but its last exit did not continue".into(),
@@ -75,8 +66,7 @@ fn after_run_once_unless_failed(view: &View<'_>, found: &mut Vec<Violation>) {
         .position(|e| event_point(e) == Some(HookPoint::AfterRun));
     if view.succeeded() {
         if let Some(i) = early {
-            found.push(violation(
-                view,
+            found.push(view.violation(
                 Invariant::AfterRunOnceUnlessFailed,
                 Some(i),
                 "an after_run hook ran before the end of the run".into(),
@@ -89,8 +79,7 @@ fn after_run_once_unless_failed(view: &View<'_>, found: &mut Vec<Violation>) {
             .position(|e| event_point(e) == Some(HookPoint::AfterRun))
         {
             let error = view.error_text();
-            found.push(violation(
-                view,
+            found.push(view.violation(
                 Invariant::AfterRunOnceUnlessFailed,
                 Some(i),
                 format!("an after_run hook ran in a run that failed before after_run: {error}"),
@@ -109,9 +98,7 @@ fn removed_tool_calls_do_not_run(view: &View<'_>, found: &mut Vec<Violation>) {
     for (tool, ran) in view.tool_events() {
         let counted = counts.get(tool).and_then(Value::as_i64).unwrap_or(0);
         if counted != ran as i64 {
-            found.push(violation(
-                view,
-                Invariant::RemovedToolCallsDoNotRun,
+            found.push(view.violation(Invariant::RemovedToolCallsDoNotRun,
                 view.last_tool_event(tool),
                 format!(
                     "tool_call_counts[{tool:?}] is {counted}, but the trace shows {ran} executed call(s)"
@@ -137,8 +124,7 @@ fn removed_tool_calls_do_not_run(view: &View<'_>, found: &mut Vec<Violation>) {
             .iter()
             .any(|e| matches!(e, WireEvent::Tool { tool, error: false, .. } if tool == reason));
         if !ran {
-            found.push(violation(
-                view,
+            found.push(view.violation(
                 Invariant::RemovedToolCallsDoNotRun,
                 Some(i),
                 format!(
@@ -160,8 +146,7 @@ fn before_run_first_and_once(view: &View<'_>, found: &mut Vec<Violation>) {
         .iter()
         .position(|e| event_point(e) == Some(HookPoint::BeforeRun))
     {
-        found.push(violation(
-            view,
+        found.push(view.violation(
             Invariant::BeforeRunFirstAndOnce,
             Some(lead + offset),
             "a before_run hook ran after the run had started".into(),
@@ -187,8 +172,7 @@ fn hooks_run_in_registration_order(view: &View<'_>, found: &mut Vec<Violation>) 
             first.names.starts_with(&block.names)
         };
         if !same {
-            found.push(violation(
-                view,
+            found.push(view.violation(
                 Invariant::HooksRunInRegistrationOrder,
                 Some(block.start),
                 format!(
@@ -219,8 +203,7 @@ pub(super) fn step_count_matches(view: &View<'_>, found: &mut Vec<Violation>) {
     let calls = view.llm_calls() as i64;
     let step_count = view.field(keys::STEP_COUNT).cloned().unwrap_or(Value::Null);
     if step_count.as_i64() != Some(calls) {
-        found.push(violation(
-            view,
+        found.push(view.violation(
             Invariant::StepCountIsLlmCalls,
             view.last_before_after_run().map(|(i, _)| i),
             format!("step_count is {step_count} after {calls} LLM call(s)"),
@@ -238,8 +221,7 @@ fn exit_reason_is_known(view: &View<'_>, found: &mut Vec<Violation>) {
         .cloned()
         .unwrap_or(Value::Null);
     if !reason.is_string() {
-        found.push(violation(
-            view,
+        found.push(view.violation(
             Invariant::ExitReasonIsKnown,
             None,
             format!("exit_reason is {reason}, not a string"),
@@ -248,8 +230,7 @@ fn exit_reason_is_known(view: &View<'_>, found: &mut Vec<Violation>) {
     }
     if let Some((i, ended)) = view.ending_exit() {
         if reason.as_str() != Some(ended) {
-            found.push(violation(
-                view,
+            found.push(view.violation(
                 Invariant::ExitReasonIsKnown,
                 Some(i),
                 format!("the run ended at an exit on `{ended}`, but exit_reason is {reason}"),
@@ -275,16 +256,14 @@ fn continue_run_is_consumed(view: &View<'_>, found: &mut Vec<Violation>) {
             .checked_sub(1)
             .is_some_and(|p| event_point(&view.trace[p]) == Some(HookPoint::OnExit));
         if *continues && !after_on_exit {
-            found.push(violation(
-                view,
+            found.push(view.violation(
                 Invariant::ContinueRunIsConsumed,
                 Some(i),
                 "an exit continued although no on_exit hook ran for it".into(),
             ));
         }
         if !continues && !last {
-            found.push(violation(
-                view,
+            found.push(view.violation(
                 Invariant::ContinueRunIsConsumed,
                 Some(i + 1),
                 "the run went on after an exit that did not continue".into(),
@@ -295,8 +274,7 @@ fn continue_run_is_consumed(view: &View<'_>, found: &mut Vec<Violation>) {
             && !view.ended_at_max_steps()
             && view.field(keys::EXIT_REASON) == Some(reason)
         {
-            found.push(violation(
-                view,
+            found.push(view.violation(
                 Invariant::ContinueRunIsConsumed,
                 Some(i),
                 format!("the run ended at an exit on {reason} that continued"),

@@ -36,15 +36,6 @@ pub(super) fn check(view: &View<'_>, scenario: &Scenario) -> Vec<Violation> {
     found
 }
 
-fn violation(
-    view: &View<'_>,
-    invariant: Invariant,
-    at: Option<usize>,
-    message: String,
-) -> Violation {
-    Violation::new(invariant, view.trace, at, message)
-}
-
 /// The trace names of the hooks registered at each point, in order, as the
 /// replay names them; `None` when a point is not a hook point (the Agent
 /// is not built then).
@@ -134,12 +125,7 @@ fn reserved_state_keys_rejected(view: &View<'_>, scenario: &Scenario, found: &mu
     } else {
         return;
     };
-    found.push(violation(
-        view,
-        Invariant::ReservedStateKeysRejected,
-        None,
-        message,
-    ));
+    found.push(view.violation(Invariant::ReservedStateKeysRejected, None, message));
 }
 
 /// The hook events of a block at `point` match the registrations.
@@ -176,8 +162,7 @@ fn after_run_once(
         true
     };
     if !ok {
-        found.push(violation(
-            view,
+        found.push(view.violation(
             Invariant::AfterRunOnceUnlessFailed,
             Some(view.end),
             format!("after_run ran {ran:?} at the end of the run; registered: {expected:?}"),
@@ -199,8 +184,7 @@ fn removed_tool_calls(view: &View<'_>, scenario: &Scenario, found: &mut Vec<Viol
             .find(|(name, _)| *name == tool.name)
             .map_or(0, |(_, n)| *n);
         if counted != executed as i64 && executed == 0 {
-            found.push(violation(
-                view,
+            found.push(view.violation(
                 Invariant::RemovedToolCallsDoNotRun,
                 None,
                 format!(
@@ -227,9 +211,7 @@ fn removed_tool_calls(view: &View<'_>, scenario: &Scenario, found: &mut Vec<Viol
         } = event
         {
             if !ids.contains(&id.as_str()) {
-                found.push(violation(
-                    view,
-                    Invariant::RemovedToolCallsDoNotRun,
+                found.push(view.violation(Invariant::RemovedToolCallsDoNotRun,
                     Some(i),
                     format!("`{tool}` ran for call {id:?}, which no message of the history holds (a removed call?)"),
                 ));
@@ -275,8 +257,7 @@ fn before_run_once(
         })
         .collect();
     if !block_matches(&lead, expected, view.failed_at(HookPoint::BeforeRun)) {
-        found.push(violation(
-            view,
+        found.push(view.violation(
             Invariant::BeforeRunFirstAndOnce,
             Some(0),
             format!("the run began with before_run hooks {lead:?}; registered: {expected:?}"),
@@ -294,8 +275,7 @@ fn registration_order(
         let expected = registered_at(registered, block.point.as_str());
         let may_stop_early = !view.succeeded() && Some(block.end()) == last;
         if !block_matches(&block.names, expected, may_stop_early) {
-            found.push(violation(
-                view,
+            found.push(view.violation(
                 Invariant::HooksRunInRegistrationOrder,
                 Some(block.start),
                 format!(
@@ -371,8 +351,7 @@ fn exit_reason(view: &View<'_>, scenario: &Scenario, found: &mut Vec<Violation>)
         None => true,
     };
     if !known && !stop {
-        found.push(violation(
-            view,
+        found.push(view.violation(
             Invariant::ExitReasonIsKnown,
             None,
             format!(
@@ -399,9 +378,7 @@ fn continue_run(view: &View<'_>, scenario: &Scenario, found: &mut Vec<Violation>
     )) = view.last_before_after_run()
     {
         if step.as_i64() != Some(scenario.agent.max_agent_steps) {
-            found.push(violation(
-                view,
-                Invariant::ContinueRunIsConsumed,
+            found.push(view.violation(Invariant::ContinueRunIsConsumed,
                 Some(i),
                 format!(
                     "the run ended at max_agent_steps ({}) right after an exit at step {step} that continued",
@@ -425,8 +402,7 @@ fn token_usage(view: &View<'_>, scenario: &Scenario, found: &mut Vec<Violation>)
         .collect();
     let expected = sum_usages(usages);
     if !json_eq(actual, &expected) {
-        found.push(violation(
-            view,
+        found.push(view.violation(
             Invariant::TokenUsageIsScriptedSum,
             None,
             format!(

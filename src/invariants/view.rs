@@ -2,6 +2,7 @@
 //! violations point at), the trace cut into blocks of hook events, and the
 //! tool rounds the complete trace records.
 
+use super::{Invariant, Violation};
 use crate::hook::HookPoint;
 use crate::outcome::{CallRef, Outcome, PendingTools, RunResult, TraceEvent, WireEvent};
 use crate::state::keys;
@@ -58,6 +59,11 @@ pub(crate) struct View<'a> {
 }
 
 impl<'a> View<'a> {
+    /// A violation of `invariant` at wire event `at` of this trace.
+    pub fn violation(&self, invariant: Invariant, at: Option<usize>, message: String) -> Violation {
+        Violation::new(invariant, self.trace, at, message)
+    }
+
     pub fn new(outcome: &'a Outcome, trace: &'a [WireEvent]) -> Self {
         let mut blocks: Vec<Block<'a>> = Vec::new();
         for (index, event) in trace.iter().enumerate() {

@@ -366,7 +366,7 @@ pub(crate) fn non_text_parts(messages: &[ChatMessage]) -> (i64, i64) {
 /// pairs beyond the BMP), `", "` and `": "` separators, keys sorted by code
 /// point at every level.
 pub(crate) fn sorted_ascii_json(value: &Value) -> String {
-    crate::pyfmt::json_dumps_ascii(&crate::replay::sorted(value.clone()))
+    crate::pyfmt::json_dumps_ascii(&crate::value::sorted(value.clone()))
 }
 
 #[cfg(test)]
