@@ -313,7 +313,7 @@ fn explain_of_a_file_that_holds_no_saved_outcome_says_how_to_write_one() {
     let text = String::from_utf8(output.stderr).unwrap();
     assert!(
         text.starts_with(
-            "scenarios/docs_examples/require_search.yaml: line 1 is not a saved outcome ("
+            "scenarios/docs_examples/require_search.yaml:1:2: line 1 is not a saved outcome (expected ident)"
         ),
         "{text}"
     );
@@ -378,6 +378,47 @@ fn explain_html_of_a_saved_failing_outcome_is_the_page_of_the_scenario() {
     assert_eq!(page, stdout(&from_file));
     assert!(page.starts_with("<!DOCTYPE html>"), "{page}");
     assert!(page.trim_end().ends_with("</html>"), "{page}");
+}
+
+#[test]
+fn a_saved_outcome_with_a_byte_order_mark_explains_as_without_one() {
+    let failing = "tests/cli_inputs/failing.yaml";
+    let output = hookharness(&["run", "--format", "json", "--trace", "full", failing]);
+    let dir = common::scratch("cli", "saved_bom");
+    let plain = dir.join("plain.jsonl");
+    let marked = dir.join("marked.jsonl");
+    std::fs::write(&plain, &output.stdout).unwrap();
+    let mut with_bom = "\u{feff}".as_bytes().to_vec();
+    with_bom.extend_from_slice(&output.stdout);
+    std::fs::write(&marked, with_bom).unwrap();
+    let from_plain = hookharness(&["explain", "--outcome", plain.to_str().unwrap()]);
+    let from_marked = hookharness(&["explain", "--outcome", marked.to_str().unwrap()]);
+    assert_eq!(
+        from_marked.status.code(),
+        Some(1),
+        "{}",
+        stderr(&from_marked)
+    );
+    assert_eq!(stdout(&from_marked), stdout(&from_plain));
+}
+
+#[test]
+fn a_saved_outcome_line_that_is_not_one_is_located_at_its_line_and_column() {
+    let dir = common::scratch("cli", "saved_broken");
+    let saved = dir.join("outcomes.jsonl");
+    let failing = "tests/cli_inputs/failing.yaml";
+    let output = hookharness(&["run", "--format", "json", "--trace", "full", failing]);
+    let mut text = output.stdout.clone();
+    text.extend_from_slice(b"{\"scenario\": 3}\n");
+    std::fs::write(&saved, text).unwrap();
+    let explained = hookharness(&["explain", "--outcome", saved.to_str().unwrap()]);
+    assert_eq!(explained.status.code(), Some(2));
+    let message = stderr(&explained);
+    let expected = format!(
+        "{}:2:14: line 2 is not a saved outcome (invalid type: integer `3`, expected a string)",
+        saved.display()
+    );
+    assert!(message.starts_with(&expected), "{message}");
 }
 
 #[test]

@@ -796,3 +796,30 @@ fn non_core_tags_and_infinities_are_file_errors() {
         assert_eq!((error.line(), error.column()), (Some(6), Some(8)), "{text}");
     }
 }
+
+#[test]
+fn flow_lists_nested_past_the_scanner_s_limit_get_the_nesting_message() {
+    let depth = 300;
+    let text = format!("model: {}{}\n", "[".repeat(depth), "]".repeat(depth));
+    let error = Scenario::from_str(&text, "deep.yaml", Format::Yaml)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("lists and maps are nested more than 128 levels deep; flatten them"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_nul_character_is_named_at_its_place() {
+    let text = "name: ok\nmodel:\n  - text: \"hi\u{0}\"\n";
+    let error = Scenario::from_str(text, "nul.yaml", Format::Yaml)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.starts_with(
+            "nul.yaml:3:14: invalid yaml: the file holds a NUL character (U+0000), which yaml does not allow"
+        ),
+        "{error}"
+    );
+}

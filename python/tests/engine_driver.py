@@ -79,6 +79,9 @@ class Worker:
     def __init__(self, *, interpreter: str | None = None) -> None:
         env = dict(os.environ)
         env["PYTHONPATH"] = str(PYTHON_DIR) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        # As the Rust side starts it (src/engine/haystack/worker.rs): sets of names in Haystack's error texts come
+        # in the order the Rust engine reproduces (src/pyfmt/pyset.rs).
+        env["PYTHONHASHSEED"] = "0"
         self.process = subprocess.Popen(
             [interpreter or python(), "-m", "hookharness.engine.worker"],
             stdin=subprocess.PIPE,

@@ -682,6 +682,8 @@ fn explain_saved(path: &std::path::Path, filter: Option<&str>, format: ExplainFo
             return ExitCode::Invalid;
         }
     };
+    // A byte order mark is read past, as in a scenario file.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let mut outcomes = Vec::new();
     for (index, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
@@ -690,9 +692,17 @@ fn explain_saved(path: &std::path::Path, filter: Option<&str>, format: ExplainFo
         match Outcome::from_full_json(line) {
             Ok(outcome) => outcomes.push(outcome),
             Err(error) => {
+                // serde_json's own "at line 1 column N" is replaced by the
+                // place in the file.
+                let reason = error.to_string();
+                let reason = reason
+                    .rsplit_once(" at line ")
+                    .map_or(reason.as_str(), |(reason, _)| reason);
                 errln!(
-                    "{}: line {} is not a saved outcome ({error}); write one with `hookharness run --format json --trace full SCENARIO`",
+                    "{}:{}:{}: line {} is not a saved outcome ({reason}); write one with `hookharness run --format json --trace full SCENARIO`",
                     path.display(),
+                    index + 1,
+                    error.column().max(1),
                     index + 1
                 );
                 return ExitCode::Invalid;

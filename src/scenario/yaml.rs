@@ -52,24 +52,55 @@ pub(crate) fn is_structure_error(message: &str) -> bool {
     STRUCTURE_ERRORS.contains(&message)
 }
 
+/// saphyr-parser's message when flow collections nest past its 255 levels.
+const SCANNER_DEPTH_LIMIT: &str = "recursion limit exceeded";
+
 /// [`parse`] through saphyr-parser alone.
 fn parse_with_saphyr(text: &str, origin: &str) -> Result<Node, ScenarioError> {
     let mut builder = Builder::new(origin);
     for event in Parser::new_from_str(text) {
         let (event, span) = event.map_err(|e| {
+            // saphyr-parser reads a NUL as the end of the stream, and says so
+            // wherever the NUL sits: name the character and its place instead.
+            if let Some(at) = first_nul(text) {
+                let kind = ScenarioErrorKind::Syntax {
+                    format: Format::Yaml,
+                    message: "the file holds a NUL character (U+0000), which yaml does not allow; \
+                              remove it (inside a double-quoted string, write it as `\\0`)"
+                        .to_owned(),
+                };
+                return builder.error(kind, &KeyPath::default(), at);
+            }
             let pos = pos(*e.marker());
-            builder.error(
+            // The scanner reads ahead through flow collections (each `[` may
+            // start a key) and stops at 255 levels, before the builder has
+            // seen its own limit: the same file error as nesting in blocks.
+            let kind = if e.info() == SCANNER_DEPTH_LIMIT {
+                ScenarioErrorKind::TooDeep { limit: MAX_DEPTH }
+            } else {
                 ScenarioErrorKind::Syntax {
                     format: Format::Yaml,
                     message: e.info().to_owned(),
-                },
-                &KeyPath::default(),
-                pos,
-            )
+                }
+            };
+            builder.error(kind, &KeyPath::default(), pos)
         })?;
         builder.on_event(event, pos(span.start))?;
     }
     builder.finish()
+}
+
+/// Where the first NUL character of `text` is (1-based line and column, in
+/// characters), if it holds one.
+fn first_nul(text: &str) -> Option<Pos> {
+    let offset = text.find('\0')?;
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let start = before.rfind('\n').map_or(0, |i| i + 1);
+    Some(Pos {
+        line,
+        column: before[start..].chars().count() + 1,
+    })
 }
 
 fn pos(marker: Marker) -> Pos {
