@@ -32,8 +32,8 @@ pub(super) fn check(want: &[String], trace: &[TraceEvent], failures: &mut Vec<Fa
                     " after the texts before it".to_owned()
                 };
                 let got = if printed.is_empty() {
-                    "no hook or tool call printed anything (output is captured under `--engine \
-                     haystack` only)"
+                    "no hook or tool call printed anything (what Python code prints is captured \
+                     by `--engine haystack`; the Rust engine's hooks print nothing)"
                         .to_owned()
                 } else {
                     format!("the run printed {}", pyfmt::repr(&json!(printed)))
