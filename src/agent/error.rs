@@ -114,7 +114,8 @@ pub enum AgentError {
     Generator {
         /// The 0-based LLM call index in the run.
         call: usize,
-        /// `step_count` at the call.
+        /// The loop's step counter at the call (whatever a hook wrote into
+        /// `step_count`).
         step: i64,
         /// The generator's error.
         message: String,

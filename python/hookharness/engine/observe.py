@@ -334,10 +334,12 @@ def observed(
         return decision
 
     def patched_step(*, exe_context, agent_span):
+        recorder.exe_context = exe_context
         recorder.last_step = bool(step_sync(exe_context=exe_context, agent_span=agent_span))
         return recorder.last_step
 
     async def patched_step_async(*, exe_context, agent_span):
+        recorder.exe_context = exe_context
         recorder.last_step = bool(await step_async(exe_context=exe_context, agent_span=agent_span))
         return recorder.last_step
 

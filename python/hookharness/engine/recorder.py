@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextvars
 import copy
+import math
 import threading
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,6 +35,28 @@ class Failure:
     context: dict = field(default_factory=dict)
 
 
+_I64_MIN, _I64_MAX = -(2**63), 2**63 - 1
+
+
+def _step_int(value: Any) -> int:
+    """A step value as the integer an error's context shows, as the Rust engine converts it (src/value.rs
+    `step_number`): a bool is 0 or 1, a float is truncated (saturating; NaN is 0), an int is clamped to 64 bits,
+    anything else is 0."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return max(_I64_MIN, min(_I64_MAX, value))
+    if isinstance(value, float):
+        if math.isnan(value):
+            return 0
+        if value >= 2.0**63:
+            return _I64_MAX
+        if value <= -(2.0**63):
+            return _I64_MIN
+        return int(value)
+    return 0
+
+
 class Recorder:
     def __init__(self, *, detail: str = "summary", keep_requests: bool = False) -> None:
         self.events: list[dict] = []
@@ -44,6 +67,7 @@ class Recorder:
         self.state = None  # the main agent's live State, from its first `_run_hooks` call (before_run)
         self.hooks = None  # the main agent's `hooks` dict: calls for any other agent (a sub-agent) are not recorded
         self.last_step: bool | None = None  # what the main loop's last `_run_step` returned
+        self.exe_context = None  # the main loop's execution context, from its first `_run_step`
         self.main_llm_calls = 0
         self.failure: Failure | None = None
         self._lock = threading.Lock()
@@ -61,10 +85,18 @@ class Recorder:
         """`{"step": VALUE}` with `step_count` as it is now, or `{}` when State has none (an event then has no step)."""
         return self._with_step({})
 
+    def loop_step(self) -> int:
+        """The loop's own counter (`exe_context.counter`) as an integer, for the context of a generator error: the
+        step the loop is in, whatever a hook wrote into `step_count`."""
+        return _step_int(self.exe_context.counter if self.exe_context is not None else 0)
+
     def step_number(self) -> int:
-        """`step_count` as an integer (the loop's counter), for the context of a hook or generator error."""
-        value = self.state.data.get("step_count") if self.state is not None else 0
-        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+        """`step_count` when State holds an integer there, else the loop's counter, for the context of a hook
+        error (as the Rust engine words it)."""
+        value = self.state.data.get("step_count") if self.state is not None else None
+        if isinstance(value, int) and not isinstance(value, bool) and _I64_MIN <= value <= _I64_MAX:
+            return value
+        return self.loop_step()
 
     @staticmethod
     def _data(state) -> dict:

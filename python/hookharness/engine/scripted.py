@@ -107,8 +107,8 @@ def answer(script: Script, recorder: Recorder, messages: Any, tools: Any) -> tup
         text = script.exhausted(index)
         recorder.llm_failed(text, script.name)
         if main:
-            error = ScenarioRunError(text, "generator", call=call, step=recorder.step_number())
-            recorder.failure = Failure(error, "generator", {"call": call, "step": recorder.step_number()})
+            error = ScenarioRunError(text, "generator", call=call, step=recorder.loop_step())
+            recorder.failure = Failure(error, "generator", {"call": call, "step": recorder.loop_step()})
             raise error
         # A named script is called by user code, which must not swallow the scenario's error.
         raise ScenarioAbort(text)
@@ -116,7 +116,7 @@ def answer(script: Script, recorder: Recorder, messages: Any, tools: Any) -> tup
         recorder.llm_failed(reply.error, script.name)
         error = ScriptedError(reply.error)
         if main:
-            recorder.failure = Failure(error, "generator", {"call": call, "step": recorder.step_number()})
+            recorder.failure = Failure(error, "generator", {"call": call, "step": recorder.loop_step()})
         raise error
     chunks = [StreamingChunk(content=piece, index=0, start=i == 0) for i, piece in enumerate(reply.chunks or [])]
     return build_reply(reply, index), chunks
