@@ -796,3 +796,131 @@ fn record_on_the_haystack_engine_is_refused_saying_what_to_do_instead() {
     );
     assert!(!output.exists(), "nothing is written");
 }
+
+// ---- nothing left behind, the key check, timeouts ------------------------------
+
+/// A scenario of one model call, no tools and no hooks.
+const HELLO: &str = "name: hello\nmodel: []\nrun:\n  messages: [{role: user, text: Hi}]\n";
+
+/// A fresh folder holding `text` as `input.yaml`.
+fn workspace_with(name: &str, text: &str) -> PathBuf {
+    let dir = workspace(name);
+    std::fs::write(dir.join("input.yaml"), text).unwrap();
+    dir
+}
+
+#[test]
+fn a_recording_killed_while_it_waits_for_the_model_leaves_no_file() {
+    let server = Server::start();
+    server.answer(
+        ResponseTemplate::new(200)
+            .set_body_json(text_completion("late"))
+            .set_delay(std::time::Duration::from_secs(30)),
+        None,
+    );
+    let dir = workspace_with("killed", HELLO);
+    let mut child = hookharness(&["record", dir.join("input.yaml").to_str().unwrap()])
+        .args(["--base-url", &server.base_url(), "--model", "m"])
+        .args(["--output", dir.join("out.json").to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while server.requests().is_empty() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "no request arrived"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // Mid-record: the live call is under way. An abort or a kill runs no
+    // destructor, so anything created so far would stay.
+    assert_eq!(files_in(&dir), ["input.yaml"]);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(files_in(&dir), ["input.yaml"]);
+}
+
+/// `record` of HELLO with `key` in `OPENAI_API_KEY`, the server answering
+/// `text`.
+fn record_with_key(name: &str, key: &str, text: &str) -> (std::process::Output, PathBuf) {
+    let server = Server::start();
+    server.answer_json(text_completion(text));
+    let dir = workspace_with(name, HELLO);
+    let output = dir.join("out.json");
+    let run = hookharness(&["record", dir.join("input.yaml").to_str().unwrap()])
+        .args(["--base-url", &server.base_url(), "--model", "m"])
+        .args(["--output", output.to_str().unwrap()])
+        .env("OPENAI_API_KEY", key)
+        .output()
+        .unwrap();
+    (run, output)
+}
+
+#[test]
+fn a_key_too_short_to_be_a_secret_does_not_stop_a_recording_that_holds_it() {
+    for (name, key) in [("key-1", "a"), ("key-7", "abcdefg")] {
+        let (run, output) = record_with_key(name, key, "a reply that says abcdefg");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(0), "{key}: {stderr}");
+        assert!(std::fs::read_to_string(&output).unwrap().contains(key));
+    }
+}
+
+#[test]
+fn a_recording_that_holds_a_key_of_eight_characters_or_more_is_not_written() {
+    for (name, key) in [("key-8", "abcdefgh"), ("key-long", KEY)] {
+        let (run, output) = record_with_key(name, key, &format!("the key is {key}!"));
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(1), "{key}: {stderr}");
+        assert_eq!(
+            stderr, "the recording holds the API key; nothing written\n",
+            "{key}"
+        );
+        assert!(!output.exists());
+        assert_eq!(files_in(output.parent().unwrap()), ["input.yaml"]);
+    }
+}
+
+#[test]
+fn a_body_that_stops_arriving_is_reported_as_the_timeout_naming_the_flag() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        // Every connection: headers and the start of a body, then silence.
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            std::thread::spawn(move || {
+                let mut buffer = [0_u8; 65536];
+                let _ = stream.read(&mut buffer);
+                let _ = stream.write_all(
+                    b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\
+                      content-length: 1000\r\n\r\n{\"id\": \"chatcmpl-1\", ",
+                );
+                let _ = stream.flush();
+                std::thread::sleep(std::time::Duration::from_secs(20));
+            });
+        }
+    });
+    let dir = workspace_with("stalled", HELLO);
+    let run = hookharness(&["record", dir.join("input.yaml").to_str().unwrap()])
+        .args(["--base-url", &format!("http://127.0.0.1:{port}/v1")])
+        .args(["--model", "m", "--timeout", "1", "--max-retries", "0"])
+        .args(["--output", dir.join("out.json").to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        stderr,
+        format!(
+            "model call 0 failed: http://127.0.0.1:{port}/v1/chat/completions stopped sending \
+             its answer midway: no complete answer within 1s (the timeout), 21 bytes of the \
+             body received; raise the timeout (`--timeout` for `hookharness record`, else \
+             $OPENAI_TIMEOUT) if the server is this slow\nnothing written\n"
+        )
+    );
+    assert_eq!(files_in(&dir), ["input.yaml"]);
+}

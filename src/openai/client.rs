@@ -302,6 +302,7 @@ impl Shared {
             self.config.max_reply_bytes,
             &self.received,
             self.config.max_total_bytes,
+            self.config.timeout,
         )
         .await
         .map_err(|error| Attempt {

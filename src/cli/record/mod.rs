@@ -21,6 +21,19 @@ use std::time::Duration;
 /// memory until the recording is written.
 const DEFAULT_MAX_TOTAL_BYTES: usize = 64 << 20;
 
+/// The shortest API key the leak check looks for in a recording. A shorter
+/// key is no secret worth the name (8 characters is the usual floor for a
+/// password, and a real API key is far longer: OpenAI's are over 40), and
+/// looking for it reports a leak on nearly every recording: a one-letter
+/// key is in every English reply, a four-letter one like `test` in many.
+const MIN_SECRET_CHARS: usize = 8;
+
+/// `true` when `text` holds `key` and the key is long enough to be a
+/// secret (see [`MIN_SECRET_CHARS`]).
+fn holds_key(text: &str, key: &str) -> bool {
+    key.chars().count() >= MIN_SECRET_CHARS && text.contains(key)
+}
+
 /// `hookharness record` arguments.
 #[derive(clap::Args)]
 pub(super) struct RecordArgs {
@@ -148,10 +161,7 @@ pub(super) fn run(args: RecordArgs) -> ExitCode {
         return ExitCode::Failed;
     }
     let text = recording.to_json();
-    if key
-        .as_deref()
-        .is_some_and(|k| !k.is_empty() && text.contains(k))
-    {
+    if key.as_deref().is_some_and(|k| holds_key(&text, k)) {
         errln!("the recording holds the API key; nothing written");
         return ExitCode::Failed;
     }
