@@ -10,7 +10,8 @@
 //!                                 │ ──▶ the agent gets the message a replay of that entry gives
 //!                                 ▼
 //!  Recording { scenario: the input with `model` = the replies, each with
-//!              `sees` = the request it answered; live: the live run's Outcome }
+//!              `sees` = the request it answered (after the first: what is
+//!              new since the request before); live: the live run's Outcome }
 //! ```
 //!
 //! The agent receives, for each call, exactly the message that the scripted
@@ -49,7 +50,7 @@
 use crate::future::CallFuture;
 use crate::generator::{ChatGenerator, ChatRequest, GeneratorError, GeneratorFuture};
 use crate::message::{ChatMessage, ChatRole};
-use crate::replay::{Outcome, Replay, SeenRequest};
+use crate::replay::{Outcome, Replay};
 use crate::scenario::Scenario;
 use crate::scripted::{FinishReason, ModelReply, ScriptedToolCall};
 use std::sync::{Arc, Mutex};
@@ -60,15 +61,26 @@ use std::sync::{Arc, Mutex};
 pub struct Recording {
     /// The input scenario with `model` replaced by the replies received, one
     /// per model call (a failed call is an `{error: ...}` entry), each with
-    /// `sees: {messages, tools}`: the request it answered, so that a replay
-    /// fails as soon as a change sends the model another conversation.
+    /// `sees`: the request it answered, so that a replay fails as soon as a
+    /// change sends the model another conversation. The first lists its
+    /// messages (`messages`); each later one counts those its request shares
+    /// with the request before (`previous_messages`) and lists the others
+    /// (`new_messages`), so the recording holds each message once.
     pub scenario: Scenario,
     /// The outcome of the live run.
     pub live: Outcome,
     failed_call: Option<(usize, String)>,
+    too_deep: Option<String>,
 }
 
 impl Recording {
+    /// Why the recording cannot be written as a file its loader reads back
+    /// (an entry nested past the loader's depth limit), if so.
+    #[must_use]
+    pub fn unloadable(&self) -> Option<&str> {
+        self.too_deep.as_deref()
+    }
+
     /// The replies received, in call order.
     #[must_use]
     pub fn replies(&self) -> &[ModelReply] {
@@ -106,16 +118,31 @@ pub fn record(
     let log = std::mem::take(&mut *recorder.log.lock().unwrap_or_else(|e| e.into_inner()));
     let mut recorded = input;
     recorded.model = log.replies;
+    // Each request after the first as what is new since the one before:
+    // a recording holds each message once, however long the run.
     recorded.sees = requests
         .iter()
-        .map(SeenRequest::to_sees)
         .enumerate()
+        .map(|(i, request)| {
+            let previous = i.checked_sub(1).map(|p| &requests[p]);
+            (i, request.to_sees_after(previous))
+        })
         .collect();
     recorded.file = None;
+    let too_deep = recorded.first_too_deep_entry().map(|(entry, depth)| {
+        format!(
+            "`model[{entry}]` of the recording (a reply, with the request it answered in \
+             `sees`) nests lists and maps {depth} levels deep, past the {} levels the scenario \
+             loader reads, so the recording would not load back: the server's reply (its tool \
+             call arguments, most likely) is nested too deeply to record",
+            crate::scenario::MAX_DEPTH
+        )
+    });
     Recording {
         scenario: recorded,
         live,
         failed_call: log.failed_call,
+        too_deep,
     }
 }
 

@@ -135,17 +135,24 @@ fn record_and_replay(is_async: bool, file: &str) {
     );
     // Each reply carries the request it answered: the conversation in the
     // scenario's message form (a tool result in Haystack's), and the tools.
-    let last = loaded.to_value()["model"][2]["sees"].clone();
-    assert_eq!(last["tools"], json!(["search"]));
-    assert_eq!(last["messages"].as_array().unwrap().len(), 5);
+    // The first lists it whole; each later one what is new since the request
+    // before (`previous_messages` of it kept), so each message is written once.
+    let model = loaded.to_value()["model"].clone();
+    assert_eq!(model[0]["sees"]["messages"].as_array().unwrap().len(), 1);
+    assert_eq!(model[1]["sees"]["previous_messages"], json!(1));
     assert_eq!(
-        last["messages"][2],
+        model[1]["sees"]["new_messages"][1],
         json!({"role": "user", "text": "Search before answering."})
     );
+    let last = model[2]["sees"].clone();
+    assert_eq!(last["tools"], json!(["search"]));
+    assert_eq!(last["previous_messages"], json!(3));
+    assert_eq!(last["new_messages"].as_array().unwrap().len(), 2);
     assert_eq!(
-        last["messages"][4]["content"][0]["tool_call_result"]["result"],
+        last["new_messages"][1]["content"][0]["tool_call_result"]["result"],
         json!("ITER's first plasma is planned for 2034.")
     );
+    assert!(last.get("messages").is_none());
     // The rest of the scenario is kept as it was.
     let mut expected = scenario.clone();
     expected.model = loaded.model.clone();
@@ -205,7 +212,11 @@ fn a_failed_model_call_is_recorded_as_an_error_reply_that_replays_the_same() {
         &json!([{"text": "Fusion is going well."}, {"error": "the server went away"}]),
     );
     // The failed call's request is kept too: it is what the error answered.
-    assert_eq!(model[1]["sees"]["messages"].as_array().unwrap().len(), 3);
+    assert_eq!(model[1]["sees"]["previous_messages"], json!(1));
+    assert_eq!(
+        model[1]["sees"]["new_messages"].as_array().unwrap().len(),
+        2
+    );
     let loaded = Scenario::from_str(&recording.to_json(), "x.json", Format::Json).unwrap();
     assert!(same_run(&recording.live, &Replay::new().run(&loaded)));
 }
@@ -769,8 +780,13 @@ fn a_stale_replay_of_a_recording_fails_with_the_diff_until_rebased() {
     }
     assert_eq!(before, after, "the rebased file differs only in `sees`");
     assert_eq!(
-        parse(&rebased)["model"][2]["sees"]["messages"][2],
+        parse(&rebased)["model"][1]["sees"]["new_messages"][1],
         json!({"role": "user", "text": "Search first, then answer."})
+    );
+    // The last reply keeps the first three of those: its text is as it was.
+    assert_eq!(
+        parse(&rebased)["model"][2]["sees"],
+        parse(&edited)["model"][2]["sees"]
     );
 }
 
@@ -921,6 +937,170 @@ fn a_body_that_stops_arriving_is_reported_as_the_timeout_naming_the_flag() {
              body received; raise the timeout (`--timeout` for `hookharness record`, else \
              $OPENAI_TIMEOUT) if the server is this slow\nnothing written\n"
         )
+    );
+    assert_eq!(files_in(&dir), ["input.yaml"]);
+}
+
+// ---- a recording's size ----------------------------------------------------------
+
+/// A scenario whose model calls `search` until it answers in text.
+const SEARCHING: &str = r#"
+name: searching
+agent: {max_agent_steps: 200}
+tools:
+  - name: search
+    description: Search
+    parameters: {type: object, properties: {query: {type: string}}}
+    results: ["a result"]
+    repeat_last: true
+model: []
+run:
+  messages: [{role: user, text: "Search until done."}]
+"#;
+
+/// Answers each request with a text of `bytes` bytes and a `search` call,
+/// until the request holds `replies - 1` assistant messages; then a text.
+fn serve_searching(server: &Server, replies: usize, bytes: usize) {
+    server.answer_with(move |request: &wiremock::Request| {
+        let body: Value = serde_json::from_slice(&request.body).unwrap();
+        let answered = body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["role"] == "assistant")
+            .count();
+        let text = format!("{answered:04}").repeat(bytes / 4);
+        let message = if answered + 1 < replies {
+            json!({"role": "assistant", "content": text, "tool_calls": [
+                openai_call(&format!("call_{answered}"), "search", r#"{"query": "q"}"#),
+            ]})
+        } else {
+            json!({"role": "assistant", "content": text})
+        };
+        ResponseTemplate::new(200).set_body_json(completion(message, "stop", usage(1, 1)))
+    });
+}
+
+#[test]
+fn a_recording_holds_each_message_once_so_its_size_grows_linearly_with_the_run() {
+    let (replies, bytes) = (40, 20_000);
+    let server = Server::start();
+    serve_searching(&server, replies, bytes);
+    let dir = workspace_with("linear", SEARCHING);
+    let output = dir.join("out.json");
+    let run = record_cli(&server, &dir.join("input.yaml"), &output, &[]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
+    // Every reply's text twice (the reply, and the next request's `sees`),
+    // and little else. Each `sees` listing the whole conversation held
+    // about `replies / 2` times that: 16 MB here, for 0.8 MB of replies.
+    let size = std::fs::metadata(&output).unwrap().len();
+    let replied = (replies * bytes) as u64;
+    assert!(
+        size > 2 * replied && size < 2 * replied + replied / 4,
+        "{size}"
+    );
+    let loaded = Scenario::from_path(&output).unwrap();
+    assert_eq!(loaded.model.len(), replies);
+    assert_eq!(Replay::new().run(&loaded).status, Status::Pass);
+}
+
+#[test]
+fn a_recording_over_the_recording_limit_is_not_written_and_names_the_flag() {
+    let server = Server::start();
+    serve_searching(&server, 5, 1_000);
+    let dir = workspace_with("recording-limit", SEARCHING);
+    let output = dir.join("out.json");
+    let run = record_cli(
+        &server,
+        &dir.join("input.yaml"),
+        &output,
+        &["--max-recording-bytes", "5000"],
+    );
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("the recording is ")
+            && stderr.ends_with(
+                " bytes, over the 5000-byte limit on the whole recording; nothing written \
+                 (raise the limit with `--max-recording-bytes` if a recording this large is \
+                 expected)\n"
+            ),
+        "{stderr}"
+    );
+    assert_eq!(files_in(&dir), ["input.yaml"]);
+}
+
+// ---- a recording its loader would refuse ---------------------------------------
+
+/// `{"a": {"a": ... {}}}`, `levels` maps deep.
+fn nested(levels: usize) -> String {
+    format!(
+        "{}{}",
+        "{\"a\": ".repeat(levels - 1) + "{}",
+        "}".repeat(levels - 1)
+    )
+}
+
+/// A server answering one `search` call with `arguments`, then a text.
+fn serve_deep_call(arguments: &str) -> Server {
+    let server = Server::start();
+    server.answer(
+        ResponseTemplate::new(200).set_body_json(completion(
+            json!({"role": "assistant", "content": null, "tool_calls": [
+                openai_call("call_deep", "search", arguments),
+            ]}),
+            "tool_calls",
+            usage(1, 1),
+        )),
+        Some(1),
+    );
+    server.answer_json(text_completion("done"));
+    server
+}
+
+#[test]
+fn a_recording_is_refused_exactly_when_its_loader_would_refuse_it() {
+    let scenario = Scenario::from_str(SEARCHING, "searching.yaml", Format::Yaml).unwrap();
+    let (mut refused, mut written) = (Vec::new(), Vec::new());
+    for levels in (100..=127).step_by(3).chain([127]) {
+        let server = serve_deep_call(&nested(levels));
+        let recording = record(&Replay::new(), &scenario, Arc::new(server.generator()));
+        assert_eq!(recording.failed_call(), None, "{levels}");
+        let loads = Scenario::from_str(&recording.to_json(), "deep.json", Format::Json);
+        match recording.unloadable() {
+            Some(reason) => {
+                let error = loads.expect_err("refused, yet it loads").to_string();
+                assert!(error.contains("128"), "{error}");
+                assert!(
+                    reason.contains("past the 128 levels the scenario loader reads"),
+                    "{reason}"
+                );
+                refused.push(levels);
+            }
+            None => {
+                loads.unwrap_or_else(|e| panic!("{levels}: accepted, yet: {e}"));
+                written.push(levels);
+            }
+        }
+    }
+    assert!(
+        written.contains(&100) && refused.contains(&127),
+        "{written:?} {refused:?}"
+    );
+}
+
+#[test]
+fn the_record_command_writes_nothing_when_the_recording_would_not_load_back() {
+    let server = serve_deep_call(&nested(127));
+    let dir = workspace_with("deep", SEARCHING);
+    let run = record_cli(&server, &dir.join("input.yaml"), &dir.join("out.json"), &[]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("`model[0]` of the recording (a reply, with the request it answered")
+            && stderr.contains("is nested too deeply to record; nothing written\n"),
+        "{stderr}"
     );
     assert_eq!(files_in(&dir), ["input.yaml"]);
 }

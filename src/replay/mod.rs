@@ -54,7 +54,7 @@ pub use crate::outcome::{Failure, Outcome, Status, TraceEvent, TraceRecorder};
 pub use crate::value::sorted;
 pub use as_test::ScenarioFailure;
 pub use declarative::DeclarativeHook;
-pub(crate) use expect::sees_difference;
+pub(crate) use expect::{SeesListed, sees_difference, sees_listed};
 pub use prepare_error::PrepareError;
 pub use seen::SeenRequest;
 pub(crate) use validity::file_name;

@@ -7,7 +7,7 @@ mod live;
 use super::ExitCode;
 use super::output::{errln, out, outln};
 use crate::openai::{DEFAULT_MAX_REPLY_BYTES, OpenAiChatGenerator};
-use crate::record::{record, same_run};
+use crate::record::{Recording, record, same_run};
 use crate::replay::{Replay, Status};
 use crate::report::human_outcome;
 use crate::scenario::{Scenario, ScenarioError};
@@ -20,6 +20,12 @@ use std::time::Duration;
 /// The default of `--max-total-bytes` (64 MiB): every reply is kept in
 /// memory until the recording is written.
 const DEFAULT_MAX_TOTAL_BYTES: usize = 64 << 20;
+
+/// The default of `--max-recording-bytes` (256 MiB): the file written holds
+/// the replies (at most `--max-total-bytes`) and, in `sees`, each message of
+/// the conversation once (the replies again, the tool results, what hooks
+/// add), so a recording within the default reply budget stays under it.
+const DEFAULT_MAX_RECORDING_BYTES: usize = 256 << 20;
 
 /// The shortest API key the leak check looks for in a recording. A shorter
 /// key is no secret worth the name (8 characters is the usual floor for a
@@ -62,6 +68,9 @@ pub(super) struct RecordArgs {
     /// The most reply bytes of the whole recording (default: 64 MiB).
     #[arg(long, default_value_t = DEFAULT_MAX_TOTAL_BYTES)]
     max_total_bytes: usize,
+    /// The largest recording written, in bytes (default: 256 MiB).
+    #[arg(long, default_value_t = DEFAULT_MAX_RECORDING_BYTES)]
+    max_recording_bytes: usize,
     /// Overwrite an existing --output file (never the input scenario).
     #[arg(long)]
     force: bool,
@@ -160,7 +169,21 @@ pub(super) fn run(args: RecordArgs) -> ExitCode {
         errln!("the run made no model call ({reason}); nothing written");
         return ExitCode::Failed;
     }
+    if let Some(reason) = recording.unloadable() {
+        errln!("{reason}; nothing written");
+        return ExitCode::Failed;
+    }
     let text = recording.to_json();
+    if text.len() > args.max_recording_bytes {
+        errln!(
+            "the recording is {} bytes, over the {}-byte limit on the whole recording; \
+             nothing written (raise the limit with `--max-recording-bytes` if a recording \
+             this large is expected)",
+            text.len(),
+            args.max_recording_bytes
+        );
+        return ExitCode::Failed;
+    }
     if key.as_deref().is_some_and(|k| holds_key(&text, k)) {
         errln!("the recording holds the API key; nothing written");
         return ExitCode::Failed;
@@ -169,9 +192,14 @@ pub(super) fn run(args: RecordArgs) -> ExitCode {
         errln!("{}", refused.message);
         return refused.code;
     }
+    drop(text);
+    let replies = recording.replies().len();
+    // Only the live run is compared from here: the recorded scenario is
+    // loaded back from the file.
+    let Recording { live, .. } = recording;
     outln!(
         "recorded {} model replies from {endpoint} (model {}) into {}",
-        recording.replies().len(),
+        replies,
         args.model,
         output.display()
     );
@@ -183,7 +211,7 @@ pub(super) fn run(args: RecordArgs) -> ExitCode {
             return ExitCode::Failed;
         }
     };
-    if !same_run(&recording.live, &replayed) {
+    if !same_run(&live, &replayed) {
         errln!("replaying the recording offline does not give the live run's result and trace");
         return ExitCode::Failed;
     }
