@@ -50,7 +50,7 @@
 use crate::future::CallFuture;
 use crate::generator::{ChatGenerator, ChatRequest, GeneratorError, GeneratorFuture};
 use crate::message::{ChatMessage, ChatRole};
-use crate::replay::{Outcome, Replay};
+use crate::replay::{Outcome, Replay, SeenRequest, seen};
 use crate::scenario::Scenario;
 use crate::scripted::{FinishReason, ModelReply, ScriptedToolCall};
 use std::sync::{Arc, Mutex};
@@ -107,15 +107,39 @@ pub fn record(
     scenario: &Scenario,
     generator: Arc<dyn ChatGenerator>,
 ) -> Recording {
+    record_with(replay, scenario, generator, None)
+}
+
+/// [`record`], stopping the run before a model call whose request would
+/// take the messages the recording lists in `sees` past `max_bytes` (about,
+/// as compact JSON): that call fails, as [`Recording::failed_call`] says,
+/// so a run whose conversation grows without end cannot exhaust memory.
+pub fn record_within(
+    replay: &Replay,
+    scenario: &Scenario,
+    generator: Arc<dyn ChatGenerator>,
+    max_bytes: usize,
+) -> Recording {
+    record_with(replay, scenario, generator, Some(max_bytes))
+}
+
+fn record_with(
+    replay: &Replay,
+    scenario: &Scenario,
+    generator: Arc<dyn ChatGenerator>,
+    budget: Option<usize>,
+) -> Recording {
     let recorder = Arc::new(Recorder {
         inner: generator,
+        budget,
         log: Mutex::new(Log::default()),
     });
     // The input's own `sees` describe its old script, not this run.
     let mut input = scenario.clone();
     input.sees.clear();
-    let (live, requests) = replay.run_with_generator_seeing(&input, recorder.clone());
+    let live = replay.run_with_generator(&input, recorder.clone());
     let log = std::mem::take(&mut *recorder.log.lock().unwrap_or_else(|e| e.into_inner()));
+    let requests = log.requests;
     let mut recorded = input;
     recorded.model = log.replies;
     // Each request after the first as what is new since the one before:
@@ -128,6 +152,7 @@ pub fn record(
             (i, request.to_sees_after(previous))
         })
         .collect();
+    drop(requests);
     recorded.file = None;
     let too_deep = recorded.first_too_deep_entry().map(|(entry, depth)| {
         format!(
@@ -158,16 +183,48 @@ pub fn same_run(a: &Outcome, b: &Outcome) -> bool {
 struct Log {
     replies: Vec<ModelReply>,
     failed_call: Option<(usize, String)>,
+    /// Each call's request, its messages shared with the request before.
+    requests: Vec<SeenRequest>,
+    /// About how many bytes the requests' `sees` take (see [`seen::new_bytes`]).
+    seen_bytes: usize,
 }
 
-/// Wraps the live generator: records each reply and hands the agent the
-/// message a replay of the recorded entry gives.
+/// Wraps the live generator: keeps each request, records each reply and
+/// hands the agent the message a replay of the recorded entry gives.
 struct Recorder {
     inner: Arc<dyn ChatGenerator>,
+    /// The most bytes the requests' `sees` may take.
+    budget: Option<usize>,
     log: Mutex<Log>,
 }
 
 impl Recorder {
+    /// Keeps the request; an error when it takes the recording past the
+    /// budget (the call is then not made).
+    fn see(&self, request: &ChatRequest<'_>) -> Result<(), GeneratorError> {
+        let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        let seen = SeenRequest {
+            messages: seen::shared_with(request.messages, log.requests.last()),
+            tools: request
+                .tools
+                .iter()
+                .map(|tool| tool.spec().name.clone())
+                .collect(),
+        };
+        log.seen_bytes += seen::new_bytes(&seen, log.requests.last());
+        log.requests.push(seen);
+        match self.budget {
+            Some(budget) if log.seen_bytes > budget => Err(GeneratorError::new(format!(
+                "the conversation the recording lists would take about {} bytes, past the \
+                 {budget}-byte limit on the whole recording; stopped before this call (raise \
+                 the limit, `--max-recording-bytes` for `hookharness record`, if a recording \
+                 this large is expected)",
+                log.seen_bytes
+            ))),
+            _ => Ok(()),
+        }
+    }
+
     fn keep(
         &self,
         result: Result<Vec<ChatMessage>, GeneratorError>,
@@ -188,11 +245,17 @@ impl Recorder {
 
 impl ChatGenerator for Recorder {
     fn run(&self, request: ChatRequest<'_>) -> Result<Vec<ChatMessage>, GeneratorError> {
+        if let Err(error) = self.see(&request) {
+            return self.keep(Err(error));
+        }
         let result = self.inner.run(request);
         self.keep(result)
     }
 
     fn run_async<'a>(&'a self, request: ChatRequest<'a>) -> GeneratorFuture<'a> {
+        if let Err(error) = self.see(&request) {
+            return CallFuture::ready(self.keep(Err(error)));
+        }
         match self.inner.run_async(request).into_ready() {
             Ok(result) => CallFuture::ready(self.keep(result)),
             Err(pending) => CallFuture::new(async move { self.keep(pending.await) }),

@@ -1015,14 +1015,14 @@ fn a_recording_over_the_recording_limit_is_not_written_and_names_the_flag() {
         &server,
         &dir.join("input.yaml"),
         &output,
-        &["--max-recording-bytes", "5000"],
+        &["--max-recording-bytes", "7000"],
     );
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(1), "{stderr}");
     assert!(
         stderr.starts_with("the recording is ")
             && stderr.ends_with(
-                " bytes, over the 5000-byte limit on the whole recording; nothing written \
+                " bytes, over the 7000-byte limit on the whole recording; nothing written \
                  (raise the limit with `--max-recording-bytes` if a recording this large is \
                  expected)\n"
             ),
@@ -1100,6 +1100,35 @@ fn the_record_command_writes_nothing_when_the_recording_would_not_load_back() {
     assert!(
         stderr.starts_with("`model[0]` of the recording (a reply, with the request it answered")
             && stderr.contains("is nested too deeply to record; nothing written\n"),
+        "{stderr}"
+    );
+    assert_eq!(files_in(&dir), ["input.yaml"]);
+}
+
+#[test]
+fn a_conversation_growing_past_the_recording_limit_stops_the_live_run() {
+    let server = Server::start();
+    serve_searching(&server, 5, 1_000);
+    let dir = workspace_with("recording-limit-live", SEARCHING);
+    let run = record_cli(
+        &server,
+        &dir.join("input.yaml"),
+        &dir.join("out.json"),
+        &["--max-recording-bytes", "2500"],
+    );
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    // The request that passes the limit is not sent.
+    let sent = server.requests().len();
+    assert!(sent < 5, "{sent} requests");
+    assert!(
+        stderr.starts_with(&format!(
+            "model call {sent} failed: the conversation the recording lists would take about "
+        )) && stderr.ends_with(
+            " bytes, past the 2500-byte limit on the whole recording; stopped before this \
+                 call (raise the limit, `--max-recording-bytes` for `hookharness record`, if a \
+                 recording this large is expected)\nnothing written\n"
+        ),
         "{stderr}"
     );
     assert_eq!(files_in(&dir), ["input.yaml"]);

@@ -87,7 +87,10 @@ pub(crate) struct Seeing {
 
 /// `messages` as a request's, each message equal to the one at the same
 /// place of `previous` shared with it.
-fn shared_with(messages: &[ChatMessage], previous: Option<&SeenRequest>) -> Vec<Arc<ChatMessage>> {
+pub(crate) fn shared_with(
+    messages: &[ChatMessage],
+    previous: Option<&SeenRequest>,
+) -> Vec<Arc<ChatMessage>> {
     let before = previous.map_or(&[][..], |p| p.messages.as_slice());
     messages
         .iter()
@@ -150,4 +153,25 @@ impl ChatGenerator for Seeing {
     fn close(&self) -> Result<(), GeneratorError> {
         self.inner.close()
     }
+}
+
+/// About how many bytes the messages of `request` that it does not share
+/// with `previous` take written in a scenario (their compact JSON): what
+/// its `sees` adds to a recording.
+pub(crate) fn new_bytes(request: &SeenRequest, previous: Option<&SeenRequest>) -> usize {
+    let before = previous.map_or(&[][..], |p| p.messages.as_slice());
+    request
+        .messages
+        .iter()
+        .enumerate()
+        .filter(|(i, message)| {
+            !before
+                .get(*i)
+                .is_some_and(|kept| Arc::ptr_eq(kept, message))
+        })
+        .map(|(_, message)| {
+            let written = crate::scenario::write_message(&MessageSpec::of_message(message));
+            serde_json::to_vec(&written).map_or(0, |bytes| bytes.len())
+        })
+        .sum()
 }

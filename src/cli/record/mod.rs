@@ -7,7 +7,7 @@ mod live;
 use super::ExitCode;
 use super::output::{errln, out, outln};
 use crate::openai::{DEFAULT_MAX_REPLY_BYTES, OpenAiChatGenerator};
-use crate::record::{Recording, record, same_run};
+use crate::record::{Recording, record_within, same_run};
 use crate::replay::{Replay, Status};
 use crate::report::human_outcome;
 use crate::scenario::{Scenario, ScenarioError};
@@ -155,7 +155,12 @@ pub(super) fn run(args: RecordArgs) -> ExitCode {
     // Only `record` installs it: the library leaves logging to its users.
     let _ = tracing::subscriber::set_global_default(live::Warnings);
     let generator = live::Progress::new(generator, std::io::stderr().is_terminal());
-    let recording = record(&Replay::new(), &scenario, Arc::new(generator));
+    let recording = record_within(
+        &Replay::new(),
+        &scenario,
+        Arc::new(generator),
+        args.max_recording_bytes,
+    );
     if let Some((call, message)) = recording.failed_call() {
         errln!("model call {call} failed: {message}\nnothing written");
         return ExitCode::Failed;
