@@ -10,7 +10,7 @@ use crate::openai::{DEFAULT_MAX_REPLY_BYTES, OpenAiChatGenerator};
 use crate::record::{Recording, record_within, same_run};
 use crate::replay::{Replay, Status};
 use crate::report::human_outcome;
-use crate::scenario::{Scenario, ScenarioError};
+use crate::scenario::{Format, Scenario, ScenarioError};
 use destination::Destination;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -193,15 +193,32 @@ pub(super) fn run(args: RecordArgs) -> ExitCode {
         errln!("the recording holds the API key; nothing written");
         return ExitCode::Failed;
     }
+    let replies = recording.replies().len();
+    // Only the live run is compared from here: the recorded scenario is
+    // read back from its text, as the file will be read.
+    let Recording {
+        live,
+        scenario: recorded,
+        ..
+    } = recording;
+    drop(recorded);
+    // What the file's loader would refuse is not written.
+    let origin = output.display().to_string();
+    let loaded = match Scenario::from_str(&text, &origin, Format::Json) {
+        Ok(mut loaded) => {
+            loaded.file = Some(output.clone());
+            loaded
+        }
+        Err(error) => {
+            errln!("the recording would not load back: {error}; nothing written");
+            return ExitCode::Failed;
+        }
+    };
     if let Err(refused) = destination.commit(&text) {
         errln!("{}", refused.message);
         return refused.code;
     }
     drop(text);
-    let replies = recording.replies().len();
-    // Only the live run is compared from here: the recorded scenario is
-    // loaded back from the file.
-    let Recording { live, .. } = recording;
     outln!(
         "recorded {} model replies from {endpoint} (model {}) into {}",
         replies,
@@ -209,13 +226,7 @@ pub(super) fn run(args: RecordArgs) -> ExitCode {
         output.display()
     );
 
-    let replayed = match Scenario::from_path(&output) {
-        Ok(loaded) => Replay::new().run(&loaded),
-        Err(error) => {
-            errln!("the recording does not load back: {error}");
-            return ExitCode::Failed;
-        }
-    };
+    let replayed = Replay::new().run(&loaded);
     if !same_run(&live, &replayed) {
         errln!("replaying the recording offline does not give the live run's result and trace");
         return ExitCode::Failed;
