@@ -411,3 +411,25 @@ fn previous_messages_that_the_reply_before_does_not_list_is_a_located_file_error
         assert!(out.contains(expected), "{name}: {out}");
     }
 }
+
+#[test]
+fn the_requests_of_a_run_hold_each_unchanged_message_once() {
+    use std::sync::Arc;
+    let scenario =
+        Scenario::from_str(KEPT, "kept.yaml", hookharness::scenario::Format::Yaml).unwrap();
+    let (_, requests) = Replay::new().run_seeing(&scenario);
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[1].messages.len(), 3);
+    // The question and the first answer are the previous request's, shared:
+    // a long run's requests take memory linear in the run, not its square.
+    assert!(Arc::ptr_eq(
+        &requests[0].messages[0],
+        &requests[1].messages[0]
+    ));
+    assert_eq!(requests[1].shared_prefix(&requests[0]), 1);
+    let sees = requests[1].to_sees_after(Some(&requests[0]));
+    assert_eq!(sees.previous_messages, Some(1));
+    assert_eq!(sees.new_messages.as_ref().map(Vec::len), Some(2));
+    assert!(sees.messages.is_none());
+    assert_eq!(requests[0].to_sees_after(None), requests[0].to_sees());
+}
