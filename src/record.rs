@@ -229,9 +229,11 @@ impl Recorder {
         &self,
         result: Result<Vec<ChatMessage>, GeneratorError>,
     ) -> Result<Vec<ChatMessage>, GeneratorError> {
-        let entry = result.and_then(|replies| entry_of(&replies));
         let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
         let call = log.replies.len();
+        let entry = result
+            .and_then(|replies| entry_of(&replies))
+            .and_then(|entry| loadable(entry, call));
         let entry = entry.unwrap_or_else(|error| {
             log.failed_call
                 .get_or_insert_with(|| (call, error.message().to_owned()));
@@ -273,6 +275,22 @@ impl ChatGenerator for Recorder {
     fn close(&self) -> Result<(), GeneratorError> {
         self.inner.close()
     }
+}
+
+/// `entry`, unless the recording would nest it past the loader's depth
+/// limit: then the call fails, so the run stops at that reply instead of
+/// making more live calls for a recording that cannot be written.
+fn loadable(entry: ModelReply, call: usize) -> Result<ModelReply, GeneratorError> {
+    let depth = crate::scenario::recorded_depth(&entry, call);
+    if depth > crate::scenario::MAX_DEPTH {
+        return Err(GeneratorError::new(format!(
+            "the reply nests lists and maps {depth} levels deep where the recording writes it \
+             (its tool call arguments, most likely), past the {} levels the scenario loader \
+             reads, so the recording would not load back; it cannot be recorded",
+            crate::scenario::MAX_DEPTH
+        )));
+    }
+    Ok(entry)
 }
 
 /// One reply as a `model` entry: its first text, its tool calls with their

@@ -1062,32 +1062,41 @@ fn serve_deep_call(arguments: &str) -> Server {
 #[test]
 fn a_recording_is_refused_exactly_when_its_loader_would_refuse_it() {
     let scenario = Scenario::from_str(SEARCHING, "searching.yaml", Format::Yaml).unwrap();
-    let (mut refused, mut written) = (Vec::new(), Vec::new());
-    for levels in (100..=127).step_by(3).chain([127]) {
+    let mut deepest_written = None;
+    for levels in 100..=127 {
         let server = serve_deep_call(&nested(levels));
         let recording = record(&Replay::new(), &scenario, Arc::new(server.generator()));
-        assert_eq!(recording.failed_call(), None, "{levels}");
-        let loads = Scenario::from_str(&recording.to_json(), "deep.json", Format::Json);
-        match recording.unloadable() {
-            Some(reason) => {
-                let error = loads.expect_err("refused, yet it loads").to_string();
-                assert!(error.contains("128"), "{error}");
+        let refused = match recording.failed_call() {
+            Some((0, reason)) => {
                 assert!(
                     reason.contains("past the 128 levels the scenario loader reads"),
                     "{reason}"
                 );
-                refused.push(levels);
+                // The run stops at that reply: no later live call.
+                assert_eq!(server.requests().len(), 1);
+                true
             }
-            None => {
-                loads.unwrap_or_else(|e| panic!("{levels}: accepted, yet: {e}"));
-                written.push(levels);
-            }
+            Some(other) => panic!("{levels}: {other:?}"),
+            None => recording.unloadable().is_some(),
+        };
+        if refused {
+            continue;
         }
+        let text = recording.to_json();
+        Scenario::from_str(&text, "deep.json", Format::Json)
+            .unwrap_or_else(|e| panic!("{levels}: accepted, yet: {e}"));
+        deepest_written = Some((levels, text));
     }
-    assert!(
-        written.contains(&100) && refused.contains(&127),
-        "{written:?} {refused:?}"
-    );
+    // The deepest recording written loads; one level more does not: the
+    // refusal starts exactly where the loader's limit does.
+    let (levels, text) = deepest_written.expect("some depth is recorded");
+    assert!((100..127).contains(&levels), "{levels}");
+    let deeper = text.replace("\"a\": {}", "\"a\": {\"a\": {}}");
+    assert_ne!(deeper, text);
+    let error = Scenario::from_str(&deeper, "deeper.json", Format::Json)
+        .expect_err("one level deeper loads")
+        .to_string();
+    assert!(error.contains("128"), "{error}");
 }
 
 #[test]
@@ -1098,10 +1107,14 @@ fn the_record_command_writes_nothing_when_the_recording_would_not_load_back() {
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert_eq!(run.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.starts_with("`model[0]` of the recording (a reply, with the request it answered")
-            && stderr.contains("is nested too deeply to record; nothing written\n"),
+        stderr.starts_with("model call 0 failed: the reply nests lists and maps ")
+            && stderr.ends_with(
+                "past the 128 levels the scenario loader reads, so the recording would not \
+                 load back; it cannot be recorded\nnothing written\n"
+            ),
         "{stderr}"
     );
+    assert_eq!(server.requests().len(), 1, "no live call after that reply");
     assert_eq!(files_in(&dir), ["input.yaml"]);
 }
 

@@ -492,6 +492,25 @@ fn messages(specs: &[MessageSpec]) -> Value {
     specs.iter().map(message).collect()
 }
 
+/// How deep a recording nests the reply `entry` (answering LLM call
+/// `call`) where it writes it: the entry itself, under the root map and
+/// `model`; the message it becomes, and each tool message answering one of
+/// its calls, in a later reply's `sees.new_messages` (under the root map,
+/// `model`, the entry, `sees` and the list).
+pub(crate) fn recorded_depth(entry: &ModelReply, call: usize) -> usize {
+    let own = 2 + nesting(&reply(entry));
+    let Ok(message) = entry.to_message(call) else {
+        return own;
+    };
+    let in_sees =
+        |m: &crate::message::ChatMessage| 5 + nesting(&self::message(&MessageSpec::of_message(m)));
+    let answers = message.tool_calls().map(|call| {
+        let answer = crate::message::ChatMessage::from_tool("", call.clone(), false);
+        in_sees(&answer)
+    });
+    answers.fold(own.max(in_sees(&message)), usize::max)
+}
+
 /// How deep `value` nests lists and maps (a scalar: 0, `[]`: 1, `[[]]`:
 /// 2), counted without recursion.
 pub(crate) fn nesting(value: &Value) -> usize {
