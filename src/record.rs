@@ -10,7 +10,8 @@
 //!                                 │ ──▶ the agent gets the message a replay of that entry gives
 //!                                 ▼
 //!  Recording { scenario: the input with `model` = the replies, each with
-//!              `sees` = the request it answered; live: the live run's Outcome }
+//!              `sees` = the request it answered (after the first: what is
+//!              new since the request before); live: the live run's Outcome }
 //! ```
 //!
 //! The agent receives, for each call, exactly the message that the scripted
@@ -49,7 +50,7 @@
 use crate::future::CallFuture;
 use crate::generator::{ChatGenerator, ChatRequest, GeneratorError, GeneratorFuture};
 use crate::message::{ChatMessage, ChatRole};
-use crate::replay::{Outcome, Replay, SeenRequest};
+use crate::replay::{Outcome, Replay, SeenRequest, seen};
 use crate::scenario::Scenario;
 use crate::scripted::{FinishReason, ModelReply, ScriptedToolCall};
 use std::sync::{Arc, Mutex};
@@ -60,15 +61,26 @@ use std::sync::{Arc, Mutex};
 pub struct Recording {
     /// The input scenario with `model` replaced by the replies received, one
     /// per model call (a failed call is an `{error: ...}` entry), each with
-    /// `sees: {messages, tools}`: the request it answered, so that a replay
-    /// fails as soon as a change sends the model another conversation.
+    /// `sees`: the request it answered, so that a replay fails as soon as a
+    /// change sends the model another conversation. The first lists its
+    /// messages (`messages`); each later one counts those its request shares
+    /// with the request before (`previous_messages`) and lists the others
+    /// (`new_messages`), so the recording holds each message once.
     pub scenario: Scenario,
     /// The outcome of the live run.
     pub live: Outcome,
     failed_call: Option<(usize, String)>,
+    too_deep: Option<String>,
 }
 
 impl Recording {
+    /// Why the recording cannot be written as a file its loader reads back
+    /// (an entry nested past the loader's depth limit), if so.
+    #[must_use]
+    pub fn unloadable(&self) -> Option<&str> {
+        self.too_deep.as_deref()
+    }
+
     /// The replies received, in call order.
     #[must_use]
     pub fn replies(&self) -> &[ModelReply] {
@@ -95,27 +107,67 @@ pub fn record(
     scenario: &Scenario,
     generator: Arc<dyn ChatGenerator>,
 ) -> Recording {
+    record_with(replay, scenario, generator, None)
+}
+
+/// [`record`], stopping the run before a model call whose request would
+/// take the messages the recording lists in `sees` past `max_bytes` (about,
+/// as compact JSON): that call fails, as [`Recording::failed_call`] says,
+/// so a run whose conversation grows without end cannot exhaust memory.
+pub fn record_within(
+    replay: &Replay,
+    scenario: &Scenario,
+    generator: Arc<dyn ChatGenerator>,
+    max_bytes: usize,
+) -> Recording {
+    record_with(replay, scenario, generator, Some(max_bytes))
+}
+
+fn record_with(
+    replay: &Replay,
+    scenario: &Scenario,
+    generator: Arc<dyn ChatGenerator>,
+    budget: Option<usize>,
+) -> Recording {
     let recorder = Arc::new(Recorder {
         inner: generator,
+        budget,
         log: Mutex::new(Log::default()),
     });
     // The input's own `sees` describe its old script, not this run.
     let mut input = scenario.clone();
     input.sees.clear();
-    let (live, requests) = replay.run_with_generator_seeing(&input, recorder.clone());
+    let live = replay.run_with_generator(&input, recorder.clone());
     let log = std::mem::take(&mut *recorder.log.lock().unwrap_or_else(|e| e.into_inner()));
+    let requests = log.requests;
     let mut recorded = input;
     recorded.model = log.replies;
+    // Each request after the first as what is new since the one before:
+    // a recording holds each message once, however long the run.
     recorded.sees = requests
         .iter()
-        .map(SeenRequest::to_sees)
         .enumerate()
+        .map(|(i, request)| {
+            let previous = i.checked_sub(1).map(|p| &requests[p]);
+            (i, request.to_sees_after(previous))
+        })
         .collect();
+    drop(requests);
     recorded.file = None;
+    let too_deep = recorded.first_too_deep_entry().map(|(entry, depth)| {
+        format!(
+            "`model[{entry}]` of the recording (a reply, with the request it answered in \
+             `sees`) nests lists and maps {depth} levels deep, past the {} levels the scenario \
+             loader reads, so the recording would not load back: the server's reply (its tool \
+             call arguments, most likely) is nested too deeply to record",
+            crate::scenario::MAX_DEPTH
+        )
+    });
     Recording {
         scenario: recorded,
         live,
         failed_call: log.failed_call,
+        too_deep,
     }
 }
 
@@ -131,23 +183,57 @@ pub fn same_run(a: &Outcome, b: &Outcome) -> bool {
 struct Log {
     replies: Vec<ModelReply>,
     failed_call: Option<(usize, String)>,
+    /// Each call's request, its messages shared with the request before.
+    requests: Vec<SeenRequest>,
+    /// About how many bytes the requests' `sees` take (see [`seen::new_bytes`]).
+    seen_bytes: usize,
 }
 
-/// Wraps the live generator: records each reply and hands the agent the
-/// message a replay of the recorded entry gives.
+/// Wraps the live generator: keeps each request, records each reply and
+/// hands the agent the message a replay of the recorded entry gives.
 struct Recorder {
     inner: Arc<dyn ChatGenerator>,
+    /// The most bytes the requests' `sees` may take.
+    budget: Option<usize>,
     log: Mutex<Log>,
 }
 
 impl Recorder {
+    /// Keeps the request; an error when it takes the recording past the
+    /// budget (the call is then not made).
+    fn see(&self, request: &ChatRequest<'_>) -> Result<(), GeneratorError> {
+        let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        let seen = SeenRequest {
+            messages: seen::shared_with(request.messages, log.requests.last()),
+            tools: request
+                .tools
+                .iter()
+                .map(|tool| tool.spec().name.clone())
+                .collect(),
+        };
+        log.seen_bytes += seen::new_bytes(&seen, log.requests.last());
+        log.requests.push(seen);
+        match self.budget {
+            Some(budget) if log.seen_bytes > budget => Err(GeneratorError::new(format!(
+                "the conversation the recording lists would take about {} bytes, past the \
+                 {budget}-byte limit on the whole recording; stopped before this call (raise \
+                 the limit, `--max-recording-bytes` for `hookharness record`, if a recording \
+                 this large is expected)",
+                log.seen_bytes
+            ))),
+            _ => Ok(()),
+        }
+    }
+
     fn keep(
         &self,
         result: Result<Vec<ChatMessage>, GeneratorError>,
     ) -> Result<Vec<ChatMessage>, GeneratorError> {
-        let entry = result.and_then(|replies| entry_of(&replies));
         let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
         let call = log.replies.len();
+        let entry = result
+            .and_then(|replies| entry_of(&replies))
+            .and_then(|entry| loadable(entry, call));
         let entry = entry.unwrap_or_else(|error| {
             log.failed_call
                 .get_or_insert_with(|| (call, error.message().to_owned()));
@@ -161,11 +247,17 @@ impl Recorder {
 
 impl ChatGenerator for Recorder {
     fn run(&self, request: ChatRequest<'_>) -> Result<Vec<ChatMessage>, GeneratorError> {
+        if let Err(error) = self.see(&request) {
+            return self.keep(Err(error));
+        }
         let result = self.inner.run(request);
         self.keep(result)
     }
 
     fn run_async<'a>(&'a self, request: ChatRequest<'a>) -> GeneratorFuture<'a> {
+        if let Err(error) = self.see(&request) {
+            return CallFuture::ready(self.keep(Err(error)));
+        }
         match self.inner.run_async(request).into_ready() {
             Ok(result) => CallFuture::ready(self.keep(result)),
             Err(pending) => CallFuture::new(async move { self.keep(pending.await) }),
@@ -183,6 +275,22 @@ impl ChatGenerator for Recorder {
     fn close(&self) -> Result<(), GeneratorError> {
         self.inner.close()
     }
+}
+
+/// `entry`, unless the recording would nest it past the loader's depth
+/// limit: then the call fails, so the run stops at that reply instead of
+/// making more live calls for a recording that cannot be written.
+fn loadable(entry: ModelReply, call: usize) -> Result<ModelReply, GeneratorError> {
+    let depth = crate::scenario::recorded_depth(&entry, call);
+    if depth > crate::scenario::MAX_DEPTH {
+        return Err(GeneratorError::new(format!(
+            "the reply nests lists and maps {depth} levels deep where the recording writes it \
+             (its tool call arguments, most likely), past the {} levels the scenario loader \
+             reads, so the recording would not load back; it cannot be recorded",
+            crate::scenario::MAX_DEPTH
+        )));
+    }
+    Ok(entry)
 }
 
 /// One reply as a `model` entry: its first text, its tool calls with their

@@ -292,7 +292,9 @@ fn a_server_slower_than_the_timeout_fails_with_a_timeout_after_the_retries() {
     assert_eq!(
         error.message(),
         format!(
-            "no complete answer from {endpoint} within 150ms (the timeout); gave up after 2 attempts"
+            "no complete answer from {endpoint} within 150ms (the timeout: raise it with \
+             `--timeout` for `hookharness record`, else $OPENAI_TIMEOUT, if the server is this \
+             slow); gave up after 2 attempts"
         )
     );
     let bodies = server.bodies();

@@ -135,17 +135,24 @@ fn record_and_replay(is_async: bool, file: &str) {
     );
     // Each reply carries the request it answered: the conversation in the
     // scenario's message form (a tool result in Haystack's), and the tools.
-    let last = loaded.to_value()["model"][2]["sees"].clone();
-    assert_eq!(last["tools"], json!(["search"]));
-    assert_eq!(last["messages"].as_array().unwrap().len(), 5);
+    // The first lists it whole; each later one what is new since the request
+    // before (`previous_messages` of it kept), so each message is written once.
+    let model = loaded.to_value()["model"].clone();
+    assert_eq!(model[0]["sees"]["messages"].as_array().unwrap().len(), 1);
+    assert_eq!(model[1]["sees"]["previous_messages"], json!(1));
     assert_eq!(
-        last["messages"][2],
+        model[1]["sees"]["new_messages"][1],
         json!({"role": "user", "text": "Search before answering."})
     );
+    let last = model[2]["sees"].clone();
+    assert_eq!(last["tools"], json!(["search"]));
+    assert_eq!(last["previous_messages"], json!(3));
+    assert_eq!(last["new_messages"].as_array().unwrap().len(), 2);
     assert_eq!(
-        last["messages"][4]["content"][0]["tool_call_result"]["result"],
+        last["new_messages"][1]["content"][0]["tool_call_result"]["result"],
         json!("ITER's first plasma is planned for 2034.")
     );
+    assert!(last.get("messages").is_none());
     // The rest of the scenario is kept as it was.
     let mut expected = scenario.clone();
     expected.model = loaded.model.clone();
@@ -205,7 +212,11 @@ fn a_failed_model_call_is_recorded_as_an_error_reply_that_replays_the_same() {
         &json!([{"text": "Fusion is going well."}, {"error": "the server went away"}]),
     );
     // The failed call's request is kept too: it is what the error answered.
-    assert_eq!(model[1]["sees"]["messages"].as_array().unwrap().len(), 3);
+    assert_eq!(model[1]["sees"]["previous_messages"], json!(1));
+    assert_eq!(
+        model[1]["sees"]["new_messages"].as_array().unwrap().len(),
+        2
+    );
     let loaded = Scenario::from_str(&recording.to_json(), "x.json", Format::Json).unwrap();
     assert!(same_run(&recording.live, &Replay::new().run(&loaded)));
 }
@@ -769,8 +780,13 @@ fn a_stale_replay_of_a_recording_fails_with_the_diff_until_rebased() {
     }
     assert_eq!(before, after, "the rebased file differs only in `sees`");
     assert_eq!(
-        parse(&rebased)["model"][2]["sees"]["messages"][2],
+        parse(&rebased)["model"][1]["sees"]["new_messages"][1],
         json!({"role": "user", "text": "Search first, then answer."})
+    );
+    // The last reply keeps the first three of those: its text is as it was.
+    assert_eq!(
+        parse(&rebased)["model"][2]["sees"],
+        parse(&edited)["model"][2]["sees"]
     );
 }
 
@@ -795,4 +811,338 @@ fn record_on_the_haystack_engine_is_refused_saying_what_to_do_instead() {
         "{stderr}"
     );
     assert!(!output.exists(), "nothing is written");
+}
+
+// ---- nothing left behind, the key check, timeouts ------------------------------
+
+/// A scenario of one model call, no tools and no hooks.
+const HELLO: &str = "name: hello\nmodel: []\nrun:\n  messages: [{role: user, text: Hi}]\n";
+
+/// A fresh folder holding `text` as `input.yaml`.
+fn workspace_with(name: &str, text: &str) -> PathBuf {
+    let dir = workspace(name);
+    std::fs::write(dir.join("input.yaml"), text).unwrap();
+    dir
+}
+
+#[test]
+fn a_recording_killed_while_it_waits_for_the_model_leaves_no_file() {
+    let server = Server::start();
+    server.answer(
+        ResponseTemplate::new(200)
+            .set_body_json(text_completion("late"))
+            .set_delay(std::time::Duration::from_secs(30)),
+        None,
+    );
+    let dir = workspace_with("killed", HELLO);
+    let mut child = hookharness(&["record", dir.join("input.yaml").to_str().unwrap()])
+        .args(["--base-url", &server.base_url(), "--model", "m"])
+        .args(["--output", dir.join("out.json").to_str().unwrap()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while server.requests().is_empty() {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "no request arrived"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // Mid-record: the live call is under way. An abort or a kill runs no
+    // destructor, so anything created so far would stay.
+    assert_eq!(files_in(&dir), ["input.yaml"]);
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert_eq!(files_in(&dir), ["input.yaml"]);
+}
+
+/// `record` of HELLO with `key` in `OPENAI_API_KEY`, the server answering
+/// `text`.
+fn record_with_key(name: &str, key: &str, text: &str) -> (std::process::Output, PathBuf) {
+    let server = Server::start();
+    server.answer_json(text_completion(text));
+    let dir = workspace_with(name, HELLO);
+    let output = dir.join("out.json");
+    let run = hookharness(&["record", dir.join("input.yaml").to_str().unwrap()])
+        .args(["--base-url", &server.base_url(), "--model", "m"])
+        .args(["--output", output.to_str().unwrap()])
+        .env("OPENAI_API_KEY", key)
+        .output()
+        .unwrap();
+    (run, output)
+}
+
+#[test]
+fn a_key_too_short_to_be_a_secret_does_not_stop_a_recording_that_holds_it() {
+    for (name, key) in [("key-1", "a"), ("key-7", "abcdefg")] {
+        let (run, output) = record_with_key(name, key, "a reply that says abcdefg");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(0), "{key}: {stderr}");
+        assert!(std::fs::read_to_string(&output).unwrap().contains(key));
+    }
+}
+
+#[test]
+fn a_recording_that_holds_a_key_of_eight_characters_or_more_is_not_written() {
+    for (name, key) in [("key-8", "abcdefgh"), ("key-long", KEY)] {
+        let (run, output) = record_with_key(name, key, &format!("the key is {key}!"));
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(1), "{key}: {stderr}");
+        assert_eq!(
+            stderr, "the recording holds the API key; nothing written\n",
+            "{key}"
+        );
+        assert!(!output.exists());
+        assert_eq!(files_in(output.parent().unwrap()), ["input.yaml"]);
+    }
+}
+
+#[test]
+fn a_body_that_stops_arriving_is_reported_as_the_timeout_naming_the_flag() {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        // Every connection: headers and the start of a body, then silence.
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { return };
+            std::thread::spawn(move || {
+                let mut buffer = [0_u8; 65536];
+                let _ = stream.read(&mut buffer);
+                let _ = stream.write_all(
+                    b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n\
+                      content-length: 1000\r\n\r\n{\"id\": \"chatcmpl-1\", ",
+                );
+                let _ = stream.flush();
+                std::thread::sleep(std::time::Duration::from_secs(20));
+            });
+        }
+    });
+    let dir = workspace_with("stalled", HELLO);
+    let run = hookharness(&["record", dir.join("input.yaml").to_str().unwrap()])
+        .args(["--base-url", &format!("http://127.0.0.1:{port}/v1")])
+        .args(["--model", "m", "--timeout", "1", "--max-retries", "0"])
+        .args(["--output", dir.join("out.json").to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert_eq!(
+        stderr,
+        format!(
+            "model call 0 failed: http://127.0.0.1:{port}/v1/chat/completions stopped sending \
+             its answer midway: no complete answer within 1s (the timeout), 21 bytes of the \
+             body received; raise the timeout (`--timeout` for `hookharness record`, else \
+             $OPENAI_TIMEOUT) if the server is this slow\nnothing written\n"
+        )
+    );
+    assert_eq!(files_in(&dir), ["input.yaml"]);
+}
+
+// ---- a recording's size ----------------------------------------------------------
+
+/// A scenario whose model calls `search` until it answers in text.
+const SEARCHING: &str = r#"
+name: searching
+agent: {max_agent_steps: 200}
+tools:
+  - name: search
+    description: Search
+    parameters: {type: object, properties: {query: {type: string}}}
+    results: ["a result"]
+    repeat_last: true
+model: []
+run:
+  messages: [{role: user, text: "Search until done."}]
+"#;
+
+/// Answers each request with a text of `bytes` bytes and a `search` call,
+/// until the request holds `replies - 1` assistant messages; then a text.
+fn serve_searching(server: &Server, replies: usize, bytes: usize) {
+    server.answer_with(move |request: &wiremock::Request| {
+        let body: Value = serde_json::from_slice(&request.body).unwrap();
+        let answered = body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|m| m["role"] == "assistant")
+            .count();
+        let text = format!("{answered:04}").repeat(bytes / 4);
+        let message = if answered + 1 < replies {
+            json!({"role": "assistant", "content": text, "tool_calls": [
+                openai_call(&format!("call_{answered}"), "search", r#"{"query": "q"}"#),
+            ]})
+        } else {
+            json!({"role": "assistant", "content": text})
+        };
+        ResponseTemplate::new(200).set_body_json(completion(message, "stop", usage(1, 1)))
+    });
+}
+
+#[test]
+fn a_recording_holds_each_message_once_so_its_size_grows_linearly_with_the_run() {
+    let (replies, bytes) = (40, 20_000);
+    let server = Server::start();
+    serve_searching(&server, replies, bytes);
+    let dir = workspace_with("linear", SEARCHING);
+    let output = dir.join("out.json");
+    let run = record_cli(&server, &dir.join("input.yaml"), &output, &[]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(0), "{stderr}");
+    // Every reply's text twice (the reply, and the next request's `sees`),
+    // and little else. Each `sees` listing the whole conversation held
+    // about `replies / 2` times that: 16 MB here, for 0.8 MB of replies.
+    let size = std::fs::metadata(&output).unwrap().len();
+    let replied = (replies * bytes) as u64;
+    assert!(
+        size > 2 * replied && size < 2 * replied + replied / 4,
+        "{size}"
+    );
+    let loaded = Scenario::from_path(&output).unwrap();
+    assert_eq!(loaded.model.len(), replies);
+    assert_eq!(Replay::new().run(&loaded).status, Status::Pass);
+}
+
+#[test]
+fn a_recording_over_the_recording_limit_is_not_written_and_names_the_flag() {
+    let server = Server::start();
+    serve_searching(&server, 5, 1_000);
+    let dir = workspace_with("recording-limit", SEARCHING);
+    let output = dir.join("out.json");
+    let run = record_cli(
+        &server,
+        &dir.join("input.yaml"),
+        &output,
+        &["--max-recording-bytes", "7000"],
+    );
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("the recording is ")
+            && stderr.ends_with(
+                " bytes, over the 7000-byte limit on the whole recording; nothing written \
+                 (raise the limit with `--max-recording-bytes` if a recording this large is \
+                 expected)\n"
+            ),
+        "{stderr}"
+    );
+    assert_eq!(files_in(&dir), ["input.yaml"]);
+}
+
+// ---- a recording its loader would refuse ---------------------------------------
+
+/// `{"a": {"a": ... {}}}`, `levels` maps deep.
+fn nested(levels: usize) -> String {
+    format!(
+        "{}{}",
+        "{\"a\": ".repeat(levels - 1) + "{}",
+        "}".repeat(levels - 1)
+    )
+}
+
+/// A server answering one `search` call with `arguments`, then a text.
+fn serve_deep_call(arguments: &str) -> Server {
+    let server = Server::start();
+    server.answer(
+        ResponseTemplate::new(200).set_body_json(completion(
+            json!({"role": "assistant", "content": null, "tool_calls": [
+                openai_call("call_deep", "search", arguments),
+            ]}),
+            "tool_calls",
+            usage(1, 1),
+        )),
+        Some(1),
+    );
+    server.answer_json(text_completion("done"));
+    server
+}
+
+#[test]
+fn a_recording_is_refused_exactly_when_its_loader_would_refuse_it() {
+    let scenario = Scenario::from_str(SEARCHING, "searching.yaml", Format::Yaml).unwrap();
+    let mut deepest_written = None;
+    for levels in 100..=127 {
+        let server = serve_deep_call(&nested(levels));
+        let recording = record(&Replay::new(), &scenario, Arc::new(server.generator()));
+        let refused = match recording.failed_call() {
+            Some((0, reason)) => {
+                assert!(
+                    reason.contains("past the 128 levels the scenario loader reads"),
+                    "{reason}"
+                );
+                // The run stops at that reply: no later live call.
+                assert_eq!(server.requests().len(), 1);
+                true
+            }
+            Some(other) => panic!("{levels}: {other:?}"),
+            None => recording.unloadable().is_some(),
+        };
+        if refused {
+            continue;
+        }
+        let text = recording.to_json();
+        Scenario::from_str(&text, "deep.json", Format::Json)
+            .unwrap_or_else(|e| panic!("{levels}: accepted, yet: {e}"));
+        deepest_written = Some((levels, text));
+    }
+    // The deepest recording written loads; one level more does not: the
+    // refusal starts exactly where the loader's limit does.
+    let (levels, text) = deepest_written.expect("some depth is recorded");
+    assert!((100..127).contains(&levels), "{levels}");
+    let deeper = text.replace("\"a\": {}", "\"a\": {\"a\": {}}");
+    assert_ne!(deeper, text);
+    let error = Scenario::from_str(&deeper, "deeper.json", Format::Json)
+        .expect_err("one level deeper loads")
+        .to_string();
+    assert!(error.contains("128"), "{error}");
+}
+
+#[test]
+fn the_record_command_writes_nothing_when_the_recording_would_not_load_back() {
+    let server = serve_deep_call(&nested(127));
+    let dir = workspace_with("deep", SEARCHING);
+    let run = record_cli(&server, &dir.join("input.yaml"), &dir.join("out.json"), &[]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("model call 0 failed: the reply nests lists and maps ")
+            && stderr.ends_with(
+                "past the 128 levels the scenario loader reads, so the recording would not \
+                 load back; it cannot be recorded\nnothing written\n"
+            ),
+        "{stderr}"
+    );
+    assert_eq!(server.requests().len(), 1, "no live call after that reply");
+    assert_eq!(files_in(&dir), ["input.yaml"]);
+}
+
+#[test]
+fn a_conversation_growing_past_the_recording_limit_stops_the_live_run() {
+    let server = Server::start();
+    serve_searching(&server, 5, 1_000);
+    let dir = workspace_with("recording-limit-live", SEARCHING);
+    let run = record_cli(
+        &server,
+        &dir.join("input.yaml"),
+        &dir.join("out.json"),
+        &["--max-recording-bytes", "2500"],
+    );
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    // The request that passes the limit is not sent.
+    let sent = server.requests().len();
+    assert!(sent < 5, "{sent} requests");
+    assert!(
+        stderr.starts_with(&format!(
+            "model call {sent} failed: the conversation the recording lists would take about "
+        )) && stderr.ends_with(
+            " bytes, past the 2500-byte limit on the whole recording; stopped before this \
+                 call (raise the limit, `--max-recording-bytes` for `hookharness record`, if a \
+                 recording this large is expected)\nnothing written\n"
+        ),
+        "{stderr}"
+    );
+    assert_eq!(files_in(&dir), ["input.yaml"]);
 }

@@ -214,6 +214,27 @@ mod generated {
                 .map(SeenRequest::to_sees)
                 .enumerate()
                 .collect();
+            // As a recording writes them too: what is new since the request
+            // before, the rest kept.
+            let mut recording = scenario.clone();
+            recording.sees = requests
+                .iter()
+                .take(scenario.model.len())
+                .enumerate()
+                .map(|(i, r)| (i, r.to_sees_after(i.checked_sub(1).map(|p| &requests[p]))))
+                .collect();
+            let replayed = replay.run(&recording);
+            prop_assert!(
+                replayed
+                    .failures
+                    .iter()
+                    .all(|f| !f.message.contains(".sees (")),
+                "{:?}",
+                replayed.failures
+            );
+            let again = Scenario::from_str(&recording.to_json(), "recording.json", Format::Json)
+                .map_err(|e| TestCaseError::fail(e.to_string()))?;
+            prop_assert_eq!(&again.sees, &recording.sees);
             let written = seeing.to_yaml();
             let again = Scenario::from_str(&written, "seeing.yaml", Format::Yaml)
                 .map_err(|e| TestCaseError::fail(format!("{e}\n{written}")))?;
@@ -271,4 +292,144 @@ fn rebase_all_edits_every_corpus_yaml_file_in_place() {
         edited += 1;
     });
     assert!(edited > 100, "{edited}");
+}
+
+/// STALE with the second reply's conversation written as a recording
+/// writes it: the first message kept from the reply before, the rest new.
+const KEPT: &str = r#"name: kept
+hooks:
+  on_exit:
+    - name: nudge
+      when: {times: 1}
+      do:
+        - append_messages: [{role: user, text: "Cite a source."}]
+        - continue_run: true
+model:
+  - text: "Fusion is going well."
+    sees:
+      messages: [{role: user, text: "What is new in fusion?"}]
+  - text: "Per ITER, first plasma is planned for 2034."
+    sees:
+      previous_messages: 1
+      new_messages:
+        - {role: assistant, text: "Fusion is going well."}
+        - {role: user, text: "Be brief."}
+run:
+  messages: [{role: user, text: "What is new in fusion?"}]
+"#;
+
+#[test]
+fn previous_messages_with_new_messages_is_the_whole_conversation_and_rebases_as_such() {
+    let file = write("kept", KEPT);
+    let run = stdout(&hookharness(&["run", &file]));
+    assert!(
+        run.contains(&format!(
+            "model[1].sees ({file}:14:5): LLM call 1 was sent another request: messages[2] \
+             differs; if the change is intended, `hookharness rebase {file}` rewrites `sees`"
+        )) && run.contains("- text: \"Be brief.\"\n        + text: \"Cite a source.\""),
+        "{run}"
+    );
+    let output = hookharness(&["rebase", &file]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert_eq!(
+        stdout(&output),
+        format!(
+            "model[0].sees: unchanged\n\
+             model[1].sees: rewritten (messages[2] differs)\n\
+             rebased {file}: 1 of 2 `sees` rewritten (only `sees` changed)\n"
+        )
+    );
+    let rebased = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        rebased.contains(
+            "      previous_messages: 1\n      new_messages:\n        \
+             - {\"role\": \"assistant\", \"text\": \"Fusion is going well.\"}\n        \
+             - {\"role\": \"user\", \"text\": \"Cite a source.\"}\n"
+        ),
+        "{rebased}"
+    );
+    assert_eq!(hookharness(&["run", &file]).status.code(), Some(0));
+    // Fewer or more messages than the request: the count is the whole one.
+    let short = KEPT.replace("        - {role: user, text: \"Be brief.\"}\n", "");
+    let file = write("kept_short", &short);
+    let run = stdout(&hookharness(&["run", &file]));
+    assert!(
+        run.contains(
+            "`sees.previous_messages` and `new_messages` list 2 messages, the request has 3"
+        ),
+        "{run}"
+    );
+}
+
+#[test]
+fn previous_messages_that_the_reply_before_does_not_list_is_a_located_file_error() {
+    let cases = [
+        (
+            "too_many",
+            KEPT.replace("previous_messages: 1", "previous_messages: 2"),
+            ":14:5: `model[1].sees.previous_messages` keeps 2 messages of the previous reply's \
+             `sees`, which lists 1; keep at most 1, or list the whole conversation in `messages`",
+        ),
+        (
+            "none_listed",
+            KEPT.replace(
+                "      messages: [{role: user, text: \"What is new in fusion?\"}]",
+                "      message_count: 1",
+            ),
+            ":14:5: `model[1].sees.previous_messages` keeps 1 messages of `model[0].sees`, \
+             which lists none; list the whole conversation in `messages`, or give `model[0]` \
+             a `sees` with `messages`",
+        ),
+        (
+            "first",
+            KEPT.replace(
+                "      messages: [{role: user, text: \"What is new in fusion?\"}]",
+                "      previous_messages: 1\n      new_messages: []",
+            ),
+            ":11:5: `model[0].sees.previous_messages` is 1, but the first reply has no \
+             previous one; write 0, or list the conversation in `messages`",
+        ),
+        (
+            "without_new",
+            KEPT.replace("      new_messages:\n", "      other:\n"),
+            "`new_messages`",
+        ),
+        (
+            "both",
+            KEPT.replace(
+                "previous_messages: 1",
+                "previous_messages: 1\n      messages: []",
+            ),
+            "`previous_messages + new_messages`",
+        ),
+    ];
+    for (name, text, expected) in cases {
+        let file = write(name, &text);
+        let output = hookharness(&["check", &file]);
+        let out = stdout(&output);
+        assert_eq!(output.status.code(), Some(2), "{name}: {out}");
+        assert!(out.contains(expected), "{name}: {out}");
+    }
+}
+
+#[test]
+fn the_requests_of_a_run_hold_each_unchanged_message_once() {
+    use std::sync::Arc;
+    let scenario =
+        Scenario::from_str(KEPT, "kept.yaml", hookharness::scenario::Format::Yaml).unwrap();
+    let (_, requests) = Replay::new().run_seeing(&scenario);
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[1].messages.len(), 3);
+    // The question and the first answer are the previous request's, shared:
+    // a long run's requests take memory linear in the run, not its square.
+    assert!(Arc::ptr_eq(
+        &requests[0].messages[0],
+        &requests[1].messages[0]
+    ));
+    assert_eq!(requests[1].shared_prefix(&requests[0]), 1);
+    let sees = requests[1].to_sees_after(Some(&requests[0]));
+    assert_eq!(sees.previous_messages, Some(1));
+    assert_eq!(sees.new_messages.as_ref().map(Vec::len), Some(2));
+    assert!(sees.messages.is_none());
+    assert_eq!(requests[0].to_sees_after(None), requests[0].to_sees());
 }

@@ -5,6 +5,11 @@
 //!   link or a file already at that name is never opened) under a unique
 //!   name in the destination's own folder, and is renamed into place once
 //!   whole: a failed write leaves nothing, and the old file stays whole.
+//!   The temporary file exists only while the text is written: checking a
+//!   destination creates one and removes it at once (so an unwritable
+//!   folder is found before any work), and the one written is created by
+//!   [`Pending::commit`]; a process that aborts or is killed while it works
+//!   leaves no file behind.
 //! - A new file ([`prepare_new`]) is never a command's own input (compared
 //!   after resolving links), never a symbolic link or a folder, and never
 //!   an existing file unless `--force`.
@@ -47,15 +52,16 @@ fn failed(message: String) -> Refused {
     }
 }
 
-/// A destination checked and a temporary file created beside it; the
-/// temporary file is removed unless [`Pending::commit`] renames it.
+/// A destination checked, its folder found writable; [`Pending::commit`]
+/// writes a temporary file beside it and renames it into place.
 #[derive(Debug)]
 pub(crate) struct Pending {
     path: PathBuf,
-    temporary: PathBuf,
-    file: Option<File>,
-    /// For a rewrite: the text the file held when it was read.
-    expected: Option<Vec<u8>>,
+    /// Names the destination in messages (`--output`, `the file`).
+    what: String,
+    /// For a rewrite: the text the file held when it was read, and its
+    /// metadata (the new file gets its mode and owner).
+    rewrite: Option<(Vec<u8>, std::fs::Metadata)>,
 }
 
 /// The folder a path is in (`.` for a bare name).
@@ -114,12 +120,11 @@ pub(crate) fn prepare_new(
             )));
         }
     }
-    let (temporary, file) = temporary_beside(path, what)?;
+    probe_folder(path, what)?;
     Ok(Pending {
         path: path.to_owned(),
-        temporary,
-        file: Some(file),
-        expected: None,
+        what: what.to_owned(),
+        rewrite: None,
     })
 }
 
@@ -140,19 +145,31 @@ pub(crate) fn prepare_rewrite(path: &Path, read: &[u8]) -> Result<Pending, Refus
             hard_links(&metadata)
         )));
     }
-    let (temporary, file) = temporary_beside(&target, "the file")?;
-    let pending = Pending {
+    probe_folder(&target, "the file")?;
+    Ok(Pending {
         path: target,
-        temporary,
-        file: Some(file),
-        expected: Some(read.to_owned()),
-    };
-    if let Some(file) = &pending.file {
-        file.set_permissions(metadata.permissions())
-            .map_err(|error| failed(format!("`{shown}`: cannot keep its mode: {error}")))?;
-        keep_owner(file, &metadata);
+        what: "the file".to_owned(),
+        rewrite: Some((read.to_owned(), metadata)),
+    })
+}
+
+/// Finds out whether a temporary file can be created beside `path`, and
+/// removes it at once.
+fn probe_folder(path: &Path, what: &str) -> Result<(), Refused> {
+    let (temporary, file) = temporary_beside(path, what)?;
+    drop(file);
+    drop(Temporary(temporary));
+    Ok(())
+}
+
+/// A temporary file, removed when dropped unless renamed away first.
+struct Temporary(PathBuf);
+
+impl Drop for Temporary {
+    fn drop(&mut self) {
+        // Renamed into place: nothing is at this name any more.
+        let _ = std::fs::remove_file(&self.0);
     }
-    Ok(pending)
 }
 
 #[cfg(unix)]
@@ -208,16 +225,24 @@ fn temporary_beside(path: &Path, what: &str) -> Result<(PathBuf, File), Refused>
 }
 
 impl Pending {
-    /// Writes `text` and renames it into place. A rewrite first checks that
-    /// the file still holds what was read, and leaves it untouched if not.
-    pub(crate) fn commit(mut self, text: &str) -> Result<(), Refused> {
+    /// Writes `text` to a new temporary file and renames it into place. A
+    /// rewrite first checks that the file still holds what was read, and
+    /// leaves it untouched if not. On any failure the temporary file is
+    /// removed.
+    pub(crate) fn commit(self, text: &str) -> Result<(), Refused> {
         let shown = self.path.display().to_string();
-        if let Some(mut file) = self.file.take() {
-            file.write_all(text.as_bytes())
-                .and_then(|()| file.sync_all())
-                .map_err(|error| failed(format!("`{shown}` cannot be written: {error}")))?;
+        let (temporary, mut file) = temporary_beside(&self.path, &self.what)?;
+        let temporary = Temporary(temporary);
+        if let Some((_, metadata)) = &self.rewrite {
+            file.set_permissions(metadata.permissions())
+                .map_err(|error| failed(format!("`{shown}`: cannot keep its mode: {error}")))?;
+            keep_owner(&file, metadata);
         }
-        if let Some(expected) = &self.expected {
+        file.write_all(text.as_bytes())
+            .and_then(|()| file.sync_all())
+            .map_err(|error| failed(format!("`{shown}` cannot be written: {error}")))?;
+        drop(file);
+        if let Some((expected, _)) = &self.rewrite {
             let now = std::fs::read(&self.path)
                 .map_err(|error| failed(format!("`{shown}` cannot be read again: {error}")))?;
             if &now != expected {
@@ -227,15 +252,8 @@ impl Pending {
                 )));
             }
         }
-        std::fs::rename(&self.temporary, &self.path)
+        std::fs::rename(&temporary.0, &self.path)
             .map_err(|error| failed(format!("`{shown}` cannot be replaced: {error}")))
-    }
-}
-
-impl Drop for Pending {
-    fn drop(&mut self) {
-        // Committed: the temporary file was renamed away; else remove it.
-        let _ = std::fs::remove_file(&self.temporary);
     }
 }
 
@@ -281,10 +299,12 @@ mod tests {
             let error = prepare_new(&link, "--output", &[&exists], true).unwrap_err();
             assert!(error.message.contains("symbolic link"), "{}", error.message);
         }
-        prepare_new(&exists, "--output", &[&input], true)
-            .unwrap()
-            .commit("new")
-            .unwrap();
+        let pending = prepare_new(&exists, "--output", &[&input], true).unwrap();
+        // Until the commit, no temporary file exists: a process killed while
+        // it works leaves nothing.
+        let waiting: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
+        assert_eq!(waiting.len(), 2 + usize::from(cfg!(unix)));
+        pending.commit("new").unwrap();
         assert_eq!(std::fs::read_to_string(&exists).unwrap(), "new");
         let left: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();
         assert_eq!(

@@ -3,15 +3,18 @@
 
 use super::error::{OpenAiError, OpenAiErrorKind};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 /// The body of `response`, at most `limit` bytes; `received` counts the
-/// bytes of every answer and may not pass `total_limit`.
+/// bytes of every answer and may not pass `total_limit`. `timeout` is the
+/// client's, named when it ends the body midway.
 pub(super) async fn read(
     mut response: reqwest::Response,
     endpoint: &str,
     limit: usize,
     received: &AtomicUsize,
     total_limit: Option<usize>,
+    timeout: Duration,
 ) -> Result<Vec<u8>, OpenAiError> {
     let too_large = || {
         OpenAiError::new(
@@ -30,12 +33,11 @@ pub(super) async fn read(
         return Err(too_large());
     }
     let mut body = Vec::new();
-    while let Some(chunk) = response.chunk().await.map_err(|e| {
-        OpenAiError::new(
-            OpenAiErrorKind::Connection,
-            format!("cannot read the answer of {endpoint}: {e}"),
-        )
-    })? {
+    while let Some(chunk) = response
+        .chunk()
+        .await
+        .map_err(|e| body_error(&e, endpoint, body.len(), timeout))?
+    {
         if body.len() + chunk.len() > limit {
             return Err(too_large());
         }
@@ -53,4 +55,37 @@ pub(super) async fn read(
         body.extend_from_slice(&chunk);
     }
     Ok(body)
+}
+
+/// Why the body stopped arriving: the timeout (and what to raise), or the
+/// connection's own error with its causes (reqwest's "error decoding
+/// response body" alone does not say what happened).
+fn body_error(
+    error: &reqwest::Error,
+    endpoint: &str,
+    got: usize,
+    timeout: Duration,
+) -> OpenAiError {
+    if error.is_timeout() {
+        return OpenAiError::new(
+            OpenAiErrorKind::Timeout,
+            format!(
+                "{endpoint} stopped sending its answer midway: no complete answer within \
+                 {timeout:?} (the timeout), {got} bytes of the body received; raise the \
+                 timeout (`--timeout` for `hookharness record`, else $OPENAI_TIMEOUT) if the \
+                 server is this slow"
+            ),
+        );
+    }
+    let mut detail = error.to_string();
+    let mut source: Option<&dyn std::error::Error> = std::error::Error::source(error);
+    while let Some(cause) = source {
+        detail.push_str(": ");
+        detail.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    OpenAiError::new(
+        OpenAiErrorKind::Connection,
+        format!("cannot read the answer of {endpoint} ({got} bytes received): {detail}"),
+    )
 }

@@ -302,6 +302,7 @@ impl Shared {
             self.config.max_reply_bytes,
             &self.received,
             self.config.max_total_bytes,
+            self.config.timeout,
         )
         .await
         .map_err(|error| Attempt {
@@ -341,7 +342,9 @@ impl Shared {
             OpenAiError::new(
                 OpenAiErrorKind::Timeout,
                 format!(
-                    "no complete answer from {} within {:?} (the timeout)",
+                    "no complete answer from {} within {:?} (the timeout: raise it with \
+                     `--timeout` for `hookharness record`, else $OPENAI_TIMEOUT, if the server \
+                     is this slow)",
                     self.endpoint, self.config.timeout
                 ),
             )

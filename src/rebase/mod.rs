@@ -31,8 +31,7 @@
 
 mod text;
 
-use crate::message::ChatMessage;
-use crate::replay::{Outcome, Replay, SeenRequest, sees_difference};
+use crate::replay::{Outcome, Replay, SeenRequest, SeesListed, sees_difference, sees_listed};
 use crate::scenario::{Format, KeyPath, Located, MessageSpec, Scenario, Sees};
 
 /// A scenario rebased on its current run.
@@ -89,37 +88,85 @@ pub fn rebase(replay: &Replay, scenario: &Scenario, all: bool) -> Rebase {
     let (_, requests) = replay.run_seeing(scenario);
     let mut rebased = scenario.clone();
     let mut changes = Vec::new();
+    // The conversation the reply before lists, in the scenario as written
+    // and as rebased (a `previous_messages` reads it), and whether its
+    // `sees` was rewritten.
+    let mut old_before: Option<(usize, SeesListed)> = None;
+    let mut new_before: Option<(usize, SeesListed)> = None;
+    let mut before_rewritten = false;
     for reply in 0..scenario.model.len() {
         let old = scenario.sees.get(&reply);
-        let change = match (old, requests.get(reply)) {
+        let old_list =
+            old.and_then(|o| sees_listed(o, reply, old_before.as_ref().map(|(r, l)| (*r, l))));
+        let request = requests.get(reply);
+        let previous_request = reply.checked_sub(1).and_then(|p| requests.get(p));
+        // The reply before lists its request's conversation once rebased.
+        let previous_lists = reply
+            .checked_sub(1)
+            .and_then(|p| rebased.sees.get(&p))
+            .is_some_and(|s| s.listed_count().is_some());
+        let mut rewritten = false;
+        let change = match (old, request) {
             (None, Some(request)) if all => {
-                rebased.sees.insert(reply, request.to_sees());
-                Change::Added
+                let sees = if previous_lists {
+                    request.to_sees_after(previous_request)
+                } else {
+                    request.to_sees()
+                };
+                rebased.sees.insert(reply, sees);
+                rewritten = true;
+                Some(Change::Added)
             }
-            (None, _) => continue,
-            (Some(_), None) => Change::NotReached,
+            (None, _) => None,
+            (Some(_), None) => Some(Change::NotReached),
             // A `sees` that holds is kept as written.
-            (Some(old), Some(request)) => match sees_difference(old, request) {
-                Some(what) => {
-                    let new = refreshed(old, request);
-                    // The facts now hold: what still differs is a matcher's.
-                    let matcher = sees_difference(&new, request);
-                    let facts = (new != *old).then_some(what);
-                    if facts.is_some() {
-                        rebased.sees.insert(reply, new);
+            (Some(old), Some(request)) => {
+                let old_listed = old_list
+                    .as_ref()
+                    .map(|r| r.as_ref().map_err(String::as_str));
+                match sees_difference(old, old_listed, request) {
+                    Some(what) => {
+                        let previous = previous_request.filter(|_| previous_lists);
+                        let new = refreshed(old, request, previous);
+                        let new_list =
+                            sees_listed(&new, reply, new_before.as_ref().map(|(r, l)| (*r, l)));
+                        let new_listed = new_list
+                            .as_ref()
+                            .map(|r| r.as_ref().map_err(String::as_str));
+                        // The facts now hold: what still differs is a matcher's.
+                        let matcher = sees_difference(&new, new_listed, request);
+                        // A `previous_messages` reads the reply before: when
+                        // that was rewritten, so is this conversation.
+                        let inherited =
+                            old.previous_messages.is_some_and(|n| n > 0) && before_rewritten;
+                        let facts = (new != *old || inherited).then_some(what);
+                        if facts.is_some() {
+                            rebased.sees.insert(reply, new);
+                            rewritten = true;
+                        }
+                        Some(match (matcher, facts) {
+                            (Some(matcher), facts) => Change::MatcherFails { matcher, facts },
+                            (None, Some(what)) => Change::Changed(what),
+                            // Unreachable: a difference that refreshing the facts
+                            // does not change is a matcher's.
+                            (None, None) => Change::Unchanged,
+                        })
                     }
-                    match (matcher, facts) {
-                        (Some(matcher), facts) => Change::MatcherFails { matcher, facts },
-                        (None, Some(what)) => Change::Changed(what),
-                        // Unreachable: a difference that refreshing the facts
-                        // does not change is a matcher's.
-                        (None, None) => Change::Unchanged,
-                    }
+                    None => Some(Change::Unchanged),
                 }
-                None => Change::Unchanged,
-            },
+            }
         };
-        changes.push(SeesChange { reply, change });
+        new_before = rebased
+            .sees
+            .get(&reply)
+            .and_then(|s| sees_listed(s, reply, new_before.as_ref().map(|(r, l)| (*r, l))))
+            .and_then(Result::ok)
+            .map(|l| (reply, l));
+        old_before = old_list.and_then(Result::ok).map(|l| (reply, l));
+        before_rewritten = rewritten;
+        if let Some(change) = change {
+            changes.push(SeesChange { reply, change });
+        }
     }
     let outcome = replay.run(&rebased);
     Rebase {
@@ -130,22 +177,31 @@ pub fn rebase(replay: &Replay, scenario: &Scenario, all: bool) -> Rebase {
 }
 
 /// `old` with the facts it lists read from `request`; its matchers kept.
-fn refreshed(old: &Sees, request: &SeenRequest) -> Sees {
+/// A conversation written as `previous_messages` + `new_messages` is
+/// written so again after `previous`, the request of the reply before when
+/// that reply's `sees` lists its conversation (else in full).
+fn refreshed(old: &Sees, request: &SeenRequest, previous: Option<&SeenRequest>) -> Sees {
     let mut new = old.clone();
     if old.messages.is_some() {
         new.messages = Some(
             request
                 .messages
                 .iter()
-                .map(MessageSpec::of_message)
+                .map(|m| MessageSpec::of_message(m))
                 .collect(),
         );
+    }
+    if old.previous_messages.is_some() {
+        let listed = request.to_sees_after(previous);
+        new.messages = listed.messages;
+        new.previous_messages = listed.previous_messages;
+        new.new_messages = listed.new_messages;
     }
     if old.message_count.is_some() {
         new.message_count = i64::try_from(request.messages.len()).ok();
     }
     if old.roles.is_some() {
-        new.roles = Some(request.messages.iter().map(ChatMessage::role).collect());
+        new.roles = Some(request.messages.iter().map(|m| m.role()).collect());
     }
     if old.tools.is_some() {
         new.tools = Some(request.tools.clone());

@@ -118,10 +118,16 @@ pub(crate) fn prepare(
         })
         .collect::<Result<Vec<_>, _>>()?;
     for (reply, sees) in &scenario.sees {
-        for (i, spec) in sees.messages.iter().flatten().enumerate() {
-            let place = format!("model[{reply}].sees.messages[{i}]");
-            spec.to_message()
-                .map_err(|e| PrepareError::invalid_at(&place, format!("`{place}`: {e}")))?;
+        let lists = [
+            ("messages", &sees.messages),
+            ("new_messages", &sees.new_messages),
+        ];
+        for (key, specs) in lists {
+            for (i, spec) in specs.iter().flatten().enumerate() {
+                let place = format!("model[{reply}].sees.{key}[{i}]");
+                spec.to_message()
+                    .map_err(|e| PrepareError::invalid_at(&place, format!("`{place}`: {e}")))?;
+            }
         }
     }
     let options = RunOptions {

@@ -46,7 +46,7 @@ mod expect;
 mod named;
 mod prepare_error;
 mod ready_made;
-mod seen;
+pub(crate) mod seen;
 mod stream;
 mod validity;
 
@@ -54,7 +54,7 @@ pub use crate::outcome::{Failure, Outcome, Status, TraceEvent, TraceRecorder};
 pub use crate::value::sorted;
 pub use as_test::ScenarioFailure;
 pub use declarative::DeclarativeHook;
-pub(crate) use expect::sees_difference;
+pub(crate) use expect::{SeesListed, sees_difference, sees_listed};
 pub use prepare_error::PrepareError;
 pub use seen::SeenRequest;
 pub(crate) use validity::file_name;
@@ -246,19 +246,6 @@ impl Replay {
     ) -> Outcome {
         let file = file_of(scenario);
         self.run_with_file(scenario, &file, Some(generator), None)
-    }
-
-    /// [`run_with_generator`](Self::run_with_generator), also keeping what
-    /// the model was sent at each call.
-    pub(crate) fn run_with_generator_seeing(
-        &self,
-        scenario: &Scenario,
-        generator: Arc<dyn ChatGenerator>,
-    ) -> (Outcome, Vec<SeenRequest>) {
-        let file = file_of(scenario);
-        let mut requests = Vec::new();
-        let outcome = self.run_seen(scenario, &file, Some(generator), None, Some(&mut requests));
-        (outcome, requests)
     }
 
     /// Runs a loaded scenario and keeps what the model was sent at each

@@ -14,8 +14,10 @@ use std::sync::{Arc, Mutex};
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct SeenRequest {
-    /// The messages sent, in order.
-    pub messages: Vec<ChatMessage>,
+    /// The messages sent, in order. A message equal to the one at the same
+    /// place of the request before is that message, shared: the requests
+    /// of a run hold each message once, not once per call.
+    pub messages: Vec<Arc<ChatMessage>>,
     /// The tools offered, by name, in order.
     pub tools: Vec<String>,
 }
@@ -25,9 +27,52 @@ impl SeenRequest {
     #[must_use]
     pub fn to_sees(&self) -> Sees {
         Sees::request(
-            self.messages.iter().map(MessageSpec::of_message).collect(),
+            self.messages
+                .iter()
+                .map(|m| MessageSpec::of_message(m))
+                .collect(),
             self.tools.clone(),
         )
+    }
+
+    /// The request as a recording writes it after `previous`, the request
+    /// before it: `sees: {previous_messages, new_messages, tools}`, the
+    /// messages it shares with `previous` counted, the others listed, so
+    /// that a recording holds each message once; `sees: {messages, tools}`
+    /// when there is no previous request or the two share no first message.
+    #[must_use]
+    pub fn to_sees_after(&self, previous: Option<&SeenRequest>) -> Sees {
+        let shared = previous.map_or(0, |previous| self.shared_prefix(previous));
+        if shared == 0 {
+            return self.to_sees();
+        }
+        Sees::after(
+            shared,
+            self.messages[shared..]
+                .iter()
+                .map(|m| MessageSpec::of_message(m))
+                .collect(),
+            self.tools.clone(),
+        )
+    }
+
+    /// How many first messages this request and `other` have in common.
+    #[must_use]
+    pub fn shared_prefix(&self, other: &SeenRequest) -> usize {
+        self.messages
+            .iter()
+            .zip(&other.messages)
+            .take_while(|(a, b)| Arc::ptr_eq(a, b) || a == b)
+            .count()
+    }
+
+    /// A request of these messages and tools.
+    #[must_use]
+    pub fn new(messages: Vec<ChatMessage>, tools: Vec<String>) -> SeenRequest {
+        SeenRequest {
+            messages: messages.into_iter().map(Arc::new).collect(),
+            tools,
+        }
     }
 }
 
@@ -38,6 +83,23 @@ pub(crate) type SeenLog = Arc<Mutex<Vec<SeenRequest>>>;
 pub(crate) struct Seeing {
     inner: Arc<dyn ChatGenerator>,
     log: SeenLog,
+}
+
+/// `messages` as a request's, each message equal to the one at the same
+/// place of `previous` shared with it.
+pub(crate) fn shared_with(
+    messages: &[ChatMessage],
+    previous: Option<&SeenRequest>,
+) -> Vec<Arc<ChatMessage>> {
+    let before = previous.map_or(&[][..], |p| p.messages.as_slice());
+    messages
+        .iter()
+        .enumerate()
+        .map(|(i, message)| match before.get(i) {
+            Some(kept) if **kept == *message => kept.clone(),
+            _ => Arc::new(message.clone()),
+        })
+        .collect()
 }
 
 impl Seeing {
@@ -51,18 +113,16 @@ impl Seeing {
     }
 
     fn keep(&self, request: &ChatRequest<'_>) {
+        let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
         let seen = SeenRequest {
-            messages: request.messages.to_vec(),
+            messages: shared_with(request.messages, log.last()),
             tools: request
                 .tools
                 .iter()
                 .map(|tool| tool.spec().name.clone())
                 .collect(),
         };
-        self.log
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(seen);
+        log.push(seen);
     }
 }
 
@@ -93,4 +153,25 @@ impl ChatGenerator for Seeing {
     fn close(&self) -> Result<(), GeneratorError> {
         self.inner.close()
     }
+}
+
+/// About how many bytes the messages of `request` that it does not share
+/// with `previous` take written in a scenario (their compact JSON): what
+/// its `sees` adds to a recording.
+pub(crate) fn new_bytes(request: &SeenRequest, previous: Option<&SeenRequest>) -> usize {
+    let before = previous.map_or(&[][..], |p| p.messages.as_slice());
+    request
+        .messages
+        .iter()
+        .enumerate()
+        .filter(|(i, message)| {
+            !before
+                .get(*i)
+                .is_some_and(|kept| Arc::ptr_eq(kept, message))
+        })
+        .map(|(_, message)| {
+            let written = crate::scenario::write_message(&MessageSpec::of_message(message));
+            serde_json::to_vec(&written).map_or(0, |bytes| bytes.len())
+        })
+        .sum()
 }

@@ -264,6 +264,12 @@ pub enum ScenarioErrorKind {
         /// The value as written.
         value: String,
     },
+    /// A `sees.previous_messages` that the previous reply's `sees` does not
+    /// back (it lists fewer messages, or none).
+    Sees {
+        /// What is wrong and how to fix it.
+        message: String,
+    },
     /// A mistake only preparing the run finds (a ready-made hook's
     /// parameters, an undefined `shared:` name, a message Haystack cannot
     /// read): found by [`Replay::file_errors`](crate::replay::Replay::file_errors).

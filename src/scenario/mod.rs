@@ -109,7 +109,7 @@ pub use spec::{SUPPORTED_VERSIONS, Scenario};
 pub(crate) use suggest::closest;
 pub use tool::ToolScript;
 pub use when::{LastMessageCondition, StepCountCondition, When};
-pub(crate) use write::{message as write_message, write_compact};
+pub(crate) use write::{message as write_message, recorded_depth, write_compact};
 
 /// The words the loader accepts at each place, read by the JSON Schema
 /// (`crate::schema`) so that the two cannot disagree on a name.

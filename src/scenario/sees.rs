@@ -4,6 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::error::ScenarioErrorKind;
 use super::expect::{LastMessageExpect, read_last_message};
 use super::message::{MessageSpec, read_messages, roles};
 use super::reader::{Field, Read};
@@ -16,6 +17,12 @@ use crate::message::ChatRole;
 pub struct Sees {
     /// `messages`: the whole conversation sent, message by message.
     pub messages: Option<Vec<MessageSpec>>,
+    /// `previous_messages`: the conversation starts with this many of the
+    /// messages the previous reply's `sees` lists (with `new_messages`:
+    /// the whole conversation, written once however long the run).
+    pub previous_messages: Option<usize>,
+    /// `new_messages`: the messages after those `previous_messages` keeps.
+    pub new_messages: Option<Vec<MessageSpec>>,
     /// `message_count`: how many messages were sent.
     pub message_count: Option<i64>,
     /// `last_message`: the last message sent matches (as `expect.last_message`).
@@ -34,6 +41,8 @@ pub struct Sees {
 impl PartialEq for Sees {
     fn eq(&self, other: &Self) -> bool {
         self.messages == other.messages
+            && self.previous_messages == other.previous_messages
+            && self.new_messages == other.new_messages
             && self.message_count == other.message_count
             && self.last_message == other.last_message
             && self.contains == other.contains
@@ -44,8 +53,41 @@ impl PartialEq for Sees {
 
 pub(crate) fn read_sees(field: &Field<'_>) -> Read<Sees> {
     let mut map = field.map()?;
+    let messages = map.get("messages");
+    let previous = map.get("previous_messages");
+    let new = map.get("new_messages");
+    match (&messages, &previous, &new) {
+        (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
+            return Err(field.error(ScenarioErrorKind::NeedsOneOf {
+                keys: vec!["messages".into(), "previous_messages + new_messages".into()],
+                exactly: true,
+            }));
+        }
+        (None, Some(_), None) => {
+            return Err(field.error(ScenarioErrorKind::MissingKey {
+                key: "new_messages".into(),
+            }));
+        }
+        (None, None, Some(_)) => {
+            return Err(field.error(ScenarioErrorKind::MissingKey {
+                key: "previous_messages".into(),
+            }));
+        }
+        _ => {}
+    }
+    let previous_messages = match previous {
+        Some(f) => Some(usize::try_from(f.i64()?).map_err(|_| {
+            f.error(ScenarioErrorKind::WrongType {
+                expected: "a count of messages (0 or more)",
+                found: "a negative number",
+            })
+        })?),
+        None => None,
+    };
     let sees = Sees {
-        messages: map.get("messages").map(|f| read_messages(&f)).transpose()?,
+        messages: messages.map(|f| read_messages(&f)).transpose()?,
+        previous_messages,
+        new_messages: new.map(|f| read_messages(&f)).transpose()?,
         message_count: map.get("message_count").map(|f| f.i64()).transpose()?,
         last_message: map
             .get("last_message")
@@ -77,6 +119,30 @@ impl Sees {
         }
     }
 
+    /// What a recording writes for a request whose first `previous`
+    /// messages are those of the request before it: those counted, the
+    /// rest listed, and the tools.
+    #[must_use]
+    pub fn after(previous: usize, new: Vec<MessageSpec>, tools: Vec<String>) -> Sees {
+        Sees {
+            previous_messages: Some(previous),
+            new_messages: Some(new),
+            tools: Some(tools),
+            ..Sees::default()
+        }
+    }
+
+    /// How many messages this `sees` lists, counting those it keeps of the
+    /// previous reply's (`None` when it lists none).
+    #[must_use]
+    pub fn listed_count(&self) -> Option<usize> {
+        match (&self.messages, self.previous_messages, &self.new_messages) {
+            (Some(messages), _, _) => Some(messages.len()),
+            (None, Some(previous), Some(new)) => Some(previous + new.len()),
+            _ => None,
+        }
+    }
+
     /// `sees` as the scenario format writes it.
     #[must_use]
     pub fn to_value(&self) -> Value {
@@ -85,6 +151,15 @@ impl Sees {
             out.insert(
                 "messages".into(),
                 messages.iter().map(super::write::message).collect(),
+            );
+        }
+        if let Some(previous) = self.previous_messages {
+            out.insert("previous_messages".into(), json!(previous));
+        }
+        if let Some(new) = &self.new_messages {
+            out.insert(
+                "new_messages".into(),
+                new.iter().map(super::write::message).collect(),
             );
         }
         if let Some(count) = self.message_count {
@@ -107,4 +182,48 @@ impl Sees {
         }
         Value::Object(out)
     }
+}
+
+/// Checks that each `previous_messages` has a previous reply whose `sees`
+/// lists at least that many messages: `model[i - 1].sees` with `messages`
+/// or `previous_messages` + `new_messages`.
+pub(crate) fn check_chain(
+    sees: &std::collections::BTreeMap<usize, Sees>,
+    origin: &str,
+) -> Result<(), super::ScenarioError> {
+    for (&reply, seen) in sees {
+        let Some(previous) = seen.previous_messages.filter(|&n| n > 0) else {
+            continue;
+        };
+        let listed = reply
+            .checked_sub(1)
+            .and_then(|before| sees.get(&before))
+            .and_then(Sees::listed_count);
+        let problem = match listed {
+            Some(listed) if listed >= previous => continue,
+            Some(listed) => format!(
+                "`model[{reply}].sees.previous_messages` keeps {previous} messages of the \
+                 previous reply's `sees`, which lists {listed}; keep at most {listed}, or list \
+                 the whole conversation in `messages`"
+            ),
+            None if reply == 0 => format!(
+                "`model[0].sees.previous_messages` is {previous}, but the first reply has no \
+                 previous one; write 0, or list the conversation in `messages`"
+            ),
+            None => format!(
+                "`model[{reply}].sees.previous_messages` keeps {previous} messages of \
+                 `model[{}].sees`, which lists none; list the whole conversation in \
+                 `messages`, or give `model[{}]` a `sees` with `messages`",
+                reply - 1,
+                reply - 1
+            ),
+        };
+        let error = super::ScenarioError::new(ScenarioErrorKind::Sees { message: problem }, origin)
+            .with_path(format!("model[{reply}].sees.previous_messages"));
+        return Err(match seen.at {
+            Some((line, column)) => error.at(line, column),
+            None => error,
+        });
+    }
+    Ok(())
 }

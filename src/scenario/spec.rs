@@ -192,6 +192,7 @@ pub(crate) fn read_scenario(
         }
         None => model.seq()?.iter().map(read_reply).collect::<Read<_>>()?,
     };
+    super::sees::check_chain(&sees, origin)?;
     let run = match run {
         Some(f) => read_run(&f, &agent.state_schema)?,
         None => RunSpec::default(),

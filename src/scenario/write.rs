@@ -77,13 +77,7 @@ impl Scenario {
                 .collect();
             out.insert("hooks".into(), Value::Object(hooks));
         }
-        let model = self.model.iter().enumerate().map(|(i, entry)| {
-            let mut entry = reply(entry);
-            if let (Some(sees), Value::Object(map)) = (self.sees.get(&i), &mut entry) {
-                map.insert("sees".into(), sees.to_value());
-            }
-            entry
-        });
+        let model = (0..self.model.len()).map(|i| self.written_entry(i));
         out.insert("model".into(), model.collect());
         let run = run(&self.run);
         if !run.is_empty() {
@@ -126,6 +120,28 @@ impl Scenario {
             serde_json::to_string_pretty(&self.to_value()).expect("a JSON value always serializes");
         text.push('\n');
         text
+    }
+
+    /// `model[i]` as written, with its `sees`.
+    fn written_entry(&self, i: usize) -> Value {
+        let mut entry = reply(&self.model[i]);
+        if let (Some(sees), Value::Object(map)) = (self.sees.get(&i), &mut entry) {
+            map.insert("sees".into(), sees.to_value());
+        }
+        entry
+    }
+
+    /// The first `model` entry (its `sees` included) that, written, nests
+    /// lists and maps deeper than the loader reads ([`MAX_DEPTH`]), with
+    /// the depth it reaches in the file: such a file would not load back.
+    ///
+    /// [`MAX_DEPTH`]: super::MAX_DEPTH
+    pub(crate) fn first_too_deep_entry(&self) -> Option<(usize, usize)> {
+        (0..self.model.len()).find_map(|i| {
+            // The root map and the `model` list hold the entry.
+            let depth = 2 + nesting(&self.written_entry(i));
+            (depth > super::MAX_DEPTH).then_some((i, depth))
+        })
     }
 
     /// The scenario as the text of a `.yaml` scenario file: the JSON of
@@ -474,6 +490,42 @@ fn state_values(values: &IndexMap<String, StateValue>) -> Value {
 
 fn messages(specs: &[MessageSpec]) -> Value {
     specs.iter().map(message).collect()
+}
+
+/// How deep a recording nests the reply `entry` (answering LLM call
+/// `call`) where it writes it: the entry itself, under the root map and
+/// `model`; the message it becomes, and each tool message answering one of
+/// its calls, in a later reply's `sees.new_messages` (under the root map,
+/// `model`, the entry, `sees` and the list).
+pub(crate) fn recorded_depth(entry: &ModelReply, call: usize) -> usize {
+    let own = 2 + nesting(&reply(entry));
+    let Ok(message) = entry.to_message(call) else {
+        return own;
+    };
+    let in_sees =
+        |m: &crate::message::ChatMessage| 5 + nesting(&self::message(&MessageSpec::of_message(m)));
+    let answers = message.tool_calls().map(|call| {
+        let answer = crate::message::ChatMessage::from_tool("", call.clone(), false);
+        in_sees(&answer)
+    });
+    answers.fold(own.max(in_sees(&message)), usize::max)
+}
+
+/// How deep `value` nests lists and maps (a scalar: 0, `[]`: 1, `[[]]`:
+/// 2), counted without recursion.
+pub(crate) fn nesting(value: &Value) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(value, 1_usize)];
+    while let Some((value, depth)) = stack.pop() {
+        let children: Box<dyn Iterator<Item = &Value>> = match value {
+            Value::Array(items) => Box::new(items.iter()),
+            Value::Object(map) => Box::new(map.values()),
+            _ => continue,
+        };
+        deepest = deepest.max(depth);
+        stack.extend(children.map(|child| (child, depth + 1)));
+    }
+    deepest
 }
 
 pub(crate) fn message(spec: &MessageSpec) -> Value {

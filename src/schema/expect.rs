@@ -245,6 +245,16 @@ fn sees() -> Value {
                 "type": "array",
                 "items": {"$ref": "#/definitions/message"},
             },
+            "previous_messages": {
+                "description": "the conversation starts with this many of the messages the previous reply's `sees` lists (with `new_messages`, in place of `messages`)",
+                "type": "integer",
+                "minimum": 0,
+            },
+            "new_messages": {
+                "description": "the messages after those `previous_messages` keeps",
+                "type": "array",
+                "items": {"$ref": "#/definitions/message"},
+            },
             "message_count": {"type": "integer"},
             "roles": {"type": "array", "items": {"enum": roles()}},
             "tools": {

@@ -53,6 +53,18 @@ impl Server {
         self.runtime.block_on(self.server().register(mock));
     }
 
+    /// Answers every POST to `/v1/chat/completions` with what `respond`
+    /// makes of the request.
+    pub fn answer_with(
+        &self,
+        respond: impl Fn(&wiremock::Request) -> ResponseTemplate + Send + Sync + 'static,
+    ) {
+        let mock = Mock::given(method("POST"))
+            .and(path("/v1/chat/completions"))
+            .respond_with(respond);
+        self.runtime.block_on(self.server().register(mock));
+    }
+
     /// Answers every request with this completion.
     pub fn answer_json(&self, completion: Value) {
         self.answer(ResponseTemplate::new(200).set_body_json(completion), None);

@@ -7,10 +7,10 @@ mod live;
 use super::ExitCode;
 use super::output::{errln, out, outln};
 use crate::openai::{DEFAULT_MAX_REPLY_BYTES, OpenAiChatGenerator};
-use crate::record::{record, same_run};
+use crate::record::{Recording, record_within, same_run};
 use crate::replay::{Replay, Status};
 use crate::report::human_outcome;
-use crate::scenario::{Scenario, ScenarioError};
+use crate::scenario::{Format, Scenario, ScenarioError};
 use destination::Destination;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
@@ -20,6 +20,25 @@ use std::time::Duration;
 /// The default of `--max-total-bytes` (64 MiB): every reply is kept in
 /// memory until the recording is written.
 const DEFAULT_MAX_TOTAL_BYTES: usize = 64 << 20;
+
+/// The default of `--max-recording-bytes` (256 MiB): the file written holds
+/// the replies (at most `--max-total-bytes`) and, in `sees`, each message of
+/// the conversation once (the replies again, the tool results, what hooks
+/// add), so a recording within the default reply budget stays under it.
+const DEFAULT_MAX_RECORDING_BYTES: usize = 256 << 20;
+
+/// The shortest API key the leak check looks for in a recording. A shorter
+/// key is no secret worth the name (8 characters is the usual floor for a
+/// password, and a real API key is far longer: OpenAI's are over 40), and
+/// looking for it reports a leak on nearly every recording: a one-letter
+/// key is in every English reply, a four-letter one like `test` in many.
+const MIN_SECRET_CHARS: usize = 8;
+
+/// `true` when `text` holds `key` and the key is long enough to be a
+/// secret (see [`MIN_SECRET_CHARS`]).
+fn holds_key(text: &str, key: &str) -> bool {
+    key.chars().count() >= MIN_SECRET_CHARS && text.contains(key)
+}
 
 /// `hookharness record` arguments.
 #[derive(clap::Args)]
@@ -49,6 +68,9 @@ pub(super) struct RecordArgs {
     /// The most reply bytes of the whole recording (default: 64 MiB).
     #[arg(long, default_value_t = DEFAULT_MAX_TOTAL_BYTES)]
     max_total_bytes: usize,
+    /// The largest recording written, in bytes (default: 256 MiB).
+    #[arg(long, default_value_t = DEFAULT_MAX_RECORDING_BYTES)]
+    max_recording_bytes: usize,
     /// Overwrite an existing --output file (never the input scenario).
     #[arg(long)]
     force: bool,
@@ -133,7 +155,12 @@ pub(super) fn run(args: RecordArgs) -> ExitCode {
     // Only `record` installs it: the library leaves logging to its users.
     let _ = tracing::subscriber::set_global_default(live::Warnings);
     let generator = live::Progress::new(generator, std::io::stderr().is_terminal());
-    let recording = record(&Replay::new(), &scenario, Arc::new(generator));
+    let recording = record_within(
+        &Replay::new(),
+        &scenario,
+        Arc::new(generator),
+        args.max_recording_bytes,
+    );
     if let Some((call, message)) = recording.failed_call() {
         errln!("model call {call} failed: {message}\nnothing written");
         return ExitCode::Failed;
@@ -147,33 +174,60 @@ pub(super) fn run(args: RecordArgs) -> ExitCode {
         errln!("the run made no model call ({reason}); nothing written");
         return ExitCode::Failed;
     }
+    if let Some(reason) = recording.unloadable() {
+        errln!("{reason}; nothing written");
+        return ExitCode::Failed;
+    }
     let text = recording.to_json();
-    if key
-        .as_deref()
-        .is_some_and(|k| !k.is_empty() && text.contains(k))
-    {
+    if text.len() > args.max_recording_bytes {
+        errln!(
+            "the recording is {} bytes, over the {}-byte limit on the whole recording; \
+             nothing written (raise the limit with `--max-recording-bytes` if a recording \
+             this large is expected)",
+            text.len(),
+            args.max_recording_bytes
+        );
+        return ExitCode::Failed;
+    }
+    if key.as_deref().is_some_and(|k| holds_key(&text, k)) {
         errln!("the recording holds the API key; nothing written");
         return ExitCode::Failed;
     }
+    let replies = recording.replies().len();
+    // Only the live run is compared from here: the recorded scenario is
+    // read back from its text, as the file will be read.
+    let Recording {
+        live,
+        scenario: recorded,
+        ..
+    } = recording;
+    drop(recorded);
+    // What the file's loader would refuse is not written.
+    let origin = output.display().to_string();
+    let loaded = match Scenario::from_str(&text, &origin, Format::Json) {
+        Ok(mut loaded) => {
+            loaded.file = Some(output.clone());
+            loaded
+        }
+        Err(error) => {
+            errln!("the recording would not load back: {error}; nothing written");
+            return ExitCode::Failed;
+        }
+    };
     if let Err(refused) = destination.commit(&text) {
         errln!("{}", refused.message);
         return refused.code;
     }
+    drop(text);
     outln!(
         "recorded {} model replies from {endpoint} (model {}) into {}",
-        recording.replies().len(),
+        replies,
         args.model,
         output.display()
     );
 
-    let replayed = match Scenario::from_path(&output) {
-        Ok(loaded) => Replay::new().run(&loaded),
-        Err(error) => {
-            errln!("the recording does not load back: {error}");
-            return ExitCode::Failed;
-        }
-    };
-    if !same_run(&recording.live, &replayed) {
+    let replayed = Replay::new().run(&loaded);
+    if !same_run(&live, &replayed) {
         errln!("replaying the recording offline does not give the live run's result and trace");
         return ExitCode::Failed;
     }

@@ -440,10 +440,7 @@ fn parse_record(answer: &Value) -> Result<Record, String> {
         requests: wire
             .requests
             .into_iter()
-            .map(|r| SeenRequest {
-                messages: r.messages,
-                tools: r.tools,
-            })
+            .map(|r| SeenRequest::new(r.messages, r.tools))
             .collect(),
         unused_models: wire
             .unused

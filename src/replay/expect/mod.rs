@@ -11,7 +11,7 @@
 mod list;
 mod printed;
 mod sees;
-pub(crate) use sees::difference as sees_difference;
+pub(crate) use sees::{Listed as SeesListed, difference as sees_difference, listed as sees_listed};
 mod trace;
 mod value;
 

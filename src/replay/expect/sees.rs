@@ -10,15 +10,132 @@ use crate::replay::SeenRequest;
 use crate::scenario::{MessageSpec, Scenario, Sees};
 use crate::value::json_eq;
 use serde_json::{Value, json};
+use std::sync::Arc;
+
+/// The conversation a `sees` lists, message by message; its
+/// `previous_messages` are the previous reply's, shared with its list.
+pub(crate) type Listed = Vec<Arc<ChatMessage>>;
+
+/// The conversation `sees` (of `model[reply]`) lists: `messages`, or the
+/// first `previous_messages` of `previous` (the list of the reply before,
+/// with its index) followed by `new_messages`. `None` when it lists none;
+/// an error when `previous` does not back its `previous_messages` (loading
+/// refuses such a file; a scenario built in code may hold one).
+pub(crate) fn listed(
+    sees: &Sees,
+    reply: usize,
+    previous: Option<(usize, &Listed)>,
+) -> Option<Result<Listed, String>> {
+    let convert = |specs: &[MessageSpec]| -> Vec<Arc<ChatMessage>> {
+        // Loading checked that each message converts (replay/build.rs).
+        specs
+            .iter()
+            .filter_map(|s| s.to_message().ok())
+            .map(Arc::new)
+            .collect()
+    };
+    if let Some(messages) = &sees.messages {
+        return Some(Ok(convert(messages)));
+    }
+    let (kept, new) = (sees.previous_messages?, sees.new_messages.as_ref()?);
+    let before = match previous {
+        Some((index, list)) if index + 1 == reply => list.as_slice(),
+        _ if kept == 0 => &[],
+        _ => {
+            return Some(Err(format!(
+                "`previous_messages` keeps {kept} messages of the previous reply's `sees`, \
+                 which lists none"
+            )));
+        }
+    };
+    if kept > before.len() {
+        return Some(Err(format!(
+            "`previous_messages` keeps {kept} messages of the previous reply's `sees`, which \
+             lists {}",
+            before.len()
+        )));
+    }
+    let mut list = before[..kept].to_vec();
+    list.extend(convert(new));
+    Some(Ok(list))
+}
+
+/// What the check of the reply before found: its list, the request it
+/// answered, and how many first messages of the two were equal. A message
+/// shared (the same `Arc`) with it on both sides compares as it did.
+struct Before<'a> {
+    listed: Option<Listed>,
+    sent: Option<&'a [Arc<ChatMessage>]>,
+    equal: usize,
+}
+
+/// How many first messages of `expected` and `sent` are equal; the first
+/// `known` are known to be.
+fn equal_prefix(expected: &[Arc<ChatMessage>], sent: &[Arc<ChatMessage>], known: usize) -> usize {
+    let differs = |(a, b): (&Arc<ChatMessage>, &Arc<ChatMessage>)| {
+        !(Arc::ptr_eq(a, b) || json_eq(&a.to_value(), &b.to_value()))
+    };
+    known
+        + expected[known..]
+            .iter()
+            .zip(&sent[known..])
+            .position(differs)
+            .unwrap_or_else(|| expected.len().min(sent.len()) - known)
+}
 
 /// The failure of the first reply whose `sees` the request does not match.
 pub(crate) fn check(scenario: &Scenario, requests: &[SeenRequest]) -> Option<Failure> {
-    let mut stale = scenario.sees.iter().filter_map(|(&reply, sees)| {
-        let request = requests.get(reply)?;
-        mismatch(sees, request).map(|found| (reply, sees, found))
-    });
-    let (reply, sees, found) = stale.next()?;
-    let later = match stale.count() {
+    let mut before = Before {
+        listed: None,
+        sent: None,
+        equal: 0,
+    };
+    let mut previous: Option<usize> = None;
+    let mut first = None;
+    let mut later = 0_usize;
+    for (&reply, sees) in &scenario.sees {
+        let list = listed(sees, reply, previous.zip(before.listed.as_ref()));
+        let request = requests.get(reply);
+        let known = match (&list, request, &before.listed, before.sent) {
+            (Some(Ok(list)), Some(request), Some(old), Some(old_sent))
+                if previous.is_some_and(|p| p + 1 == reply) =>
+            {
+                list.iter()
+                    .zip(old)
+                    .zip(request.messages.iter().zip(old_sent))
+                    .take(before.equal)
+                    .take_while(|((a, b), (c, d))| Arc::ptr_eq(a, b) && Arc::ptr_eq(c, d))
+                    .count()
+            }
+            _ => 0,
+        };
+        let mut equal = 0;
+        if let Some(request) = request {
+            let found = match &list {
+                Some(Ok(list)) => {
+                    equal = equal_prefix(list, &request.messages, known);
+                    mismatch(sees, Some(Ok((list, equal))), request)
+                }
+                Some(Err(problem)) => mismatch(sees, Some(Err(problem)), request),
+                None => mismatch(sees, None, request),
+            };
+            if let Some(found) = found {
+                if first.is_none() {
+                    first = Some((reply, sees, found));
+                } else {
+                    later += 1;
+                }
+            }
+        }
+        before = Before {
+            listed: list.and_then(Result::ok),
+            sent: request.map(|r| r.messages.as_slice()),
+            equal,
+        };
+        previous = Some(reply);
+    }
+    let (reply, sees, found) = first?;
+    let later = match later {
         0 => String::new(),
         1 => " (1 later reply sees another request too)".to_owned(),
         n => format!(" ({n} later replies see another request too)"),
@@ -80,9 +197,18 @@ impl Mismatch {
 }
 
 /// The first difference between `sees` and `request`, as a failure names
-/// it (`messages[2] differs`).
-pub(crate) fn difference(sees: &Sees, request: &SeenRequest) -> Option<String> {
-    mismatch(sees, request).map(|found| found.what)
+/// it (`messages[2] differs`); `listed` is what [`listed`] gives for it.
+pub(crate) fn difference(
+    sees: &Sees,
+    listed: Option<Result<&Listed, &str>>,
+    request: &SeenRequest,
+) -> Option<String> {
+    let listed = match listed {
+        Some(Ok(list)) => Some(Ok((list, equal_prefix(list, &request.messages, 0)))),
+        Some(Err(problem)) => Some(Err(problem)),
+        None => None,
+    };
+    mismatch(sees, listed, request).map(|found| found.what)
 }
 
 /// A message in the scenario's form, the same form for both sides of a diff.
@@ -90,30 +216,50 @@ fn form(message: &ChatMessage) -> Value {
     crate::scenario::write_message(&MessageSpec::of_message(message))
 }
 
-fn mismatch(sees: &Sees, request: &SeenRequest) -> Option<Mismatch> {
+/// The first field of `sees` that `request` does not match; `listed` is
+/// the conversation `sees` lists with the count of its first messages equal
+/// to the request's, or why it cannot be read.
+fn mismatch(
+    sees: &Sees,
+    listed: Option<Result<(&Listed, usize), &str>>,
+    request: &SeenRequest,
+) -> Option<Mismatch> {
     let sent = &request.messages;
-    if let Some(specs) = &sees.messages {
-        // Loading checked that each message converts (replay/build.rs).
-        let expected: Vec<ChatMessage> = specs.iter().filter_map(|s| s.to_message().ok()).collect();
-        let differs = |(a, b): (&ChatMessage, &ChatMessage)| !json_eq(&a.to_value(), &b.to_value());
-        if let Some(i) = expected.iter().zip(sent).position(differs) {
-            return Some(Mismatch::compare(
-                format!("messages[{i}] differs"),
-                form(&expected[i]),
-                form(&sent[i]),
-            ));
+    match listed {
+        Some(Err(problem)) => {
+            return Some(Mismatch {
+                what: problem.to_owned(),
+                expected: None,
+                actual: None,
+                matcher: None,
+            });
         }
-        if expected.len() != sent.len() {
-            return Some(Mismatch::compare(
-                format!(
-                    "`sees.messages` lists {} messages, the request has {}",
-                    expected.len(),
-                    sent.len()
-                ),
-                expected.iter().map(form).collect(),
-                sent.iter().map(form).collect(),
-            ));
+        Some(Ok((expected, equal))) => {
+            if equal < expected.len().min(sent.len()) {
+                return Some(Mismatch::compare(
+                    format!("messages[{equal}] differs"),
+                    form(&expected[equal]),
+                    form(&sent[equal]),
+                ));
+            }
+            if expected.len() != sent.len() {
+                let what = if sees.messages.is_some() {
+                    "`sees.messages` lists"
+                } else {
+                    "`sees.previous_messages` and `new_messages` list"
+                };
+                return Some(Mismatch::compare(
+                    format!(
+                        "{what} {} messages, the request has {}",
+                        expected.len(),
+                        sent.len()
+                    ),
+                    expected.iter().map(|m| form(m)).collect(),
+                    sent.iter().map(|m| form(m)).collect(),
+                ));
+            }
         }
+        None => {}
     }
     if let Some(count) = sees.message_count {
         if usize::try_from(count).ok() != Some(sent.len()) {
@@ -157,7 +303,7 @@ fn mismatch(sees: &Sees, request: &SeenRequest) -> Option<Mismatch> {
     }
     if let Some(last) = &sees.last_message {
         let mut failures = Vec::new();
-        check_last_message(last, sent.last(), &mut failures);
+        check_last_message(last, sent.last().map(|m| &**m), &mut failures);
         if let Some(first) = failures.into_iter().next() {
             return Some(Mismatch {
                 what: first.message,

@@ -427,7 +427,7 @@ write!(
                     "`clock` is `{value}`; write an ISO 8601 date or date and time, such as `2026-03-01T09:00:00+00:00`"
                 )
             }
-            K::Prepare { message } => f.write_str(message),
+            K::Prepare { message } | K::Sees { message } => f.write_str(message),
             K::Python { message, hint } => match hint {
                 Some(hint) => write!(f, "{message} — {hint}"),
                 None => f.write_str(message),
