@@ -419,6 +419,56 @@ fn hooks_that_raise_base_exceptions_cost_their_scenario_only() {
     );
 }
 
+/// How many lists are nested in `value` before the first non-list, and that value.
+fn unnest(mut value: &Value) -> (usize, &Value) {
+    let mut levels = 0;
+    while let Some([inner]) = value.as_array().map(Vec::as_slice) {
+        levels += 1;
+        value = inner;
+    }
+    (levels, value)
+}
+
+#[test]
+fn values_json_cannot_hold_in_state_keep_the_run_and_show_a_marker() {
+    // Haystack 3.4.1 runs this hook's agent to the end; the record used to be
+    // lost ("not JSON compliant", "Exceeds the limit (4300 digits)"), or the
+    // run failed with "maximum recursion depth exceeded", or the Rust side
+    // refused a record nested past serde_json's 128 levels.
+    let outcome = one_beside_good("hostile_state_values", &["--trace", "full"]);
+    assert_eq!(status(&outcome), "pass", "{outcome}");
+    let state = &outcome["result"]["state"];
+    for key in ["deep", "deeper"] {
+        let (levels, inner) = unnest(&state[key]);
+        assert_eq!(levels, 64, "{key} is cut at 64 levels");
+        assert_eq!(inner, "<list nested deeper than 64 levels>", "{key}");
+    }
+    let note = outcome["result"]["messages"]
+        .as_array()
+        .and_then(|messages| {
+            messages
+                .iter()
+                .find(|m| m["content"][0]["text"] == "a note")
+        })
+        .expect("the hook's message is in the result");
+    assert_eq!(note["meta"]["score"], "<float nan>", "{note}");
+    assert_eq!(note["meta"]["seen"], "<set>", "{note}");
+    // 64 levels from `meta` itself.
+    assert_eq!(unnest(&note["meta"]["deep"]).0, 63, "{note}");
+    let changed = outcome["trace"]
+        .as_array()
+        .expect("a trace")
+        .iter()
+        .find(|event| event["event"] == "hook_finished")
+        .expect("the hook's event");
+    assert!(
+        changed["changes"]["data"]
+            .as_array()
+            .is_some_and(|data| data.len() == 6),
+        "the six keys it set are its changes: {changed}"
+    );
+}
+
 #[test]
 fn a_hook_returning_a_value_is_ignored_as_haystack_ignores_it() {
     let returned = one_beside_good("hostile_returns_value", &[]);
