@@ -307,3 +307,23 @@ def test_each_way_of_reaching_the_network_is_refused_naming_the_host(worker):
             pytest.fail(f"{how}: the network was reached")
         assert error["message"].startswith(f"network access to {host} attempted at "), (how, error["message"])
     assert_still_serves(worker)
+
+
+def test_random_draws_are_the_same_in_every_scenario_and_every_worker(worker):
+    def printed(w):
+        record = w.run(hook_request("before_llm", "misbehaving:draws_random"))
+        assert record["error"] is None, record["error"]
+        (event,) = finished(record, "draws_random")
+        return event["output"]
+
+    first = printed(worker)
+    assert printed(worker) == first  # the next scenario of the same worker starts from the same state
+    fresh = Worker()
+    try:
+        assert printed(fresh) == first  # and so does another command's worker
+    finally:
+        fresh.close()
+    import random
+
+    random.seed(0)
+    assert first == f"{random.random()} {random.choice('abcdefgh')} {random.sample(range(100), 3)}\n"

@@ -22,7 +22,7 @@ from .declarative import DeclarativeHook
 from .errors import ScenarioAbort, ScenarioRunError
 from .observe import observed
 from .recorder import Recorder
-from .sandbox import closed_network, frozen_clock, python_path
+from .sandbox import closed_network, frozen_clock, python_path, seeded_random
 from .scripted import (
     Script,
     ScriptedChatGenerator,
@@ -63,6 +63,7 @@ def run_request(request: dict, capture: Capture) -> dict:
     result, error = None, None
     substitutions = Substitutions(recorder)
     capture.start_scenario()
+    seeded_random()
     try:
         with python_path(sc.python_path, folder), closed_network(), frozen_clock(sc.clock), placeholder_secrets(), \
             ended_children():
