@@ -327,3 +327,16 @@ def test_random_draws_are_the_same_in_every_scenario_and_every_worker(worker):
 
     random.seed(0)
     assert first == f"{random.random()} {random.choice('abcdefgh')} {random.sample(range(100), 3)}\n"
+
+
+def test_an_exception_with_a_huge_message_keeps_one_limit_of_it_and_its_frame(worker):
+    record = worker.run(hook_request("before_llm", "misbehaving:raise_huge"))
+    message = record["error"]["message"]
+    limit = 1 << 20
+    assert message.startswith("ValueError: " + "z" * 100), message[:200]
+    assert f"[hookharness: the error's text cut at {limit} characters; set HOOKHARNESS_OUTPUT_LIMIT" in message
+    assert message.endswith(" in raise_huge)"), message[-200:]
+    assert len(message) < limit + 1000
+    (event,) = finished(record, "raise_huge")
+    assert len(event["error"]) < limit + 1000
+    assert_still_serves(worker)

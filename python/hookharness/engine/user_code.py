@@ -16,6 +16,7 @@ from typing import Any
 
 from haystack.hooks import FunctionHook
 
+from .capture import DEFAULT_LIMIT, LIMIT_ENV, limit_from_env
 from .errors import ScenarioAbort, ScenarioRunError
 from .sandbox import is_user_file
 
@@ -50,10 +51,22 @@ def _walk(tb):
         tb = tb.tb_next
 
 
+def _capped(text: str) -> str:
+    """An exception's text up to the output limit (`HOOKHARNESS_OUTPUT_LIMIT`, the cap of what one call prints), so
+    that a message of 50 MB does not reach the record, and three times over a JUnit report, whole."""
+    try:
+        limit = limit_from_env()
+    except ValueError:  # the worker refuses to start with a bad value; never here
+        limit = DEFAULT_LIMIT
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}[hookharness: the error's text cut at {limit} characters; set {LIMIT_ENV} to keep more]"
+
+
 def error_text(exception: BaseException) -> str:
     """The text of an error: Haystack's (or the harness's) `str(exception)`; for an exception raised in user code,
     also its type and the last frame of user code. Memory addresses are dropped (outcomes must not vary)."""
-    text = _ADDRESS.sub("", str(exception))
+    text = _ADDRESS.sub("", _capped(str(exception)))
     if isinstance(exception, (ScenarioRunError, ScenarioAbort)):
         return text
     if isinstance(exception, SystemExit):
