@@ -79,6 +79,7 @@ class Worker:
     def __init__(self, *, interpreter: str | None = None) -> None:
         env = dict(os.environ)
         env["PYTHONPATH"] = str(PYTHON_DIR) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+        env["PYTHONHASHSEED"] = "0"  # as the Rust side starts it (src/engine/haystack/worker.rs): sets print in that order
         self.process = subprocess.Popen(
             [interpreter or python(), "-m", "hookharness.engine.worker"],
             stdin=subprocess.PIPE,
