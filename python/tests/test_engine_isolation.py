@@ -340,3 +340,19 @@ def test_an_exception_with_a_huge_message_keeps_one_limit_of_it_and_its_frame(wo
     (event,) = finished(record, "raise_huge")
     assert len(event["error"]) < limit + 1000
     assert_still_serves(worker)
+
+
+def test_code_is_not_imported_from_the_folder_the_command_runs_in(tmp_path, monkeypatch):
+    # `python -m` puts the working directory first on sys.path; a module found there would make a scenario pass or
+    # fail by where the command runs, and, not being under `python_path`, keep its state into the next scenario.
+    (tmp_path / "only_in_cwd.py").write_text(
+        "from haystack.hooks import hook\n\n@hook\ndef h(state: 'State') -> None:\n    pass\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    fresh = Worker()
+    try:
+        record = fresh.run(hook_request("before_llm", "only_in_cwd:h"))
+        assert "cannot import `only_in_cwd`" in record["error"]["message"], record["error"]
+        assert_still_serves(fresh)
+    finally:
+        fresh.close()

@@ -178,7 +178,17 @@ def _dump_stack_on_request(crash: Any) -> None:
         faulthandler.register(signal.SIGUSR1, file=crash, all_threads=True)
 
 
+def _forget_working_directory() -> None:
+    """`python -m` puts the directory the command was started in first on `sys.path`: user code would import from
+    wherever the command runs (a scenario passing in one folder and not in another), and a module found there is not
+    one of `python_path`'s, so it would not be dropped after its scenario and its state would reach the next one. The
+    scenario's `python_path` (relative to its file) is where user code comes from (docs/engines.md)."""
+    if not getattr(sys.flags, "safe_path", False) and sys.path:  # `-P` / PYTHONSAFEPATH (3.11) add nothing
+        del sys.path[0]
+
+
 def main() -> int:
+    _forget_working_directory()
     channel = Channel(_private(1))
     crash = os.fdopen(_private(2), "w", buffering=1, encoding="utf-8")
     faulthandler.enable(crash)
