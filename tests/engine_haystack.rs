@@ -531,6 +531,27 @@ fn a_thread_left_running_does_not_break_the_next_scenarios() {
 }
 
 #[test]
+fn a_thread_left_writing_to_fd_1_reaches_no_other_scenarios_trace() {
+    // The thread's bytes used to land in the next scenario's hook output (fd 1
+    // is the worker's, not a call's): a different trace each run, and an
+    // `expect.printed` the next scenario passes by accident. The worker that
+    // ran it is replaced before the next scenario.
+    let runs = beside_good(
+        &["hostile_leave_fd_writer", "printed_fd", "printed_fd"],
+        &["--trace", "full"],
+        &[],
+    );
+    for outcome in &runs {
+        assert_eq!(status(outcome), "pass", "{outcome}");
+    }
+    for outcome in &runs[1..] {
+        let trace = outcome["trace"].to_string();
+        assert!(trace.contains("straight to fd 1"), "{trace}");
+        assert!(!trace.contains("left behind"), "{trace}");
+    }
+}
+
+#[test]
 fn a_child_process_a_hook_started_does_not_outlive_the_command() {
     let dir = scratch("child");
     let pid_file = dir.join("child.pid");

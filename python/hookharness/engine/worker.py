@@ -12,6 +12,8 @@ Protocol (newline-delimited JSON, UTF-8, one object per line; docs/engines.md):
    a request gets `{"id": N or null, "error": TEXT}`.
    Protocol 2 adds `{"id": N, "construct": REQUEST}` (`check --engine haystack`, `construct.py`): everything the run
    builds, built without running the loop; the response is `{"id": N, "problems": [...], "checked": {...}}`.
+   A response carries `"retire": true` when the scenario left a thread of its own running: the caller shuts this
+   worker down and starts another for the next scenario, so that thread's output cannot reach another trace.
 3. `{"id": N, "shutdown": true}` (or the end of stdin): the worker exits 0.
 
 Timeouts are the caller's: a scenario that does not answer in time has the worker's process group killed
@@ -25,6 +27,7 @@ import json
 import os
 import platform
 import sys
+import threading
 import traceback
 from typing import Any, BinaryIO
 
@@ -142,6 +145,7 @@ def serve(stdin: BinaryIO, channel: Channel, crash: Any) -> int:
                 print(traceback.format_exc(), file=crash, flush=True)
             channel.send({"id": ident, **answer})
             continue
+        threads = set(threading.enumerate())
         try:
             record = run_request(message["run"], capture)
         except BaseException:  # noqa: BLE001 - a bug of the worker (or a stray SystemExit) costs its scenario only
@@ -154,7 +158,12 @@ def serve(stdin: BinaryIO, channel: Channel, crash: Any) -> int:
                 "unused": {"model": 0, "models": {}},
             }
             print(traceback.format_exc(), file=crash, flush=True)
-        channel.send({"id": ident, "record": record})
+        answer = {"id": ident, "record": record}
+        if any(t.is_alive() and t not in threads for t in threading.enumerate()):
+            # A thread the scenario started still runs: what it prints or writes to fd 1 and 2 would land in the next
+            # scenario's trace. The caller replaces this worker (and its process group) before the next scenario.
+            answer["retire"] = True
+        channel.send(answer)
     return 0
 
 

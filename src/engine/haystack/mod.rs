@@ -194,7 +194,15 @@ impl HaystackEngine {
         }
         let worker = slot.as_mut().expect("a worker was just started");
         let error = match worker.call(key, body, self.timeout) {
-            Ok(answer) => return Ok(answer),
+            Ok(answer) => {
+                if answer.get("retire").and_then(Value::as_bool) == Some(true) {
+                    // The scenario left a thread running, whose output would
+                    // reach the next scenario's trace: the next one gets a
+                    // new worker (dropping this one ends its process group).
+                    *slot = None;
+                }
+                return Ok(answer);
+            }
             Err(error) => error,
         };
         *slot = None;

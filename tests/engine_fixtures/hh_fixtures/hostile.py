@@ -137,3 +137,15 @@ def state_without_json_form(state: State) -> None:
     state.set("others", {(1, 2): {3, 4}, "raw": b"\x00"})
     meta = {"score": float("nan"), "seen": {"a"}, "deep": _nested(200)}
     state.set("messages", [ChatMessage.from_user("a note", meta=meta)])
+
+
+def _write_fd_forever() -> None:
+    while True:
+        os.write(1, b"left behind\n")
+        time.sleep(0.001)
+
+
+@hook
+def leave_fd_writer(state: State) -> None:
+    """A thread that outlives its scenario writing to fd 1: none of it may reach another scenario's trace."""
+    threading.Thread(target=_write_fd_forever, daemon=True).start()
