@@ -9,6 +9,7 @@ A `python: "module:attribute"` hook entry names one of:
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 import traceback
@@ -51,13 +52,19 @@ def _walk(tb):
         tb = tb.tb_next
 
 
+@functools.cache
+def error_limit() -> int:
+    """The limit as the worker started with it (user code changing the variable later changes nothing)."""
+    try:
+        return limit_from_env()
+    except ValueError:  # the worker refuses to start with a bad value; never here
+        return DEFAULT_LIMIT
+
+
 def _capped(text: str) -> str:
     """An exception's text up to the output limit (`HOOKHARNESS_OUTPUT_LIMIT`, the cap of what one call prints), so
     that a message of 50 MB does not reach the record, and three times over a JUnit report, whole."""
-    try:
-        limit = limit_from_env()
-    except ValueError:  # the worker refuses to start with a bad value; never here
-        limit = DEFAULT_LIMIT
+    limit = error_limit()
     if len(text) <= limit:
         return text
     return f"{text[:limit]}[hookharness: the error's text cut at {limit} characters; set {LIMIT_ENV} to keep more]"

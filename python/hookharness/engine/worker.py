@@ -118,6 +118,9 @@ def serve(stdin: BinaryIO, channel: Channel, crash: Any) -> int:
     warnings.simplefilter("ignore")
     logging.getLogger("haystack").setLevel(logging.CRITICAL)
     from .run import run_request
+    from .user_code import error_limit
+
+    error_limit()  # read now: a hook that changes HOOKHARNESS_OUTPUT_LIMIT later changes no cap
 
     for raw in stdin:
         if not raw.strip():
