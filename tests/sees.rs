@@ -272,3 +272,22 @@ fn rebase_all_edits_every_corpus_yaml_file_in_place() {
     });
     assert!(edited > 100, "{edited}");
 }
+
+/// `--all` on a scenario whose run fails before its first model call used to
+/// print "no reply has `sees`; `--all` writes one on every reply" and exit 0.
+#[test]
+fn all_on_a_run_that_makes_no_model_call_says_so_and_fails() {
+    let text = "model:\n  - text: hi\nhooks:\n  before_llm:\n    - {name: stop, do: [{fail: \"refused\"}]}\nrun:\n  messages: [{role: user, text: Hello}]\n";
+    let file = write("no_call", text);
+    let output = hookharness(&["rebase", &file, "--all"]);
+    let out = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{out}");
+    assert!(
+        out.starts_with(&format!(
+            "{file}: the run made no LLM call, so no `sees` was written\n"
+        )),
+        "{out}"
+    );
+    assert!(out.contains("refused"), "the run's report follows: {out}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+}
