@@ -356,3 +356,18 @@ def test_code_is_not_imported_from_the_folder_the_command_runs_in(tmp_path, monk
         assert_still_serves(fresh)
     finally:
         fresh.close()
+
+
+def test_models_replaces_naming_no_generator_class_is_the_runs_error_as_check_says_it(worker):
+    # `check --engine haystack` refused these; `run` patched them: a builtin failed in the engine's own restore
+    # ("the engine worker failed: Traceback ... immutable type 'dict'"), State or a hook had methods swapped silently.
+    for target, kind in (("builtins:dict", "type"), ("misbehaving:loud", "FunctionHook")):
+        request = hook_request(
+            "before_llm", "misbehaving:loud", extra={"models": {"judge": {"replies": [{"text": "x"}], "replaces": target}}}
+        )
+        message = worker.run(request)["error"]["message"]
+        assert message == (
+            f"models.judge.replaces: `{target}` is {kind}, not a generator class; name the chat generator class your "
+            "code builds (a class with `run(messages)`)"
+        ), message
+    assert_still_serves(worker)

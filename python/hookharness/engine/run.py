@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import inspect
 import json
 import os
 import re
@@ -132,6 +133,13 @@ def _build(sc: spec.Scenario, request: dict, recorder: Recorder, scripts: dict, 
     for name, script in sc.models.items():
         if script.replaces is not None:
             cls = resolve(script.replaces, f"models.{name}.replaces")
+            if not inspect.isclass(cls) or not callable(getattr(cls, "run", None)):
+                # As `check --engine haystack` says it (construct.py); swapping methods on anything else patches
+                # what is no generator (or a builtin, which refuses).
+                raise UserCodeError(
+                    f"models.{name}.replaces: `{script.replaces}` is {type(cls).__name__}, not a generator class; "
+                    "name the chat generator class your code builds (a class with `run(messages)`)"
+                )
             substitutions.substitute(cls, scripts[name])
             replaced.add(cls)
     # 2. Every other Haystack generator refuses to run: a call no script answers is the run's error.
