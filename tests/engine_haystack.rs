@@ -892,3 +892,29 @@ fn check_without_an_engine_still_only_says_which_files_need_haystack() {
         "{stdout}"
     );
 }
+
+#[test]
+fn a_bad_output_limit_is_a_setup_error_naming_the_variable() {
+    // It used to say "install the package into that interpreter" above the
+    // worker's traceback (and `²`, a digit to `str.isdigit`, failed in `int`).
+    for value in ["0", "lots", "-1", "²"] {
+        let output = hookharness_with(
+            &["run", &fixture("good"), "--engine", "haystack"],
+            &[("HOOKHARNESS_OUTPUT_LIMIT", value)],
+        );
+        assert_eq!(output.status.code(), Some(4), "{value}");
+        assert_eq!(
+            text(&output.stderr),
+            format!(
+                "error: HOOKHARNESS_OUTPUT_LIMIT={value:?}: expected a positive number of characters, \
+                 e.g. 1048576 (the output kept per hook or tool call); unset it for that default\n"
+            ),
+            "{value}"
+        );
+    }
+    let output = hookharness_with(
+        &["run", &fixture("good"), "--engine", "haystack"],
+        &[("HOOKHARNESS_OUTPUT_LIMIT", " 64 ")],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
+}
