@@ -371,3 +371,10 @@ def test_models_replaces_naming_no_generator_class_is_the_runs_error_as_check_sa
             "code builds (a class with `run(messages)`)"
         ), message
     assert_still_serves(worker)
+
+
+def test_a_non_message_in_state_messages_is_named_as_such(worker):
+    # It used to end the run with "'int' object has no attribute '_content'", the engine's own code.
+    message = worker.run(hook_request("before_llm", "misbehaving:not_messages"))["error"]["message"]
+    assert message.startswith("State `messages` holds int 1, not a ChatMessage (code that writes"), message
+    assert_still_serves(worker)

@@ -14,6 +14,8 @@ from haystack.dataclasses import (
     ToolCallResult,
 )
 
+from .errors import ScenarioAbort
+
 
 def json_eq(a: Any, b: Any) -> bool:
     """JSON-value equality: booleans equal only booleans, numbers compare numerically, containers structurally.
@@ -49,6 +51,12 @@ def message_dict(message: ChatMessage) -> dict:
     parts (text, tool calls, text tool results): `to_dict()` goes through `dataclasses.asdict`, which costs more
     than a hook call, and the trace serializes every message the model sees. Any other part: `to_dict()` itself.
     Values user code put in `meta` or a tool call go through `jsonify`, so the record stays JSON."""
+    if not isinstance(message, ChatMessage):
+        raise ScenarioAbort(
+            f"State `messages` holds {type(message).__name__} {_shown(message)}, not a ChatMessage (code that writes "
+            '`state.data["messages"]` directly put it there): the engine records the conversation as ChatMessages; '
+            "keep `messages` a list of ChatMessage (`state.set(\"messages\", [...])`)"
+        )
     parts = []
     for part in message._content:
         kind = type(part)
@@ -145,6 +153,15 @@ def _other(value: Any, depth: int, path: set) -> Any:
             pass
     # Anything else has no JSON form; show its type rather than a repr with a memory address.
     return f"<{type(value).__name__}>"
+
+
+def _shown(value: Any) -> str:
+    """A short `repr` of a value in an error text (or its type when `repr` fails)."""
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a value whose __repr__ raises
+        return f"<{type(value).__name__}>"
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _key(key: Any) -> str:
