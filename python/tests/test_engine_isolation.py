@@ -377,4 +377,8 @@ def test_a_non_message_in_state_messages_is_named_as_such(worker):
     # It used to end the run with "'int' object has no attribute '_content'", the engine's own code.
     message = worker.run(hook_request("before_llm", "misbehaving:not_messages"))["error"]["message"]
     assert message.startswith("State `messages` holds int 1, not a ChatMessage (code that writes"), message
+    # A string there was read as a record that does not parse ("a bug in hookharness").
+    message = worker.run(hook_request("before_llm", "misbehaving:messages_a_string"))["error"]["message"]
+    assert message.startswith("State `messages` "), message
+    assert "not a ChatMessage" in message or "not a list of ChatMessage" in message, message
     assert_still_serves(worker)

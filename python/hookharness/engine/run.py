@@ -37,7 +37,7 @@ from .scripted import (
 )
 from .user_code import UserCodeError, error_text, hook_name, make_hook, resolve
 from .user_code import call as call_user
-from .values import build_message, jsonify
+from .values import build_message, jsonify, message_dict
 
 _TYPES: dict[str, Any] = {"list": list, "str": str, "int": int, "float": float, "bool": bool, "dict": dict, "any": Any}
 _HANDLERS = {"merge_lists": merge_lists, "replace_values": replace_values}
@@ -339,9 +339,15 @@ def _recording_callback(sink: list, *, is_async: bool):
 def _result(output: dict, schema_keys: list) -> dict:
     """`RunResult` in its serde form."""
     last = output.get("last_message")
+    messages = output.get("messages", [])
+    if not isinstance(messages, (list, tuple)):  # code wrote `state.data["messages"] = ...` directly
+        raise ScenarioAbort(
+            f"State `messages` is {type(messages).__name__}, not a list of ChatMessage (code that writes "
+            '`state.data["messages"]` directly put it there); keep it a list (`state.set("messages", [...])`)'
+        )
     return {
-        "messages": jsonify(output.get("messages", [])),
-        "last_message": jsonify(last) if last is not None else None,
+        "messages": [message_dict(m) for m in messages],
+        "last_message": message_dict(last) if last is not None else None,
         "exit_reason": jsonify(output.get("exit_reason")),
         "step_count": jsonify(output.get("step_count")),
         "token_usage": jsonify(output.get("token_usage")),
