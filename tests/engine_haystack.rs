@@ -419,6 +419,56 @@ fn hooks_that_raise_base_exceptions_cost_their_scenario_only() {
     );
 }
 
+/// How many lists are nested in `value` before the first non-list, and that value.
+fn unnest(mut value: &Value) -> (usize, &Value) {
+    let mut levels = 0;
+    while let Some([inner]) = value.as_array().map(Vec::as_slice) {
+        levels += 1;
+        value = inner;
+    }
+    (levels, value)
+}
+
+#[test]
+fn values_json_cannot_hold_in_state_keep_the_run_and_show_a_marker() {
+    // Haystack 3.4.1 runs this hook's agent to the end; the record used to be
+    // lost ("not JSON compliant", "Exceeds the limit (4300 digits)"), or the
+    // run failed with "maximum recursion depth exceeded", or the Rust side
+    // refused a record nested past serde_json's 128 levels.
+    let outcome = one_beside_good("hostile_state_values", &["--trace", "full"]);
+    assert_eq!(status(&outcome), "pass", "{outcome}");
+    let state = &outcome["result"]["state"];
+    for key in ["deep", "deeper"] {
+        let (levels, inner) = unnest(&state[key]);
+        assert_eq!(levels, 64, "{key} is cut at 64 levels");
+        assert_eq!(inner, "<list nested deeper than 64 levels>", "{key}");
+    }
+    let note = outcome["result"]["messages"]
+        .as_array()
+        .and_then(|messages| {
+            messages
+                .iter()
+                .find(|m| m["content"][0]["text"] == "a note")
+        })
+        .expect("the hook's message is in the result");
+    assert_eq!(note["meta"]["score"], "<float nan>", "{note}");
+    assert_eq!(note["meta"]["seen"], "<set>", "{note}");
+    // 64 levels from `meta` itself.
+    assert_eq!(unnest(&note["meta"]["deep"]).0, 63, "{note}");
+    let changed = outcome["trace"]
+        .as_array()
+        .expect("a trace")
+        .iter()
+        .find(|event| event["event"] == "hook_finished")
+        .expect("the hook's event");
+    assert!(
+        changed["changes"]["data"]
+            .as_array()
+            .is_some_and(|data| data.len() == 6),
+        "the six keys it set are its changes: {changed}"
+    );
+}
+
 #[test]
 fn a_hook_returning_a_value_is_ignored_as_haystack_ignores_it() {
     let returned = one_beside_good("hostile_returns_value", &[]);
@@ -477,6 +527,27 @@ fn a_thread_left_running_does_not_break_the_next_scenarios() {
     let runs = beside_good(&["hostile_leave_thread", "printed"], &[], &[]);
     for outcome in &runs {
         assert_eq!(status(outcome), "pass", "{outcome}");
+    }
+}
+
+#[test]
+fn a_thread_left_writing_to_fd_1_reaches_no_other_scenarios_trace() {
+    // The thread's bytes used to land in the next scenario's hook output (fd 1
+    // is the worker's, not a call's): a different trace each run, and an
+    // `expect.printed` the next scenario passes by accident. The worker that
+    // ran it is replaced before the next scenario.
+    let runs = beside_good(
+        &["hostile_leave_fd_writer", "printed_fd", "printed_fd"],
+        &["--trace", "full"],
+        &[],
+    );
+    for outcome in &runs {
+        assert_eq!(status(outcome), "pass", "{outcome}");
+    }
+    for outcome in &runs[1..] {
+        let trace = outcome["trace"].to_string();
+        assert!(trace.contains("straight to fd 1"), "{trace}");
+        assert!(!trace.contains("left behind"), "{trace}");
     }
 }
 
@@ -820,4 +891,30 @@ fn check_without_an_engine_still_only_says_which_files_need_haystack() {
         stdout.ends_with("1 valid (1 only with --engine haystack), 0 invalid\n"),
         "{stdout}"
     );
+}
+
+#[test]
+fn a_bad_output_limit_is_a_setup_error_naming_the_variable() {
+    // It used to say "install the package into that interpreter" above the
+    // worker's traceback (and `²`, a digit to `str.isdigit`, failed in `int`).
+    for value in ["0", "lots", "-1", "²"] {
+        let output = hookharness_with(
+            &["run", &fixture("good"), "--engine", "haystack"],
+            &[("HOOKHARNESS_OUTPUT_LIMIT", value)],
+        );
+        assert_eq!(output.status.code(), Some(4), "{value}");
+        assert_eq!(
+            text(&output.stderr),
+            format!(
+                "error: HOOKHARNESS_OUTPUT_LIMIT={value:?}: expected a positive number of characters, \
+                 e.g. 1048576 (the output kept per hook or tool call); unset it for that default\n"
+            ),
+            "{value}"
+        );
+    }
+    let output = hookharness_with(
+        &["run", &fixture("good"), "--engine", "haystack"],
+        &[("HOOKHARNESS_OUTPUT_LIMIT", " 64 ")],
+    );
+    assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
 }

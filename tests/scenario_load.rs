@@ -823,3 +823,77 @@ fn a_nul_character_is_named_at_its_place() {
         "{error}"
     );
 }
+
+/// `clock` values the worker's `datetime.fromisoformat` (Python 3.11) reads
+/// load; values it refuses (a month 13, a leap second, an hour 24, an offset
+/// of a day, junk after the minutes) are file errors at the key, not a
+/// failure of the worker.
+#[test]
+fn a_clock_loads_only_when_python_can_set_it() {
+    let load = |clock: &str| {
+        let text = format!(
+            "clock: \"{clock}\"\nmodel: [{{text: hi}}]\nrun: {{messages: [{{role: user, text: q}}]}}\n"
+        );
+        Scenario::from_str(&text, "clock.yaml", Format::Yaml).map(|_| ())
+    };
+    for good in [
+        "2026-03-01",
+        "2024-02-29",
+        "0001-01-01",
+        "9999-12-31T23:59:59",
+        "2026-03-01T09:00",
+        "2026-03-01 09:00:00",
+        "2026-03-01T09:00:00.5",
+        "2026-03-01T09:00:00,123456789",
+        "2026-03-01T09:00:00Z",
+        "2026-03-01T09:00:00+00:00",
+        "2026-03-01T09:00-23:59",
+        "2026-03-01T09:00:00+0100",
+        "2026-03-01T09:00:00+01",
+        "2026-03-01T09:00:00+01:00:30",
+    ] {
+        assert!(load(good).is_ok(), "{good} loads: {:?}", load(good));
+    }
+    for bad in [
+        "2026-13-01",
+        "2026-00-10",
+        "2026-02-29",
+        "2026-04-31",
+        "0000-01-01",
+        "2026-03-01T24:00:00",
+        "2026-03-01T09:60",
+        "2026-03-01T23:59:60Z",
+        "2026-03-01T09:00:00.",
+        "2026-03-01T09:00:00.1234567890",
+        "2026-03-01T09:00garbage",
+        "2026-03-01T09:00:00z",
+        "2026-03-01T09:00:00+24:00",
+        "2026-03-01T09:00:00+01:60",
+        "2026-03-01T09:00:00+1",
+        "2026-03-01x09:00",
+        "2026-03-01T9:00",
+        "2026-3-01",
+        "March 1st, 9am",
+        "",
+    ] {
+        let error = load(bad).expect_err(bad).to_string();
+        assert!(
+            error.starts_with("clock.yaml:1:8: `clock` is `"),
+            "{bad}: {error}"
+        );
+    }
+}
+
+/// A NUL in a `python_path` entry is a file error at the entry; it used to
+/// reach the worker, which failed in `sys.path` with a traceback of its own.
+#[test]
+fn a_python_path_entry_with_a_nul_is_refused_at_the_entry() {
+    let text = "python_path: [\".\", \"..\\0x\"]\nmodel: [{text: hi}]\nrun: {messages: [{role: user, text: q}]}\n";
+    let error = Scenario::from_str(text, "nul.yaml", Format::Yaml)
+        .expect_err("a NUL in a path")
+        .to_string();
+    assert_eq!(
+        error,
+        "nul.yaml:1:20: the `python_path` entry `..\\0x` holds a NUL character, which no folder's path can; write the folder relative to this file"
+    );
+}

@@ -433,3 +433,22 @@ fn the_requests_of_a_run_hold_each_unchanged_message_once() {
     assert!(sees.messages.is_none());
     assert_eq!(requests[0].to_sees_after(None), requests[0].to_sees());
 }
+
+/// `--all` on a scenario whose run fails before its first model call used to
+/// print "no reply has `sees`; `--all` writes one on every reply" and exit 0.
+#[test]
+fn all_on_a_run_that_makes_no_model_call_says_so_and_fails() {
+    let text = "model:\n  - text: hi\nhooks:\n  before_llm:\n    - {name: stop, do: [{fail: \"refused\"}]}\nrun:\n  messages: [{role: user, text: Hello}]\n";
+    let file = write("no_call", text);
+    let output = hookharness(&["rebase", &file, "--all"]);
+    let out = stdout(&output);
+    assert_eq!(output.status.code(), Some(1), "{out}");
+    assert!(
+        out.starts_with(&format!(
+            "{file}: the run made no LLM call, so no `sees` was written\n"
+        )),
+        "{out}"
+    );
+    assert!(out.contains("refused"), "the run's report follows: {out}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
+}

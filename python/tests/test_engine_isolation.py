@@ -307,3 +307,78 @@ def test_each_way_of_reaching_the_network_is_refused_naming_the_host(worker):
             pytest.fail(f"{how}: the network was reached")
         assert error["message"].startswith(f"network access to {host} attempted at "), (how, error["message"])
     assert_still_serves(worker)
+
+
+def test_random_draws_are_the_same_in_every_scenario_and_every_worker(worker):
+    def printed(w):
+        record = w.run(hook_request("before_llm", "misbehaving:draws_random"))
+        assert record["error"] is None, record["error"]
+        (event,) = finished(record, "draws_random")
+        return event["output"]
+
+    first = printed(worker)
+    assert printed(worker) == first  # the next scenario of the same worker starts from the same state
+    fresh = Worker()
+    try:
+        assert printed(fresh) == first  # and so does another command's worker
+    finally:
+        fresh.close()
+    import random
+
+    random.seed(0)
+    assert first == f"{random.random()} {random.choice('abcdefgh')} {random.sample(range(100), 3)}\n"
+
+
+def test_an_exception_with_a_huge_message_keeps_one_limit_of_it_and_its_frame(worker):
+    record = worker.run(hook_request("before_llm", "misbehaving:raise_huge"))
+    message = record["error"]["message"]
+    limit = 1 << 20
+    assert message.startswith("ValueError: " + "z" * 100), message[:200]
+    assert f"[hookharness: the error's text cut at {limit} characters; set HOOKHARNESS_OUTPUT_LIMIT" in message
+    assert message.endswith(" in raise_huge)"), message[-200:]
+    assert len(message) < limit + 1000
+    (event,) = finished(record, "raise_huge")
+    assert len(event["error"]) < limit + 1000
+    assert_still_serves(worker)
+
+
+def test_code_is_not_imported_from_the_folder_the_command_runs_in(tmp_path, monkeypatch):
+    # `python -m` puts the working directory first on sys.path; a module found there would make a scenario pass or
+    # fail by where the command runs, and, not being under `python_path`, keep its state into the next scenario.
+    (tmp_path / "only_in_cwd.py").write_text(
+        "from haystack.hooks import hook\n\n@hook\ndef h(state: 'State') -> None:\n    pass\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    fresh = Worker()
+    try:
+        record = fresh.run(hook_request("before_llm", "only_in_cwd:h"))
+        assert "cannot import `only_in_cwd`" in record["error"]["message"], record["error"]
+        assert_still_serves(fresh)
+    finally:
+        fresh.close()
+
+
+def test_models_replaces_naming_no_generator_class_is_the_runs_error_as_check_says_it(worker):
+    # `check --engine haystack` refused these; `run` patched them: a builtin failed in the engine's own restore
+    # ("the engine worker failed: Traceback ... immutable type 'dict'"), State or a hook had methods swapped silently.
+    for target, kind in (("builtins:dict", "type"), ("misbehaving:loud", "FunctionHook")):
+        request = hook_request(
+            "before_llm", "misbehaving:loud", extra={"models": {"judge": {"replies": [{"text": "x"}], "replaces": target}}}
+        )
+        message = worker.run(request)["error"]["message"]
+        assert message == (
+            f"models.judge.replaces: `{target}` is {kind}, not a generator class; name the chat generator class your "
+            "code builds (a class with `run(messages)`)"
+        ), message
+    assert_still_serves(worker)
+
+
+def test_a_non_message_in_state_messages_is_named_as_such(worker):
+    # It used to end the run with "'int' object has no attribute '_content'", the engine's own code.
+    message = worker.run(hook_request("before_llm", "misbehaving:not_messages"))["error"]["message"]
+    assert message.startswith("State `messages` holds int 1, not a ChatMessage (code that writes"), message
+    # A string there was read as a record that does not parse ("a bug in hookharness").
+    message = worker.run(hook_request("before_llm", "misbehaving:messages_a_string"))["error"]["message"]
+    assert message.startswith("State `messages` "), message
+    assert "not a ChatMessage" in message or "not a list of ChatMessage" in message, message
+    assert_still_serves(worker)

@@ -56,8 +56,14 @@ pub(super) fn run(args: RebaseArgs) -> ExitCode {
     }
     let rebased = rebase(&replay, &scenario, args.all);
     if rebased.changes.is_empty() {
-        outln!("{origin}: no reply has `sees`; `--all` writes one on every reply");
-        return ExitCode::Ok;
+        if !args.all {
+            outln!("{origin}: no reply has `sees`; `--all` writes one on every reply");
+            return ExitCode::Ok;
+        }
+        // `--all` and nothing to write: the run made no model call (it
+        // failed, hung or stopped before the first); say so, with its report.
+        outln!("{origin}: the run made no LLM call, so no `sees` was written");
+        return finish(&rebased.outcome);
     }
     let mut rewritten = 0;
     for change in &rebased.changes {

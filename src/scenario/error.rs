@@ -259,6 +259,11 @@ pub enum ScenarioErrorKind {
         /// The other keys, in file order.
         keys: Vec<String>,
     },
+    /// A `python_path` entry holding a NUL character (no path can).
+    PythonPathNul {
+        /// The entry as written.
+        value: String,
+    },
     /// A `clock` that is not an ISO 8601 date or date and time.
     ClockFormat {
         /// The value as written.

@@ -140,30 +140,94 @@ pub(crate) fn read_models(field: &Field<'_>) -> Read<IndexMap<String, NamedModel
     Ok(models)
 }
 
-/// `clock`: an ISO 8601 date or date and time (`2026-03-01T09:00:00+00:00`).
+/// `clock`: an ISO 8601 date or date and time (`2026-03-01T09:00:00+00:00`),
+/// in the forms Python's `datetime.fromisoformat` reads and with values it
+/// accepts, so that the worker never meets a clock it cannot set: a date
+/// `YYYY-MM-DD` (year 1 to 9999, a day of that month), optionally followed by
+/// `T` or a space, `HH:MM`, optionally `:SS` and a fraction (`.` or `,` and 1
+/// to 9 digits), and an offset (`Z`, `+HH`, `+HHMM`, `+HH:MM`, `+HH:MM:SS`,
+/// or `-` for `+`; less than 24 hours).
 pub(crate) fn read_clock(field: &Field<'_>) -> Read<String> {
     let text = field.string()?;
-    let bytes = text.as_bytes();
-    let digits = |range: std::ops::Range<usize>| {
-        bytes
-            .get(range)
-            .is_some_and(|b| b.iter().all(u8::is_ascii_digit))
-    };
-    let date = digits(0..4)
-        && bytes.get(4) == Some(&b'-')
-        && digits(5..7)
-        && bytes.get(7) == Some(&b'-')
-        && digits(8..10);
-    let rest_ok = bytes.len() == 10
-        || (bytes.len() >= 16
-            && matches!(bytes[10], b'T' | b' ')
-            && digits(11..13)
-            && bytes[13] == b':'
-            && digits(14..16));
-    if date && rest_ok {
+    if clock_is_valid(text.as_bytes()) {
         Ok(text)
     } else {
         Err(field.error(ScenarioErrorKind::ClockFormat { value: text }))
+    }
+}
+
+fn clock_is_valid(bytes: &[u8]) -> bool {
+    let number = |range: std::ops::Range<usize>| -> Option<u32> {
+        let part = bytes.get(range)?;
+        part.iter().all(u8::is_ascii_digit).then(|| {
+            part.iter()
+                .fold(0, |n, digit| n * 10 + u32::from(digit - b'0'))
+        })
+    };
+    let (Some(year), Some(month), Some(day)) = (number(0..4), number(5..7), number(8..10)) else {
+        return false;
+    };
+    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
+    let days = match month {
+        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
+        4 | 6 | 9 | 11 => 30,
+        2 if leap => 29,
+        2 => 28,
+        _ => return false,
+    };
+    if year == 0 || bytes[4] != b'-' || bytes[7] != b'-' || day == 0 || day > days {
+        return false;
+    }
+    if bytes.len() == 10 {
+        return true;
+    }
+    let (Some(hour), Some(minute)) = (number(11..13), number(14..16)) else {
+        return false;
+    };
+    if !matches!(bytes[10], b'T' | b' ') || bytes[13] != b':' || hour > 23 || minute > 59 {
+        return false;
+    }
+    let mut at = 16;
+    if bytes.get(at) == Some(&b':') {
+        match number(at + 1..at + 3) {
+            Some(second) if second <= 59 => at += 3,
+            _ => return false,
+        }
+        if matches!(bytes.get(at), Some(b'.' | b',')) {
+            let digits = bytes[at + 1..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count();
+            if !(1..=9).contains(&digits) {
+                return false;
+            }
+            at += 1 + digits;
+        }
+    }
+    match &bytes[at..] {
+        [] | [b'Z'] => true,
+        [b'+' | b'-', offset @ ..] => {
+            let two = |part: &[u8]| -> Option<u32> {
+                (part.len() == 2 && part.iter().all(u8::is_ascii_digit))
+                    .then(|| u32::from(part[0] - b'0') * 10 + u32::from(part[1] - b'0'))
+            };
+            let fields: Option<Vec<u32>> = match offset {
+                [h1, h2] => two(&[*h1, *h2]).map(|h| vec![h]),
+                [h1, h2, m1, m2] => two(&[*h1, *h2])
+                    .zip(two(&[*m1, *m2]))
+                    .map(|(h, m)| vec![h, m]),
+                [h @ .., b':', m1, m2] if h.len() == 2 => {
+                    two(h).zip(two(&[*m1, *m2])).map(|(h, m)| vec![h, m])
+                }
+                [h1, h2, b':', m1, m2, b':', s1, s2] => two(&[*h1, *h2])
+                    .zip(two(&[*m1, *m2]))
+                    .zip(two(&[*s1, *s2]))
+                    .map(|((h, m), s)| vec![h, m, s]),
+                _ => None,
+            };
+            fields.is_some_and(|f| f[0] <= 23 && f.iter().skip(1).all(|&n| n <= 59))
+        }
+        _ => false,
     }
 }
 

@@ -125,7 +125,13 @@ pub(crate) fn read_scenario(
     map.finish()?;
     let mut python = PythonSpec::default();
     if let Some(f) = python_path {
-        python.python_path = f.strings()?;
+        for entry in f.seq()? {
+            let value = entry.string()?;
+            if value.contains('\0') {
+                return Err(entry.error(ScenarioErrorKind::PythonPathNul { value }));
+            }
+            python.python_path.push(value);
+        }
     }
     if let Some(f) = clock {
         python.clock = Some(read_clock(&f)?);

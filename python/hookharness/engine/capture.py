@@ -44,7 +44,7 @@ def limit_from_env() -> int:
     raw = os.environ.get(LIMIT_ENV, "").strip()
     if not raw:
         return DEFAULT_LIMIT
-    if not raw.isdigit() or int(raw) == 0:
+    if not (raw.isascii() and raw.isdigit()) or int(raw) == 0:  # `"²".isdigit()` holds, `int("²")` fails
         raise ValueError(f"{LIMIT_ENV}={raw!r}: expected a positive number of characters, e.g. {DEFAULT_LIMIT}")
     return int(raw)
 

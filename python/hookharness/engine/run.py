@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import inspect
 import json
 import os
 import re
@@ -22,7 +23,7 @@ from .declarative import DeclarativeHook
 from .errors import ScenarioAbort, ScenarioRunError
 from .observe import observed
 from .recorder import Recorder
-from .sandbox import closed_network, frozen_clock, python_path
+from .sandbox import closed_network, frozen_clock, python_path, seeded_random
 from .scripted import (
     Script,
     ScriptedChatGenerator,
@@ -36,7 +37,7 @@ from .scripted import (
 )
 from .user_code import UserCodeError, error_text, hook_name, make_hook, resolve
 from .user_code import call as call_user
-from .values import build_message, jsonify
+from .values import build_message, jsonify, message_dict
 
 _TYPES: dict[str, Any] = {"list": list, "str": str, "int": int, "float": float, "bool": bool, "dict": dict, "any": Any}
 _HANDLERS = {"merge_lists": merge_lists, "replace_values": replace_values}
@@ -63,6 +64,7 @@ def run_request(request: dict, capture: Capture) -> dict:
     result, error = None, None
     substitutions = Substitutions(recorder)
     capture.start_scenario()
+    seeded_random()
     try:
         with python_path(sc.python_path, folder), closed_network(), frozen_clock(sc.clock), placeholder_secrets(), \
             ended_children():
@@ -131,6 +133,13 @@ def _build(sc: spec.Scenario, request: dict, recorder: Recorder, scripts: dict, 
     for name, script in sc.models.items():
         if script.replaces is not None:
             cls = resolve(script.replaces, f"models.{name}.replaces")
+            if not inspect.isclass(cls) or not callable(getattr(cls, "run", None)):
+                # As `check --engine haystack` says it (construct.py); swapping methods on anything else patches
+                # what is no generator (or a builtin, which refuses).
+                raise UserCodeError(
+                    f"models.{name}.replaces: `{script.replaces}` is {type(cls).__name__}, not a generator class; "
+                    "name the chat generator class your code builds (a class with `run(messages)`)"
+                )
             substitutions.substitute(cls, scripts[name])
             replaced.add(cls)
     # 2. Every other Haystack generator refuses to run: a call no script answers is the run's error.
@@ -331,9 +340,15 @@ def _recording_callback(sink: list, *, is_async: bool):
 def _result(output: dict, schema_keys: list) -> dict:
     """`RunResult` in its serde form."""
     last = output.get("last_message")
+    messages = output.get("messages", [])
+    if not isinstance(messages, (list, tuple)):  # code wrote `state.data["messages"] = ...` directly
+        raise ScenarioAbort(
+            f"State `messages` is {type(messages).__name__}, not a list of ChatMessage (code that writes "
+            '`state.data["messages"]` directly put it there); keep it a list (`state.set("messages", [...])`)'
+        )
     return {
-        "messages": jsonify(output.get("messages", [])),
-        "last_message": jsonify(last) if last is not None else None,
+        "messages": [message_dict(m) for m in messages],
+        "last_message": message_dict(last) if last is not None else None,
         "exit_reason": jsonify(output.get("exit_reason")),
         "step_count": jsonify(output.get("step_count")),
         "token_usage": jsonify(output.get("token_usage")),

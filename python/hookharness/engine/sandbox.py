@@ -8,6 +8,10 @@
   time-machine rather than freezegun: it patches the C-level clock functions once per travel, where freezegun walks
   every loaded module to swap references on each start (costly with Haystack imported) and misses `from time import
   time` bound before it started. Both install from PyPI into the reference venv; time-machine 3.6 is the one used.
+- `random`'s shared generator (`random.random`, `choice`, `shuffle`, ...) starts each scenario from the state
+  `random.seed(0)` gives, so code that draws from it prints and returns the same values run after run (and in
+  every scenario of a command alike). Generators your code makes itself (`random.Random()` with no seed),
+  `random.SystemRandom`, `secrets`, `os.urandom` and `uuid.uuid4` are the operating system's, not seeded.
 - The network is closed: name lookups (`socket.getaddrinfo`, `gethostbyname`, `gethostbyname_ex`, `gethostbyaddr`),
   `socket.create_connection`, and `connect`/`connect_ex`/`sendto`/`sendmsg` of IP sockets raise `ScenarioAbort`
   naming the host and port (a BaseException, so an HTTP client's retry loop does not swallow it). asyncio's
@@ -22,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import random
 import socket
 import sys
 from collections.abc import Iterator
@@ -139,6 +144,16 @@ def closed_network() -> Iterator[None]:
         socket.create_connection = saved_create
         for name, function in saved_methods.items():
             setattr(socket.socket, name, function)
+
+
+# The state `random.seed(0)` leaves, taken once: `setstate` of it costs what `seed(0)` does, and touches no other
+# generator than the module's shared one.
+_SEEDED = random.Random(0).getstate()
+
+
+def seeded_random() -> None:
+    """Start `random`'s shared generator from the state of `random.seed(0)` (the next scenario starts it again)."""
+    random.setstate(_SEEDED)
 
 
 @contextlib.contextmanager

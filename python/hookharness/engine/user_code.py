@@ -9,6 +9,7 @@ A `python: "module:attribute"` hook entry names one of:
 
 from __future__ import annotations
 
+import functools
 import inspect
 import re
 import traceback
@@ -16,6 +17,7 @@ from typing import Any
 
 from haystack.hooks import FunctionHook
 
+from .capture import DEFAULT_LIMIT, LIMIT_ENV, limit_from_env
 from .errors import ScenarioAbort, ScenarioRunError
 from .sandbox import is_user_file
 
@@ -50,10 +52,28 @@ def _walk(tb):
         tb = tb.tb_next
 
 
+@functools.cache
+def error_limit() -> int:
+    """The limit as the worker started with it (user code changing the variable later changes nothing)."""
+    try:
+        return limit_from_env()
+    except ValueError:  # the worker refuses to start with a bad value; never here
+        return DEFAULT_LIMIT
+
+
+def _capped(text: str) -> str:
+    """An exception's text up to the output limit (`HOOKHARNESS_OUTPUT_LIMIT`, the cap of what one call prints), so
+    that a message of 50 MB does not reach the record, and three times over a JUnit report, whole."""
+    limit = error_limit()
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}[hookharness: the error's text cut at {limit} characters; set {LIMIT_ENV} to keep more]"
+
+
 def error_text(exception: BaseException) -> str:
     """The text of an error: Haystack's (or the harness's) `str(exception)`; for an exception raised in user code,
     also its type and the last frame of user code. Memory addresses are dropped (outcomes must not vary)."""
-    text = _ADDRESS.sub("", str(exception))
+    text = _ADDRESS.sub("", _capped(str(exception)))
     if isinstance(exception, (ScenarioRunError, ScenarioAbort)):
         return text
     if isinstance(exception, SystemExit):

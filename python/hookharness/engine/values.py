@@ -3,6 +3,7 @@
 import copy
 import json
 import math
+import sys
 from typing import Any
 
 from haystack.dataclasses import (
@@ -12,6 +13,8 @@ from haystack.dataclasses import (
     ToolCall,
     ToolCallResult,
 )
+
+from .errors import ScenarioAbort
 
 
 def json_eq(a: Any, b: Any) -> bool:
@@ -37,16 +40,23 @@ def json_eq(a: Any, b: Any) -> bool:
 def _call_dict(call: ToolCall) -> dict:
     return {
         "tool_name": call.tool_name,
-        "arguments": copy.deepcopy(call.arguments),
+        "arguments": jsonify(call.arguments),
         "id": call.id,
-        "extra": copy.deepcopy(call.extra),
+        "extra": jsonify(call.extra),
     }
 
 
 def message_dict(message: ChatMessage) -> dict:
     """`message.to_dict()`, as a copy (Haystack's shares the live `meta` dict), computed directly for the common
     parts (text, tool calls, text tool results): `to_dict()` goes through `dataclasses.asdict`, which costs more
-    than a hook call, and the trace serializes every message the model sees. Any other part: `to_dict()` itself."""
+    than a hook call, and the trace serializes every message the model sees. Any other part: `to_dict()` itself.
+    Values user code put in `meta` or a tool call go through `jsonify`, so the record stays JSON."""
+    if not isinstance(message, ChatMessage):
+        raise ScenarioAbort(
+            f"State `messages` holds {type(message).__name__} {_shown(message)}, not a ChatMessage (code that writes "
+            '`state.data["messages"]` directly put it there): the engine records the conversation as ChatMessages; '
+            "keep `messages` a list of ChatMessage (`state.set(\"messages\", [...])`)"
+        )
     parts = []
     for part in message._content:
         kind = type(part)
@@ -59,32 +69,115 @@ def message_dict(message: ChatMessage) -> dict:
                 {"tool_call_result": {"result": part.result, "origin": _call_dict(part.origin), "error": part.error}}
             )
         else:
-            return copy.deepcopy(message.to_dict())
+            return jsonify(message.to_dict())
     return {
         "role": message._role.value,
-        "meta": copy.deepcopy(message._meta) if message._meta else {},
+        "meta": jsonify(message._meta) if message._meta else {},
         "name": message._name,
         "content": parts,
     }
 
 
+# How deep a value user code leaves in State (or in a message's `meta`) is written into the record: the Rust side
+# reads the record with serde_json, which refuses JSON nested more than 128 levels, and the record itself nests a
+# value up to about 10 levels deep (`record.trace[i].changes.data[j].after`, `result.messages[i].meta`). Deeper
+# containers are cut with a marker, as are cycles (a list that holds itself), where Python's own `repr` writes `[...]`.
+MAX_DEPTH = 64
+# Digits of the largest int `json.dumps` writes: CPython refuses to turn a longer int into text
+# (`sys.get_int_max_str_digits()`, 4300 by default); its bit length is checked first, which costs nothing.
+_BIG_INT_BITS = 14_000
+
+
 def jsonify(value: Any) -> Any:
-    """Turn a State/result value into plain JSON data (messages in their `to_dict()` form)."""
+    """Turn a State/result value into plain JSON data (messages in their `to_dict()` form).
+
+    What JSON cannot hold becomes a string in angle brackets: an object of another type its type name (`<set>`,
+    `<bytes>`), a float NaN or infinity `<float nan>` / `<float inf>` / `<float -inf>`, an int too long for `str()`
+    `<int of more than 4300 digits>`, a container that holds itself `<recursive list>` / `<recursive dict>`, and
+    one nested deeper than `MAX_DEPTH` `<list nested deeper than 64 levels>`."""
+    return _jsonify(value, 0, set())
+
+
+def _jsonify(value: Any, depth: int, path: set) -> Any:
+    kind = type(value)
+    if kind is str or kind is bool or value is None:
+        return value
+    if kind is int:
+        return value if value.bit_length() <= _BIG_INT_BITS else _big_int(value)
+    if kind is dict or kind is list:
+        key = id(value)
+        if key in path:
+            return "<recursive dict>" if kind is dict else "<recursive list>"
+        if depth >= MAX_DEPTH:
+            return f"<{kind.__name__} nested deeper than {MAX_DEPTH} levels>"
+        path.add(key)
+        depth += 1
+        if kind is dict:
+            out: Any = {k if type(k) is str else _key(k): _jsonify(v, depth, path) for k, v in value.items()}
+        else:
+            out = [_jsonify(v, depth, path) for v in value]
+        path.discard(key)
+        return out
+    if kind is float:
+        return value if math.isfinite(value) else f"<float {value!r}>"
+    return _other(value, depth, path)
+
+
+def _other(value: Any, depth: int, path: set) -> Any:
+    """A value of a type other than the plain JSON ones: subclasses of them, messages, objects with `to_dict`."""
     if isinstance(value, ChatMessage):
         return message_dict(value)
-    if isinstance(value, dict):
-        return {str(k): jsonify(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [jsonify(v) for v in value]
-    if value is None or isinstance(value, (str, int, float, bool)):
+    if isinstance(value, (dict, list, tuple)):
+        name = "dict" if isinstance(value, dict) else type(value).__name__
+        if id(value) in path:
+            return f"<recursive {name}>"
+        if depth >= MAX_DEPTH:
+            return f"<{name} nested deeper than {MAX_DEPTH} levels>"
+        path.add(id(value))
+        try:
+            if isinstance(value, dict):
+                return {k if type(k) is str else _key(k): _jsonify(v, depth + 1, path) for k, v in value.items()}
+            return [_jsonify(v, depth + 1, path) for v in value]
+        finally:
+            path.discard(id(value))
+    if isinstance(value, float):
+        return value if math.isfinite(value) else f"<float {value!r}>"
+    if isinstance(value, int):
+        return value if value.bit_length() <= _BIG_INT_BITS else _big_int(value)
+    if isinstance(value, str):
         return value
     if hasattr(value, "to_dict"):
         try:
-            return jsonify(value.to_dict())
+            return _jsonify(value.to_dict(), depth, path)
         except Exception:  # noqa: BLE001, S110 - e.g. a Tool whose function cannot be serialized
             pass
     # Anything else has no JSON form; show its type rather than a repr with a memory address.
     return f"<{type(value).__name__}>"
+
+
+def _shown(value: Any) -> str:
+    """A short `repr` of a value in an error text (or its type when `repr` fails)."""
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - a value whose __repr__ raises
+        return f"<{type(value).__name__}>"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _key(key: Any) -> str:
+    """A dict key as JSON's text key: `str(key)`, or its type in angle brackets when `str` fails."""
+    try:
+        return str(key)
+    except Exception:  # noqa: BLE001 - a key whose __str__ raises
+        return f"<{type(key).__name__}>"
+
+
+def _big_int(value: int) -> Any:
+    try:
+        int.__repr__(value)
+    except ValueError:
+        return f"<int of more than {sys.get_int_max_str_digits()} digits>"
+    return value
 
 
 def render(value: Any) -> str:

@@ -12,6 +12,8 @@ Protocol (newline-delimited JSON, UTF-8, one object per line; docs/engines.md):
    a request gets `{"id": N or null, "error": TEXT}`.
    Protocol 2 adds `{"id": N, "construct": REQUEST}` (`check --engine haystack`, `construct.py`): everything the run
    builds, built without running the loop; the response is `{"id": N, "problems": [...], "checked": {...}}`.
+   A response carries `"retire": true` when the scenario left a thread of its own running: the caller shuts this
+   worker down and starts another for the next scenario, so that thread's output cannot reach another trace.
 3. `{"id": N, "shutdown": true}` (or the end of stdin): the worker exits 0.
 
 Timeouts are the caller's: a scenario that does not answer in time has the worker's process group killed
@@ -25,6 +27,7 @@ import json
 import os
 import platform
 import sys
+import threading
 import traceback
 from typing import Any, BinaryIO
 
@@ -115,6 +118,9 @@ def serve(stdin: BinaryIO, channel: Channel, crash: Any) -> int:
     warnings.simplefilter("ignore")
     logging.getLogger("haystack").setLevel(logging.CRITICAL)
     from .run import run_request
+    from .user_code import error_limit
+
+    error_limit()  # read now: a hook that changes HOOKHARNESS_OUTPUT_LIMIT later changes no cap
 
     for raw in stdin:
         if not raw.strip():
@@ -142,6 +148,7 @@ def serve(stdin: BinaryIO, channel: Channel, crash: Any) -> int:
                 print(traceback.format_exc(), file=crash, flush=True)
             channel.send({"id": ident, **answer})
             continue
+        threads = set(threading.enumerate())
         try:
             record = run_request(message["run"], capture)
         except BaseException:  # noqa: BLE001 - a bug of the worker (or a stray SystemExit) costs its scenario only
@@ -154,7 +161,12 @@ def serve(stdin: BinaryIO, channel: Channel, crash: Any) -> int:
                 "unused": {"model": 0, "models": {}},
             }
             print(traceback.format_exc(), file=crash, flush=True)
-        channel.send({"id": ident, "record": record})
+        answer = {"id": ident, "record": record}
+        if any(t.is_alive() and t not in threads for t in threading.enumerate()):
+            # A thread the scenario started still runs: what it prints or writes to fd 1 and 2 would land in the next
+            # scenario's trace. The caller replaces this worker (and its process group) before the next scenario.
+            answer["retire"] = True
+        channel.send(answer)
     return 0
 
 
@@ -178,7 +190,17 @@ def _dump_stack_on_request(crash: Any) -> None:
         faulthandler.register(signal.SIGUSR1, file=crash, all_threads=True)
 
 
+def _forget_working_directory() -> None:
+    """`python -m` puts the directory the command was started in first on `sys.path`: user code would import from
+    wherever the command runs (a scenario passing in one folder and not in another), and a module found there is not
+    one of `python_path`'s, so it would not be dropped after its scenario and its state would reach the next one. The
+    scenario's `python_path` (relative to its file) is where user code comes from (docs/engines.md)."""
+    if not getattr(sys.flags, "safe_path", False) and sys.path:  # `-P` / PYTHONSAFEPATH (3.11) add nothing
+        del sys.path[0]
+
+
 def main() -> int:
+    _forget_working_directory()
     channel = Channel(_private(1))
     crash = os.fdopen(_private(2), "w", buffering=1, encoding="utf-8")
     faulthandler.enable(crash)

@@ -22,6 +22,9 @@ mod worker;
 
 pub use interpreter::{PYTHON_ENV, resolve as resolve_python};
 
+/// The variable that sets how much output one hook or tool call keeps (docs/engines.md).
+pub const OUTPUT_LIMIT_ENV: &str = "HOOKHARNESS_OUTPUT_LIMIT";
+
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -87,6 +90,17 @@ pub enum SetupError {
         python: PathBuf,
         /// The worker's protocol version.
         theirs: u64,
+    },
+    /// `HOOKHARNESS_OUTPUT_LIMIT` is set to something other than a positive
+    /// number of characters (checked before the worker starts, which would
+    /// refuse it with a traceback).
+    #[error(
+        "{OUTPUT_LIMIT_ENV}={value:?}: expected a positive number of characters, e.g. 1048576 \
+         (the output kept per hook or tool call); unset it for that default"
+    )]
+    OutputLimit {
+        /// The value as set.
+        value: String,
     },
     /// The worker's greeting was unreadable.
     #[error("the Haystack engine's worker in `{}` sent {message}", shown(python))]
@@ -194,7 +208,15 @@ impl HaystackEngine {
         }
         let worker = slot.as_mut().expect("a worker was just started");
         let error = match worker.call(key, body, self.timeout) {
-            Ok(answer) => return Ok(answer),
+            Ok(answer) => {
+                if answer.get("retire").and_then(Value::as_bool) == Some(true) {
+                    // The scenario left a thread running, whose output would
+                    // reach the next scenario's trace: the next one gets a
+                    // new worker (dropping this one ends its process group).
+                    *slot = None;
+                }
+                return Ok(answer);
+            }
             Err(error) => error,
         };
         *slot = None;

@@ -72,6 +72,7 @@ pub(crate) struct Worker {
 impl Worker {
     /// Starts `python -m hookharness.engine.worker` and reads its greeting.
     pub(crate) fn start(python: &Path) -> Result<Worker, SetupError> {
+        check_output_limit()?;
         let mut command = if network_namespace() && found(python) {
             // A network namespace of its own, with nothing but a loopback
             // that is down: no process the scenario's code starts reaches a
@@ -466,4 +467,23 @@ fn cut(text: &str) -> String {
 /// The interpreter as messages name it.
 pub(crate) fn shown(python: &Path) -> String {
     PathBuf::from(python).display().to_string()
+}
+
+/// `HOOKHARNESS_OUTPUT_LIMIT`, when set, is what the worker accepts (capture.py
+/// `limit_from_env`): ASCII digits, surrounding spaces allowed, not zero.
+fn check_output_limit() -> Result<(), SetupError> {
+    let Some(raw) = std::env::var_os(super::OUTPUT_LIMIT_ENV) else {
+        return Ok(());
+    };
+    let text = raw.to_string_lossy();
+    let trimmed = text.trim();
+    let valid = trimmed.is_empty()
+        || (trimmed.bytes().all(|b| b.is_ascii_digit()) && trimmed.bytes().any(|b| b != b'0'));
+    if valid {
+        Ok(())
+    } else {
+        Err(SetupError::OutputLimit {
+            value: text.into_owned(),
+        })
+    }
 }

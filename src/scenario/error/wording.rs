@@ -420,6 +420,13 @@ write!(
                 "`agent.python` builds the Agent from your code, so {} cannot be set here; set them in your factory, or pass them through `agent.args`",
                 tick_list(keys)
             ),
+            K::PythonPathNul { value } => {
+                let value = cut(&value.replace('\0', "\\0"));
+                write!(
+                    f,
+                    "the `python_path` entry `{value}` holds a NUL character, which no folder's path can; write the folder relative to this file"
+                )
+            }
             K::ClockFormat { value } => {
                 let value = cut(value);
                 write!(

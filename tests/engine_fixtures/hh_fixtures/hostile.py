@@ -7,6 +7,7 @@ import threading
 import time
 
 from haystack.components.agents.state import State
+from haystack.dataclasses import ChatMessage
 from haystack.hooks import hook
 
 
@@ -111,3 +112,40 @@ def subprocess_connect(state: State) -> None:
     )
     with open(os.environ["HH_NET_RESULT"], "w") as out:
         out.write(done.stdout.strip())
+
+
+def _nested(levels: int) -> list:
+    value: list = []
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+@hook
+def state_without_json_form(state: State) -> None:
+    """Values Haystack keeps in State without complaint but JSON cannot hold as they are: the run must still pass,
+    each value shown by a marker (no lost record, no RecursionError from the engine's own copy)."""
+    cycle: list = [1]
+    cycle.append(cycle)
+    loop: dict = {}
+    loop["self"] = loop
+    state.set("floats", [float("nan"), float("inf"), -float("inf"), 0.5])
+    state.set("ints", [10**5000, 2**64])
+    state.set("cycles", [cycle, loop])
+    state.set("deep", _nested(150))
+    state.set("deeper", _nested(100_000))
+    state.set("others", {(1, 2): {3, 4}, "raw": b"\x00"})
+    meta = {"score": float("nan"), "seen": {"a"}, "deep": _nested(200)}
+    state.set("messages", [ChatMessage.from_user("a note", meta=meta)])
+
+
+def _write_fd_forever() -> None:
+    while True:
+        os.write(1, b"left behind\n")
+        time.sleep(0.001)
+
+
+@hook
+def leave_fd_writer(state: State) -> None:
+    """A thread that outlives its scenario writing to fd 1: none of it may reach another scenario's trace."""
+    threading.Thread(target=_write_fd_forever, daemon=True).start()
