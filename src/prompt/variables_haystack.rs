@@ -401,3 +401,38 @@ proptest! {
         prop_assert_eq!(&ours["error"], &theirs["error"], "{}\nkwargs {:?}", template, kwargs);
     }
 }
+
+/// Shapes the generator does not draw, each compared with Haystack.
+#[test]
+fn hand_written_templates_have_haystacks_variables() {
+    let Some(evaluator) = evaluator() else {
+        eprintln!("skipped: set HOOKHARNESS_PYTHON (or HOOKHARNESS_REF_VENV)");
+        return;
+    };
+    for template in [
+        "{{ x[a:b:c] }} {{ f(*d, **e) }} {{ g(h, k=i, *j) }}",
+        "{% from t import m as n, o %}{% import u as v %}{{ n(w) }}{{ o }}{{ v }}{% include z %}",
+        "{% with a = b, c = a %}{{ c }}{{ d }}{% endwith %}{{ a }}",
+        "{% set (r, s), t = u %}{{ r }}{{ s }}{{ t }}{{ (r, s) }}",
+        "{% for a in b recursive %}{{ loop(a.c) }}{{ d }}{% endfor %}",
+        "{% for a in b %}{% if c %}{% set e = f %}{% else %}{{ e }}{% endif %}{{ e }}{% endfor %}{{ e }}",
+        "{% message role=\"user\" name=\"n\" meta={\"k\": v, w: 1} %}{{ x }}{% endmessage %}",
+        "{% message role=r %}{{ y }}{{ z }}{% endmessage %}",
+        "{% macro m(a, b=c) %}{{ caller(d) }}{{ varargs }}{{ kwargs }}{{ e }}{% endmacro %}\
+         {% call(x) m(f) %}{{ x }}{{ g }}{{ caller }}{% endcall %}",
+        "{% block one %}{{ a }}{% block two scoped %}{{ b }}{{ self }}{{ super() }}{% endblock %}{% endblock %}{{ c }}",
+        "{% for a in b %}{% block three scoped %}{{ loop.index }}{{ d }}{% endblock %}{% endfor %}",
+        "{% filter replace(a, b) %}{{ c }}{% endfilter %}{% set d %}{{ e }}{% endset %}{{ d }}",
+        "{% if a %}{% elif b %}{% set c = 1 %}{% elif d %}{{ c }}{% else %}{% set e = 2 %}{% endif %}{{ e }}",
+        "{% set ns = namespace(a=b) %}{% for c in d %}{% set ns.a = c %}{% endfor %}{{ ns.a }}{{ range(e) }}",
+        "{{ a if b }}{{ c if d if e }}{{ f if g else h if i else j }}",
+        "{% for k, v in items if k is not in skip %}{{ k }}{{ v }}{% else %}{{ loop }}{% endfor %}",
+    ] {
+        let ours = harness(template, &Map::new());
+        let theirs = haystack(evaluator, template, &Map::new());
+        assert_eq!(
+            ours["variables"], theirs["variables"],
+            "{template}\n{theirs}\n{ours}"
+        );
+    }
+}
