@@ -261,14 +261,27 @@ enum Load {
     Undefined,
 }
 
+/// What a frame's analysis defines: `refs`, `loads` (in insertion order,
+/// as the dict keeps them) and `stores`.
+#[derive(Debug, Clone, Default)]
+struct Layer {
+    refs: HashMap<String, String>,
+    loads: IndexMap<String, Load>,
+    stores: BTreeSet<String>,
+}
+
 /// `idtracking.Symbols`; the parent is an index into the analysis' frames.
+///
+/// Jinja2 analyses each branch of an `if` on a full copy of the symbols and
+/// merges the copies back; here a branch is a layer over them holding only
+/// what it adds or changes, so that a frame with many names and many `if`s
+/// is not copied for each (the merge gives the same dict, see
+/// [`Frames::branch_update`]). `layers[0]` is the frame's own.
 #[derive(Debug, Clone)]
 struct Symbols {
     parent: Option<usize>,
     level: usize,
-    refs: HashMap<String, String>,
-    loads: IndexMap<String, Load>,
-    stores: BTreeSet<String>,
+    layers: Vec<Layer>,
 }
 
 impl Symbols {
@@ -276,10 +289,25 @@ impl Symbols {
         Symbols {
             parent,
             level,
-            refs: HashMap::new(),
-            loads: IndexMap::new(),
-            stores: BTreeSet::new(),
+            layers: vec![Layer::default()],
         }
+    }
+
+    fn top(&mut self) -> &mut Layer {
+        self.layers.last_mut().expect("a frame has its own layer")
+    }
+
+    /// `name in self.refs`, through the branches being analysed.
+    fn own_ref(&self, name: &str) -> Option<&String> {
+        self.layers.iter().rev().find_map(|l| l.refs.get(name))
+    }
+
+    fn has_load(&self, ident: &str) -> bool {
+        self.layers.iter().any(|l| l.loads.contains_key(ident))
+    }
+
+    fn has_store(&self, name: &str) -> bool {
+        self.layers.iter().any(|l| l.stores.contains(name))
     }
 }
 
@@ -297,7 +325,7 @@ impl Frames {
     fn find_ref_from(&self, mut frame: Option<usize>, name: &str) -> Option<String> {
         while let Some(index) = frame {
             let symbols = &self.frames[index];
-            if let Some(ident) = symbols.refs.get(name) {
+            if let Some(ident) = symbols.own_ref(name) {
                 return Some(ident.clone());
             }
             frame = symbols.parent;
@@ -307,24 +335,24 @@ impl Frames {
 
     fn find_ref(&self, symbols: &Symbols, name: &str) -> Option<String> {
         symbols
-            .refs
-            .get(name)
+            .own_ref(name)
             .cloned()
             .or_else(|| self.find_ref_from(symbols.parent, name))
     }
 
     fn define_ref(symbols: &mut Symbols, name: &str, load: Option<Load>) -> String {
         let ident = format!("l_{}_{name}", symbols.level);
-        symbols.refs.insert(name.to_owned(), ident.clone());
+        let top = symbols.top();
+        top.refs.insert(name.to_owned(), ident.clone());
         if let Some(load) = load {
-            symbols.loads.insert(ident.clone(), load);
+            top.loads.insert(ident.clone(), load);
         }
         ident
     }
 
     fn store(&self, symbols: &mut Symbols, name: &str) {
-        symbols.stores.insert(name.to_owned());
-        if symbols.refs.contains_key(name) {
+        symbols.top().stores.insert(name.to_owned());
+        if symbols.own_ref(name).is_some() {
             return;
         }
         if let Some(outer) = self.find_ref_from(symbols.parent, name) {
@@ -335,7 +363,7 @@ impl Frames {
     }
 
     fn declare_parameter(symbols: &mut Symbols, name: &str) {
-        symbols.stores.insert(name.to_owned());
+        symbols.top().stores.insert(name.to_owned());
         Self::define_ref(symbols, name, Some(Load::Param));
     }
 
@@ -345,18 +373,33 @@ impl Frames {
         }
     }
 
-    fn branch_update(&self, symbols: &mut Symbols, branches: Vec<Symbols>) {
+    /// `Symbols.branch_update` of the branches' layers. Jinja2 updates the
+    /// dicts with each full copy in turn: a name new in a branch is added
+    /// (its value the last branch's that has it), and every name the frame
+    /// already had takes the value of the last branch (`else`, present even
+    /// when empty), which is the frame's own unless that branch changed it.
+    fn branch_update(&self, symbols: &mut Symbols, branches: Vec<Layer>) {
         let mut stores: BTreeSet<String> = BTreeSet::new();
         for branch in &branches {
             stores.extend(branch.stores.iter().cloned());
         }
-        stores.retain(|name| !symbols.stores.contains(name));
-        for branch in branches {
-            symbols.refs.extend(branch.refs);
+        stores.retain(|name| !symbols.has_store(name));
+        let had: std::collections::HashSet<String> = branches
+            .iter()
+            .flat_map(|b| b.loads.keys())
+            .filter(|ident| symbols.has_load(ident))
+            .cloned()
+            .collect();
+        let last = branches.len().saturating_sub(1);
+        for (i, branch) in branches.into_iter().enumerate() {
+            let top = symbols.top();
+            top.refs.extend(branch.refs);
             for (ident, load) in branch.loads {
-                symbols.loads.insert(ident, load);
+                if i == last || !had.contains(&ident) {
+                    top.loads.insert(ident, load);
+                }
             }
-            symbols.stores.extend(branch.stores);
+            top.stores.extend(branch.stores);
         }
         for name in stores {
             let Some(target) = self.find_ref(symbols, &name) else {
@@ -364,11 +407,11 @@ impl Frames {
             };
             if symbols.parent.is_some() {
                 if let Some(outer) = self.find_ref_from(symbols.parent, &name) {
-                    symbols.loads.insert(target, Load::Alias(outer));
+                    symbols.top().loads.insert(target, Load::Alias(outer));
                     continue;
                 }
             }
-            symbols.loads.insert(target, Load::Resolve(name));
+            symbols.top().loads.insert(target, Load::Resolve(name));
         }
     }
 
@@ -396,11 +439,11 @@ impl Frames {
                 let branches = [body, elifs, else_]
                     .into_iter()
                     .map(|nodes| {
-                        let mut branch = symbols.clone();
+                        symbols.layers.push(Layer::default());
                         for node in nodes {
-                            self.visit(&mut branch, node, as_param);
+                            self.visit(symbols, node, as_param);
                         }
-                        branch
+                        symbols.layers.pop().unwrap_or_default()
                     })
                     .collect();
                 self.branch_update(symbols, branches);
@@ -437,7 +480,7 @@ impl Frames {
 
     /// `enter_frame`: the frame's resolved names join the set.
     fn enter(&mut self, symbols: Symbols) -> usize {
-        for load in symbols.loads.values() {
+        for load in symbols.layers.iter().flat_map(|l| l.loads.values()) {
             if let Load::Resolve(name) = load {
                 if !GLOBALS.contains(&name.as_str()) {
                     self.added.push(name.clone());
