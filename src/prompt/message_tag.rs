@@ -79,23 +79,6 @@ const ROLES: [&str; 4] = ["user", "system", "assistant", "tool"];
 /// whitespace control) into a filter block; the errors are Jinja2's texts
 /// for the tag's literal arguments.
 pub(super) fn rewrite(template: &str) -> Result<String, PromptError> {
-    rewrite_as(template, Target::FilterBlock)
-}
-
-/// The template with each message tag's arguments as a printed call and
-/// no block, so that minijinja reports the variables they use (it does not
-/// look into a filter block's arguments).
-pub(super) fn rewrite_for_variables(template: &str) -> Result<String, PromptError> {
-    rewrite_as(template, Target::Expression)
-}
-
-#[derive(Clone, Copy)]
-enum Target {
-    FilterBlock,
-    Expression,
-}
-
-fn rewrite_as(template: &str, target: Target) -> Result<String, PromptError> {
     let mut out = String::with_capacity(template.len() + 64);
     let mut from = 0;
     while let Some(offset) = template[from..].find("{%") {
@@ -129,17 +112,12 @@ fn rewrite_as(template: &str, target: Target) -> Result<String, PromptError> {
                 let args_end = inner.len() - close_control.len();
                 let args = inner.get(args_start..args_end).unwrap_or("").trim();
                 let args = message_arguments(args)?;
-                out.push_str(&match target {
-                    Target::FilterBlock => format!(
-                        "{{%{control} filter {MESSAGE_FILTER}({args}) {close_control}{close}"
-                    ),
-                    Target::Expression => format!("{{{{ {MESSAGE_FILTER}({args}) }}}}"),
-                });
+                out.push_str(&format!(
+                    "{{%{control} filter {MESSAGE_FILTER}({args}) {close_control}{close}"
+                ));
             }
             "endmessage" => {
-                if let Target::FilterBlock = target {
-                    out.push_str(&format!("{{%{control} endfilter {close_control}{close}"));
-                }
+                out.push_str(&format!("{{%{control} endfilter {close_control}{close}"));
             }
             _ => out.push_str(&template[start..next]),
         }

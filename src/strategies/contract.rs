@@ -589,6 +589,12 @@ fn prompts() -> BoxedStrategy<Option<Prompts>> {
             Some("{% if topic %}{{ topic|nosuchfilter }}{% endif %}"),
             Some("{{ (topic] }}"),
             Some("{% endif %}"),
+            // Many variables in nested frames: a run missing one prints the
+            // provided ones as a set, in Haystack's insertion order.
+            Some(
+                "Plan {{ goal }} for {{ name }} in {{ city }} on {{ date }}: {{ topic if style else tone }}\
+                 {% for x in items if x != limit %}{{ x|default(count) }}{% endfor %}",
+            ),
         ][..],
     );
     let required = prop_oneof![
@@ -598,14 +604,19 @@ fn prompts() -> BoxedStrategy<Option<Prompts>> {
     ];
     let variables = prop::collection::vec(
         (
-            prop::sample::select(&["language", "topic", "name", "count", "items"][..]),
+            prop::sample::select(
+                &[
+                    "language", "topic", "name", "count", "items", "goal", "city", "date", "style",
+                    "tone", "limit",
+                ][..],
+            ),
             prop_oneof![
                 3 => prop::sample::select(&["French", "fusion", "ada", "abc", ""][..]).prop_map(Value::from),
                 1 => Just(json!({"k1": 1, "k2": [2]})),
                 2 => odd_value(),
             ],
         ),
-        0..=5,
+        0..=8,
     )
     .prop_map(|entries| {
         entries

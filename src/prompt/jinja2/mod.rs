@@ -6,6 +6,7 @@
 //! refuses, so that the error texts are Jinja2's.
 
 mod lexer;
+mod names;
 mod parser;
 
 /// A `TemplateSyntaxError`: Jinja2's message and the template line.
@@ -18,11 +19,12 @@ pub(super) struct SyntaxError {
 /// Parses `template` as Haystack's `ChatPromptBuilder` does when it is
 /// built: Jinja2's parser, then its compiler, which `find_undeclared_variables`
 /// runs and which rejects a filter or test Jinja2 does not have (unless it
-/// sits in an `if`, where it fails only when called).
-pub(super) fn check(template: &str) -> Result<(), SyntaxError> {
+/// sits in an `if`, where it fails only when called). Gives the builder's
+/// `variables`, in its order (see [`names`]).
+pub(super) fn check(template: &str) -> Result<Vec<String>, SyntaxError> {
     let (tokens, error) = lexer::tokenize(template);
     let mut parser = parser::Parser::new(tokens, error)?;
-    parser.parse()?;
+    let body = parser.parse()?;
     let unknown = parser.lookups.iter().find(|lookup| {
         !lookup.soft
             && !if lookup.filter {
@@ -42,7 +44,7 @@ pub(super) fn check(template: &str) -> Result<(), SyntaxError> {
             ),
             line: lookup.line,
         }),
-        None => Ok(()),
+        None => Ok(names::variables(&body)),
     }
 }
 

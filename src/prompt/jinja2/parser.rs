@@ -6,6 +6,7 @@
 
 use super::SyntaxError;
 use super::lexer::Token;
+use super::names::{Ctx, Node};
 
 /// What the checks read of an expression node.
 #[derive(Debug, Clone)]
@@ -16,16 +17,32 @@ pub(super) struct Expr {
     assignable: bool,
     /// A `Const`'s value when it is a string.
     text: Option<String>,
+    /// The node, as the variable analysis reads it.
+    node: Node,
 }
 
 impl Expr {
-    fn new(class: &'static str, line: usize) -> Expr {
+    fn new(class: &'static str, line: usize, children: Vec<Node>) -> Expr {
         Expr {
             class,
             line,
             assignable: false,
             text: None,
+            node: Node::Group(children),
         }
+    }
+}
+
+/// `Node.set_ctx`: the names of an assignment target take `ctx`.
+fn set_ctx(node: &mut Node, ctx: Ctx) {
+    match node {
+        Node::Name(_, c) => *c = ctx,
+        Node::Seq(items) | Node::Group(items) => {
+            for item in items {
+                set_ctx(item, ctx);
+            }
+        }
+        _ => {}
     }
 }
 
@@ -142,7 +159,7 @@ fn quoted(text: &str) -> String {
     crate::pyfmt::repr(&serde_json::Value::String(text.to_owned()))
 }
 
-fn test(token: &Token, expr: &str) -> bool {
+fn test_token(token: &Token, expr: &str) -> bool {
     if token.kind == expr {
         return true;
     }
@@ -224,7 +241,7 @@ impl Parser {
     }
 
     fn is(&self, expr: &str) -> bool {
-        test(self.current(), expr)
+        test_token(self.current(), expr)
     }
 
     fn kind(&self) -> &'static str {
@@ -357,11 +374,11 @@ impl Parser {
         out
     }
 
-    fn parse_statement(&mut self) -> Parsed<()> {
+    fn parse_statement(&mut self) -> Parsed<Node> {
         self.nested(Self::parse_statement_at)
     }
 
-    fn parse_statement_at(&mut self) -> Parsed<()> {
+    fn parse_statement_at(&mut self) -> Parsed<Node> {
         let token = self.current().clone();
         if token.kind != "name" {
             return self.fail("tag name expected".to_owned(), token.line);
@@ -397,98 +414,153 @@ impl Parser {
         result
     }
 
-    /// Returns whether the body holds only whitespace text.
-    fn parse_statements(&mut self, end: &[&'static str], drop_needle: bool) -> Parsed<bool> {
+    /// The body up to one of `end`, and whether it holds only whitespace
+    /// text.
+    fn parse_statements(
+        &mut self,
+        end: &[&'static str],
+        drop_needle: bool,
+    ) -> Parsed<(bool, Vec<Node>)> {
         self.skip_if("colon")?;
         self.expect("block_end")?;
-        let blank = self.subparse(Some(end))?;
+        let body = self.subparse(Some(end))?;
         if self.kind() == "eof" {
             return self.fail_eof(Some(end), self.current().line);
         }
         if drop_needle {
             self.next()?;
         }
-        Ok(blank)
+        Ok(body)
     }
 
-    fn parse_set(&mut self) -> Parsed<()> {
+    fn parse_set(&mut self) -> Parsed<Node> {
         self.next()?;
-        self.parse_assign_target(true, false, &[], true)?;
+        let target = Box::new(self.parse_assign_target(true, false, &[], true)?.node);
         if self.skip_if("assign")? {
-            self.parse_tuple(false, true, &[], false, false)?;
-            return Ok(());
+            let node = Box::new(self.parse_tuple(false, true, &[], false, false)?.node);
+            return Ok(Node::Assign { target, node });
         }
-        self.inner(|p| {
+        let (filter, body) = self.inner(|p| {
             let start = p.lookups.len();
-            p.parse_filter(false, start)?;
-            p.parse_statements(&["name:endset"], true)
+            let filter = p.parse_filter(None, false, start)?;
+            let (_, body) = p.parse_statements(&["name:endset"], true)?;
+            Ok((filter, body))
         })?;
-        Ok(())
-    }
-
-    fn parse_for(&mut self) -> Parsed<()> {
-        self.expect("name:for")?;
-        self.parse_assign_target(true, false, &["name:in"], false)?;
-        self.expect("name:in")?;
-        self.parse_tuple(false, false, &["name:recursive"], false, false)?;
-        self.inner(|p| {
-            if p.skip_if("name:if")? {
-                p.parse_expression(true)?;
-            }
-            p.skip_if("name:recursive")?;
-            p.parse_statements(&["name:endfor", "name:else"], false)?;
-            if p.next()?.value != "endfor" {
-                p.parse_statements(&["name:endfor"], true)?;
-            }
-            Ok(())
+        Ok(Node::AssignBlock {
+            target,
+            filter: filter.map(|f| Box::new(f.node)),
+            body,
         })
     }
 
-    fn parse_if(&mut self) -> Parsed<()> {
+    fn parse_for(&mut self) -> Parsed<Node> {
+        self.expect("name:for")?;
+        let target = Box::new(
+            self.parse_assign_target(true, false, &["name:in"], false)?
+                .node,
+        );
+        self.expect("name:in")?;
+        let iter = Box::new(
+            self.parse_tuple(false, false, &["name:recursive"], false, false)?
+                .node,
+        );
+        self.inner(|p| {
+            let test = if p.skip_if("name:if")? {
+                Some(Box::new(p.parse_expression(true)?.node))
+            } else {
+                None
+            };
+            let recursive = p.skip_if("name:recursive")?;
+            let (_, body) = p.parse_statements(&["name:endfor", "name:else"], false)?;
+            let else_ = if p.next()?.value != "endfor" {
+                p.parse_statements(&["name:endfor"], true)?.1
+            } else {
+                Vec::new()
+            };
+            Ok(Node::For {
+                target,
+                iter,
+                body,
+                else_,
+                test,
+                recursive,
+            })
+        })
+    }
+
+    fn parse_if(&mut self) -> Parsed<Node> {
         self.expect("name:if")?;
         self.soft_frame(|p| {
+            let mut branches: Vec<(Node, Vec<Node>)> = Vec::new();
+            let mut else_ = Vec::new();
             loop {
-                p.parse_tuple(false, false, &[], false, false)?;
-                p.parse_statements(&["name:elif", "name:else", "name:endif"], false)?;
+                let test = p.parse_tuple(false, false, &[], false, false)?.node;
+                let (_, body) =
+                    p.parse_statements(&["name:elif", "name:else", "name:endif"], false)?;
+                branches.push((test, body));
                 let token = p.next()?;
-                if test(&token, "name:elif") {
+                if test_token(&token, "name:elif") {
                     continue;
                 }
-                if test(&token, "name:else") {
-                    p.parse_statements(&["name:endif"], true)?;
+                if test_token(&token, "name:else") {
+                    else_ = p.parse_statements(&["name:endif"], true)?.1;
                 }
-                return Ok(());
+                break;
             }
+            let mut branches = branches.into_iter();
+            let (test, body) = branches.next().expect("an if has a test");
+            let elifs = branches
+                .map(|(test, body)| Node::If {
+                    test: Box::new(test),
+                    body,
+                    elifs: Vec::new(),
+                    else_: Vec::new(),
+                })
+                .collect();
+            Ok(Node::If {
+                test: Box::new(test),
+                body,
+                elifs,
+                else_,
+            })
         })
     }
 
-    fn parse_with(&mut self) -> Parsed<()> {
+    fn parse_with(&mut self) -> Parsed<Node> {
         self.next()?;
-        let mut first = true;
+        let (mut targets, mut values) = (Vec::new(), Vec::new());
         while self.kind() != "block_end" {
-            if !first {
+            if !targets.is_empty() {
                 self.expect("comma")?;
             }
-            first = false;
-            self.parse_assign_target(true, false, &[], false)?;
+            let mut target = self.parse_assign_target(true, false, &[], false)?.node;
+            set_ctx(&mut target, Ctx::Param);
+            targets.push(target);
             self.expect("assign")?;
-            self.parse_expression(true)?;
+            values.push(self.parse_expression(true)?.node);
         }
-        self.inner(|p| p.parse_statements(&["name:endwith"], true))?;
-        Ok(())
+        let (_, body) = self.inner(|p| p.parse_statements(&["name:endwith"], true))?;
+        Ok(Node::With {
+            targets,
+            values,
+            body,
+        })
     }
 
-    fn parse_autoescape(&mut self) -> Parsed<()> {
+    fn parse_autoescape(&mut self) -> Parsed<Node> {
         self.next()?;
-        self.parse_expression(true)?;
-        self.inner(|p| p.parse_statements(&["name:endautoescape"], true))?;
-        Ok(())
+        let value = self.parse_expression(true)?.node;
+        let (_, body) = self.inner(|p| p.parse_statements(&["name:endautoescape"], true))?;
+        // `Scope([ScopedEvalContextModifier(options, body)])`.
+        let mut children = vec![value];
+        children.extend(body);
+        Ok(Node::Scope(vec![Node::Group(children)]))
     }
 
-    fn parse_block(&mut self) -> Parsed<()> {
+    fn parse_block(&mut self) -> Parsed<Node> {
         self.next()?;
         let name = self.expect("name")?.value;
-        self.skip_if("name:scoped")?;
+        let scoped = self.skip_if("name:scoped")?;
         let required = self.skip_if("name:required")?;
         if self.kind() == "sub" {
             return self.fail_here(
@@ -497,24 +569,25 @@ impl Parser {
                     .to_owned(),
             );
         }
-        let blank = self.inner(|p| p.parse_statements(&["name:endblock"], true))?;
+        let (blank, body) = self.inner(|p| p.parse_statements(&["name:endblock"], true))?;
         if required && !blank {
             return self
                 .fail_here("Required blocks can only contain comments or whitespace".to_owned());
         }
         let end = format!("name:{name}");
         self.skip_if(&end)?;
-        Ok(())
+        Ok(Node::Block { body, scoped })
     }
 
-    fn parse_extends(&mut self) -> Parsed<()> {
+    fn parse_extends(&mut self) -> Parsed<Node> {
         self.next()?;
-        self.parse_expression(true)?;
-        Ok(())
+        let template = self.parse_expression(true)?.node;
+        Ok(Node::Group(vec![template]))
     }
 
     fn parse_import_context(&mut self) -> Parsed<()> {
-        if (self.is("name:with") || self.is("name:without")) && test(&self.look()?, "name:context")
+        if (self.is("name:with") || self.is("name:without"))
+            && test_token(&self.look()?, "name:context")
         {
             self.next()?;
             self.next()?;
@@ -522,28 +595,34 @@ impl Parser {
         Ok(())
     }
 
-    fn parse_include(&mut self) -> Parsed<()> {
+    fn parse_include(&mut self) -> Parsed<Node> {
         self.next()?;
-        self.parse_expression(true)?;
-        if self.is("name:ignore") && test(&self.look()?, "name:missing") {
+        let template = self.parse_expression(true)?.node;
+        if self.is("name:ignore") && test_token(&self.look()?, "name:missing") {
             self.next()?;
             self.next()?;
         }
-        self.parse_import_context()
+        self.parse_import_context()?;
+        Ok(Node::Group(vec![template]))
     }
 
-    fn parse_import(&mut self) -> Parsed<()> {
+    fn parse_import(&mut self) -> Parsed<Node> {
         self.next()?;
-        self.parse_expression(true)?;
+        let template = Box::new(self.parse_expression(true)?.node);
         self.expect("name:as")?;
-        self.parse_assign_target(true, true, &[], false)?;
-        self.parse_import_context()
+        let target = self.parse_assign_target(true, true, &[], false)?;
+        self.parse_import_context()?;
+        Ok(Node::Import {
+            template,
+            targets: target.text.into_iter().collect(),
+        })
     }
 
-    fn parse_from(&mut self) -> Parsed<()> {
+    fn parse_from(&mut self) -> Parsed<Node> {
         self.next()?;
-        self.parse_expression(true)?;
+        let template = Box::new(self.parse_expression(true)?.node);
         self.expect("name:import")?;
+        let mut targets = Vec::new();
         let mut names = 0;
         loop {
             if names > 0 {
@@ -560,9 +639,11 @@ impl Parser {
                         target.line,
                     );
                 }
+                let mut stored = target.text;
                 if self.skip_if("name:as")? {
-                    self.parse_assign_target(true, true, &[], false)?;
+                    stored = self.parse_assign_target(true, true, &[], false)?.text;
                 }
+                targets.extend(stored);
                 names += 1;
                 if self.import_context_of_from()? || self.kind() != "comma" {
                     break;
@@ -571,14 +652,14 @@ impl Parser {
                 self.expect("name")?;
             }
         }
-        Ok(())
+        Ok(Node::Import { template, targets })
     }
 
     fn import_context_of_from(&mut self) -> Parsed<bool> {
         let current = self.current();
         if current.kind == "name"
             && (current.value == "with" || current.value == "without")
-            && test(&self.look()?, "name:context")
+            && test_token(&self.look()?, "name:context")
         {
             self.next()?;
             self.next()?;
@@ -587,76 +668,96 @@ impl Parser {
         Ok(false)
     }
 
-    fn parse_signature(&mut self) -> Parsed<()> {
+    /// A macro's or call block's arguments and their defaults.
+    fn parse_signature(&mut self) -> Parsed<(Vec<Node>, Vec<Node>)> {
         self.expect("lparen")?;
-        let mut args = 0;
-        let mut defaults = false;
+        let (mut args, mut defaults) = (Vec::new(), Vec::new());
         while self.kind() != "rparen" {
-            if args > 0 {
+            if !args.is_empty() {
                 self.expect("comma")?;
             }
-            self.parse_assign_target(true, true, &[], false)?;
+            let mut arg = self.parse_assign_target(true, true, &[], false)?.node;
+            set_ctx(&mut arg, Ctx::Param);
+            args.push(arg);
             if self.skip_if("assign")? {
-                self.parse_expression(true)?;
-                defaults = true;
-            } else if defaults {
+                defaults.push(self.parse_expression(true)?.node);
+            } else if !defaults.is_empty() {
                 return self.fail_here("non-default argument follows default argument".to_owned());
             }
-            args += 1;
         }
         self.expect("rparen")?;
-        Ok(())
+        Ok((args, defaults))
     }
 
-    fn parse_call_block(&mut self) -> Parsed<()> {
+    fn parse_call_block(&mut self) -> Parsed<Node> {
         let line = self.next()?.line;
-        if self.kind() == "lparen" {
-            self.parse_signature()?;
-        }
+        let (args, defaults) = if self.kind() == "lparen" {
+            self.parse_signature()?
+        } else {
+            (Vec::new(), Vec::new())
+        };
         let call = self.parse_expression(true)?;
         if call.class != "Call" {
             return self.fail("expected call".to_owned(), line);
         }
-        self.inner(|p| p.parse_statements(&["name:endcall"], true))?;
-        Ok(())
+        let (_, body) = self.inner(|p| p.parse_statements(&["name:endcall"], true))?;
+        Ok(Node::CallBlock {
+            call: Box::new(call.node),
+            args,
+            defaults,
+            body,
+        })
     }
 
-    fn parse_filter_block(&mut self) -> Parsed<()> {
+    fn parse_filter_block(&mut self) -> Parsed<Node> {
         self.next()?;
-        self.inner(|p| {
+        let (filter, body) = self.inner(|p| {
             let start = p.lookups.len();
-            p.parse_filter(true, start)?;
-            p.parse_statements(&["name:endfilter"], true)
+            let filter = p.parse_filter(None, true, start)?;
+            let (_, body) = p.parse_statements(&["name:endfilter"], true)?;
+            Ok((filter, body))
         })?;
-        Ok(())
+        Ok(Node::FilterBlock {
+            body,
+            filter: Box::new(filter.map_or(Node::Group(Vec::new()), |f| f.node)),
+        })
     }
 
-    fn parse_macro(&mut self) -> Parsed<()> {
+    fn parse_macro(&mut self) -> Parsed<Node> {
         self.next()?;
-        self.parse_assign_target(true, true, &[], false)?;
-        self.inner(|p| {
-            p.parse_signature()?;
-            p.parse_statements(&["name:endmacro"], true)
+        let name = self
+            .parse_assign_target(true, true, &[], false)?
+            .text
+            .unwrap_or_default();
+        let (args, defaults, body) = self.inner(|p| {
+            let (args, defaults) = p.parse_signature()?;
+            let (_, body) = p.parse_statements(&["name:endmacro"], true)?;
+            Ok((args, defaults, body))
         })?;
-        Ok(())
+        Ok(Node::Macro {
+            name,
+            args,
+            defaults,
+            body,
+        })
     }
 
-    fn parse_print(&mut self) -> Parsed<()> {
+    fn parse_print(&mut self) -> Parsed<Node> {
         self.next()?;
-        let mut first = true;
+        let mut nodes = Vec::new();
         while self.kind() != "block_end" {
-            if !first {
+            if !nodes.is_empty() {
                 self.expect("comma")?;
             }
-            first = false;
-            self.parse_expression(true)?;
+            nodes.push(self.parse_expression(true)?.node);
         }
-        Ok(())
+        Ok(Node::Group(nodes))
     }
 
     /// Haystack's `ChatMessageExtension.parse`: `{% insert EXPR %}` and
-    /// `{% message role=... [name=...] [meta={...}] %}...{% endmessage %}`.
-    fn parse_extension(&mut self) -> Parsed<()> {
+    /// `{% message role=... [name=...] [meta={...}] %}...{% endmessage %}`,
+    /// each a `CallBlock` calling the extension with the tag's arguments.
+    fn parse_extension(&mut self) -> Parsed<Node> {
         let tag = self.next()?;
         let line = tag.line;
         if tag.value == "insert" {
@@ -669,8 +770,13 @@ impl Parser {
                     line,
                 );
             }
-            self.parse_expression(true)?;
-            return Ok(());
+            let expr = self.parse_expression(true)?.node;
+            return Ok(Node::CallBlock {
+                call: Box::new(Node::Group(vec![expr])),
+                args: Vec::new(),
+                defaults: Vec::new(),
+                body: Vec::new(),
+            });
         }
         self.expect("name:role")?;
         self.expect("assign")?;
@@ -678,6 +784,7 @@ impl Parser {
         if role.class == "Const" && !role.text.as_deref().is_some_and(|r| ROLES.contains(&r)) {
             return self.fail(format!("Role must be one of: {}", ROLES.join(", ")), line);
         }
+        let mut arguments = vec![role.node];
         if self.is("name:name") {
             self.next()?;
             self.expect("assign")?;
@@ -691,6 +798,7 @@ impl Parser {
             if name.text.is_none() {
                 return self.fail("name must be a string".to_owned(), line);
             }
+            arguments.push(name.node);
         }
         if self.is("name:meta") {
             self.next()?;
@@ -699,9 +807,15 @@ impl Parser {
             if meta.class != "Dict" {
                 return self.fail("meta must be a dictionary".to_owned(), line);
             }
+            arguments.push(meta.node);
         }
-        self.inner(|p| p.parse_statements(&["name:endmessage"], true))?;
-        Ok(())
+        let (_, body) = self.inner(|p| p.parse_statements(&["name:endmessage"], true))?;
+        Ok(Node::CallBlock {
+            call: Box::new(Node::Group(arguments)),
+            args: Vec::new(),
+            defaults: Vec::new(),
+            body,
+        })
     }
 
     // ----------------------------------------------------------- expressions
@@ -713,12 +827,13 @@ impl Parser {
         extra: &[&str],
         with_namespace: bool,
     ) -> Parsed<Expr> {
-        let target = if name_only {
+        let mut target = if name_only {
             let token = self.expect("name")?;
             Expr {
                 class: "Name",
                 line: token.line,
                 assignable: true,
+                node: Node::Name(token.value.clone(), Ctx::Load),
                 text: Some(token.value),
             }
         } else if with_tuple {
@@ -735,6 +850,7 @@ impl Parser {
                 target.line,
             );
         }
+        set_ctx(&mut target.node, Ctx::Store);
         Ok(target)
     }
 
@@ -755,14 +871,19 @@ impl Parser {
             for lookup in &mut self.lookups[from..] {
                 lookup.soft = true;
             }
-            self.soft_frame(|p| {
-                p.parse_or()?;
-                if p.skip_if("name:else")? {
-                    p.parse_condexpr()?;
-                }
-                Ok(())
+            let (test, otherwise) = self.soft_frame(|p| {
+                let test = p.parse_or()?.node;
+                let otherwise = if p.skip_if("name:else")? {
+                    Some(p.parse_condexpr()?.node)
+                } else {
+                    None
+                };
+                Ok((test, otherwise))
             })?;
-            expr = Expr::new("CondExpr", line);
+            // `CondExpr(test, expr1, expr2)`.
+            let mut children = vec![test, expr.node];
+            children.extend(otherwise);
+            expr = Expr::new("CondExpr", line, children);
         }
         Ok(expr)
     }
@@ -771,8 +892,8 @@ impl Parser {
         let line = self.current().line;
         let mut left = self.parse_and()?;
         while self.skip_if("name:or")? {
-            self.parse_and()?;
-            left = Expr::new("Or", line);
+            let right = self.parse_and()?;
+            left = Expr::new("Or", line, vec![left.node, right.node]);
         }
         Ok(left)
     }
@@ -781,8 +902,8 @@ impl Parser {
         let line = self.current().line;
         let mut left = self.parse_not()?;
         while self.skip_if("name:and")? {
-            self.parse_not()?;
-            left = Expr::new("And", line);
+            let right = self.parse_not()?;
+            left = Expr::new("And", line, vec![left.node, right.node]);
         }
         Ok(left)
     }
@@ -790,29 +911,34 @@ impl Parser {
     fn parse_not(&mut self) -> Parsed<Expr> {
         if self.is("name:not") {
             let line = self.next()?.line;
-            self.parse_not()?;
-            return Ok(Expr::new("Not", line));
+            let node = self.parse_not()?;
+            return Ok(Expr::new("Not", line, vec![node.node]));
         }
         self.parse_compare()
     }
 
     fn parse_compare(&mut self) -> Parsed<Expr> {
         let line = self.current().line;
-        let mut expr = self.parse_math1()?;
+        let expr = self.parse_math1()?;
+        let mut operands = Vec::new();
         loop {
             if matches!(self.kind(), "eq" | "ne" | "lt" | "lteq" | "gt" | "gteq") {
                 self.next()?;
             } else if self.skip_if("name:in")? {
-            } else if self.is("name:not") && test(&self.look()?, "name:in") {
+            } else if self.is("name:not") && test_token(&self.look()?, "name:in") {
                 self.next()?;
                 self.next()?;
             } else {
                 break;
             }
-            self.parse_math1()?;
-            expr = Expr::new("Compare", line);
+            operands.push(self.parse_math1()?.node);
         }
-        Ok(expr)
+        if operands.is_empty() {
+            return Ok(expr);
+        }
+        let mut children = vec![expr.node];
+        children.extend(operands);
+        Ok(Expr::new("Compare", line, children))
     }
 
     fn parse_math1(&mut self) -> Parsed<Expr> {
@@ -821,8 +947,8 @@ impl Parser {
         while matches!(self.kind(), "add" | "sub") {
             let class = if self.kind() == "add" { "Add" } else { "Sub" };
             self.next()?;
-            self.parse_concat()?;
-            left = Expr::new(class, line);
+            let right = self.parse_concat()?;
+            left = Expr::new(class, line, vec![left.node, right.node]);
         }
         Ok(left)
     }
@@ -830,17 +956,17 @@ impl Parser {
     fn parse_concat(&mut self) -> Parsed<Expr> {
         let line = self.current().line;
         let first = self.parse_math2()?;
-        let mut concat = false;
+        let mut rest = Vec::new();
         while self.kind() == "tilde" {
             self.next()?;
-            self.parse_math2()?;
-            concat = true;
+            rest.push(self.parse_math2()?.node);
         }
-        Ok(if concat {
-            Expr::new("Concat", line)
-        } else {
-            first
-        })
+        if rest.is_empty() {
+            return Ok(first);
+        }
+        let mut children = vec![first.node];
+        children.extend(rest);
+        Ok(Expr::new("Concat", line, children))
     }
 
     fn parse_math2(&mut self) -> Parsed<Expr> {
@@ -854,8 +980,8 @@ impl Parser {
                 _ => "Mod",
             };
             self.next()?;
-            self.parse_pow()?;
-            left = Expr::new(class, line);
+            let right = self.parse_pow()?;
+            left = Expr::new(class, line, vec![left.node, right.node]);
         }
         Ok(left)
     }
@@ -865,8 +991,8 @@ impl Parser {
         let mut left = self.parse_unary(true)?;
         while self.kind() == "pow" {
             self.next()?;
-            self.parse_unary(true)?;
-            left = Expr::new("Pow", line);
+            let right = self.parse_unary(true)?;
+            left = Expr::new("Pow", line, vec![left.node, right.node]);
         }
         Ok(left)
     }
@@ -881,13 +1007,13 @@ impl Parser {
         let mut node = match self.kind() {
             "sub" => {
                 self.next()?;
-                self.parse_unary(false)?;
-                Expr::new("Neg", line)
+                let operand = self.parse_unary(false)?;
+                Expr::new("Neg", line, vec![operand.node])
             }
             "add" => {
                 self.next()?;
-                self.parse_unary(false)?;
-                Expr::new("Pos", line)
+                let operand = self.parse_unary(false)?;
+                Expr::new("Pos", line, vec![operand.node])
             }
             _ => self.parse_primary(false)?,
         };
@@ -905,7 +1031,7 @@ impl Parser {
                 self.next()?;
                 let value = token.value.as_str();
                 if matches!(value, "true" | "false" | "True" | "False" | "none" | "None") {
-                    return Ok(Expr::new("Const", token.line));
+                    return Ok(Expr::new("Const", token.line, Vec::new()));
                 }
                 if with_namespace && self.kind() == "dot" {
                     self.next()?;
@@ -915,12 +1041,14 @@ impl Parser {
                         line: token.line,
                         assignable: true,
                         text: None,
+                        node: Node::NsRef(token.value),
                     });
                 }
                 Ok(Expr {
                     class: "Name",
                     line: token.line,
                     assignable: true,
+                    node: Node::Name(token.value.clone(), Ctx::Load),
                     text: Some(token.value),
                 })
             }
@@ -935,11 +1063,12 @@ impl Parser {
                     line: token.line,
                     assignable: false,
                     text: Some(text),
+                    node: Node::Group(Vec::new()),
                 })
             }
             "integer" | "float" => {
                 self.next()?;
-                Ok(Expr::new("Const", token.line))
+                Ok(Expr::new("Const", token.line, Vec::new()))
             }
             "lparen" => {
                 self.next()?;
@@ -1001,6 +1130,7 @@ impl Parser {
                 line,
                 assignable: true,
                 text: None,
+                node: Node::Seq(Vec::new()),
             });
         }
         let assignable = args.iter().all(|a| a.assignable);
@@ -1009,50 +1139,50 @@ impl Parser {
             line,
             assignable,
             text: None,
+            node: Node::Seq(args.into_iter().map(|a| a.node).collect()),
         })
     }
 
     fn parse_list(&mut self) -> Parsed<Expr> {
         let token = self.expect("lbracket")?;
-        let mut items = 0;
+        let mut items = Vec::new();
         while self.kind() != "rbracket" {
-            if items > 0 {
+            if !items.is_empty() {
                 self.expect("comma")?;
             }
             if self.kind() == "rbracket" {
                 break;
             }
-            self.parse_expression(true)?;
-            items += 1;
+            items.push(self.parse_expression(true)?.node);
         }
         self.expect("rbracket")?;
-        Ok(Expr::new("List", token.line))
+        Ok(Expr::new("List", token.line, items))
     }
 
     fn parse_dict(&mut self) -> Parsed<Expr> {
         let token = self.expect("lbrace")?;
-        let mut items = 0;
+        let mut items = Vec::new();
         while self.kind() != "rbrace" {
-            if items > 0 {
+            if !items.is_empty() {
                 self.expect("comma")?;
             }
             if self.kind() == "rbrace" {
                 break;
             }
-            self.parse_expression(true)?;
+            let key = self.parse_expression(true)?.node;
             self.expect("colon")?;
-            self.parse_expression(true)?;
-            items += 1;
+            let value = self.parse_expression(true)?.node;
+            items.push(Node::Group(vec![key, value]));
         }
         self.expect("rbrace")?;
-        Ok(Expr::new("Dict", token.line))
+        Ok(Expr::new("Dict", token.line, items))
     }
 
     fn parse_postfix(&mut self, mut node: Expr) -> Parsed<Expr> {
         loop {
             match self.kind() {
-                "dot" | "lbracket" => node = self.parse_subscript()?,
-                "lparen" => node = self.parse_call()?,
+                "dot" | "lbracket" => node = self.parse_subscript(node)?,
+                "lparen" => node = self.parse_call(node)?,
                 _ => return Ok(node),
             }
         }
@@ -1061,67 +1191,76 @@ impl Parser {
     fn parse_filter_expr(&mut self, mut node: Expr, start: usize) -> Parsed<Expr> {
         loop {
             if self.kind() == "pipe" {
-                node = self.parse_filter(false, start)?.unwrap_or(node);
+                node = self
+                    .parse_filter(Some(node), false, start)?
+                    .expect("a filter");
             } else if self.is("name:is") {
-                node = self.parse_test(start)?;
+                node = self.parse_test(node, start)?;
             } else if self.kind() == "lparen" {
-                node = self.parse_call()?;
+                node = self.parse_call(node)?;
             } else {
                 return Ok(node);
             }
         }
     }
 
-    fn parse_subscript(&mut self) -> Parsed<Expr> {
+    fn parse_subscript(&mut self, node: Expr) -> Parsed<Expr> {
         let token = self.next()?;
         if token.kind == "dot" {
             let attr = self.current().clone();
             self.next()?;
             if attr.kind == "name" {
-                return Ok(Expr::new("Getattr", token.line));
+                return Ok(Expr::new("Getattr", token.line, vec![node.node]));
             }
             if attr.kind != "integer" {
                 return self.fail("expected name or number".to_owned(), attr.line);
             }
-            return Ok(Expr::new("Getitem", token.line));
+            return Ok(Expr::new("Getitem", token.line, vec![node.node]));
         }
+        let mut children = vec![node.node];
         let mut args = 0;
         while self.kind() != "rbracket" {
             if args > 0 {
                 self.expect("comma")?;
             }
-            self.parse_subscribed()?;
+            children.push(self.parse_subscribed()?);
             args += 1;
         }
         self.expect("rbracket")?;
-        Ok(Expr::new("Getitem", token.line))
+        Ok(Expr::new("Getitem", token.line, children))
     }
 
-    fn parse_subscribed(&mut self) -> Parsed<()> {
+    /// A subscript or a slice: its expressions in order.
+    fn parse_subscribed(&mut self) -> Parsed<Node> {
+        let mut parts = Vec::new();
         if self.kind() == "colon" {
             self.next()?;
         } else {
-            self.parse_expression(true)?;
+            let node = self.parse_expression(true)?.node;
             if self.kind() != "colon" {
-                return Ok(());
+                return Ok(node);
             }
+            parts.push(node);
             self.next()?;
         }
         if self.kind() != "colon" && !matches!(self.kind(), "rbracket" | "comma") {
-            self.parse_expression(true)?;
+            parts.push(self.parse_expression(true)?.node);
         }
         if self.kind() == "colon" {
             self.next()?;
             if !matches!(self.kind(), "rbracket" | "comma") {
-                self.parse_expression(true)?;
+                parts.push(self.parse_expression(true)?.node);
             }
         }
-        Ok(())
+        Ok(Node::Group(parts))
     }
 
-    fn parse_call_args(&mut self) -> Parsed<()> {
+    /// The arguments of a call, filter or test in the order of Jinja2's
+    /// fields: `args`, `kwargs`, `dyn_args`, `dyn_kwargs`.
+    fn parse_call_args(&mut self) -> Parsed<Vec<Node>> {
         let token = self.expect("lparen")?;
-        let (mut kwargs, mut dyn_args, mut dyn_kwargs) = (0, false, false);
+        let (mut args, mut kwargs) = (Vec::new(), Vec::new());
+        let (mut dyn_args, mut dyn_kwargs): (Option<Node>, Option<Node>) = (None, None);
         let mut require_comma = false;
         let ensure = |p: &Self, ok: bool| -> Parsed<()> {
             if ok {
@@ -1141,41 +1280,51 @@ impl Parser {
                 }
             }
             if self.kind() == "mul" {
-                ensure(self, !dyn_args && !dyn_kwargs)?;
+                ensure(self, dyn_args.is_none() && dyn_kwargs.is_none())?;
                 self.next()?;
-                self.parse_expression(true)?;
-                dyn_args = true;
+                dyn_args = Some(self.parse_expression(true)?.node);
             } else if self.kind() == "pow" {
-                ensure(self, !dyn_kwargs)?;
+                ensure(self, dyn_kwargs.is_none())?;
                 self.next()?;
-                self.parse_expression(true)?;
-                dyn_kwargs = true;
+                dyn_kwargs = Some(self.parse_expression(true)?.node);
             } else if self.kind() == "name" && self.look()?.kind == "assign" {
-                ensure(self, !dyn_kwargs)?;
+                ensure(self, dyn_kwargs.is_none())?;
                 self.next()?;
                 self.next()?;
-                self.parse_expression(true)?;
-                kwargs += 1;
+                kwargs.push(self.parse_expression(true)?.node);
             } else {
-                ensure(self, !dyn_args && !dyn_kwargs && kwargs == 0)?;
-                self.parse_expression(true)?;
+                ensure(
+                    self,
+                    dyn_args.is_none() && dyn_kwargs.is_none() && kwargs.is_empty(),
+                )?;
+                args.push(self.parse_expression(true)?.node);
             }
             require_comma = true;
         }
         self.expect("rparen")?;
-        Ok(())
+        args.extend(kwargs);
+        args.extend(dyn_args);
+        args.extend(dyn_kwargs);
+        Ok(args)
     }
 
-    fn parse_call(&mut self) -> Parsed<Expr> {
+    fn parse_call(&mut self, node: Expr) -> Parsed<Expr> {
         let line = self.current().line;
-        self.parse_call_args()?;
-        Ok(Expr::new("Call", line))
+        let mut children = vec![node.node];
+        children.extend(self.parse_call_args()?);
+        Ok(Expr::new("Call", line, children))
     }
 
-    /// One or more `|name(args)`; `start_inline` reads the first without
-    /// its pipe (a filter block). `None` when there was none.
-    fn parse_filter(&mut self, mut start_inline: bool, start: usize) -> Parsed<Option<Expr>> {
-        let mut node = None;
+    /// One or more `|name(args)` applied to `node` (none for a filter
+    /// block or a set block); `start_inline` reads the first without its
+    /// pipe (a filter block). `None` when there was none.
+    fn parse_filter(
+        &mut self,
+        mut node: Option<Expr>,
+        mut start_inline: bool,
+        start: usize,
+    ) -> Parsed<Option<Expr>> {
+        let mut filtered = false;
         while self.kind() == "pipe" || start_inline {
             if !start_inline {
                 self.next()?;
@@ -1187,17 +1336,19 @@ impl Parser {
                 name.push('.');
                 name.push_str(&self.expect("name")?.value);
             }
+            let mut children: Vec<Node> = node.take().map(|n| n.node).into_iter().collect();
             if self.kind() == "lparen" {
-                self.parse_call_args()?;
+                children.extend(self.parse_call_args()?);
             }
             self.lookup(start, true, name, token.line);
-            node = Some(Expr::new("Filter", token.line));
+            node = Some(Expr::new("Filter", token.line, children));
+            filtered = true;
             start_inline = false;
         }
-        Ok(node)
+        Ok(if filtered { node } else { None })
     }
 
-    fn parse_test(&mut self, start: usize) -> Parsed<Expr> {
+    fn parse_test(&mut self, node: Expr, start: usize) -> Parsed<Expr> {
         let token = self.next()?;
         let negated = self.skip_if("name:not")?;
         let mut name = self.expect("name")?.value;
@@ -1206,8 +1357,9 @@ impl Parser {
             name.push('.');
             name.push_str(&self.expect("name")?.value);
         }
+        let mut children = vec![node.node];
         if self.kind() == "lparen" {
-            self.parse_call_args()?;
+            children.extend(self.parse_call_args()?);
         } else if matches!(
             self.kind(),
             "name" | "string" | "integer" | "float" | "lparen" | "lbracket" | "lbrace"
@@ -1217,15 +1369,20 @@ impl Parser {
                 return self.fail_here("You cannot chain multiple tests with is".to_owned());
             }
             let arg = self.parse_primary(false)?;
-            self.parse_postfix(arg)?;
+            children.push(self.parse_postfix(arg)?.node);
         }
         self.lookup(start, false, name, token.line);
-        Ok(Expr::new(if negated { "Not" } else { "Test" }, token.line))
+        let test = Expr::new("Test", token.line, children);
+        Ok(if negated {
+            Expr::new("Not", token.line, vec![test.node])
+        } else {
+            test
+        })
     }
 
-    /// The template body up to one of `end` (or the end); whether it holds
-    /// only whitespace text.
-    fn subparse(&mut self, end: Option<&[&'static str]>) -> Parsed<bool> {
+    /// The template body up to one of `end` (or the end): whether it holds
+    /// only whitespace text, and its nodes.
+    fn subparse(&mut self, end: Option<&[&'static str]>) -> Parsed<(bool, Vec<Node>)> {
         if let Some(end) = end {
             self.end_token_stack.push(end.to_vec());
         }
@@ -1236,8 +1393,9 @@ impl Parser {
         result
     }
 
-    fn subparse_body(&mut self, end: Option<&[&'static str]>) -> Parsed<bool> {
+    fn subparse_body(&mut self, end: Option<&[&'static str]>) -> Parsed<(bool, Vec<Node>)> {
         let mut blank = true;
+        let mut body = Vec::new();
         while self.kind() != "eof" {
             match self.kind() {
                 "data" => {
@@ -1249,7 +1407,7 @@ impl Parser {
                 "variable_begin" => {
                     blank = false;
                     self.next()?;
-                    self.parse_tuple(false, true, &[], false, false)?;
+                    body.push(self.parse_tuple(false, true, &[], false, false)?.node);
                     self.expect("variable_end")?;
                 }
                 _ => {
@@ -1258,20 +1416,19 @@ impl Parser {
                     self.next()?;
                     if let Some(end) = end {
                         if end.iter().any(|e| self.is(e)) {
-                            return Ok(blank);
+                            return Ok((blank, body));
                         }
                     }
-                    self.parse_statement()?;
+                    body.push(self.parse_statement()?);
                     self.expect("block_end")?;
                 }
             }
         }
-        Ok(blank)
+        Ok((blank, body))
     }
 
-    /// The whole template.
-    pub(super) fn parse(&mut self) -> Parsed<()> {
-        self.subparse(None)?;
-        Ok(())
+    /// The whole template: its nodes.
+    pub(super) fn parse(&mut self) -> Parsed<Vec<Node>> {
+        Ok(self.subparse(None)?.1)
     }
 }
