@@ -8,6 +8,8 @@ use super::PromptError;
 use super::budget::{self, FUEL};
 use super::for_loops::ITERABLE_FILTER;
 use super::message_tag::{MESSAGE_FILTER, is_py_space};
+use super::pystr;
+use super::show;
 use crate::message::ChatMessage;
 use crate::pyfmt;
 use indexmap::IndexMap;
@@ -37,11 +39,11 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
     let mut env = Environment::new();
     env.set_fuel(Some(FUEL));
     env.set_recursion_limit(RECURSION_LIMIT);
-    env.set_formatter(|out, _state, value| {
+    env.set_formatter(|out, state, value| {
         if value.is_undefined() {
             return Ok(());
         }
-        let text = python_str(value);
+        let text = show::python_str(Some(state), value)?;
         out.write_str(&escape_sentinel(&text))
             .map_err(|e| Error::new(ErrorKind::WriteFailure, e.to_string()))
     });
@@ -52,7 +54,18 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
         // Python's `str.format` pads to any width: its output is paid for
         // before it is built.
         if let (Some(template), "format") = (value.as_str(), method) {
-            budget::ensure_bytes(state, budget::str_format_bound(template, args))?;
+            let precisions = pystr::check_str_format(template, args)?;
+            let bound = budget::str_format_bound(template, args)
+                .saturating_add(usize::try_from(precisions.bytes).unwrap_or(usize::MAX));
+            budget::ensure_bytes(state, bound)?;
+            if let Some(error) = precisions.beyond_formatter {
+                return Err(error);
+            }
+        }
+        if let Some(text) = value.as_str().filter(|_| value.kind() == ValueKind::String) {
+            if let Some(result) = pystr::string_method(state, text, method, args) {
+                return result;
+            }
         }
         minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args)
     });
@@ -63,18 +76,6 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
     env.add_filter(ITERABLE_FILTER, iterable);
     env.add_template_owned(TEMPLATE, source)?;
     Ok(env)
-}
-
-/// Python's `str(value)` for what a template prints.
-fn python_str(value: &JinjaValue) -> String {
-    if let Some(text) = value.as_str() {
-        return text.to_owned();
-    }
-    match serde_json::to_value(value) {
-        Ok(Value::String(text)) => text,
-        Ok(json) => pyfmt::repr(&json),
-        Err(_) => value.to_string(),
-    }
 }
 
 /// Haystack's `_finalize`: a printed value cannot forge a content part.
@@ -121,7 +122,7 @@ fn center(
     value: &JinjaValue,
     width: Option<JinjaValue>,
 ) -> Result<String, Error> {
-    let text = python_str(value);
+    let text = show::python_str(Some(state), value)?;
     let width = width.as_ref().map_or(Ok(80), budget::ssize)?;
     let length = text.chars().count();
     let Ok(width) = usize::try_from(width) else {
@@ -142,7 +143,8 @@ fn center(
 
 /// Jinja2's `tojson`: `json.dumps(value, sort_keys=True)` with `<`, `>`,
 /// `&` and `'` escaped for HTML.
-fn tojson(value: &JinjaValue) -> Result<JinjaValue, Error> {
+fn tojson(state: &minijinja::State, value: &JinjaValue) -> Result<JinjaValue, Error> {
+    show::ensure_json_fits(state, value)?;
     let json = serde_json::to_value(value)
         .map_err(|e| Error::new(ErrorKind::InvalidOperation, e.to_string()))?;
     let text = pyfmt::json_dumps_ascii(&sort_keys(json))
@@ -196,7 +198,11 @@ pub(super) fn haystack_error(message: String) -> Error {
 
 /// `{% message %}`: the block's rendered body as one message, written as a
 /// JSON line (read back after rendering, as Haystack reads its lines).
-fn message_filter(body: String, kwargs: Kwargs) -> Result<JinjaValue, Error> {
+fn message_filter(
+    state: &minijinja::State,
+    body: String,
+    kwargs: Kwargs,
+) -> Result<JinjaValue, Error> {
     let role: JinjaValue = kwargs.get("role")?;
     let name: Option<String> = kwargs.get("name")?;
     let meta: Option<JinjaValue> = kwargs.get("meta")?;
@@ -220,7 +226,7 @@ fn message_filter(body: String, kwargs: Kwargs) -> Result<JinjaValue, Error> {
         _ => {
             return Err(haystack_error(format!(
                 "Unsupported role: {}",
-                python_str(&role)
+                show::python_str(Some(state), &role)?
             )));
         }
     };
