@@ -66,6 +66,14 @@ CASES += [
      "{% endfor %}", {"docs": [{"title": "Fusion", "score": 0.91234}, {"title": "Tokamaks", "score": 0.5}]}),
 ]
 
+# Values printed whole: `string`, `join` and `str.format` of lists, dicts and tuples.
+CASES += [
+    ("{{ xs|string }}|{{ ['a', 'b']|join(', ') }}|{{ ds|join(',', attribute='n') }}|{{ '{}'.format(xs) }}|"
+     "{{ ['x', 'y']|join }}|{{ [1, 2]|join('-') }}|{{ 5|string }}|{{ none|string }}|{{ 1.5|string }}|"
+     "{{ (1, 'a') }}|{{ (1,) }}|{{ [1.5, none, true, {'k': (2,)}] }}",
+     {"xs": [1, "a", {"k": None}], "ds": [{"n": "a"}, {"n": "b"}]}),
+]
+
 # Templates Python refuses: the exception Haystack raises (its type and text), which the harness must name.
 ERROR_CASES = [
     ("{{ 'x'.ljust(5, 'ab') }}", {}),

@@ -643,6 +643,10 @@ mod hostile {
             (doubled, "{{ ns.d|center(3) }}"),
             (dict, "{{ ns.d }}"),
             (dict, "{{ ns.d|tojson }}"),
+            (doubled, "{{ ns.d|string|length }}"),
+            (doubled, "{{ ns.d|join(',') }}"),
+            (doubled, "{{ ns.d|pprint }}"),
+            (doubled, "{{ '{}'.format(ns.d) }}"),
         ] {
             let template = format!("{BURN}{build}{show}");
             let got = rendered(&template).unwrap_err();

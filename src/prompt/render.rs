@@ -54,6 +54,10 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
         // Python's `str.format` pads to any width: its output is paid for
         // before it is built.
         if let (Some(template), "format") = (value.as_str(), method) {
+            // minijinja prints a list or dict argument without a budget.
+            for arg in args.iter().filter(|a| !a.is_kwargs()) {
+                show::ensure_json_fits(state, arg)?;
+            }
             let precisions = pystr::check_str_format(template, args)?;
             let bound = budget::str_format_bound(template, args)
                 .saturating_add(usize::try_from(precisions.bytes).unwrap_or(usize::MAX));
@@ -72,6 +76,16 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
     env.add_filter("truncate", truncate);
     env.add_filter("tojson", tojson);
     env.add_filter("center", center);
+    // Jinja2's `string` is Python's `str()`; `join` and `pprint` print the
+    // items of a value: each walks it within the budget first.
+    env.add_filter("string", |state: &minijinja::State, value: &JinjaValue| {
+        show::python_str(Some(state), value)
+    });
+    env.add_filter("join", join);
+    env.add_filter("pprint", |state: &minijinja::State, value: &JinjaValue| {
+        show::ensure_json_fits(state, value)?;
+        Ok::<_, Error>(minijinja::filters::pprint(value))
+    });
     env.add_filter(MESSAGE_FILTER, message_filter);
     env.add_filter(ITERABLE_FILTER, iterable);
     env.add_template_owned(TEMPLATE, source)?;
@@ -112,6 +126,18 @@ fn truncate(
     }
     kwargs.assert_all_used()?;
     minijinja_contrib::filters::truncate(state, value, Kwargs::from_iter(pairs))
+}
+
+/// Jinja2's `join`, once the value is known to print within the budget.
+fn join(
+    state: &mut minijinja::State,
+    value: &JinjaValue,
+    joiner: Option<minijinja::value::StringInput<'_>>,
+    attribute: Option<&str>,
+    kwargs: Kwargs,
+) -> Result<JinjaValue, Error> {
+    show::ensure_json_fits(state, value)?;
+    minijinja::filters::join(state, value, joiner, attribute, kwargs)
 }
 
 /// Jinja2's `center(value, width=80)`: Python's `str.center`, whose odd

@@ -32,6 +32,9 @@ pub(super) fn python_str(state: Option<&State>, value: &JinjaValue) -> Result<St
         return Ok(text.to_owned());
     }
     let limit = state.map_or(u64::MAX, budget::bytes_left);
+    // The quick lower bound first, then the text.
+    let mut size = 0;
+    measure(value, limit, 0, &mut size).map_err(|stop| stopped(stop, size as usize, limit))?;
     let mut out = String::new();
     match write_repr(&mut out, value, limit, 0) {
         Ok(()) => Ok(out),
@@ -145,8 +148,8 @@ fn write_repr(out: &mut String, value: &JinjaValue, limit: u64, depth: usize) ->
     Ok(())
 }
 
-/// A lower bound of the JSON's size: the bytes of strings and numbers, and
-/// the separators.
+/// A lower bound of the size of the JSON and of Python's `repr`: the bytes
+/// of strings, a byte for a number, and the separators.
 fn measure(value: &JinjaValue, limit: u64, depth: usize, size: &mut u64) -> Result<(), Stop> {
     if depth > MAX_DEPTH {
         return Err(Stop::TooDeep);
@@ -175,6 +178,8 @@ fn measure(value: &JinjaValue, limit: u64, depth: usize, size: &mut u64) -> Resu
             }
             0
         }
+        // `1`, `None`, `True`: the shortest a scalar prints.
+        ValueKind::Number => 1,
         _ => 4,
     };
     if *size >= limit {
