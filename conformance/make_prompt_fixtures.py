@@ -74,6 +74,12 @@ CASES += [
      {"xs": [1, "a", {"k": None}], "ds": [{"n": "a"}, {"n": "b"}]}),
 ]
 
+# `wordwrap` with its arguments by position and by name.
+CASES += [
+    ("{{ 'a b c d e f'|wordwrap(3) }}|{{ 'alpha beta gamma'|wordwrap(5, wrapstring='|') }}|{{ 'alpha beta'|wordwrap(10**12) }}|"
+     "{{ 'long-hyphenated words'|wordwrap(6, False, '/', False) }}|{{ 'abcdefghij'|wordwrap(3, False) }}", {}),
+]
+
 # Templates Python refuses: the exception Haystack raises (its type and text), which the harness must name.
 ERROR_CASES = [
     ("{{ 'x'.ljust(5, 'ab') }}", {}),
@@ -111,6 +117,9 @@ ERROR_CASES = [
     ("{{ '{:.9223372036854775808}'.format('x') }}", {}),
     ("{{ '{:9223372036854775808}'.format('x') }}", {}),
     ("{{ '{:.}'.format(1.5) }}", {}),
+    ("{{ 'x'|wordwrap(0) }}", {}),
+    ("{{ 'x'|wordwrap(-1) }}", {}),
+    ("{{ 'a'|wordwrap(1, 2, 3, 4, 5) }}", {}),
 ]
 
 

@@ -675,6 +675,7 @@ mod hostile {
             "{{ 'x'.center(1000000000000) }}",
             "{{ 'x'.zfill(1000000000000) }}",
             "{{ ('\t' * 1000).expandtabs(2147483647) }}",
+            "{{ ('a ' * 1000)|wordwrap(1, wrapstring='x' * 1000000) }}",
         ] {
             let got = rendered(template).unwrap_err();
             assert!(got.starts_with("MemoryError ("), "{template}: {got}");

@@ -74,6 +74,7 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
         minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args)
     });
     env.add_filter("truncate", truncate);
+    env.add_filter("wordwrap", wordwrap);
     env.add_filter("tojson", tojson);
     env.add_filter("center", center);
     // Jinja2's `string` is Python's `str()`; `join` and `pprint` print the
@@ -126,6 +127,62 @@ fn truncate(
     }
     kwargs.assert_all_used()?;
     minijinja_contrib::filters::truncate(state, value, Kwargs::from_iter(pairs))
+}
+
+/// Jinja2's `wordwrap(s, width=79, break_long_words=True, wrapstring=None,
+/// break_on_hyphens=True)`, positional arguments included. Each break
+/// writes `wrapstring`: the most it can build (a break after every
+/// character) is paid for first.
+fn wordwrap(
+    state: &minijinja::State,
+    value: &JinjaValue,
+    positional: Rest<JinjaValue>,
+    kwargs: Kwargs,
+) -> Result<JinjaValue, Error> {
+    const NAMES: [&str; 4] = [
+        "width",
+        "break_long_words",
+        "wrapstring",
+        "break_on_hyphens",
+    ];
+    if positional.len() > NAMES.len() {
+        return Err(haystack_error(format!(
+            "TypeError: do_wordwrap() takes from 2 to 6 positional arguments but {} were given",
+            positional.len() + 2
+        )));
+    }
+    let mut pairs: Vec<(&str, JinjaValue)> = Vec::new();
+    for (index, name) in NAMES.into_iter().enumerate() {
+        let keyword: Option<JinjaValue> = kwargs.get(name)?;
+        if let Some(value) = positional.get(index).cloned().or(keyword) {
+            pairs.push((name, value));
+        }
+    }
+    kwargs.assert_all_used()?;
+    let text = show::python_str(Some(state), value)?;
+    if let Some((_, width)) = pairs.iter_mut().find(|(name, _)| *name == "width") {
+        let n = match i128::try_from(width.clone()) {
+            Ok(n) => n,
+            // Python's `textwrap` compares a float width as it is.
+            Err(_) => f64::try_from(width.clone()).map_or(79, |f| f.ceil() as i128),
+        };
+        if n <= 0 {
+            return Err(haystack_error(format!(
+                "ValueError: invalid width {width} (must be > 0)"
+            )));
+        }
+        *width = JinjaValue::from(usize::try_from(n).unwrap_or(usize::MAX));
+    }
+    let wrapstring = pairs
+        .iter()
+        .find(|(name, _)| *name == "wrapstring")
+        .map_or(1, |(_, w)| w.as_str().map_or(1, str::len));
+    let breaks = text.chars().count();
+    budget::ensure_bytes(
+        state,
+        text.len().saturating_add(breaks.saturating_mul(wrapstring)),
+    )?;
+    minijinja_contrib::filters::wordwrap(&JinjaValue::from(text), Kwargs::from_iter(pairs))
 }
 
 /// Jinja2's `join`, once the value is known to print within the budget.
