@@ -70,7 +70,7 @@ CASES += [
 CASES += [
     ("{{ xs|string }}|{{ ['a', 'b']|join(', ') }}|{{ ds|join(',', attribute='n') }}|{{ '{}'.format(xs) }}|"
      "{{ ['x', 'y']|join }}|{{ [1, 2]|join('-') }}|{{ 5|string }}|{{ none|string }}|{{ 1.5|string }}|"
-     "{{ (1, 'a') }}|{{ (1,) }}|{{ [1.5, none, true, {'k': (2,)}] }}",
+     "{{ (1, 'a') }}|{{ (1,) }}|{{ [1.5, none, true, {'k': (2,)}] }}|{{ missing|string }}|{{ missing|center(3) }}|",
      {"xs": [1, "a", {"k": None}], "ds": [{"n": "a"}, {"n": "b"}]}),
 ]
 

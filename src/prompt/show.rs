@@ -31,6 +31,10 @@ pub(super) fn python_str(state: Option<&State>, value: &JinjaValue) -> Result<St
     if let Some(text) = value.as_str().filter(|_| value.kind() == ValueKind::String) {
         return Ok(text.to_owned());
     }
+    // Jinja2's `Undefined` prints as nothing.
+    if value.is_undefined() {
+        return Ok(String::new());
+    }
     let limit = state.map_or(u64::MAX, budget::bytes_left);
     // The quick lower bound first, then the text.
     let mut size = 0;
