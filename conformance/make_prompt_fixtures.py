@@ -74,6 +74,13 @@ CASES += [
      {"xs": [1, "a", {"k": None}], "ds": [{"n": "a"}, {"n": "b"}]}),
 ]
 
+# `str.format` with nested fields in a spec, and a `g` precision past what a double has.
+CASES += [
+    ("{{ '{:>{}}|'.format('x', 4) }}{{ '{:.{}f}|{}'.format(1.5, 2, 'z') }}|{{ '{0:>{1}}|{2}'.format('x', 4, 'y') }}|"
+     "{{ '{a:*^{w}}|{{}}|{b}'.format(a='x', w=7, b=1) }}|{{ '{:.100000000g}|{:.1000}'.format(1.5, 0.1) }}|"
+     "{{ '{:{}{}}'.format('x', '>', 5) }}|{{ '{:.3f} {:>6}'.format(1.5, 'ab') }}", {}),
+]
+
 # `wordwrap` with its arguments by position and by name.
 CASES += [
     ("{{ 'a b c d e f'|wordwrap(3) }}|{{ 'alpha beta gamma'|wordwrap(5, wrapstring='|') }}|{{ 'alpha beta'|wordwrap(10**12) }}|"

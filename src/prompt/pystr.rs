@@ -406,6 +406,9 @@ fn index(text: &str, method: &str, args: &[JinjaValue]) -> Result<JinjaValue, Er
 /// the other types).
 const MAX_NUMBER_PRECISION: u64 = 65_534;
 
+/// The precision of `g` past which a double prints the same.
+const G_PRECISION: u64 = 800;
+
 /// Bytes a number's digits before the point, its sign, grouping and
 /// exponent may take (a float's integer part has at most 309 digits).
 const NUMBER_SLACK: u64 = 420;
@@ -417,6 +420,26 @@ const NUMBER_SLACK: u64 = 420;
 pub(super) struct Precisions {
     pub(super) bytes: u64,
     pub(super) beyond_formatter: Option<Error>,
+    /// The template to give minijinja instead, when it differs.
+    pub(super) template: Option<String>,
+}
+
+/// What [`check_field`] found of one field.
+struct Checked {
+    bytes: u64,
+    beyond: Option<Error>,
+    /// The spec with a `g` precision cut to 800 digits.
+    capped_spec: Option<String>,
+}
+
+impl Checked {
+    fn nothing() -> Self {
+        Checked {
+            bytes: 0,
+            beyond: None,
+            capped_spec: None,
+        }
+    }
 }
 
 /// Python's checks of `template.format(*args)`'s fields before minijinja
@@ -426,36 +449,56 @@ pub(super) fn check_str_format(template: &str, args: &[JinjaValue]) -> Result<Pr
     let (positional, _) = split_args(args);
     let kwargs = args.last().filter(|a| a.is_kwargs());
     let mut auto = 0usize;
-    let mut resolve = |name: &str| -> Option<JinjaValue> {
+    let (mut numbered, mut manual) = (false, false);
+    // A field's name as minijinja reads it (automatic numbers made
+    // explicit), and its argument when the harness can tell it.
+    let mut resolve = |name: &str| -> (String, Option<JinjaValue>) {
         if name.is_empty() {
+            numbered = true;
             auto += 1;
-            return positional.get(auto - 1).cloned();
+            return ((auto - 1).to_string(), positional.get(auto - 1).cloned());
         }
         if name.bytes().all(|b| b.is_ascii_digit()) {
-            return positional.get(name.parse::<usize>().ok()?).cloned();
+            manual = true;
+            let arg = name
+                .parse::<usize>()
+                .ok()
+                .and_then(|i| positional.get(i).cloned());
+            return (name.to_owned(), arg);
         }
         if name.contains(['.', '[']) {
-            return None;
+            manual |= name.starts_with(|c: char| c.is_ascii_digit());
+            numbered |= name.starts_with(['.', '[']);
+            return (name.to_owned(), None);
         }
-        kwargs
+        let arg = kwargs
             .and_then(|k| k.get_attr(name).ok())
-            .filter(|v| !v.is_undefined())
+            .filter(|v| !v.is_undefined());
+        (name.to_owned(), arg)
     };
     let mut extra = Precisions::default();
+    // The template minijinja formats: nested fields substituted (it reads
+    // none), a `g` precision past what it gives cut to what a double has.
+    let mut rewritten = String::with_capacity(template.len());
+    let mut rewrite = true;
+    let mut changed = false;
     let mut rest = template;
     while let Some(open) = rest.find('{') {
+        rewritten.push_str(&rest[..open]);
         let after = &rest[open + 1..];
         if let Some(tail) = after.strip_prefix('{') {
+            rewritten.push_str("{{");
             rest = tail;
             continue;
         }
         let Some(end) = matching_brace(after) else {
+            rewrite = false;
             break;
         };
         let field = &after[..end];
         rest = &after[end + 1..];
         let (name, conversion, spec) = split_field(field);
-        let mut arg = resolve(name);
+        let (name, mut arg) = resolve(name);
         if conversion.is_some() {
             // `!r`, `!s`, `!a` make a string of the argument.
             arg = arg.map(|_| JinjaValue::from(""));
@@ -465,13 +508,14 @@ pub(super) fn check_str_format(template: &str, args: &[JinjaValue]) -> Result<Pr
         let mut known = true;
         let mut spec_rest = spec;
         while let Some(open) = spec_rest.find('{') {
+            changed = true;
             expanded.push_str(&spec_rest[..open]);
             let inner = &spec_rest[open + 1..];
             let Some(end) = matching_brace(inner) else {
                 return Ok(extra);
             };
             let (inner_name, _, _) = split_field(&inner[..end]);
-            match resolve(inner_name) {
+            match resolve(inner_name).1 {
                 Some(v) if v.kind() == ValueKind::String => {
                     expanded.push_str(v.as_str().unwrap_or(""))
                 }
@@ -481,13 +525,39 @@ pub(super) fn check_str_format(template: &str, args: &[JinjaValue]) -> Result<Pr
             spec_rest = &inner[end + 1..];
         }
         expanded.push_str(spec_rest);
-        if let (Some(arg), true) = (arg, known) {
-            let (bytes, beyond) = check_field(&arg, &expanded)?;
-            extra.bytes = extra.bytes.saturating_add(bytes);
-            if extra.beyond_formatter.is_none() {
-                extra.beyond_formatter = beyond;
+        let mut spec_out = expanded.clone();
+        match (arg, known) {
+            (Some(arg), true) => {
+                let checked = check_field(&arg, &expanded)?;
+                extra.bytes = extra.bytes.saturating_add(checked.bytes);
+                if extra.beyond_formatter.is_none() {
+                    extra.beyond_formatter = checked.beyond;
+                }
+                if let Some(capped) = checked.capped_spec {
+                    spec_out = capped;
+                    changed = true;
+                }
             }
+            _ => rewrite &= spec == expanded,
         }
+        if spec_out.contains(['{', '}']) {
+            rewrite = false;
+        }
+        rewritten.push('{');
+        rewritten.push_str(&name);
+        if let Some(conversion) = conversion {
+            rewritten.push('!');
+            rewritten.push(conversion);
+        }
+        if !spec_out.is_empty() {
+            rewritten.push(':');
+            rewritten.push_str(&spec_out);
+        }
+        rewritten.push('}');
+    }
+    rewritten.push_str(rest);
+    if rewrite && changed && !(numbered && manual) {
+        extra.template = Some(rewritten);
     }
     Ok(extra)
 }
@@ -559,10 +629,10 @@ fn spec_integer(digits: &str) -> Result<Option<u64>, Error> {
 /// of `int.__format__` and `float.__format__`, for a `str`, `int`, `bool`
 /// or `float` argument: the bytes the precision adds. Anything else is
 /// left to minijinja's formatter, which allocates nothing large for it.
-fn check_field(arg: &JinjaValue, spec: &str) -> Result<(u64, Option<Error>), Error> {
+fn check_field(arg: &JinjaValue, spec: &str) -> Result<Checked, Error> {
     let python = python_type(arg);
     if !matches!(python, "str" | "int" | "bool" | "float") || spec.is_empty() {
-        return Ok((0, None));
+        return Ok(Checked::nothing());
     }
     let chars: Vec<char> = spec.chars().collect();
     let is_align = |c: &char| matches!(c, '<' | '>' | '=' | '^');
@@ -597,6 +667,7 @@ fn check_field(arg: &JinjaValue, spec: &str) -> Result<(u64, Option<Error>), Err
         i += 1;
     }
     let mut precision = None;
+    let dot = i;
     if chars.get(i) == Some(&'.') {
         i += 1;
         precision = spec_integer(&digits(&mut i))?;
@@ -604,14 +675,15 @@ fn check_field(arg: &JinjaValue, spec: &str) -> Result<(u64, Option<Error>), Err
             return Err(value_error("Format specifier missing precision"));
         }
     }
+    let precision_end = i;
     let kind = match &chars[i..] {
         [] => None,
         [kind] => Some(*kind),
         // "Invalid format specifier": minijinja's formatter refuses it.
-        _ => return Ok((0, None)),
+        _ => return Ok(Checked::nothing()),
     };
     let Some(precision) = precision else {
-        return Ok((0, None));
+        return Ok(Checked::nothing());
     };
     let float_kind = matches!(kind, Some('e' | 'E' | 'f' | 'F' | 'g' | 'G' | '%'));
     match python {
@@ -620,28 +692,39 @@ fn check_field(arg: &JinjaValue, spec: &str) -> Result<(u64, Option<Error>), Err
                 "Precision not allowed in integer format specifier",
             ))
         }
-        "int" | "bool" if !float_kind => Ok((0, None)),
-        "float" if !(float_kind || matches!(kind, None | Some('n'))) => Ok((0, None)),
-        "str" => Ok((0, None)),
+        "int" | "bool" if !float_kind => Ok(Checked::nothing()),
+        "float" if !(float_kind || matches!(kind, None | Some('n'))) => Ok(Checked::nothing()),
+        "str" => Ok(Checked::nothing()),
         _ => {
             if precision > i32::MAX as u64 {
                 return Err(value_error("precision too big"));
             }
+            // `g` drops trailing zeros: a double has at most 767
+            // significant digits, so 800 prints the same.
+            let general = matches!(kind, None | Some('g' | 'G' | 'n')) && !alternate;
+            let capped_spec = (general && precision > G_PRECISION).then(|| {
+                let mut spec: String = chars[..dot + 1].iter().collect();
+                spec.push_str(&G_PRECISION.to_string());
+                spec.extend(&chars[precision_end..]);
+                spec
+            });
             let padded_by_minijinja = python == "float" && matches!(kind, Some('f' | 'F'));
-            let beyond = (precision > MAX_NUMBER_PRECISION && !padded_by_minijinja).then(|| {
+            let beyond = (precision > MAX_NUMBER_PRECISION && !padded_by_minijinja && !general).then(|| {
                 haystack_error(format!(
                     "a precision of {precision} digits for a number is past the {MAX_NUMBER_PRECISION} \
                      the harness formats (docs/deviations.md, `prompt-template-budget`): use a smaller precision"
                 ))
             });
-            // `g` drops trailing zeros: a double has at most 767
-            // significant digits.
-            let digits = if matches!(kind, None | Some('g' | 'G' | 'n')) && !alternate {
-                precision.min(800)
+            let digits = if general {
+                precision.min(G_PRECISION)
             } else {
                 precision
             };
-            Ok((digits.saturating_add(NUMBER_SLACK), beyond))
+            Ok(Checked {
+                bytes: digits.saturating_add(NUMBER_SLACK),
+                beyond,
+                capped_spec,
+            })
         }
     }
 }

@@ -65,6 +65,14 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
             if let Some(error) = precisions.beyond_formatter {
                 return Err(error);
             }
+            if let Some(rewritten) = precisions.template {
+                return minijinja_contrib::pycompat::unknown_method_callback(
+                    state,
+                    &JinjaValue::from(rewritten),
+                    method,
+                    args,
+                );
+            }
         }
         if let Some(text) = value.as_str().filter(|_| value.kind() == ValueKind::String) {
             if let Some(result) = pystr::string_method(state, text, method, args) {
