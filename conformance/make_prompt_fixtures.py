@@ -46,6 +46,89 @@ CASES = [
     ("{% macro item(x) %}- {{ x }}{% endmacro %}{% for x in xs %}{{ item(x) }}\n{% endfor %}", {"xs": ["a", "b"]}),
 ]
 
+# Python's `str` methods a prompt pads, aligns or slices text with, and `str.format` with a precision.
+CASES += [
+    ("{{ s.ljust(5, '*') }}|{{ s.rjust(5, '*') }}|{{ s.center(6, '*') }}|{{ 'ab'.center(5, '*') }}|"
+     "{{ 'abc'.center(6) }}|{{ s.ljust(3, 'é') }}|{{ s.ljust(-5) }}|{{ s.rjust(True) }}|{{ 'héllo'.ljust(7, '.') }}",
+     {"s": "x"}),
+    ("{{ '-42'.zfill(6) }}|{{ '+x'.zfill(4) }}|{{ 'abc'.zfill(2) }}|{{ '-'.zfill(3) }}|{{ '+-1'.zfill(5) }}|"
+     "{{ ''.zfill(3) }}|{{ n|string|zfill(4) if false else (n|string).zfill(4) }}", {"n": 7}),
+    ("{{ t.expandtabs() }}|{{ t.expandtabs(3) }}|{{ t.expandtabs(-1) }}|{{ 'ab\tc\n\td'.expandtabs(tabsize=4) }}",
+     {"t": "a\tbc\td"}),
+    ("{{ 'pre-fix'.removeprefix('pre-') }}|{{ 'a.txt'.removesuffix('.txt') }}|{{ 'a.txt'.removesuffix('.md') }}|"
+     "{{ 'a=b=c'.partition('=') }}|{{ 'a=b=c'.rpartition('=') }}|{{ 'abc'.partition('x') }}|{{ 'abc'.rpartition('x') }}|"
+     "{{ 'k: v'.partition(': ')[2] }}", {}),
+    ("{{ 'abcab'.index('b', -2) }}|{{ 'abcab'.rindex('b', 0, 3) }}|{{ 'abc'.index('', 3) }}|"
+     "{{ 'abc'.index('a', None, 2) }}|{{ 'héllo'.index('l') }}|{{ 'héllo'.rindex('l') }}", {}),
+    ("{{ '{:.3f}|{:>8.2f}|{:.3}|{:.2e}|{:.1}|{:.5s}|{:#.3g}|{:,.2f}'.format(1.5, 2.25, 3.14159, 12345.678, 'abc', "
+     "'abcdefgh', 0.5, 1234567.891) }}", {}),
+    ("{% for d in docs %}{{ (loop.index|string).rjust(3) }}. {{ d.title.ljust(12, '.') }} {{ '{:.2f}'.format(d.score) }}\n"
+     "{% endfor %}", {"docs": [{"title": "Fusion", "score": 0.91234}, {"title": "Tokamaks", "score": 0.5}]}),
+]
+
+# Values printed whole: `string`, `join` and `str.format` of lists, dicts and tuples.
+CASES += [
+    ("{{ xs|string }}|{{ ['a', 'b']|join(', ') }}|{{ ds|join(',', attribute='n') }}|{{ '{}'.format(xs) }}|"
+     "{{ ['x', 'y']|join }}|{{ [1, 2]|join('-') }}|{{ 5|string }}|{{ none|string }}|{{ 1.5|string }}|"
+     "{{ (1, 'a') }}|{{ (1,) }}|{{ [1.5, none, true, {'k': (2,)}] }}|{{ missing|string }}|{{ missing|center(3) }}|",
+     {"xs": [1, "a", {"k": None}], "ds": [{"n": "a"}, {"n": "b"}]}),
+]
+
+# `str.format` with nested fields in a spec, and a `g` precision past what a double has.
+CASES += [
+    ("{{ '{:>{}}|'.format('x', 4) }}{{ '{:.{}f}|{}'.format(1.5, 2, 'z') }}|{{ '{0:>{1}}|{2}'.format('x', 4, 'y') }}|"
+     "{{ '{a:*^{w}}|{{}}|{b}'.format(a='x', w=7, b=1) }}|{{ '{:.100000000g}|{:.1000}'.format(1.5, 0.1) }}|"
+     "{{ '{:{}{}}'.format('x', '>', 5) }}|{{ '{:.3f} {:>6}'.format(1.5, 'ab') }}", {}),
+]
+
+# `wordwrap` with its arguments by position and by name.
+CASES += [
+    ("{{ 'a b c d e f'|wordwrap(3) }}|{{ 'alpha beta gamma'|wordwrap(5, wrapstring='|') }}|{{ 'alpha beta'|wordwrap(10**12) }}|"
+     "{{ 'long-hyphenated words'|wordwrap(6, False, '/', False) }}|{{ 'abcdefghij'|wordwrap(3, False) }}", {}),
+]
+
+# Templates Python refuses: the exception Haystack raises (its type and text), which the harness must name.
+ERROR_CASES = [
+    ("{{ 'x'.ljust(5, 'ab') }}", {}),
+    ("{{ 'x'.ljust(5, '') }}", {}),
+    ("{{ 'x'.ljust(5, 1) }}", {}),
+    ("{{ 'x'.rjust(5.0) }}", {}),
+    ("{{ 'x'.center(None) }}", {}),
+    ("{{ 'x'.ljust(10**20) }}", {}),
+    ("{{ 'x'.ljust() }}", {}),
+    ("{{ 'x'.rjust(1, 2, 3) }}", {}),
+    ("{{ 'x'.center(width=3) }}", {}),
+    ("{{ 'x'.zfill() }}", {}),
+    ("{{ 'x'.zfill(2.0) }}", {}),
+    ("{{ 'x'.zfill(width=2) }}", {}),
+    ("{{ 'x'.expandtabs(1, 2) }}", {}),
+    ("{{ 'x'.expandtabs(size=2) }}", {}),
+    ("{{ 'x'.expandtabs(10**10) }}", {}),
+    ("{{ 'x'.expandtabs(None) }}", {}),
+    ("{{ 'abc'.index('', 5) }}", {}),
+    ("{{ 'abc'.rindex('z') }}", {}),
+    ("{{ 'x'.index() }}", {}),
+    ("{{ 'x'.partition(1) }}", {}),
+    ("{{ 'x'.rpartition('') }}", {}),
+    ("{{ 'x'.removeprefix() }}", {}),
+    ("{{ 'x'.removesuffix(1) }}", {}),
+    ("{{ '{:.100000000000f}'.format(1.5) }}", {}),
+    ("{{ '{:.2147483648f}'.format(1.5) }}", {}),
+    ("{{ '{:.2147483648}'.format(1.5) }}", {}),
+    ("{{ '{:.1000000000000f}'.format(1) }}", {}),
+    ("{{ '{:.{}f}'.format(1.5, 2**31) }}", {}),
+    ("{{ '{a:.{b}e}'.format(a=1.5, b=2**31) }}", {}),
+    ("{{ '{:.3}'.format(3) }}", {}),
+    ("{{ '{:.1000000000000d}'.format(1) }}", {}),
+    ("{{ '{:.9223372036854775808f}'.format(1.5) }}", {}),
+    ("{{ '{:.9223372036854775808}'.format('x') }}", {}),
+    ("{{ '{:9223372036854775808}'.format('x') }}", {}),
+    ("{{ '{:.}'.format(1.5) }}", {}),
+    ("{{ 'x'|wordwrap(0) }}", {}),
+    ("{{ 'x'|wordwrap(-1) }}", {}),
+    ("{{ 'a'|wordwrap(1, 2, 3, 4, 5) }}", {}),
+]
+
 
 def render(template: str, variables: dict) -> str:
     builder = ChatPromptBuilder(template='{% message role="user" %}' + template + "{% endmessage %}",
@@ -60,6 +143,7 @@ def main() -> None:
     logging.disable(logging.WARNING)  # ChatPromptBuilder warns about required_variables=None
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parent.parent / "tests/fixtures/haystack/prompts.json"
     cases = [{"template": t, "variables": v, "text": render(t, v)} for t, v in CASES]
+    cases += [{"template": t, "variables": v, "error": render(t, v).removeprefix("ERROR ")} for t, v in ERROR_CASES]
     out.write_text(json.dumps(cases, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
 
 

@@ -35,20 +35,30 @@ pub(super) const BYTES_PER_FUEL: u64 = 64;
 /// Operators one tag (`{{ … }}`, `{% … %}`) may hold.
 pub(super) const MAX_OPERATORS: usize = 1000;
 
+/// The bytes the rendering's budget can still pay for.
+pub(super) fn bytes_left(state: &State) -> u64 {
+    state.fuel_levels().map_or(u64::MAX, |(_, remaining)| {
+        remaining.saturating_mul(BYTES_PER_FUEL)
+    })
+}
+
 /// `MemoryError` unless the rendering's budget can still pay for `bytes`.
 pub(super) fn ensure_bytes(state: &State, bytes: usize) -> Result<(), Error> {
-    let left = state.fuel_levels().map_or(u64::MAX, |(_, remaining)| {
-        remaining.saturating_mul(BYTES_PER_FUEL)
-    });
+    let left = bytes_left(state);
     if (bytes as u64) < left {
         return Ok(());
     }
-    Err(haystack_error(format!(
+    Err(memory_error(bytes, left))
+}
+
+/// Python's `MemoryError` for a string of `bytes` with `left` to pay.
+pub(super) fn memory_error(bytes: usize, left: u64) -> Error {
+    haystack_error(format!(
         "MemoryError (the prompt template would build a string of {bytes} bytes, \
          past the {left} bytes its rendering has left: the harness bounds a rendering \
          to {} bytes; docs/deviations.md, `prompt-template-budget`)",
         FUEL * BYTES_PER_FUEL
-    )))
+    ))
 }
 
 /// A width argument as Python's `ssize_t`: `OverflowError` past it.

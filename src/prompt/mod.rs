@@ -49,7 +49,9 @@ mod error;
 mod for_loops;
 mod jinja2;
 mod message_tag;
+mod pystr;
 mod render;
+mod show;
 #[cfg(test)]
 mod variables_haystack;
 
@@ -587,6 +589,109 @@ mod hostile {
             rendered("{{ 'ab'|center(7) }}|{{ '{:>4}'.format('x') }}").unwrap(),
             "ab  |   x"
         );
+    }
+
+    #[test]
+    fn a_huge_precision_fails_as_python_fails_before_anything_is_allocated() {
+        for (template, error) in [
+            (
+                "{{ '{:.100000000000f}'.format(1.5) }}",
+                "ValueError: precision too big",
+            ),
+            (
+                "{{ '{:.2147483648e}'.format(1.5) }}",
+                "ValueError: precision too big",
+            ),
+            (
+                "{{ '{:.{}f}'.format(1.5, 2**31) }}",
+                "ValueError: precision too big",
+            ),
+            (
+                "{{ '{:.1000000000000f}'.format(1) }}",
+                "ValueError: precision too big",
+            ),
+            (
+                "{{ '{:.3}'.format(3) }}",
+                "ValueError: Precision not allowed in integer format specifier",
+            ),
+            (
+                "{{ '{:.9223372036854775808f}'.format(1.5) }}",
+                "ValueError: Too many decimal digits in format string",
+            ),
+            (
+                "{{ '{:9223372036854775808}'.format('x') }}",
+                "ValueError: Too many decimal digits in format string",
+            ),
+            // Allowed by Python, past what the rendering has left.
+            ("{{ '{:.2147483647f}'.format(1.5) }}", "MemoryError ("),
+            ("{{ '{:#.1000000000g}'.format(1.5) }}", "MemoryError ("),
+            // Allowed by Python, past what minijinja's formatter gives.
+            (
+                "{{ '{:.65536e}'.format(1.5) }}",
+                "a precision of 65536 digits for a number",
+            ),
+        ] {
+            let got = rendered(template).unwrap_err();
+            assert!(got.starts_with(error), "{template}: {got}");
+        }
+        assert_eq!(
+            rendered("{{ '{:.3f}|{:.100000000000}|{:.65534e}'.format(1.5, 'abc', 2.5)|length }}")
+                .unwrap(),
+            (6 + 4 + 65540).to_string()
+        );
+    }
+
+    /// `BURN` pays for most of the budget first, so that what is
+    /// left (about 8 MB) is walked quickly.
+    const BURN: &str = "{% for i in range(12) %}{% set burn = 'x' * 10000000 %}{% endfor %}";
+
+    #[test]
+    fn a_value_printed_past_the_budget_is_memory_error_before_it_is_built() {
+        let doubled = "{% set ns = namespace(d=[1]) %}{% for i in range(40) %}{% set ns.d = [ns.d, ns.d] %}{% endfor %}";
+        let dict = "{% set ns = namespace(d={}) %}{% for i in range(40) %}{% set ns.d = {'a': ns.d, 'b': ns.d} %}{% endfor %}";
+        for (build, show) in [
+            (doubled, "{{ ns.d }}"),
+            (doubled, "{{ ns.d|tojson }}"),
+            (doubled, "{{ ns.d|center(3) }}"),
+            (dict, "{{ ns.d }}"),
+            (dict, "{{ ns.d|tojson }}"),
+            (doubled, "{{ ns.d|string|length }}"),
+            (doubled, "{{ ns.d|join(',') }}"),
+            (doubled, "{{ ns.d|pprint }}"),
+            (doubled, "{{ '{}'.format(ns.d) }}"),
+        ] {
+            let template = format!("{BURN}{build}{show}");
+            let got = rendered(&template).unwrap_err();
+            assert!(got.starts_with("MemoryError ("), "{show}: {got}");
+        }
+        let deep = "{% set ns = namespace(d=[1]) %}{% for i in range(3000) %}{% set ns.d = [ns.d] %}{% endfor %}";
+        for show in ["{{ ns.d }}", "{{ ns.d|tojson }}"] {
+            let got = rendered(&format!("{deep}{show}")).unwrap_err();
+            assert!(
+                got.starts_with("RecursionError: maximum recursion depth exceeded"),
+                "{show}: {got}"
+            );
+        }
+        assert_eq!(
+            rendered("{{ (1, 'a') }}|{{ (1,) }}|{{ 'a=b'.partition('=') }}|{{ [1.5, none, true, {'k': (2,)}] }}")
+                .unwrap(),
+            "(1, 'a')|(1,)|('a', '=', 'b')|[1.5, None, True, {'k': (2,)}]"
+        );
+    }
+
+    #[test]
+    fn padding_methods_pay_for_their_width_first() {
+        for template in [
+            "{{ 'x'.ljust(1000000000000) }}",
+            "{{ 'x'.rjust(1000000000000, '*') }}",
+            "{{ 'x'.center(1000000000000) }}",
+            "{{ 'x'.zfill(1000000000000) }}",
+            "{{ ('\t' * 1000).expandtabs(2147483647) }}",
+            "{{ ('a ' * 1000)|wordwrap(1, wrapstring='x' * 1000000) }}",
+        ] {
+            let got = rendered(template).unwrap_err();
+            assert!(got.starts_with("MemoryError ("), "{template}: {got}");
+        }
     }
 
     #[test]

@@ -8,6 +8,8 @@ use super::PromptError;
 use super::budget::{self, FUEL};
 use super::for_loops::ITERABLE_FILTER;
 use super::message_tag::{MESSAGE_FILTER, is_py_space};
+use super::pystr;
+use super::show;
 use crate::message::ChatMessage;
 use crate::pyfmt;
 use indexmap::IndexMap;
@@ -37,11 +39,11 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
     let mut env = Environment::new();
     env.set_fuel(Some(FUEL));
     env.set_recursion_limit(RECURSION_LIMIT);
-    env.set_formatter(|out, _state, value| {
+    env.set_formatter(|out, state, value| {
         if value.is_undefined() {
             return Ok(());
         }
-        let text = python_str(value);
+        let text = show::python_str(Some(state), value)?;
         out.write_str(&escape_sentinel(&text))
             .map_err(|e| Error::new(ErrorKind::WriteFailure, e.to_string()))
     });
@@ -52,29 +54,51 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
         // Python's `str.format` pads to any width: its output is paid for
         // before it is built.
         if let (Some(template), "format") = (value.as_str(), method) {
-            budget::ensure_bytes(state, budget::str_format_bound(template, args))?;
+            // minijinja prints a list or dict argument without a budget.
+            for arg in args.iter().filter(|a| !a.is_kwargs()) {
+                show::ensure_json_fits(state, arg)?;
+            }
+            let precisions = pystr::check_str_format(template, args)?;
+            let bound = budget::str_format_bound(template, args)
+                .saturating_add(usize::try_from(precisions.bytes).unwrap_or(usize::MAX));
+            budget::ensure_bytes(state, bound)?;
+            if let Some(error) = precisions.beyond_formatter {
+                return Err(error);
+            }
+            if let Some(rewritten) = precisions.template {
+                return minijinja_contrib::pycompat::unknown_method_callback(
+                    state,
+                    &JinjaValue::from(rewritten),
+                    method,
+                    args,
+                );
+            }
+        }
+        if let Some(text) = value.as_str().filter(|_| value.kind() == ValueKind::String) {
+            if let Some(result) = pystr::string_method(state, text, method, args) {
+                return result;
+            }
         }
         minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args)
     });
     env.add_filter("truncate", truncate);
+    env.add_filter("wordwrap", wordwrap);
     env.add_filter("tojson", tojson);
     env.add_filter("center", center);
+    // Jinja2's `string` is Python's `str()`; `join` and `pprint` print the
+    // items of a value: each walks it within the budget first.
+    env.add_filter("string", |state: &minijinja::State, value: &JinjaValue| {
+        show::python_str(Some(state), value)
+    });
+    env.add_filter("join", join);
+    env.add_filter("pprint", |state: &minijinja::State, value: &JinjaValue| {
+        show::ensure_json_fits(state, value)?;
+        Ok::<_, Error>(minijinja::filters::pprint(value))
+    });
     env.add_filter(MESSAGE_FILTER, message_filter);
     env.add_filter(ITERABLE_FILTER, iterable);
     env.add_template_owned(TEMPLATE, source)?;
     Ok(env)
-}
-
-/// Python's `str(value)` for what a template prints.
-fn python_str(value: &JinjaValue) -> String {
-    if let Some(text) = value.as_str() {
-        return text.to_owned();
-    }
-    match serde_json::to_value(value) {
-        Ok(Value::String(text)) => text,
-        Ok(json) => pyfmt::repr(&json),
-        Err(_) => value.to_string(),
-    }
 }
 
 /// Haystack's `_finalize`: a printed value cannot forge a content part.
@@ -113,6 +137,74 @@ fn truncate(
     minijinja_contrib::filters::truncate(state, value, Kwargs::from_iter(pairs))
 }
 
+/// Jinja2's `wordwrap(s, width=79, break_long_words=True, wrapstring=None,
+/// break_on_hyphens=True)`, positional arguments included. Each break
+/// writes `wrapstring`: the most it can build (a break after every
+/// character) is paid for first.
+fn wordwrap(
+    state: &minijinja::State,
+    value: &JinjaValue,
+    positional: Rest<JinjaValue>,
+    kwargs: Kwargs,
+) -> Result<JinjaValue, Error> {
+    const NAMES: [&str; 4] = [
+        "width",
+        "break_long_words",
+        "wrapstring",
+        "break_on_hyphens",
+    ];
+    if positional.len() > NAMES.len() {
+        return Err(haystack_error(format!(
+            "TypeError: do_wordwrap() takes from 2 to 6 positional arguments but {} were given",
+            positional.len() + 2
+        )));
+    }
+    let mut pairs: Vec<(&str, JinjaValue)> = Vec::new();
+    for (index, name) in NAMES.into_iter().enumerate() {
+        let keyword: Option<JinjaValue> = kwargs.get(name)?;
+        if let Some(value) = positional.get(index).cloned().or(keyword) {
+            pairs.push((name, value));
+        }
+    }
+    kwargs.assert_all_used()?;
+    let text = show::python_str(Some(state), value)?;
+    if let Some((_, width)) = pairs.iter_mut().find(|(name, _)| *name == "width") {
+        let n = match i128::try_from(width.clone()) {
+            Ok(n) => n,
+            // Python's `textwrap` compares a float width as it is.
+            Err(_) => f64::try_from(width.clone()).map_or(79, |f| f.ceil() as i128),
+        };
+        if n <= 0 {
+            return Err(haystack_error(format!(
+                "ValueError: invalid width {width} (must be > 0)"
+            )));
+        }
+        *width = JinjaValue::from(usize::try_from(n).unwrap_or(usize::MAX));
+    }
+    let wrapstring = pairs
+        .iter()
+        .find(|(name, _)| *name == "wrapstring")
+        .map_or(1, |(_, w)| w.as_str().map_or(1, str::len));
+    let breaks = text.chars().count();
+    budget::ensure_bytes(
+        state,
+        text.len().saturating_add(breaks.saturating_mul(wrapstring)),
+    )?;
+    minijinja_contrib::filters::wordwrap(&JinjaValue::from(text), Kwargs::from_iter(pairs))
+}
+
+/// Jinja2's `join`, once the value is known to print within the budget.
+fn join(
+    state: &mut minijinja::State,
+    value: &JinjaValue,
+    joiner: Option<minijinja::value::StringInput<'_>>,
+    attribute: Option<&str>,
+    kwargs: Kwargs,
+) -> Result<JinjaValue, Error> {
+    show::ensure_json_fits(state, value)?;
+    minijinja::filters::join(state, value, joiner, attribute, kwargs)
+}
+
 /// Jinja2's `center(value, width=80)`: Python's `str.center`, whose odd
 /// padding goes left when the width is odd. The padding is paid for from
 /// the rendering's budget before it is made (`MemoryError` past it).
@@ -121,7 +213,7 @@ fn center(
     value: &JinjaValue,
     width: Option<JinjaValue>,
 ) -> Result<String, Error> {
-    let text = python_str(value);
+    let text = show::python_str(Some(state), value)?;
     let width = width.as_ref().map_or(Ok(80), budget::ssize)?;
     let length = text.chars().count();
     let Ok(width) = usize::try_from(width) else {
@@ -142,7 +234,8 @@ fn center(
 
 /// Jinja2's `tojson`: `json.dumps(value, sort_keys=True)` with `<`, `>`,
 /// `&` and `'` escaped for HTML.
-fn tojson(value: &JinjaValue) -> Result<JinjaValue, Error> {
+fn tojson(state: &minijinja::State, value: &JinjaValue) -> Result<JinjaValue, Error> {
+    show::ensure_json_fits(state, value)?;
     let json = serde_json::to_value(value)
         .map_err(|e| Error::new(ErrorKind::InvalidOperation, e.to_string()))?;
     let text = pyfmt::json_dumps_ascii(&sort_keys(json))
@@ -196,7 +289,11 @@ pub(super) fn haystack_error(message: String) -> Error {
 
 /// `{% message %}`: the block's rendered body as one message, written as a
 /// JSON line (read back after rendering, as Haystack reads its lines).
-fn message_filter(body: String, kwargs: Kwargs) -> Result<JinjaValue, Error> {
+fn message_filter(
+    state: &minijinja::State,
+    body: String,
+    kwargs: Kwargs,
+) -> Result<JinjaValue, Error> {
     let role: JinjaValue = kwargs.get("role")?;
     let name: Option<String> = kwargs.get("name")?;
     let meta: Option<JinjaValue> = kwargs.get("meta")?;
@@ -220,7 +317,7 @@ fn message_filter(body: String, kwargs: Kwargs) -> Result<JinjaValue, Error> {
         _ => {
             return Err(haystack_error(format!(
                 "Unsupported role: {}",
-                python_str(&role)
+                show::python_str(Some(state), &role)?
             )));
         }
     };
