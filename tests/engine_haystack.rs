@@ -918,3 +918,27 @@ fn a_bad_output_limit_is_a_setup_error_naming_the_variable() {
     );
     assert_eq!(output.status.code(), Some(0), "{}", text(&output.stderr));
 }
+
+#[test]
+fn both_engines_run_a_python_scenario_on_the_haystack_engine_alone() {
+    // `good` names a Python hook, which the Rust engine does not run: with
+    // `--engine both` its verdict is the Haystack engine's, not a difference
+    // between the engines; a declarative scenario beside it is compared.
+    let good = fixture("good");
+    let declarative = "scenarios/hooks/list_order.yaml";
+    let output = hookharness(&[
+        "run",
+        good.as_str(),
+        declarative,
+        "--engine",
+        "both",
+        "--format",
+        "json",
+    ]);
+    let all = outcomes(&output);
+    assert_eq!(all.len(), 2, "stderr: {}", text(&output.stderr));
+    for outcome in &all {
+        assert_eq!(status(outcome), "pass", "{outcome}");
+    }
+    assert_eq!(output.status.code(), Some(0));
+}

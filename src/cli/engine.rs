@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::ExitCode;
 use super::output::errln;
 use crate::engine::haystack::HaystackEngine;
-use crate::outcome::{Failure, Outcome, Status};
+use crate::outcome::{ErrorKind, Failure, Outcome, Status};
 use crate::replay::Replay;
 
 /// The engine options.
@@ -102,9 +102,25 @@ impl Engines {
         let Some(other) = &self.other else {
             return outcome;
         };
+        // A scenario only one engine runs (Python code, a `custom:` Rust
+        // hook) has nothing to compare: its outcome is that engine's.
+        if only_for_another_engine(&outcome) {
+            return run(other);
+        }
         let theirs = run(other);
+        if only_for_another_engine(&theirs) {
+            return outcome;
+        }
         compare(outcome, &theirs)
     }
+}
+
+/// The engine said the scenario is another engine's to run.
+fn only_for_another_engine(outcome: &Outcome) -> bool {
+    matches!(
+        outcome.error.as_ref().map(|error| &error.kind),
+        Some(ErrorKind::NeedsEngine { .. })
+    )
 }
 
 /// `ours` (Rust) unchanged when `theirs` (Haystack) is the same outcome, full
