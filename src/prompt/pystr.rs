@@ -32,6 +32,7 @@ pub(super) fn string_method(
         "removeprefix" | "removesuffix" => remove_affix(text, method, args),
         "partition" | "rpartition" => partition(text, method, args),
         "index" | "rindex" => index(text, method, args),
+        "isprintable" => isprintable(text, args),
         _ => return None,
     };
     Some(result)
@@ -292,6 +293,26 @@ fn one_str<'a>(method: &str, args: &'a [JinjaValue], what: &str) -> Result<&'a s
         Some(text) => Ok(text),
         None => Err(type_error(format!("{what}, not {}", python_type(value)))),
     }
+}
+
+/// `str.isprintable()`: whether every character is one Python's `repr`
+/// shows as itself (Python 3.11's Unicode database; `True` for `""`).
+fn isprintable(text: &str, args: &[JinjaValue]) -> Result<JinjaValue, Error> {
+    let (positional, keywords) = split_args(args);
+    if !keywords.is_empty() {
+        return Err(type_error(
+            "str.isprintable() takes no keyword arguments".to_owned(),
+        ));
+    }
+    if !positional.is_empty() {
+        return Err(type_error(format!(
+            "str.isprintable() takes no arguments ({} given)",
+            positional.len()
+        )));
+    }
+    Ok(JinjaValue::from(
+        text.chars().all(crate::pyfmt::is_printable),
+    ))
 }
 
 /// `str.removeprefix(prefix)`, `str.removesuffix(suffix)`.

@@ -17,7 +17,7 @@ pub(crate) mod pyset;
 mod pyset_cpython;
 mod spec;
 
-use printable::is_printable;
+pub(crate) use printable::is_printable;
 
 pub(crate) use format::format;
 

@@ -11,7 +11,7 @@
 mod table;
 
 /// `ch.isprintable()` in Python 3.11.
-pub(super) fn is_printable(ch: char) -> bool {
+pub(crate) fn is_printable(ch: char) -> bool {
     let code = ch as u32;
     if (0x20..0x7f).contains(&code) {
         return true;
