@@ -382,7 +382,7 @@ fn a_scenario_with_a_custom_hook_is_not_explored_and_says_how_to_from_rust() {
     assert_eq!(
         stdout(&output),
         format!(
-            "{}: not explored: it uses `custom: redact`, a hook only Rust can register; \
+            "{}: not explored: it uses `custom: redact`, a hook your test registers; \
              explore it with `hookharness::explore::Explore` and a `Replay` that registers it\n\
              explored 0 variants: 0 broken\n",
             file.display()

@@ -60,8 +60,10 @@ fn every_fixture_imports_to_a_scenario_that_check_accepts() {
             assert!(stdout.starts_with(&note), "{fixture}: {stdout}");
             assert!(
                 stdout.ends_with(
-                    "a hook only Rust can register, so `hookharness run` cannot run it; run it from \
-                     a Rust test with `Replay::new().custom_hook(\"log_step\", hook)`\n\
+                    "a hook your test registers, so `hookharness run` cannot run it alone; run it \
+                     from a Rust test with `Replay::new().custom_hook(\"log_step\", hook)`, or with \
+                     pytest, your conftest.py's `hookharness_hooks` fixture giving it \
+                     (docs/pytest.md)\n\
                      1 valid (1 only from a Rust test), 0 invalid\n"
                 ),
                 "{fixture}: {stdout}"

@@ -180,7 +180,7 @@ fn a_scenario_with_a_custom_hook_is_not_mutated_and_the_report_says_why_as_explo
         stdout(&mutate).lines().next(),
         Some(
             "examples/scenarios/require_citation.yaml: not mutated: it uses `custom: \
-             require_citation`, a hook only Rust can register; mutate it with \
+             require_citation`, a hook your test registers; mutate it with \
              `hookharness::mutate::run` and a `Replay` that registers it"
         )
     );

@@ -530,6 +530,7 @@ invalid_files! {
     a_python_target_needs_a_colon => "python_target_without_colon.yaml",
     an_unknown_model_script_suggests_the_defined_one => "python_models_unknown_script.yaml",
     agent_python_takes_no_settings_of_its_own => "agent_python_with_settings.yaml",
+    agent_custom_takes_no_settings_of_its_own => "agent_custom_with_settings.yaml",
     a_clock_that_is_not_iso_8601_is_refused => "clock_not_iso.yaml",
     a_named_script_cannot_be_called_model => "models_named_model.yaml",
     an_unknown_top_level_key_lists_the_valid_keys => "unknown_top_level_key.yaml",

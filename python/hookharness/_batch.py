@@ -8,6 +8,7 @@ hookharness's own, read back from the saved outcome by
 """
 
 import json
+import math
 import os
 import subprocess
 import tempfile
@@ -64,14 +65,7 @@ class Outcomes:
             failure = BatchFailed(f"`hookharness run` did not finish within {self.timeout} s: {' '.join(command)}")
             self._by_file.update({f: failure for f in files})
             return
-        for line in done.stdout.decode("utf-8", "replace").splitlines():
-            if not line.strip():
-                continue
-            try:
-                outcome = json.loads(line)
-            except ValueError:
-                continue
-            self._by_file[outcome.get("file", "")] = (outcome, line)
+        self._by_file.update(read_outcomes(done.stdout))
         missing = [f for f in files if f not in self._by_file]
         if missing:
             stderr = done.stderr.decode("utf-8", "replace").strip()
@@ -80,6 +74,47 @@ class Outcomes:
                 f"this file{': ' + stderr if stderr else ''}"
             )
             self._by_file.update({f: failure for f in missing})
+
+
+def run_attached(path, objects, timeout=None):
+    """The outcome of `path` and its JSON line, run on the Haystack engine by a worker forked from this process
+    that holds `objects` (`hooks`, `agents`, `hook_context`: `_attached.run`). Never batched: the objects are one
+    test's."""
+    from hookharness import _attached
+
+    path = shown(path)
+    args = ["run", "--format", "json", "--trace", "full", "--engine", "haystack", path]
+    if timeout is not None:
+        # The command's own deadline first: it kills the fork and says where the scenario was stuck.
+        args[-1:-1] = ["--timeout", str(max(1, math.ceil(timeout)))]
+        timeout += 30
+    try:
+        done = _attached.run(args, timeout=timeout, **objects)
+    except subprocess.TimeoutExpired:
+        raise BatchFailed(f"`hookharness run` did not finish within {timeout} s: {path}") from None
+    found = read_outcomes(done.stdout).get(path)
+    if found is None:
+        stderr = done.stderr.decode("utf-8", "replace").strip()
+        raise BatchFailed(
+            f"`hookharness run --engine haystack {path}` exited {done.returncode} without an outcome"
+            f"{': ' + stderr if stderr else ''}"
+        )
+    return found
+
+
+def read_outcomes(stdout):
+    """file -> (outcome, its JSON line), from what `hookharness run --format json` printed."""
+    found = {}
+    for line in stdout.decode("utf-8", "replace").splitlines():
+        if not line.strip():
+            continue
+        try:
+            outcome = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(outcome, dict):
+            found[outcome.get("file", "")] = (outcome, line)
+    return found
 
 
 def report(line, path):

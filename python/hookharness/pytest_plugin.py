@@ -15,6 +15,17 @@ pytest-split see one test per scenario. The items run through the
 (with pytest-xdist: the items queued on that worker), so one engine worker
 serves them; later items read their outcome from it. A failure shows
 hookharness's report and the `hookharness explain` command that replays it.
+
+Fixtures hand a scenario what cannot live in its file (docs/pytest.md). Override
+them in a conftest.py; each gives a dict, name -> object:
+
+    hookharness_hooks         # `custom: NAME` at a hook point is hooks[NAME] (a @hook function, a hook instance)
+    hookharness_agents        # `agent: {custom: NAME}` is agents[NAME] (a haystack Agent built by your code)
+    hookharness_hook_context  # joins the run's `hook_context`, by identity (a database client, a store)
+
+A scenario whose fixtures give anything runs on the Haystack engine in a fork of
+the pytest process (`hookharness._attached`), which holds those objects; the
+others run in batches as above.
 """
 
 import fnmatch
@@ -24,7 +35,7 @@ import pathlib
 import pytest
 
 from hookharness import BinaryNotFound, _yaml12
-from hookharness._batch import BatchFailed, Outcomes, report, shown
+from hookharness._batch import BatchFailed, Outcomes, report, run_attached, shown
 
 DEFAULT_GLOB = ["*.yaml", "*.yml", "*.json"]
 _OUTCOMES = pytest.StashKey()
@@ -98,6 +109,34 @@ def scenario_name(path):
     return name if isinstance(name, str) and name else path.stem
 
 
+@pytest.fixture
+def hookharness_hooks():
+    """Hooks by name: `custom: NAME` at a hook point of a scenario is `hookharness_hooks()[NAME]`. Override it in
+    your conftest.py (any scope; it may take other fixtures)."""
+    return {}
+
+
+@pytest.fixture
+def hookharness_agents():
+    """Agents by name: a scenario's `agent: {custom: NAME}` is `hookharness_agents()[NAME]`, its chat generator
+    replaced by the scenario's `model`. Override it in your conftest.py."""
+    return {}
+
+
+@pytest.fixture
+def hookharness_hook_context():
+    """Objects that join each scenario's `run.hook_context` by identity (over the file's entries of the same name).
+    Override it in your conftest.py."""
+    return {}
+
+
+_FIXTURES = ("hookharness_hooks", "hookharness_agents", "hookharness_hook_context")
+
+
+def _scenario(hookharness_hooks, hookharness_agents, hookharness_hook_context):
+    """A scenario file's test: `ScenarioItem.runtest` runs it; this names the fixtures it takes."""
+
+
 class ScenarioFile(pytest.File):
     """A scenario file: one item, its scenario."""
 
@@ -109,11 +148,12 @@ class ScenarioFailed(Exception):
     """A scenario did not pass; the message is hookharness's report."""
 
 
-class ScenarioItem(pytest.Item):
-    """One scenario, run by the `hookharness` command."""
+class ScenarioItem(pytest.Function):
+    """One scenario, run by the `hookharness` command (a pytest Function, so fixtures, marks and `usefixtures`
+    apply to it as to any test)."""
 
     def __init__(self, **kwargs):
-        super().__init__(**kwargs)
+        super().__init__(callobj=_scenario, **kwargs)
         self.user_properties.append(("hookharness_file", str(self.path)))
 
     def _batch(self):
@@ -127,24 +167,40 @@ class ScenarioItem(pytest.Item):
             chosen = items[start:]
         return [item.path for item in chosen if isinstance(item, ScenarioItem)]
 
+    def _objects(self):
+        """What this test's fixtures hand the scenario, by fixture: none when every one gave nothing."""
+        given = {name.removeprefix("hookharness_"): self.funcargs.get(name) for name in _FIXTURES}
+        return given if any(given.values()) else None
+
     def runtest(self):
         outcomes = self.config.stash[_OUTCOMES]
+        objects = self._objects()
         try:
-            outcome, line = outcomes.get(self.path, self._batch())
-        except (BatchFailed, BinaryNotFound) as error:
+            if objects is None:
+                outcome, line = outcomes.get(self.path, self._batch())
+            else:
+                outcome, line = run_attached(self.path, objects, timeout=outcomes.timeout)
+        except (BatchFailed, BinaryNotFound, TypeError) as error:
             raise ScenarioFailed(str(error)) from None
         if outcome.get("status") != "pass":
             text = report(line, self.path) or outcome.get("error") or json.dumps(outcome.get("failures"))
-            raise ScenarioFailed(text.rstrip("\n") + "\n\n" + self._rerun(outcomes))
+            rerun = self._rerun(outcomes) if objects is None else self._rerun_here()
+            raise ScenarioFailed(text.rstrip("\n") + "\n\n" + rerun)
 
     def _rerun(self, outcomes):
         command = " ".join(["hookharness", "explain", *outcomes.engine_args(), _quoted(shown(self.path))])
         return f"replay it step by step: {command}"
 
+    def _rerun_here(self):
+        return (
+            "it takes objects from your fixtures, so it runs under pytest only: "
+            f"pytest {_quoted(self.nodeid)}"
+        )
+
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, ScenarioFailed):
             return str(excinfo.value)
-        return super().repr_failure(excinfo, style)
+        return super().repr_failure(excinfo)
 
     def reportinfo(self):
         return self.path, None, f"scenario: {self.name}"

@@ -14,7 +14,8 @@ import pytest
 from plugin_support import ROOT, binary, plugin_args, source_path
 
 EXAMPLE = ROOT / "examples" / "haystack_project"
-SCENARIOS = sorted(p.name for p in (EXAMPLE / "scenarios").glob("*.yaml"))
+# scenarios/accounts/ takes objects from its conftest.py's fixtures (a database client, hooks by name, the Agent).
+SCENARIOS = sorted(p.name for p in (EXAMPLE / "scenarios").rglob("*.yaml"))
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("haystack") is None,
@@ -44,6 +45,20 @@ def test_the_example_project_passes_on_the_haystack_engine(pytester, monkeypatch
     result.assert_outcomes(passed=len(SCENARIOS))
 
 
+def test_a_planted_bug_in_a_hook_that_reads_a_fixture_object_fails_its_scenario(pytester, monkeypatch):
+    project = copy(pytester, monkeypatch)
+    accounts = project / "haystack_project" / "accounts.py"
+    text = accounts.read_text(encoding="utf-8")
+    planted = text.replace('plan = row[0] if row else "free"', 'plan = "free"')
+    assert planted != text
+    accounts.write_text(planted, encoding="utf-8")
+    result = pytester.runpytest_subprocess(*plugin_args(), "-p", "no:cacheprovider", "-rf")
+    result.assert_outcomes(passed=len(SCENARIOS) - 1, failed=1)
+    out = result.stdout.str()
+    assert "FAILED scenarios/accounts/gold_customer.yaml::accounts-gold-customer" in out
+    assert "printed: expected 'customer u1: gold'" in out
+
+
 def test_a_planted_bug_in_a_hook_fails_exactly_its_scenario_with_the_report(pytester, monkeypatch):
     project = copy(pytester, monkeypatch)
     plant_a_bug(project)
@@ -66,6 +81,8 @@ def test_xdist_gives_the_same_verdicts_and_junitxml_names_each_scenario(pytester
     assert "FAILED scenarios/require_search.yaml::docs-require-search" in result.stdout.str()
     cases = {case.get("name"): case for case in ET.parse(project / "report.xml").getroot().iter("testcase")}
     assert set(cases) == {
+        "accounts-gold-customer",
+        "accounts-unknown-customer",
         "docs-audit-tool-calls",
         "docs-build-context",
         "docs-require-search",

@@ -559,7 +559,15 @@ fn file_check(replay: &Replay, file: &std::path::Path) -> FileCheck {
             checked.needs_rust = true;
             checked.notes.push(note);
         }
-        if scenario.needs_python() {
+        if let Some(name) = &scenario.agent.custom {
+            checked.needs_haystack = true;
+            checked.notes.push(format!(
+                "{}: valid; its Agent is one your test registers (`agent.custom: {name}`): run it \
+                 with pytest, your conftest.py's `hookharness_agents` fixture giving it \
+                 (docs/pytest.md)",
+                file.display()
+            ));
+        } else if scenario.needs_python() {
             checked.needs_haystack = true;
             checked.notes.push(format!(
                 "{}: valid; it runs your Python code, which only the Haystack engine runs: \

@@ -1,5 +1,6 @@
 //! The one wording of a scenario the command line cannot run as a whole:
-//! it uses a `custom:` hook, which only a Rust test can register.
+//! it uses a `custom:` hook, which only a test can register (a Rust test on
+//! `Replay`, a Python one through the pytest plugin's `hookharness_hooks`).
 
 use crate::scenario::{HookEntry, Scenario};
 use std::path::Path;
@@ -10,7 +11,7 @@ use std::path::Path;
 /// does the same with the hook registered.
 pub(super) fn message(file: &Path, name: &str, command: &str, api: &str) -> String {
     format!(
-        "{}: not {command}d: it uses `custom: {name}`, a hook only Rust can register; \
+        "{}: not {command}d: it uses `custom: {name}`, a hook your test registers; \
          {command} it with `{api}` and a `Replay` that registers it",
         file.display()
     )
@@ -35,8 +36,9 @@ pub(super) fn note(file: &Path, scenario: &Scenario) -> Option<String> {
         .collect::<Vec<_>>()
         .join(", ");
     Some(format!(
-        "{}: valid, but it uses {listed}, a hook only Rust can register, so `hookharness run` cannot \
-         run it; run it from a Rust test with `Replay::new().custom_hook(\"{first}\", hook)`",
+        "{}: valid, but it uses {listed}, a hook your test registers, so `hookharness run` cannot \
+         run it alone; run it from a Rust test with `Replay::new().custom_hook(\"{first}\", hook)`, \
+         or with pytest, your conftest.py's `hookharness_hooks` fixture giving it (docs/pytest.md)",
         file.display()
     ))
 }

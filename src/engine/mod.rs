@@ -76,4 +76,12 @@ pub trait Engine: Send + Sync {
 
     /// Runs `scenario` (loaded and validated) and records the run.
     fn record(&self, scenario: &Scenario, options: RecordOptions) -> Record;
+
+    /// Whether the engine finds `custom:` hooks itself: a Haystack worker
+    /// the pytest plugin forked holds the hooks its fixtures register by
+    /// name. Otherwise a scenario with one is refused before it is
+    /// recorded (the Rust engine's come from `Replay::custom`).
+    fn finds_custom_hooks(&self) -> bool {
+        false
+    }
 }

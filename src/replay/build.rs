@@ -46,6 +46,15 @@ pub(crate) fn prepare(
             ),
         });
     }
+    if let Some(name) = &spec.custom {
+        return Err(PrepareError::NeedsHaystack {
+            message: format!(
+                "the Agent is one your test registers (`agent.custom: {name}`), which only the \
+                 pytest plugin hands to the Haystack engine: run this scenario with `pytest`, its \
+                 conftest.py's `hookharness_agents` fixture giving `{name}` (docs/pytest.md)"
+            ),
+        });
+    }
     // One wrapper per custom hook, so a hook used at several points stays one object.
     let custom: IndexMap<String, Arc<dyn Hook>> = custom
         .iter()

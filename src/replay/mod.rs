@@ -470,15 +470,22 @@ impl Replay {
             result: None,
             trace: Vec::new(),
         };
-        if let Some(name) = scenario.custom_hook_names().into_iter().next() {
+        if let Some(name) = scenario
+            .custom_hook_names()
+            .into_iter()
+            .next()
+            .filter(|_| !engine.finds_custom_hooks())
+        {
             return early(
                 Status::Error,
                 RunError::needs_engine(
                     "rust",
                     format!(
-                        "{file}: `custom: {name}` is a Rust hook, which only the Rust engine runs: \
-                         run this scenario with `--engine rust` (the default), or name your \
-                         Python hook with `python: \"module:name\"`"
+                        "{file}: `custom: {name}` is a hook your test registers, and none is \
+                         registered here: a Rust test registers it on `Replay` (`--engine rust`), \
+                         a Python one through your conftest.py's `hookharness_hooks` fixture (run \
+                         the scenario with pytest: docs/pytest.md); or name your Python hook with \
+                         `python: \"module:name\"`"
                     ),
                 ),
             );

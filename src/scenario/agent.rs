@@ -35,6 +35,10 @@ pub struct AgentSpec {
     /// `python`: the Agent comes from the user's factory (with `args` and
     /// `models`); the other settings are then the factory's.
     pub python: Option<PythonCall>,
+    /// `custom`: the Agent is an object the test harness registers under
+    /// this name (the pytest plugin's `hookharness_agents` fixture); the
+    /// other settings are then that Agent's.
+    pub custom: Option<String>,
 }
 
 impl Default for AgentSpec {
@@ -49,6 +53,7 @@ impl Default for AgentSpec {
             raise_on_tool_invocation_failure: false,
             tool_concurrency_limit: 4,
             python: None,
+            custom: None,
         }
     }
 }
@@ -105,6 +110,15 @@ pub(crate) fn read_agent(field: &Field<'_>) -> Read<AgentSpec> {
         agent.python = Some(call);
         return Ok(agent);
     }
+    if map.has("custom") {
+        let name = map.required("custom")?.string()?;
+        let others: Vec<String> = map.keys().into_iter().filter(|k| k != "custom").collect();
+        if !others.is_empty() {
+            return Err(field.error(ScenarioErrorKind::AgentCustomWithKeys { keys: others }));
+        }
+        agent.custom = Some(name);
+        return Ok(agent);
+    }
     if let Some(f) = map.get("max_agent_steps") {
         agent.max_agent_steps = f.i64()?;
     }
@@ -134,8 +148,9 @@ pub(crate) fn read_agent(field: &Field<'_>) -> Read<AgentSpec> {
         agent.tool_concurrency_limit = f.i64()?;
     }
     // `args` and `models` go with `python` (and are known keys here, so that
-    // an unknown key lists them).
+    // an unknown key lists them, as is `custom`).
     let _ = map.get("python");
+    let _ = map.get("custom");
     if map.get("args").is_some() || map.get("models").is_some() {
         return Err(map.missing("python"));
     }

@@ -259,6 +259,11 @@ pub enum ScenarioErrorKind {
         /// The other keys, in file order.
         keys: Vec<String>,
     },
+    /// `agent.custom` beside keys the registered Agent decides.
+    AgentCustomWithKeys {
+        /// The other keys, in file order.
+        keys: Vec<String>,
+    },
     /// A `python_path` entry holding a NUL character (no path can).
     PythonPathNul {
         /// The entry as written.

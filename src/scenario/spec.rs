@@ -83,10 +83,12 @@ impl Scenario {
     }
 
     /// `true` when the scenario runs the user's Python code (a `python:`
-    /// hook or agent): only the Haystack engine runs it.
+    /// hook or agent, or an Agent the pytest plugin registers): only the
+    /// Haystack engine runs it.
     #[must_use]
     pub fn needs_python(&self) -> bool {
         self.agent.python.is_some()
+            || self.agent.custom.is_some()
             || self
                 .all_hook_entries()
                 .any(|entry| matches!(entry, HookEntry::Python { .. }))

@@ -178,6 +178,11 @@ fn agent(spec: &AgentSpec) -> Map<String, Value> {
     if let Some(call) = &spec.python {
         return call.to_map();
     }
+    if let Some(name) = &spec.custom {
+        let mut out = Map::new();
+        out.insert("custom".into(), json!(name));
+        return out;
+    }
     let default = AgentSpec::default();
     let mut out = Map::new();
     if spec.max_agent_steps != default.max_agent_steps {

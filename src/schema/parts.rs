@@ -30,7 +30,7 @@ fn handler() -> Value {
 
 fn agent() -> Value {
     json!({
-        "description": "Agent settings. Default: {}. With `python`, the map holds only `python`, `args` and `models`.",
+        "description": "Agent settings. Default: {}. With `python`, the map holds only `python`, `args` and `models`; with `custom`, only `custom`.",
         "type": "object",
         "additionalProperties": false,
         "properties": {
@@ -77,6 +77,10 @@ fn agent() -> Value {
                 "type": "string",
                 "pattern": super::PYTHON_TARGET,
             },
+            "custom": {
+                "description": "the name of an Agent your test registers (the pytest plugin's `hookharness_agents` fixture); its chat_generator is replaced by `model` (Haystack engine, under pytest)",
+                "type": "string",
+            },
             "args": {
                 "description": "keyword arguments (JSON values) of the `python` factory",
                 "type": "object",
@@ -88,8 +92,16 @@ fn agent() -> Value {
             },
         },
         "dependencies": {"args": ["python"], "models": ["python"]},
-        "if": {"required": ["python"]},
-        "then": {"propertyNames": {"enum": ["python", "args", "models"]}},
+        "allOf": [
+            {
+                "if": {"required": ["python"]},
+                "then": {"propertyNames": {"enum": ["python", "args", "models"]}},
+            },
+            {
+                "if": {"required": ["custom"]},
+                "then": {"propertyNames": {"enum": ["custom"]}},
+            },
+        ],
     })
 }
 

@@ -203,7 +203,10 @@ def _construct(sc, request, recorder, scripts, substitutions, check: _Check, pat
             hooks[point].append(hook)
     if check.problems:
         return
-    # 3. The Agent: the scenario's, or the factory's with the scenario's generator, tools and hooks.
+    # 3. The Agent: the scenario's, or the factory's with the scenario's generator, tools and hooks. One the test
+    # registers (`agent.custom`) exists only where the test runs the scenario (pytest): nothing more to check here.
+    if sc.custom_agent is not None:
+        return
     main = ScriptedChatGenerator(scripts["model"], recorder)
     if factory is None:
         try:

@@ -16,7 +16,7 @@ from haystack.dataclasses import ChatMessage
 from haystack.tools import Toolset, flatten_tools_or_toolsets
 from haystack.tools.errors import ToolInvocationError
 
-from . import ready_made, spec
+from . import live, ready_made, spec
 from .capture import Capture
 from .children import ended_children
 from .declarative import DeclarativeHook
@@ -47,11 +47,10 @@ _FREE_AFTER_RUN: list = []
 
 
 class UnregisteredHook(Exception):
-    def __init__(self, name: str) -> None:
-        super().__init__(
-            f"`custom: {name}` is a Rust hook, which the Haystack engine cannot run; run this scenario with "
-            "`--engine rust`, or name a Python hook with `python: \"module:attribute\"`"
-        )
+    """A `custom:` name (of a hook or an agent) that no test registered in this process (`live.py`)."""
+
+    def __init__(self, name: str, message: str) -> None:
+        super().__init__(message)
         self.name = name
 
 
@@ -155,23 +154,27 @@ def _build(sc: spec.Scenario, request: dict, recorder: Recorder, scripts: dict, 
     main = ScriptedChatGenerator.pooled(scripts["model"], recorder, _MAIN_GENERATORS)
     _FREE_AFTER_RUN.append(main)
     request_names = request.get("hook_names") or {}
-    if factory is None:
+    if sc.custom_agent is not None:
+        built, source = registered_agent(sc.custom_agent), f"agent.custom `{sc.custom_agent}`"
+    elif factory is None:
         agent = _scenario_agent(sc, main, hooks)
         names = {point: list(request_names.get(point, [])) for point in hooks}
         return agent, names, list(sc.agent["state_schema"]), tool_scripts
-    kwargs = {**copy.deepcopy(sc.factory.args), **_generators(sc.factory.models, scripts, recorder, "agent")}
-    built = call_user(factory, kwargs, f"agent.python `{sc.factory.python}`")
-    if not isinstance(built, Agent):
-        raise UserCodeError(
-            f"agent.python: `{sc.factory.python}` returned {type(built).__name__}, not a haystack Agent; "
-            "name a function that builds and returns the Agent"
-        )
+    else:
+        kwargs = {**copy.deepcopy(sc.factory.args), **_generators(sc.factory.models, scripts, recorder, "agent")}
+        built = call_user(factory, kwargs, f"agent.python `{sc.factory.python}`")
+        source = sc.factory.python
+        if not isinstance(built, Agent):
+            raise UserCodeError(
+                f"agent.python: `{sc.factory.python}` returned {type(built).__name__}, not a haystack Agent; "
+                "name a function that builds and returns the Agent"
+            )
     own = built.hooks or {}
     merged = {point: list(own.get(point, [])) + hooks.get(point, []) for point in [*own, *(p for p in hooks if p not in own)]}
     names = {
         point: [hook_name(h) for h in own.get(point, [])] + list(request_names.get(point, [])) for point in merged
     }
-    agent = built.clone(chat_generator=main, tools=_factory_tools(built, sc.tools, sc.factory.python), hooks=merged)
+    agent = built.clone(chat_generator=main, tools=_factory_tools(built, sc.tools, source), hooks=merged)
     return agent, names, list(built.state_schema or {}), tool_scripts
 
 
@@ -225,6 +228,20 @@ def new_agent(sc: spec.Scenario, generator: Any, hooks: dict, tools: list | None
         )
 
 
+def registered_agent(name: str) -> Agent:
+    """The Agent a test registered as `name` (`live.py`)."""
+    try:
+        built = live.agent(name)
+    except LookupError as e:
+        raise UnregisteredHook(name, str(e)) from None
+    if not isinstance(built, Agent):
+        raise UserCodeError(
+            f"agent.custom: `{name}` is registered as {type(built).__name__}, not a haystack Agent; register the "
+            "Agent itself (or build it from a factory with `agent: {python: \"module:factory\"}`)"
+        )
+    return built
+
+
 def _allowed(hook: Any) -> Any:
     allowed = getattr(hook, "allowed_hook_points", None)
     return list(allowed) if allowed is not None else None
@@ -242,7 +259,11 @@ def _make(definition: spec.HookDef, hook_values: dict, scripts: dict, recorder: 
     if definition.kind == "declarative":
         return DeclarativeHook(definition, definition.name or "")
     if definition.kind == "custom":
-        raise UnregisteredHook(definition.name)
+        try:
+            value = live.hook(definition.name)
+        except LookupError as e:
+            raise UnregisteredHook(definition.name, str(e)) from None
+        return make_hook(value, {}, False, f"`custom: {definition.name}`")
     if definition.kind == "python":
         where = f"hook `{definition.python}`"
         kwargs = {**copy.deepcopy(definition.args), **_generators(definition.models, scripts, recorder, where)}
@@ -300,7 +321,7 @@ def _run_kwargs(sc: spec.Scenario, recorder: Recorder) -> dict:
     run = sc.run
     kwargs: dict[str, Any] = {
         "messages": [build_message(m) for m in run["messages"]],
-        "hook_context": copy.deepcopy(run["hook_context"]),
+        "hook_context": _hook_context(run["hook_context"]),
         **copy.deepcopy(run["state"]),
         **copy.deepcopy(run["variables"]),
     }
@@ -311,6 +332,14 @@ def _run_kwargs(sc: spec.Scenario, recorder: Recorder) -> dict:
     if run["stream"]:
         kwargs["streaming_callback"] = _recording_callback(recorder.streamed, is_async=run["async"])
     return kwargs
+
+
+def _hook_context(given: Any) -> Any:
+    """A fresh copy of the file's `run.hook_context`, with the test's live objects (`live.py`) over it by identity (a
+    client is itself, never a copy)."""
+    if not live.HOOK_CONTEXT:
+        return copy.deepcopy(given)
+    return {**copy.deepcopy(given or {}), **live.HOOK_CONTEXT}
 
 
 def _chunk_summary(chunk) -> Any:

@@ -87,6 +87,7 @@ class Scenario:
     name: str
     agent: dict
     factory: Factory | None
+    custom_agent: str | None  # `agent: {custom: NAME}`: an Agent the test registers (`live.py`)
     tools: list[ToolSpec]
     hooks: dict  # point -> list[HookRef], in file order
     shared_hooks: dict  # name -> HookDef
@@ -101,6 +102,7 @@ def read(value: dict) -> Scenario:
     """The scenario of a request (`Scenario::to_value()`), with every default filled in."""
     agent_value = dict(value.get("agent") or {})
     factory = None
+    custom_agent = agent_value.pop("custom", None)
     if "python" in agent_value:
         factory = Factory(
             python=agent_value["python"],
@@ -126,6 +128,7 @@ def read(value: dict) -> Scenario:
         name=value.get("name") or "",
         agent=_agent(agent_value),
         factory=factory,
+        custom_agent=custom_agent,
         tools=[_tool(t) for t in value.get("tools") or []],
         hooks=hooks,
         shared_hooks=shared,

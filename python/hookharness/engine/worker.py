@@ -199,8 +199,11 @@ def _forget_working_directory() -> None:
         del sys.path[0]
 
 
-def main() -> int:
-    _forget_working_directory()
+def main(attached: bool = False) -> int:
+    """Serves requests on stdin until it ends. `attached`: this process is a fork of the caller's own (the pytest
+    plugin's, `hookharness._attached`), whose `sys.path` is the test's and is kept."""
+    if not attached:
+        _forget_working_directory()
     channel = Channel(_private(1))
     crash = os.fdopen(_private(2), "w", buffering=1, encoding="utf-8")
     faulthandler.enable(crash)

@@ -16,10 +16,12 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod attach;
 mod interpreter;
 mod request;
 mod worker;
 
+pub use attach::ATTACH_ENV;
 pub use interpreter::{PYTHON_ENV, resolve as resolve_python};
 
 /// The variable that sets how much output one hook or tool call keeps (docs/engines.md).
@@ -102,6 +104,14 @@ pub enum SetupError {
         /// The value as set.
         value: String,
     },
+    /// `HOOKHARNESS_ENGINE_ATTACH` hands no worker this command can use.
+    #[error("{ATTACH_ENV}={value:?}: {message}")]
+    Attach {
+        /// The value as set.
+        value: String,
+        /// What is wrong with it.
+        message: String,
+    },
     /// The worker's greeting was unreadable.
     #[error("the Haystack engine's worker in `{}` sent {message}", shown(python))]
     Protocol {
@@ -119,6 +129,7 @@ pub struct HaystackEngine {
     worker: Mutex<Option<Worker>>,
     haystack: String,
     python_version: String,
+    attached: bool,
 }
 
 impl std::fmt::Debug for HaystackEngine {
@@ -143,7 +154,9 @@ impl HaystackEngine {
         let worker = Worker::start(&python)?;
         let haystack = worker.hello.haystack.clone().unwrap_or_default();
         let python_version = worker.hello.python.clone().unwrap_or_default();
+        let attached = worker.attached();
         Ok(HaystackEngine {
+            attached,
             python,
             timeout,
             worker: Mutex::new(Some(worker)),
@@ -174,6 +187,11 @@ impl HaystackEngine {
 impl Engine for HaystackEngine {
     fn name(&self) -> &str {
         "haystack"
+    }
+
+    fn finds_custom_hooks(&self) -> bool {
+        // A worker forked from the pytest process holds the hooks its fixtures register.
+        self.attached
     }
 
     fn record(&self, scenario: &Scenario, options: RecordOptions) -> Record {
@@ -223,10 +241,19 @@ impl HaystackEngine {
         Err(match error {
             CallError::Timeout { stack } => format!(
                 "timed out after {} s{}: a hook, tool or model call that never returns? (the \
-                 worker was killed and is restarted for the next scenario; give a slow run more \
-                 time with `--timeout SECONDS`){}",
+                 worker was killed{}; give a slow run more time with `--timeout SECONDS`{}){}",
                 self.timeout.as_secs(),
                 stuck_at(&stack),
+                if self.attached {
+                    ""
+                } else {
+                    " and is restarted for the next scenario"
+                },
+                if self.attached {
+                    ", under pytest `--hookharness-timeout SECONDS`"
+                } else {
+                    ""
+                },
                 innermost(&stack)
             ),
             CallError::Died { status, stderr } => {

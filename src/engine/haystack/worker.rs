@@ -10,7 +10,7 @@
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
@@ -19,6 +19,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::SetupError;
+use super::attach::{self, Attached};
 use super::interpreter::package_root;
 
 /// The protocol version this binary speaks.
@@ -60,9 +61,62 @@ pub(crate) enum CallError {
     Protocol(String),
 }
 
+/// The worker's process: one this command started, or one it was handed
+/// (`HOOKHARNESS_ENGINE_ATTACH`), which its own parent reaps.
+enum Process {
+    Started(Child),
+    Attached(u32),
+}
+
+impl Process {
+    fn id(&self) -> u32 {
+        match self {
+            Process::Started(child) => child.id(),
+            Process::Attached(pid) => *pid,
+        }
+    }
+
+    /// How the process ended, waiting for it (a handed one: as far as can be told).
+    fn wait(&mut self) -> String {
+        match self {
+            Process::Started(child) => match child.wait() {
+                Ok(status) => ended(status),
+                Err(e) => format!("could not be waited for ({e})"),
+            },
+            Process::Attached(_) => {
+                "ended (it is the pytest process's fork: pytest reaps it)".to_owned()
+            }
+        }
+    }
+
+    fn has_ended(&mut self) -> bool {
+        match self {
+            Process::Started(child) => matches!(child.try_wait(), Ok(Some(_))),
+            Process::Attached(pid) => attach::ended(*pid),
+        }
+    }
+
+    /// Kills the process (its parent reaps a handed one).
+    fn kill(&mut self) {
+        match self {
+            Process::Started(child) => {
+                let _ = child.kill();
+                let _ = child.wait();
+            }
+            Process::Attached(pid) => {
+                let _ = Command::new("kill")
+                    .args(["-s", "KILL", &pid.to_string()])
+                    .stdout(Stdio::null())
+                    .stderr(Stdio::null())
+                    .status();
+            }
+        }
+    }
+}
+
 pub(crate) struct Worker {
-    child: Child,
-    stdin: Option<ChildStdin>,
+    child: Process,
+    stdin: Option<Box<dyn Write + Send>>,
     lines: Receiver<Result<String, String>>,
     stderr: Arc<Mutex<Tail>>,
     pub hello: Hello,
@@ -70,9 +124,25 @@ pub(crate) struct Worker {
 }
 
 impl Worker {
-    /// Starts `python -m hookharness.engine.worker` and reads its greeting.
+    /// Starts `python -m hookharness.engine.worker` (or takes the worker
+    /// `HOOKHARNESS_ENGINE_ATTACH` hands the command) and reads its greeting.
     pub(crate) fn start(python: &Path) -> Result<Worker, SetupError> {
         check_output_limit()?;
+        if let Some(attached) = attach::take() {
+            let Attached {
+                pid,
+                requests,
+                answers,
+                stderr,
+            } = attached?;
+            return Worker::greeted(
+                Process::Attached(pid),
+                Box::new(requests),
+                answers,
+                stderr,
+                python,
+            );
+        }
         let mut command = if network_namespace() && found(python) {
             // A network namespace of its own, with nothing but a loopback
             // that is down: no process the scenario's code starts reaches a
@@ -115,15 +185,33 @@ impl Worker {
             python: python.to_owned(),
             message: e.to_string(),
         })?;
-        let stdin = child.stdin.take();
+        let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");
         let stderr_pipe = child.stderr.take().expect("stderr is piped");
+        Worker::greeted(
+            Process::Started(child),
+            Box::new(stdin),
+            stdout,
+            stderr_pipe,
+            python,
+        )
+    }
+
+    /// Reads the greeting of a worker whose channel is `stdin`, `stdout`
+    /// and `stderr_pipe`.
+    fn greeted(
+        child: Process,
+        stdin: Box<dyn Write + Send>,
+        stdout: impl Read + Send + 'static,
+        stderr_pipe: impl Read + Send + 'static,
+        python: &Path,
+    ) -> Result<Worker, SetupError> {
         let stderr = Arc::new(Mutex::new(Tail::default()));
         spawn_stderr_reader(stderr_pipe, stderr.clone());
         let lines = spawn_line_reader(stdout);
         let mut worker = Worker {
             child,
-            stdin,
+            stdin: Some(stdin),
             lines,
             stderr,
             hello: Hello {
@@ -178,6 +266,11 @@ impl Worker {
         }
         worker.hello = hello;
         Ok(worker)
+    }
+
+    /// Whether this worker was handed to the command (`HOOKHARNESS_ENGINE_ATTACH`).
+    pub(crate) fn attached(&self) -> bool {
+        matches!(self.child, Process::Attached(_))
     }
 
     /// Sends one request and waits up to `timeout` for its answer (the
@@ -237,10 +330,7 @@ impl Worker {
     }
 
     fn died(&mut self) -> CallError {
-        let status = match self.child.wait() {
-            Ok(status) => ended(status),
-            Err(e) => format!("could not be waited for ({e})"),
-        };
+        let status = self.child.wait();
         CallError::Died {
             status,
             stderr: self.stderr_tail(),
@@ -319,8 +409,7 @@ impl Worker {
                 .stderr(Stdio::null())
                 .status();
         }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.child.kill();
     }
 }
 
@@ -330,7 +419,7 @@ impl Drop for Worker {
             let _ = stdin.write_all(b"{\"id\": 0, \"shutdown\": true}\n");
         }
         for _ in 0..20 {
-            if let Ok(Some(_)) = self.child.try_wait() {
+            if self.child.has_ended() {
                 break;
             }
             std::thread::sleep(Duration::from_millis(10));

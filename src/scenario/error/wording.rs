@@ -420,6 +420,11 @@ write!(
                 "`agent.python` builds the Agent from your code, so {} cannot be set here; set them in your factory, or pass them through `agent.args`",
                 tick_list(keys)
             ),
+            K::AgentCustomWithKeys { keys } => write!(
+                f,
+                "`agent.custom` takes the Agent your test registers (the pytest plugin's `hookharness_agents` fixture), so {} cannot be set here; set them where you build that Agent",
+                tick_list(keys)
+            ),
             K::PythonPathNul { value } => {
                 let value = cut(&value.replace('\0', "\\0"));
                 write!(

@@ -1,0 +1,212 @@
+"""Fixtures hand a scenario what its file cannot hold: hooks registered by name (`custom: NAME`), a pre-built Agent
+(`agent: {custom: NAME}`) and live objects in `hook_context`. Such a scenario runs on a worker forked from the
+pytest process; each failure of user code costs its own test only and says what happened."""
+
+import importlib.util
+import textwrap
+
+import pytest
+from plugin_support import binary, plugin_args, source_path
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("haystack") is None,
+    reason="fixture objects run on the Haystack engine: install hookharness[haystack] (haystack-ai 3.4.1)",
+)
+
+CONFTEST = '''
+import os
+import sqlite3
+import time
+
+import pytest
+from haystack.components.agents import Agent
+from haystack.components.agents.state import State
+from haystack.components.generators.chat import OpenAIChatGenerator
+from haystack.hooks import hook
+from haystack.tools import tool
+
+
+@tool
+def lookup(user: str) -> str:
+    """Look a user up."""
+    return "user " + user + " exists"
+
+
+@hook
+def tier(state: State) -> None:
+    context = state.data["hook_context"]
+    (plan,) = context["db"].execute("SELECT plan FROM plans WHERE user = ?", (context["user"],)).fetchone()
+    print("plan:", plan)
+
+
+@hook
+def hangs(state: State) -> None:
+    time.sleep(600)
+
+
+@hook
+def dies(state: State) -> None:
+    os._exit(3)
+
+
+@pytest.fixture
+def db():
+    connection = sqlite3.connect(":memory:")
+    connection.execute("CREATE TABLE plans (user TEXT, plan TEXT)")
+    connection.execute("INSERT INTO plans VALUES ('u1', 'gold')")
+    yield connection
+    connection.close()
+
+
+@pytest.fixture
+def hookharness_hook_context(db):
+    return {"db": db}
+
+
+@pytest.fixture
+def hookharness_hooks():
+    return {"tier": tier, "hangs": hangs, "dies": dies}
+
+
+@pytest.fixture
+def hookharness_agents():
+    return {"support": Agent(chat_generator=OpenAIChatGenerator(model="gpt-5.4-nano"), tools=[lookup])}
+'''
+
+GOLD = """\
+name: gold
+agent: {custom: support}
+hooks:
+  before_run: [{custom: tier}]
+model:
+  - tool_calls: [{tool: lookup, arguments: {user: u1}}]
+  - text: done
+run:
+  messages: [{role: user, text: hi}]
+  hook_context: {user: u1}
+expect:
+  printed: ["plan: gold"]
+  tools_run: [lookup]
+  llm_calls: 2
+"""
+
+
+def scenario(name, hook, expect="exit_reason: text"):
+    return textwrap.dedent(f"""\
+        name: {name}
+        hooks:
+          before_run: [{{custom: {hook}}}]
+        model:
+          - text: done
+        run:
+          hook_context: {{user: u1}}
+        expect:
+          {expect}
+        """)
+
+
+def project(pytester, monkeypatch, files, conftest=CONFTEST):
+    monkeypatch.setenv("HOOKHARNESS_BIN", binary())
+    source_path(monkeypatch)
+    pytester.makeini("[pytest]\nhookharness_paths = scenarios\nhookharness_engine = haystack\n")
+    pytester.makeconftest(conftest)
+    folder = pytester.path / "scenarios"
+    folder.mkdir()
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+
+
+def run(pytester, *args):
+    return pytester.runpytest_subprocess(*plugin_args(), "-p", "no:cacheprovider", "-rf", *args)
+
+
+def test_a_prebuilt_agent_a_hook_by_name_and_a_database_client_reach_the_scenario(pytester, monkeypatch):
+    project(pytester, monkeypatch, {"gold.yaml": GOLD})
+    run(pytester).assert_outcomes(passed=1)
+
+
+def test_what_the_hook_does_with_the_fixture_object_is_checked(pytester, monkeypatch):
+    project(pytester, monkeypatch, {"gold.yaml": GOLD.replace("plan: gold", "plan: silver")})
+    result = run(pytester)
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert "printed: expected 'plan: silver'; the run printed 'plan: gold\\n'" in out
+    assert "it takes objects from your fixtures, so it runs under pytest only: pytest scenarios/gold.yaml::gold" in out
+
+
+def test_an_unregistered_name_lists_the_registered_ones(pytester, monkeypatch):
+    project(pytester, monkeypatch, {"typo.yaml": scenario("typo", "teir"), "gold.yaml": GOLD})
+    result = run(pytester)
+    result.assert_outcomes(passed=1, failed=1)
+    assert (
+        "`custom: teir`: your conftest.py's `hookharness_hooks` fixture (a dict: name -> hook) gives `dies`, `hangs`, "
+        "`tier`, not `teir`; did you mean `tier`?"
+    ) in result.stdout.str()
+
+
+def test_a_hung_hook_costs_its_scenario_and_says_where_it_hung(pytester, monkeypatch):
+    project(pytester, monkeypatch, {"a_hangs.yaml": scenario("a-hangs", "hangs"), "gold.yaml": GOLD})
+    result = run(pytester, "--hookharness-timeout", "2")
+    result.assert_outcomes(passed=1, failed=1)
+    out = result.stdout.str()
+    assert "timed out after 2 s in " in out
+    assert "conftest.py:" in out and " in hangs" in out
+    assert "under pytest `--hookharness-timeout SECONDS`" in out
+
+
+def test_a_hook_that_ends_the_worker_costs_its_scenario_only(pytester, monkeypatch):
+    project(pytester, monkeypatch, {"a_dies.yaml": scenario("a-dies", "dies"), "gold.yaml": GOLD})
+    result = run(pytester)
+    result.assert_outcomes(passed=1, failed=1)
+    assert "the Haystack engine's worker died while running this scenario" in result.stdout.str()
+
+
+def test_a_fixture_that_gives_no_dict_is_named(pytester, monkeypatch):
+    conftest = CONFTEST + "\n\n@pytest.fixture\ndef hookharness_hooks():\n    return [tier]\n"
+    project(pytester, monkeypatch, {"gold.yaml": GOLD}, conftest=conftest)
+    result = run(pytester)
+    result.assert_outcomes(failed=1)
+    assert "the `hookharness_hooks` fixture gave list; give a dict (name -> object)" in result.stdout.str()
+
+
+def test_without_fixtures_a_custom_name_says_where_to_register_it(pytester, monkeypatch):
+    project(pytester, monkeypatch, {"plain.yaml": scenario("plain", "tier")}, conftest="")
+    result = run(pytester)
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert "`custom: tier` is a hook your test registers, and none is registered here" in out
+    assert "`hookharness_hooks` fixture" in out
+
+
+def test_the_same_verdicts_under_xdist(pytester, monkeypatch):
+    pytest.importorskip("xdist")
+    files = {"gold.yaml": GOLD, "typo.yaml": scenario("typo", "teir")}
+    for i in range(4):
+        files[f"gold_{i}.yaml"] = GOLD.replace("name: gold", f"name: gold-{i}")
+    project(pytester, monkeypatch, files)
+    run(pytester, "-n", "2").assert_outcomes(passed=5, failed=1)
+
+
+def test_the_excerpts_in_docs_pytest_md_are_the_example_files():
+    """Each block of docs/pytest.md that names an example file (`# PATH (abridged)`) holds that file's lines, in
+    order, so the docs show the code that runs."""
+    import re
+
+    from plugin_support import ROOT
+
+    text = (ROOT / "docs" / "pytest.md").read_text(encoding="utf-8")
+    checked = 0
+    for block in re.findall(r"```\w+\n(.*?)```", text, re.S):
+        first, *lines = block.splitlines()
+        named = re.fullmatch(r"# (examples/\S+) \(abridged\)", first)
+        if not named:
+            continue
+        source = (ROOT / named.group(1)).read_text(encoding="utf-8").splitlines()
+        at = 0
+        for line in lines:
+            while at < len(source) and source[at] != line:
+                at += 1
+            assert at < len(source), f"{named.group(1)} has no line {line!r} (in this order)"
+            at += 1
+        checked += 1
+    assert checked == 2
