@@ -942,3 +942,59 @@ fn both_engines_run_a_python_scenario_on_the_haystack_engine_alone() {
     }
     assert_eq!(output.status.code(), Some(0));
 }
+
+/// `HOOKHARNESS_ENGINE_ATTACH` hands the command a worker only when it names
+/// a running sibling (a fork of the process that started the command) that
+/// greets as a worker on the descriptors it was handed: a stale or made-up
+/// process id is refused with exit 4 and what to do, and no process that
+/// never greeted is signalled.
+#[test]
+fn a_handed_worker_that_is_not_a_greeting_sibling_is_refused_and_never_signalled() {
+    // A sibling of the command (both are this test's children), but no worker.
+    let mut bystander = Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .expect("sleep starts");
+    let this_test = std::process::id();
+    let cases = [
+        (
+            "1,0,0,0".to_owned(),
+            "1 is not a worker's process id".to_owned(),
+        ),
+        (
+            "4194304,0,0,0".to_owned(),
+            "no process 4194304 is running: the variable is stale (unset it)".to_owned(),
+        ),
+        (
+            format!("{this_test},0,0,0"),
+            format!("process {this_test} was not started by the process that started this command"),
+        ),
+        (
+            format!("{},0,0,0", bystander.id()),
+            format!(
+                "process {} did not greet as a worker on the descriptors it was handed",
+                bystander.id()
+            ),
+        ),
+        ("12,x".to_owned(), "expected four numbers".to_owned()),
+    ];
+    for (value, said) in &cases {
+        let output = hookharness_with(
+            &["run", "--engine", "haystack", &fixture("good")],
+            &[("HOOKHARNESS_ENGINE_ATTACH", value)],
+        );
+        let stderr = text(&output.stderr);
+        assert_eq!(output.status.code(), Some(4), "{value}: {stderr}");
+        assert!(
+            stderr.contains(&format!("HOOKHARNESS_ENGINE_ATTACH=\"{value}\": "))
+                && stderr.contains(said.as_str()),
+            "{value}: {stderr}"
+        );
+    }
+    assert!(
+        bystander.try_wait().expect("waits").is_none(),
+        "the bystander process was signalled"
+    );
+    let _ = bystander.kill();
+    let _ = bystander.wait();
+}

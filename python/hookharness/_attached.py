@@ -8,7 +8,7 @@ worker of its own. The fork is its own process group: a scenario that outlives `
 command kills a worker it started. The fork sees the objects as they are when `run()` is called; what the scenario
 changes in them stays in the fork (a database it writes to is changed; a Python object here is not).
 
-POSIX only (`os.fork`).
+Linux only: `os.fork`, and the command checks the fork it is handed through `/proc`.
 """
 
 from __future__ import annotations

@@ -82,10 +82,10 @@ def run_attached(path, objects, timeout=None):
     test's."""
     from hookharness import _attached
 
-    if not hasattr(os, "fork"):
+    if not hasattr(os, "fork") or not os.path.exists("/proc/self/stat"):
         raise BatchFailed(
-            "this scenario's fixtures hand it objects, which it takes in a fork of the pytest process, and this "
-            "system has no os.fork: run it on Linux or macOS, or give it only what its file can hold"
+            "this scenario's fixtures hand it objects, which it takes in a fork of the pytest process, and that "
+            "needs Linux (os.fork, /proc): run it there, or give it only what its file can hold"
         )
     path = shown(path)
     args = ["run", "--format", "json", "--trace", "full", "--engine", "haystack", path]

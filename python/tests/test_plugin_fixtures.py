@@ -146,10 +146,10 @@ def test_an_unregistered_name_lists_the_registered_ones(pytester, monkeypatch):
 
 def test_a_hung_hook_costs_its_scenario_and_says_where_it_hung(pytester, monkeypatch):
     project(pytester, monkeypatch, {"a_hangs.yaml": scenario("a-hangs", "hangs"), "gold.yaml": GOLD})
-    result = run(pytester, "--hookharness-timeout", "2")
+    result = run(pytester, "--hookharness-timeout", "5")
     result.assert_outcomes(passed=1, failed=1)
     out = result.stdout.str()
-    assert "timed out after 2 s in " in out
+    assert "timed out after 5 s in " in out
     assert "conftest.py:" in out and " in hangs" in out
     assert "under pytest `--hookharness-timeout SECONDS`" in out
 

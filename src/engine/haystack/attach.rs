@@ -71,6 +71,35 @@ pub(crate) fn take() -> Option<Result<Attached, SetupError>> {
             numbers.len()
         ))));
     };
+    // The worker is a sibling: a fork of the process that started this
+    // command. Anything else (a stale variable, a made-up pid) is refused
+    // before this command could ever signal it.
+    let ours = std::os::unix::process::parent_id();
+    match stat(pid) {
+        _ if !std::path::Path::new("/proc/self/stat").exists() => {
+            return Some(Err(error(
+                "a handed worker is checked through /proc, which this system does not have \
+                 (Linux has it): run the scenario without fixture objects"
+                    .to_owned(),
+            )));
+        }
+        _ if pid <= 1 => {
+            return Some(Err(error(format!("{pid} is not a worker's process id"))));
+        }
+        None => {
+            return Some(Err(error(format!(
+                "no process {pid} is running: the variable is stale (unset it)"
+            ))));
+        }
+        Some(found) if found.parent != ours => {
+            return Some(Err(error(format!(
+                "process {pid} was not started by the process that started this command (its \
+                 parent is {}, this command's {ours}): the variable is stale (unset it)",
+                found.parent
+            ))));
+        }
+        Some(_) => {}
+    }
     let open = |fd: u32, write: bool| {
         let path = descriptor(fd);
         OpenOptions::new()
@@ -100,14 +129,42 @@ fn descriptor(fd: u32) -> PathBuf {
     PathBuf::from(format!("/dev/fd/{fd}"))
 }
 
+/// What `/proc/PID/stat` says of a process.
+pub(crate) struct Stat {
+    /// Its state letter (`R`, `S`, `Z`, ...).
+    pub state: char,
+    /// Its parent's process id.
+    pub parent: u32,
+    /// Its process group.
+    pub group: u32,
+}
+
+/// `/proc/PID/stat` read, `None` when there is no such process (or no `/proc`).
+pub(crate) fn stat(pid: u32) -> Option<Stat> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // `PID (COMM) STATE PPID PGRP ...`: COMM may hold spaces and parentheses.
+    let (_, rest) = text.rsplit_once(')')?;
+    let mut fields = rest.split_whitespace();
+    let state = fields.next()?.chars().next()?;
+    let parent = fields.next()?.parse().ok()?;
+    let group = fields.next()?.parse().ok()?;
+    Some(Stat {
+        state,
+        parent,
+        group,
+    })
+}
+
+/// The handed worker `pid`, while it runs and is still this command's
+/// sibling (so a pid reused after it ended is never signalled).
+pub(crate) fn running_sibling(pid: u32) -> Option<Stat> {
+    stat(pid).filter(|found| {
+        found.parent == std::os::unix::process::parent_id() && !matches!(found.state, 'Z' | 'X')
+    })
+}
+
 /// Whether process `pid` has ended (gone, or a zombie its parent has not
-/// reaped yet). Where `/proc` cannot say, it has not.
+/// reaped yet).
 pub(crate) fn ended(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        // `PID (COMM) STATE ...`: COMM may hold spaces and parentheses.
-        Ok(stat) => stat
-            .rsplit_once(')')
-            .is_some_and(|(_, rest)| rest.trim_start().starts_with(['Z', 'X'])),
-        Err(_) => std::path::Path::new("/proc/self").exists(),
-    }
+    stat(pid).is_none_or(|found| matches!(found.state, 'Z' | 'X'))
 }

@@ -65,14 +65,19 @@ pub(crate) enum CallError {
 /// (`HOOKHARNESS_ENGINE_ATTACH`), which its own parent reaps.
 enum Process {
     Started(Child),
-    Attached(u32),
+    /// `greeted`: it said hello on the descriptors it was handed, so it is
+    /// the worker: only then may this command signal it.
+    Attached {
+        pid: u32,
+        greeted: bool,
+    },
 }
 
 impl Process {
     fn id(&self) -> u32 {
         match self {
             Process::Started(child) => child.id(),
-            Process::Attached(pid) => *pid,
+            Process::Attached { pid, .. } => *pid,
         }
     }
 
@@ -83,7 +88,7 @@ impl Process {
                 Ok(status) => ended(status),
                 Err(e) => format!("could not be waited for ({e})"),
             },
-            Process::Attached(_) => {
+            Process::Attached { .. } => {
                 "ended (it is the pytest process's fork: pytest reaps it)".to_owned()
             }
         }
@@ -92,7 +97,7 @@ impl Process {
     fn has_ended(&mut self) -> bool {
         match self {
             Process::Started(child) => matches!(child.try_wait(), Ok(Some(_))),
-            Process::Attached(pid) => attach::ended(*pid),
+            Process::Attached { pid, .. } => attach::ended(*pid),
         }
     }
 
@@ -103,7 +108,10 @@ impl Process {
                 let _ = child.kill();
                 let _ = child.wait();
             }
-            Process::Attached(pid) => {
+            Process::Attached { pid, greeted } => {
+                if !*greeted || attach::running_sibling(*pid).is_none() {
+                    return;
+                }
                 let _ = Command::new("kill")
                     .args(["-s", "KILL", &pid.to_string()])
                     .stdout(Stdio::null())
@@ -136,12 +144,30 @@ impl Worker {
                 stderr,
             } = attached?;
             return Worker::greeted(
-                Process::Attached(pid),
+                Process::Attached {
+                    pid,
+                    greeted: false,
+                },
                 Box::new(requests),
                 answers,
                 stderr,
                 python,
-            );
+            )
+            .map_err(|error| match error {
+                // Not a worker that failed to start: a process that is no worker.
+                SetupError::NoHello { stderr, .. }
+                | SetupError::Protocol {
+                    message: stderr, ..
+                } => SetupError::Attach {
+                    value: std::env::var(attach::ATTACH_ENV).unwrap_or_default(),
+                    message: format!(
+                        "process {pid} did not greet as a worker on the descriptors it was \
+                             handed ({}); the pytest plugin sets this variable: unset it",
+                        stderr.trim()
+                    ),
+                },
+                other => other,
+            });
         }
         let mut command = if network_namespace() && found(python) {
             // A network namespace of its own, with nothing but a loopback
@@ -265,12 +291,27 @@ impl Worker {
             });
         }
         worker.hello = hello;
+        if let Process::Attached { greeted, .. } = &mut worker.child {
+            *greeted = true;
+        }
         Ok(worker)
+    }
+
+    /// Whether the worker's process group is its own, so that killing the
+    /// group ends only what it started (a handed worker sets its own; one
+    /// that has not, or has ended, is killed alone).
+    fn leads_its_group(&self) -> bool {
+        match self.child {
+            Process::Started(_) => true,
+            Process::Attached { pid, greeted } => {
+                greeted && attach::running_sibling(pid).is_some_and(|found| found.group == pid)
+            }
+        }
     }
 
     /// Whether this worker was handed to the command (`HOOKHARNESS_ENGINE_ATTACH`).
     pub(crate) fn attached(&self) -> bool {
-        matches!(self.child, Process::Attached(_))
+        matches!(self.child, Process::Attached { .. })
     }
 
     /// Sends one request and waits up to `timeout` for its answer (the
@@ -344,6 +385,11 @@ impl Worker {
     fn stack(&self) -> Vec<String> {
         #[cfg(unix)]
         {
+            if let Process::Attached { pid, greeted } = self.child {
+                if !greeted || attach::running_sibling(pid).is_none() {
+                    return Vec::new();
+                }
+            }
             let before = self.stderr_count();
             let sent = Command::new("kill")
                 .args(["-s", "USR1", &self.child.id().to_string()])
@@ -398,7 +444,7 @@ impl Worker {
     /// Kills the worker's process group and reaps it.
     pub(crate) fn kill(&mut self) {
         #[cfg(unix)]
-        {
+        if self.leads_its_group() {
             // The group first: a hook may have started processes of its own.
             // `-s KILL -- -PGID`, never `-KILL -PGID`: procps-ng 4.0.2's
             // `kill` reads the latter as `kill(-1, SIGKILL)`, every process
