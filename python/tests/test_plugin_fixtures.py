@@ -196,7 +196,7 @@ def test_the_excerpts_in_docs_pytest_md_are_the_example_files():
 
     text = (ROOT / "docs" / "pytest.md").read_text(encoding="utf-8")
     checked = 0
-    for block in re.findall(r"```\w+\n(.*?)```", text, re.S):
+    for block in re.findall(r"```\w+\n(.*?)```", text, re.DOTALL):
         first, *lines = block.splitlines()
         named = re.fullmatch(r"# (examples/\S+) \(abridged\)", first)
         if not named:
