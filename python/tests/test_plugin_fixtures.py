@@ -161,6 +161,22 @@ def test_a_hook_that_ends_the_worker_costs_its_scenario_only(pytester, monkeypat
     assert "the Haystack engine's worker died while running this scenario" in result.stdout.str()
 
 
+def test_a_stray_attach_variable_is_no_worker_of_a_batch(pytester, monkeypatch):
+    """`HOOKHARNESS_ENGINE_ATTACH` hands one command its fork; left in pytest's environment it would make every
+    batch take the process it names for its worker, and kill it."""
+    import subprocess
+
+    bystander = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    try:
+        monkeypatch.setenv("HOOKHARNESS_ENGINE_ATTACH", f"{bystander.pid},1,0,2")
+        project(pytester, monkeypatch, {"plain.yaml": "name: plain\nmodel:\n  - text: done\n"}, conftest="")
+        run(pytester).assert_outcomes(passed=1)
+        assert bystander.poll() is None
+    finally:
+        bystander.kill()
+        bystander.wait()
+
+
 def test_a_fixture_that_gives_no_dict_is_named(pytester, monkeypatch):
     conftest = CONFTEST + "\n\n@pytest.fixture\ndef hookharness_hooks():\n    return [tier]\n"
     project(pytester, monkeypatch, {"gold.yaml": GOLD}, conftest=conftest)
@@ -196,7 +212,7 @@ def test_the_excerpts_in_docs_pytest_md_are_the_example_files():
 
     text = (ROOT / "docs" / "pytest.md").read_text(encoding="utf-8")
     checked = 0
-    for block in re.findall(r"```\w+\n(.*?)```", text, re.S):
+    for block in re.findall(r"```\w+\n(.*?)```", text, re.DOTALL):
         first, *lines = block.splitlines()
         named = re.fullmatch(r"# (examples/\S+) \(abridged\)", first)
         if not named:
