@@ -41,6 +41,23 @@ DEFAULT_GLOB = ["*.yaml", "*.yml", "*.json"]
 _OUTCOMES = pytest.StashKey()
 
 
+def _descriptors_at_start():
+    """The pipes and terminals this process had open before any conftest or fixture ran (pytest loads its plugins
+    first): pytest-xdist's channel to its controller, what the shell handed pytest. Files and sockets are left out:
+    were this plugin loaded late (a conftest's `pytest_plugins`), a database a conftest opened is one."""
+    import os
+    import stat
+
+    if not hasattr(os, "fork"):
+        return []
+    from hookharness import _attached
+
+    return [d for d in _attached.open_descriptors() if stat.S_ISFIFO(d.mode) or stat.S_ISCHR(d.mode)]
+
+
+_AT_START = _descriptors_at_start()
+
+
 def pytest_addoption(parser):
     group = parser.getgroup("hookharness", "hookharness scenario files")
     group.addoption(
@@ -179,7 +196,9 @@ class ScenarioItem(pytest.Function):
             if objects is None:
                 outcome, line = outcomes.get(self.path, self._batch())
             else:
-                outcome, line = run_attached(self.path, objects, timeout=outcomes.timeout)
+                outcome, line = run_attached(
+                    self.path, objects, timeout=outcomes.timeout, not_inherited=_pytest_descriptors(self.config)
+                )
         except (BatchFailed, BinaryNotFound, TypeError) as error:
             raise ScenarioFailed(str(error)) from None
         if outcome.get("status") != "pass":
@@ -204,6 +223,33 @@ class ScenarioItem(pytest.Function):
 
     def reportinfo(self):
         return self.path, None, f"scenario: {self.name}"
+
+
+def _pytest_descriptors(config):
+    """The descriptors of pytest's own machinery, which a scenario's fork closes (`_attached.run`): those open
+    before any conftest ran (pytest-xdist's channel: a stray write there hangs the whole session) and those of
+    pytest's output capture (the terminal, the files holding what tests print)."""
+    from hookharness import _attached
+
+    found = list(_AT_START)
+    capture = getattr(config.pluginmanager.getplugin("capturemanager"), "_global_capturing", None)
+    for stream in (getattr(capture, name, None) for name in ("in_", "out", "err")):
+        for fd in (getattr(stream, "targetfd_save", None), getattr(stream, "targetfd_invalid", None)):
+            if isinstance(fd, int):
+                found.append(_attached.Descriptor(fd))
+        try:
+            found.append(_attached.Descriptor(stream.tmpfile.fileno()))
+        except Exception:  # noqa: BLE001, S112 (no file, or pytest's capture changed: nothing to close)
+            continue
+    try:  # where pytest's faulthandler writes (the fork's worker writes its own crash text elsewhere)
+        from _pytest.faulthandler import fault_handler_stderr_fd_key
+
+        fd = config.stash.get(fault_handler_stderr_fd_key, None)
+    except Exception:  # noqa: BLE001 (pytest's faulthandler changed: nothing to close)
+        fd = None
+    if isinstance(fd, int):
+        found.append(_attached.Descriptor(fd))
+    return found
 
 
 def _quoted(text):

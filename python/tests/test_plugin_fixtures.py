@@ -49,6 +49,15 @@ def dies(state: State) -> None:
     os._exit(3)
 
 
+@hook
+def scribbles(state: State) -> None:
+    for fd in range(3, 100):
+        try:
+            os.write(fd, b"SCRIBBLED\\n")
+        except OSError:
+            pass
+
+
 @pytest.fixture
 def db():
     connection = sqlite3.connect(":memory:")
@@ -65,7 +74,7 @@ def hookharness_hook_context(db):
 
 @pytest.fixture
 def hookharness_hooks():
-    return {"tier": tier, "hangs": hangs, "dies": dies}
+    return {"tier": tier, "hangs": hangs, "dies": dies, "scribbles": scribbles}
 
 
 @pytest.fixture
@@ -140,7 +149,7 @@ def test_an_unregistered_name_lists_the_registered_ones(pytester, monkeypatch):
     result.assert_outcomes(passed=1, failed=1)
     assert (
         "`custom: teir`: your conftest.py's `hookharness_hooks` fixture (a dict: name -> hook) gives `dies`, `hangs`, "
-        "`tier`, not `teir`; did you mean `tier`?"
+        "`scribbles`, `tier`, not `teir`; did you mean `tier`?"
     ) in result.stdout.str()
 
 
@@ -159,6 +168,19 @@ def test_a_hook_that_ends_the_worker_costs_its_scenario_only(pytester, monkeypat
     result = run(pytester)
     result.assert_outcomes(passed=1, failed=1)
     assert "the Haystack engine's worker died while running this scenario" in result.stdout.str()
+
+
+def test_a_hook_writing_to_descriptors_it_did_not_open_reaches_none_of_pytests(pytester, monkeypatch):
+    """The fork holds pytest's descriptors (its terminal, its captured output, pytest-xdist's channel to its
+    controller, where a stray line hung the whole session); it closes them, as a worker of the command's has none."""
+    files = {"a_scribbles.yaml": scenario("a-scribbles", "scribbles"), "gold.yaml": GOLD}
+    project(pytester, monkeypatch, files)
+    result = pytester.runpytest_subprocess(*plugin_args(), "-p", "no:cacheprovider", "-rA", timeout=120)
+    result.assert_outcomes(passed=2)
+    assert "SCRIBBLED" not in result.stdout.str() + result.stderr.str()
+    if importlib.util.find_spec("xdist") is not None:
+        result = pytester.runpytest_subprocess(*plugin_args(), "-p", "no:cacheprovider", "-n", "2", timeout=120)
+        result.assert_outcomes(passed=2)
 
 
 def test_a_stray_attach_variable_is_no_worker_of_a_batch(pytester, monkeypatch):
