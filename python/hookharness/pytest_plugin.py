@@ -155,10 +155,48 @@ def _scenario(hookharness_hooks, hookharness_agents, hookharness_hook_context):
 
 
 class ScenarioFile(pytest.File):
-    """A scenario file: one item, its scenario."""
+    """A scenario file: one item, its scenario; one per parameter when a fixture it takes has `params` (the
+    scenario against each Agent, each database a parametrized fixture gives), named `NAME[ID]` as pytest names
+    a test's."""
 
     def collect(self):
-        yield ScenarioItem.from_parent(self, name=scenario_name(self.path))
+        name = scenario_name(self.path)
+        calls, fixtureinfo = _fixture_params(self, name)
+        if not calls:
+            yield ScenarioItem.from_parent(self, name=name)
+            return
+        for callspec in calls:
+            yield ScenarioItem.from_parent(
+                self,
+                name=f"{name}[{callspec.id}]",
+                callspec=callspec,
+                fixtureinfo=fixtureinfo,
+                keywords={callspec.id: True},
+                originalname=name,
+            )
+
+
+def _fixture_params(collector, name):
+    """The parameter sets of the fixtures a scenario takes that have `params` (as pytest parametrizes a test by
+    them), and the fixture closure they apply to: `([], None)` when none has any, or when pytest's internals
+    are not the ones this reads (the file is then one item, and pytest says a parametrized fixture has no
+    parameter for it)."""
+    try:
+        from _pytest.python import FunctionDefinition, Metafunc
+
+        definition = FunctionDefinition.from_parent(collector, name=name, callobj=_scenario)
+        fixtureinfo = definition._fixtureinfo
+        metafunc = Metafunc(
+            definition=definition, fixtureinfo=fixtureinfo, config=collector.config, cls=None, module=None, _ispytest=True
+        )
+        # Fixtures' params only: a conftest's own pytest_generate_tests is written for test functions.
+        collector.session._fixturemanager.pytest_generate_tests(metafunc)
+        if not metafunc._calls:
+            return [], None
+        fixtureinfo.prune_dependency_tree()
+        return list(metafunc._calls), fixtureinfo
+    except (ImportError, AttributeError, TypeError):
+        return [], None
 
 
 class ScenarioFailed(Exception):

@@ -199,6 +199,27 @@ def test_a_stray_attach_variable_is_no_worker_of_a_batch(pytester, monkeypatch):
         bystander.wait()
 
 
+def test_a_parametrized_fixture_runs_the_scenario_once_per_parameter(pytester, monkeypatch):
+    conftest = CONFTEST + """
+
+@hook
+def silver(state: State) -> None:
+    print("plan: silver")
+
+
+@pytest.fixture(params=["tier", "silver"])
+def hookharness_hooks(request):
+    return {"tier": {"tier": tier, "silver": silver}[request.param]}
+"""
+    project(pytester, monkeypatch, {"gold.yaml": GOLD}, conftest=conftest)
+    result = run(pytester, "-v")
+    result.assert_outcomes(passed=1, failed=1)
+    out = result.stdout.str()
+    assert "scenarios/gold.yaml::gold[tier] PASSED" in out
+    assert "printed: expected 'plan: gold'; the run printed 'plan: silver\\n'" in out
+    assert "runs under pytest only: pytest 'scenarios/gold.yaml::gold[silver]'" in out
+
+
 def test_a_fixture_that_gives_no_dict_is_named(pytester, monkeypatch):
     conftest = CONFTEST + "\n\n@pytest.fixture\ndef hookharness_hooks():\n    return [tier]\n"
     project(pytester, monkeypatch, {"gold.yaml": GOLD}, conftest=conftest)
