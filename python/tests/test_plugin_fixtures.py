@@ -220,6 +220,42 @@ def hookharness_hooks(request):
     assert "runs under pytest only: pytest 'scenarios/gold.yaml::gold[silver]'" in out
 
 
+def test_a_scenario_with_fixture_objects_runs_once_and_not_also_in_a_batch(pytester, monkeypatch):
+    """The batch a plain scenario starts leaves out the files whose fixtures a conftest overrides: run there,
+    without their objects, their code ran twice (what it writes, written twice)."""
+    plain = "name: {}\nmodel:\n  - text: done\n"
+    project(pytester, monkeypatch, {"a.yaml": plain.format("a"), "z.yaml": plain.format("z")}, conftest="")
+    log = pytester.path / "ran.log"
+    monkeypatch.setenv("RAN_LOG", str(log))
+    folder = pytester.path / "scenarios" / "objects"
+    folder.mkdir()
+    (folder / "conftest.py").write_text(
+        "import pytest\n\n\n@pytest.fixture\ndef hookharness_hook_context():\n    return {'db': object()}\n",
+        encoding="utf-8",
+    )
+    (folder / "writes.py").write_text(
+        textwrap.dedent("""\
+            import os
+
+            from haystack.components.agents.state import State
+            from haystack.hooks import hook
+
+
+            @hook
+            def writes(state: State) -> None:
+                with open(os.environ["RAN_LOG"], "a", encoding="utf-8") as log:
+                    log.write(f"db: {'db' in state.data['hook_context']}\\n")
+            """),
+        encoding="utf-8",
+    )
+    (folder / "m.yaml").write_text(
+        'name: m\npython_path: ["."]\nhooks:\n  before_run: [{python: "writes:writes"}]\nmodel:\n  - text: done\n',
+        encoding="utf-8",
+    )
+    run(pytester).assert_outcomes(passed=3)
+    assert log.read_text(encoding="utf-8") == "db: True\n"
+
+
 def test_a_fixture_that_gives_no_dict_is_named(pytester, monkeypatch):
     conftest = CONFTEST + "\n\n@pytest.fixture\ndef hookharness_hooks():\n    return [tier]\n"
     project(pytester, monkeypatch, {"gold.yaml": GOLD}, conftest=conftest)
