@@ -31,6 +31,7 @@ others run in batches as above.
 import fnmatch
 import json
 import pathlib
+import threading
 
 import pytest
 
@@ -56,6 +57,8 @@ def _descriptors_at_start():
 
 
 _AT_START = _descriptors_at_start()
+# The threads running before any conftest or fixture ran (pytest-xdist's, say): not ones a fixture's object needs.
+_THREADS_AT_START = {thread.ident for thread in threading.enumerate()}
 
 
 def pytest_addoption(parser):
@@ -242,6 +245,7 @@ class ScenarioItem(pytest.Function):
     def runtest(self):
         outcomes = self.config.stash[_OUTCOMES]
         objects = self._objects()
+        threads = [] if objects is None else _fixture_threads()
         try:
             if objects is None:
                 outcome, line = outcomes.get(self.path, self._batch())
@@ -254,6 +258,8 @@ class ScenarioItem(pytest.Function):
         if outcome.get("status") != "pass":
             text = report(line, self.path) or outcome.get("error") or json.dumps(outcome.get("failures"))
             rerun = self._rerun(outcomes) if objects is None else self._rerun_here()
+            if threads and "timed out after" in text:
+                rerun = _threads_note(threads) + "\n\n" + rerun
             raise ScenarioFailed(text.rstrip("\n") + "\n\n" + rerun)
 
     def _rerun(self, outcomes):
@@ -300,6 +306,21 @@ def _pytest_descriptors(config):
     if isinstance(fd, int):
         found.append(_attached.Descriptor(fd))
     return found
+
+
+def _fixture_threads():
+    """The names of the threads this process runs that it did not run at start (a fixture's object's, most likely)."""
+    main = threading.main_thread()
+    return sorted(t.name for t in threading.enumerate() if t is not main and t.ident not in _THREADS_AT_START)
+
+
+def _threads_note(names):
+    shown_names = ", ".join(f"`{n}`" for n in names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    return (
+        f"note: the pytest process ran threads its fixtures started ({shown_names}), and a fork has none of them: "
+        "an object that works through one (an event loop or a connection pool running in a thread) waits forever "
+        "in the scenario; build such an object in the scenario's own code (a hook that makes it on first use)"
+    )
 
 
 def _quoted(text):

@@ -256,6 +256,51 @@ def test_a_scenario_with_fixture_objects_runs_once_and_not_also_in_a_batch(pytes
     assert log.read_text(encoding="utf-8") == "db: True\n"
 
 
+def test_an_object_working_through_a_thread_of_pytests_hangs_and_the_failure_says_why(pytester, monkeypatch):
+    """A fork has only the thread that forked: a client whose event loop runs in a thread of the pytest process
+    waits forever in the scenario; its timeout names the thread."""
+    conftest = CONFTEST + """
+
+import asyncio
+import threading
+
+
+class LoopClient:
+    def __init__(self):
+        self.loop = asyncio.new_event_loop()
+        threading.Thread(target=self.loop.run_forever, name="client-loop", daemon=True).start()
+
+    def plan(self):
+        async def query():
+            return "gold"
+
+        return asyncio.run_coroutine_threadsafe(query(), self.loop).result()
+
+
+@hook
+def via_loop(state: State) -> None:
+    print("plan:", state.data["hook_context"]["client"].plan())
+
+
+@pytest.fixture
+def hookharness_hook_context(db):
+    client = LoopClient()
+    assert client.plan() == "gold"
+    return {"db": db, "client": client}
+
+
+@pytest.fixture
+def hookharness_hooks():
+    return {"via_loop": via_loop}
+"""
+    project(pytester, monkeypatch, {"loop.yaml": scenario("loop", "via_loop")}, conftest=conftest)
+    result = run(pytester, "--hookharness-timeout", "2")
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert "timed out after 2 s in " in out
+    assert "note: the pytest process ran threads its fixtures started (`client-loop`), and a fork has none" in out
+
+
 def test_a_fixture_that_gives_no_dict_is_named(pytester, monkeypatch):
     conftest = CONFTEST + "\n\n@pytest.fixture\ndef hookharness_hooks():\n    return [tier]\n"
     project(pytester, monkeypatch, {"gold.yaml": GOLD}, conftest=conftest)
