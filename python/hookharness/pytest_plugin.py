@@ -101,7 +101,13 @@ def _settings(config):
 
 def pytest_configure(config):
     engine = config.getoption("hookharness_engine") or config.getini("hookharness_engine") or None
-    config.stash[_OUTCOMES] = Outcomes(engine=engine, timeout=config.getoption("hookharness_timeout"))
+    timeout = config.getoption("hookharness_timeout")
+    if timeout is not None and not 0 < timeout < float("inf"):
+        # 0 or less failed every scenario as "did not finish"; inf and nan broke the scenarios with objects.
+        raise pytest.UsageError(
+            f"--hookharness-timeout {timeout}: give the seconds a batch may take, above 0 (leave it out for no limit)"
+        )
+    config.stash[_OUTCOMES] = Outcomes(engine=engine, timeout=timeout)
 
 
 def pytest_collect_file(file_path, parent):
