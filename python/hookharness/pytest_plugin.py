@@ -246,7 +246,9 @@ class ScenarioItem(pytest.Function):
     def _objects(self):
         """What this test's fixtures hand the scenario, by fixture: none when every one gave nothing."""
         given = {name.removeprefix("hookharness_"): self.funcargs.get(name) for name in _FIXTURES}
-        return given if any(given.values()) else None
+        # Anything but a dict or None is a mistake `run_attached` names, an empty list as much as a full one.
+        wrong = any(value is not None and not isinstance(value, dict) for value in given.values())
+        return given if wrong or any(given.values()) else None
 
     def runtest(self):
         outcomes = self.config.stash[_OUTCOMES]

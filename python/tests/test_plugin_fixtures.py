@@ -309,6 +309,14 @@ def test_a_fixture_that_gives_no_dict_is_named(pytester, monkeypatch):
     assert "the `hookharness_hooks` fixture gave list; give a dict (name -> object)" in result.stdout.str()
 
 
+def test_a_fixture_that_gives_an_empty_list_is_named_too(pytester, monkeypatch):
+    conftest = "import pytest\n\n\n@pytest.fixture\ndef hookharness_hooks():\n    return []\n"
+    project(pytester, monkeypatch, {"plain.yaml": scenario("plain", "tier")}, conftest=conftest)
+    result = run(pytester)
+    result.assert_outcomes(failed=1)
+    assert "the `hookharness_hooks` fixture gave list; give a dict (name -> object)" in result.stdout.str()
+
+
 def test_without_fixtures_a_custom_name_says_where_to_register_it(pytester, monkeypatch):
     project(pytester, monkeypatch, {"plain.yaml": scenario("plain", "tier")}, conftest="")
     result = run(pytester)
