@@ -64,9 +64,15 @@ def binary():
 
 def environment(base=None):
     """`base` (default: this process's environment) with `HOOKHARNESS_PYTHON`
-    set to this interpreter, unless it is already set."""
+    set to this interpreter, unless it is already set, and without
+    `HOOKHARNESS_ENGINE_ATTACH`: that hands one command the worker forked for it
+    (`hookharness._attached`, which sets it on the command it starts), and a
+    value left in this environment names a process and descriptors that are
+    not a worker of the command's (which would take that process for its
+    worker, and kill it when done)."""
     env = dict(os.environ if base is None else base)
     env.setdefault("HOOKHARNESS_PYTHON", sys.executable)
+    env.pop("HOOKHARNESS_ENGINE_ATTACH", None)
     return env
 
 

@@ -24,10 +24,16 @@ from hookharness import binary, environment
 ATTACH_ENV = "HOOKHARNESS_ENGINE_ATTACH"
 
 
-def run(args: list[str], hooks=None, agents=None, hook_context=None, timeout=None) -> subprocess.CompletedProcess:
+def run(
+    args: list[str], hooks=None, agents=None, hook_context=None, timeout=None, not_inherited=()
+) -> subprocess.CompletedProcess:
     """`hookharness ARGS...` (`run --engine haystack ...`) with a worker forked from this process, holding `hooks`,
     `agents` and `hook_context`; the completed command, its output captured. Raises `TypeError` for objects that are
-    not dicts keyed by name, `subprocess.TimeoutExpired` past `timeout` seconds."""
+    not dicts keyed by name, `subprocess.TimeoutExpired` past `timeout` seconds.
+
+    `not_inherited`: descriptors of this process's own machinery, as `Descriptor`s, that the fork closes (the pytest
+    plugin's: pytest's captured output and terminal, pytest-xdist's channel to its controller), so that a scenario
+    writing to a descriptor it did not open reaches none of them, as it reaches none in a worker of the command's."""
     from hookharness.engine import live
 
     # Checked here, where the fixture's mistake can be named, not in the fork.
@@ -36,11 +42,14 @@ def run(args: list[str], hooks=None, agents=None, hook_context=None, timeout=Non
         requests_read, requests_write = os.pipe()
         answers_read, answers_write = os.pipe()
         stderr_read, stderr_write = os.pipe()
+        channel = (requests_read, requests_write, answers_read, answers_write, stderr_read, stderr_write)
+        # Still the same open file (not one a fixture opened since under a number that was freed), never the channel.
+        closed = sorted({d.fd for d in not_inherited if d.fd > 2 and d.fd not in channel and d.same()})
         sys.stdout.flush()
         sys.stderr.flush()
         pid = os.fork()
         if pid == 0:  # pragma: no cover - the fork ends in os._exit
-            _serve(requests_read, answers_write, stderr_write, (requests_write, answers_read, stderr_read))
+            _serve(requests_read, answers_write, stderr_write, (requests_write, answers_read, stderr_read, *closed))
         _own_group(pid)
         for fd in (requests_read, answers_write, stderr_write):
             os.close(fd)
@@ -59,6 +68,37 @@ def run(args: list[str], hooks=None, agents=None, hook_context=None, timeout=Non
         live.install()
 
 
+class Descriptor:
+    """A descriptor of this process and the file it is open on now (`same()`: still that file)."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._file = self._identity()
+        self.mode = self._file[2] if self._file else 0
+
+    def _identity(self):
+        try:
+            found = os.fstat(self.fd)
+        except (OSError, ValueError):
+            return None
+        return (found.st_dev, found.st_ino, found.st_mode)
+
+    def same(self) -> bool:
+        return self._file is not None and self._identity() == self._file
+
+
+def open_descriptors() -> list[Descriptor]:
+    """This process's open descriptors above 2 (from /proc/self/fd or /dev/fd; none where neither lists them)."""
+    for folder in ("/proc/self/fd", "/dev/fd"):
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        found = [Descriptor(int(n)) for n in names if n.isdigit() and int(n) > 2]
+        return [d for d in found if d.same()]  # the listing's own descriptor is closed by now
+    return []
+
+
 def _own_group(pid: int) -> None:
     # Both sides set it (the classic race: the command may signal the group before the fork has run a line).
     try:
@@ -68,12 +108,16 @@ def _own_group(pid: int) -> None:
 
 
 def _serve(requests: int, answers: int, stderr: int, others: tuple) -> None:
-    """The fork: its stdin, stdout and stderr become the channel, then it serves as the worker and exits."""
+    """The fork: closes `others` (the parent's ends of the channel, the parent's own descriptors); its stdin, stdout
+    and stderr become the channel, then it serves as the worker and exits."""
     code = 1
     try:
         os.setpgid(0, 0)
         for fd in others:
-            os.close(fd)
+            try:
+                os.close(fd)
+            except OSError:  # closed already
+                pass
         # The caller's handlers (pytest's, a test's) are not the worker's.
         for name in ("SIGINT", "SIGTERM", "SIGUSR1", "SIGPIPE"):
             if hasattr(signal, name):

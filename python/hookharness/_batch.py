@@ -76,10 +76,10 @@ class Outcomes:
             self._by_file.update({f: failure for f in missing})
 
 
-def run_attached(path, objects, timeout=None):
+def run_attached(path, objects, timeout=None, not_inherited=()):
     """The outcome of `path` and its JSON line, run on the Haystack engine by a worker forked from this process
-    that holds `objects` (`hooks`, `agents`, `hook_context`: `_attached.run`). Never batched: the objects are one
-    test's."""
+    that holds `objects` (`hooks`, `agents`, `hook_context`: `_attached.run`), without the descriptors
+    `not_inherited`. Never batched: the objects are one test's."""
     from hookharness import _attached
 
     if not hasattr(os, "fork") or not os.path.exists("/proc/self/stat"):
@@ -94,7 +94,7 @@ def run_attached(path, objects, timeout=None):
         args[-1:-1] = ["--timeout", str(max(1, math.ceil(timeout)))]
         timeout += 30
     try:
-        done = _attached.run(args, timeout=timeout, **objects)
+        done = _attached.run(args, timeout=timeout, not_inherited=not_inherited, **objects)
     except subprocess.TimeoutExpired:
         raise BatchFailed(f"`hookharness run` did not finish within {timeout} s: {path}") from None
     found = read_outcomes(done.stdout).get(path)

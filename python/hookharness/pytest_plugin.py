@@ -31,6 +31,7 @@ others run in batches as above.
 import fnmatch
 import json
 import pathlib
+import threading
 
 import pytest
 
@@ -39,6 +40,25 @@ from hookharness._batch import BatchFailed, Outcomes, report, run_attached, show
 
 DEFAULT_GLOB = ["*.yaml", "*.yml", "*.json"]
 _OUTCOMES = pytest.StashKey()
+
+
+def _descriptors_at_start():
+    """The pipes and terminals this process had open before any conftest or fixture ran (pytest loads its plugins
+    first): pytest-xdist's channel to its controller, what the shell handed pytest. Files and sockets are left out:
+    were this plugin loaded late (a conftest's `pytest_plugins`), a database a conftest opened is one."""
+    import os
+    import stat
+
+    if not hasattr(os, "fork"):
+        return []
+    from hookharness import _attached
+
+    return [d for d in _attached.open_descriptors() if stat.S_ISFIFO(d.mode) or stat.S_ISCHR(d.mode)]
+
+
+_AT_START = _descriptors_at_start()
+# The threads running before any conftest or fixture ran (pytest-xdist's, say): not ones a fixture's object needs.
+_THREADS_AT_START = {thread.ident for thread in threading.enumerate()}
 
 
 def pytest_addoption(parser):
@@ -81,7 +101,13 @@ def _settings(config):
 
 def pytest_configure(config):
     engine = config.getoption("hookharness_engine") or config.getini("hookharness_engine") or None
-    config.stash[_OUTCOMES] = Outcomes(engine=engine, timeout=config.getoption("hookharness_timeout"))
+    timeout = config.getoption("hookharness_timeout")
+    if timeout is not None and not 0 < timeout < float("inf"):
+        # 0 or less failed every scenario as "did not finish"; inf and nan broke the scenarios with objects.
+        raise pytest.UsageError(
+            f"--hookharness-timeout {timeout}: give the seconds a batch may take, above 0 (leave it out for no limit)"
+        )
+    config.stash[_OUTCOMES] = Outcomes(engine=engine, timeout=timeout)
 
 
 def pytest_collect_file(file_path, parent):
@@ -138,10 +164,48 @@ def _scenario(hookharness_hooks, hookharness_agents, hookharness_hook_context):
 
 
 class ScenarioFile(pytest.File):
-    """A scenario file: one item, its scenario."""
+    """A scenario file: one item, its scenario; one per parameter when a fixture it takes has `params` (the
+    scenario against each Agent, each database a parametrized fixture gives), named `NAME[ID]` as pytest names
+    a test's."""
 
     def collect(self):
-        yield ScenarioItem.from_parent(self, name=scenario_name(self.path))
+        name = scenario_name(self.path)
+        calls, fixtureinfo = _fixture_params(self, name)
+        if not calls:
+            yield ScenarioItem.from_parent(self, name=name)
+            return
+        for callspec in calls:
+            yield ScenarioItem.from_parent(
+                self,
+                name=f"{name}[{callspec.id}]",
+                callspec=callspec,
+                fixtureinfo=fixtureinfo,
+                keywords={callspec.id: True},
+                originalname=name,
+            )
+
+
+def _fixture_params(collector, name):
+    """The parameter sets of the fixtures a scenario takes that have `params` (as pytest parametrizes a test by
+    them), and the fixture closure they apply to: `([], None)` when none has any, or when pytest's internals
+    are not the ones this reads (the file is then one item, and pytest says a parametrized fixture has no
+    parameter for it)."""
+    try:
+        from _pytest.python import FunctionDefinition, Metafunc
+
+        definition = FunctionDefinition.from_parent(collector, name=name, callobj=_scenario)
+        fixtureinfo = definition._fixtureinfo
+        metafunc = Metafunc(
+            definition=definition, fixtureinfo=fixtureinfo, config=collector.config, cls=None, module=None, _ispytest=True
+        )
+        # Fixtures' params only: a conftest's own pytest_generate_tests is written for test functions.
+        collector.session._fixturemanager.pytest_generate_tests(metafunc)
+        if not metafunc._calls:
+            return [], None
+        fixtureinfo.prune_dependency_tree()
+        return list(metafunc._calls), fixtureinfo
+    except (ImportError, AttributeError, TypeError):
+        return [], None
 
 
 class ScenarioFailed(Exception):
@@ -165,26 +229,45 @@ class ScenarioItem(pytest.Function):
         else:
             start = items.index(self) if self in items else len(items)
             chosen = items[start:]
-        return [item.path for item in chosen if isinstance(item, ScenarioItem)]
+        # A scenario whose fixtures a conftest overrides runs in its own fork, with their objects: run in a batch,
+        # without them, its code would run twice (what it writes, written twice) and might hang the batch.
+        return [item.path for item in chosen if isinstance(item, ScenarioItem) and not item._overridden()]
+
+    def _overridden(self):
+        """Whether a conftest (or a plugin) overrides one of the fixtures that hand this scenario objects."""
+        try:
+            known = self._fixtureinfo.name2fixturedefs
+            return any(
+                getattr(known[name][-1].func, "__module__", __name__) != __name__ for name in _FIXTURES if known.get(name)
+            )
+        except (AttributeError, IndexError, TypeError):  # pytest's internals changed: batch it, as before
+            return False
 
     def _objects(self):
         """What this test's fixtures hand the scenario, by fixture: none when every one gave nothing."""
         given = {name.removeprefix("hookharness_"): self.funcargs.get(name) for name in _FIXTURES}
-        return given if any(given.values()) else None
+        # Anything but a dict or None is a mistake `run_attached` names, an empty list as much as a full one.
+        wrong = any(value is not None and not isinstance(value, dict) for value in given.values())
+        return given if wrong or any(given.values()) else None
 
     def runtest(self):
         outcomes = self.config.stash[_OUTCOMES]
         objects = self._objects()
+        threads = [] if objects is None else _fixture_threads()
         try:
             if objects is None:
                 outcome, line = outcomes.get(self.path, self._batch())
             else:
-                outcome, line = run_attached(self.path, objects, timeout=outcomes.timeout)
+                outcome, line = run_attached(
+                    self.path, objects, timeout=outcomes.timeout, not_inherited=_pytest_descriptors(self.config)
+                )
         except (BatchFailed, BinaryNotFound, TypeError) as error:
             raise ScenarioFailed(str(error)) from None
         if outcome.get("status") != "pass":
             text = report(line, self.path) or outcome.get("error") or json.dumps(outcome.get("failures"))
             rerun = self._rerun(outcomes) if objects is None else self._rerun_here()
+            if threads and "timed out after" in text:
+                rerun = _threads_note(threads) + "\n\n" + rerun
             raise ScenarioFailed(text.rstrip("\n") + "\n\n" + rerun)
 
     def _rerun(self, outcomes):
@@ -204,6 +287,48 @@ class ScenarioItem(pytest.Function):
 
     def reportinfo(self):
         return self.path, None, f"scenario: {self.name}"
+
+
+def _pytest_descriptors(config):
+    """The descriptors of pytest's own machinery, which a scenario's fork closes (`_attached.run`): those open
+    before any conftest ran (pytest-xdist's channel: a stray write there hangs the whole session) and those of
+    pytest's output capture (the terminal, the files holding what tests print)."""
+    from hookharness import _attached
+
+    found = list(_AT_START)
+    capture = getattr(config.pluginmanager.getplugin("capturemanager"), "_global_capturing", None)
+    for stream in (getattr(capture, name, None) for name in ("in_", "out", "err")):
+        for fd in (getattr(stream, "targetfd_save", None), getattr(stream, "targetfd_invalid", None)):
+            if isinstance(fd, int):
+                found.append(_attached.Descriptor(fd))
+        try:
+            found.append(_attached.Descriptor(stream.tmpfile.fileno()))
+        except Exception:  # noqa: BLE001, S112 (no file, or pytest's capture changed: nothing to close)
+            continue
+    try:  # where pytest's faulthandler writes (the fork's worker writes its own crash text elsewhere)
+        from _pytest.faulthandler import fault_handler_stderr_fd_key
+
+        fd = config.stash.get(fault_handler_stderr_fd_key, None)
+    except Exception:  # noqa: BLE001 (pytest's faulthandler changed: nothing to close)
+        fd = None
+    if isinstance(fd, int):
+        found.append(_attached.Descriptor(fd))
+    return found
+
+
+def _fixture_threads():
+    """The names of the threads this process runs that it did not run at start (a fixture's object's, most likely)."""
+    main = threading.main_thread()
+    return sorted(t.name for t in threading.enumerate() if t is not main and t.ident not in _THREADS_AT_START)
+
+
+def _threads_note(names):
+    shown_names = ", ".join(f"`{n}`" for n in names[:5]) + (f" and {len(names) - 5} more" if len(names) > 5 else "")
+    return (
+        f"note: the pytest process ran threads its fixtures started ({shown_names}), and a fork has none of them: "
+        "an object that works through one (an event loop or a connection pool running in a thread) waits forever "
+        "in the scenario; build such an object in the scenario's own code (a hook that makes it on first use)"
+    )
 
 
 def _quoted(text):

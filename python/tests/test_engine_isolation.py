@@ -56,6 +56,17 @@ def test_printing_hook_keeps_the_protocol_and_its_output_is_captured(worker):
     assert_still_serves(worker)
 
 
+def test_a_hook_closing_the_next_free_descriptors_leaves_the_capture_to_the_scenarios_after_it(worker):
+    """The capture file sits far above them: closed, it took the output, and the run, of every later scenario."""
+    record = worker.run(hook_request("before_llm", "misbehaving:close_descriptors"))
+    assert record["error"] is None, record["error"]
+    record = worker.run(hook_request("before_llm", "misbehaving:loud"))
+    assert record["error"] is None, record["error"]
+    (event,) = finished(record, "loud")
+    assert "written to fd 1" in event["output"]
+    assert_still_serves(worker)
+
+
 def test_exception_in_user_code_is_the_runs_error_with_type_message_and_frame(worker):
     record = worker.run(hook_request("before_llm", "misbehaving:explode"))
     error = record["error"]

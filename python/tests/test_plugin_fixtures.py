@@ -49,6 +49,15 @@ def dies(state: State) -> None:
     os._exit(3)
 
 
+@hook
+def scribbles(state: State) -> None:
+    for fd in range(3, 100):
+        try:
+            os.write(fd, b"SCRIBBLED\\n")
+        except OSError:
+            pass
+
+
 @pytest.fixture
 def db():
     connection = sqlite3.connect(":memory:")
@@ -65,7 +74,7 @@ def hookharness_hook_context(db):
 
 @pytest.fixture
 def hookharness_hooks():
-    return {"tier": tier, "hangs": hangs, "dies": dies}
+    return {"tier": tier, "hangs": hangs, "dies": dies, "scribbles": scribbles}
 
 
 @pytest.fixture
@@ -140,7 +149,7 @@ def test_an_unregistered_name_lists_the_registered_ones(pytester, monkeypatch):
     result.assert_outcomes(passed=1, failed=1)
     assert (
         "`custom: teir`: your conftest.py's `hookharness_hooks` fixture (a dict: name -> hook) gives `dies`, `hangs`, "
-        "`tier`, not `teir`; did you mean `tier`?"
+        "`scribbles`, `tier`, not `teir`; did you mean `tier`?"
     ) in result.stdout.str()
 
 
@@ -161,9 +170,148 @@ def test_a_hook_that_ends_the_worker_costs_its_scenario_only(pytester, monkeypat
     assert "the Haystack engine's worker died while running this scenario" in result.stdout.str()
 
 
+def test_a_hook_writing_to_descriptors_it_did_not_open_reaches_none_of_pytests(pytester, monkeypatch):
+    """The fork holds pytest's descriptors (its terminal, its captured output, pytest-xdist's channel to its
+    controller, where a stray line hung the whole session); it closes them, as a worker of the command's has none."""
+    files = {"a_scribbles.yaml": scenario("a-scribbles", "scribbles"), "gold.yaml": GOLD}
+    project(pytester, monkeypatch, files)
+    result = pytester.runpytest_subprocess(*plugin_args(), "-p", "no:cacheprovider", "-rA", timeout=120)
+    result.assert_outcomes(passed=2)
+    assert "SCRIBBLED" not in result.stdout.str() + result.stderr.str()
+    if importlib.util.find_spec("xdist") is not None:
+        result = pytester.runpytest_subprocess(*plugin_args(), "-p", "no:cacheprovider", "-n", "2", timeout=120)
+        result.assert_outcomes(passed=2)
+
+
+def test_a_stray_attach_variable_is_no_worker_of_a_batch(pytester, monkeypatch):
+    """`HOOKHARNESS_ENGINE_ATTACH` hands one command its fork; left in pytest's environment it would make every
+    batch take the process it names for its worker, and kill it."""
+    import subprocess
+
+    bystander = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    try:
+        monkeypatch.setenv("HOOKHARNESS_ENGINE_ATTACH", f"{bystander.pid},1,0,2")
+        project(pytester, monkeypatch, {"plain.yaml": "name: plain\nmodel:\n  - text: done\n"}, conftest="")
+        run(pytester).assert_outcomes(passed=1)
+        assert bystander.poll() is None
+    finally:
+        bystander.kill()
+        bystander.wait()
+
+
+def test_a_parametrized_fixture_runs_the_scenario_once_per_parameter(pytester, monkeypatch):
+    conftest = CONFTEST + """
+
+@hook
+def silver(state: State) -> None:
+    print("plan: silver")
+
+
+@pytest.fixture(params=["tier", "silver"])
+def hookharness_hooks(request):
+    return {"tier": {"tier": tier, "silver": silver}[request.param]}
+"""
+    project(pytester, monkeypatch, {"gold.yaml": GOLD}, conftest=conftest)
+    result = run(pytester, "-v")
+    result.assert_outcomes(passed=1, failed=1)
+    out = result.stdout.str()
+    assert "scenarios/gold.yaml::gold[tier] PASSED" in out
+    assert "printed: expected 'plan: gold'; the run printed 'plan: silver\\n'" in out
+    assert "runs under pytest only: pytest 'scenarios/gold.yaml::gold[silver]'" in out
+
+
+def test_a_scenario_with_fixture_objects_runs_once_and_not_also_in_a_batch(pytester, monkeypatch):
+    """The batch a plain scenario starts leaves out the files whose fixtures a conftest overrides: run there,
+    without their objects, their code ran twice (what it writes, written twice)."""
+    plain = "name: {}\nmodel:\n  - text: done\n"
+    project(pytester, monkeypatch, {"a.yaml": plain.format("a"), "z.yaml": plain.format("z")}, conftest="")
+    log = pytester.path / "ran.log"
+    monkeypatch.setenv("RAN_LOG", str(log))
+    folder = pytester.path / "scenarios" / "objects"
+    folder.mkdir()
+    (folder / "conftest.py").write_text(
+        "import pytest\n\n\n@pytest.fixture\ndef hookharness_hook_context():\n    return {'db': object()}\n",
+        encoding="utf-8",
+    )
+    (folder / "writes.py").write_text(
+        textwrap.dedent("""\
+            import os
+
+            from haystack.components.agents.state import State
+            from haystack.hooks import hook
+
+
+            @hook
+            def writes(state: State) -> None:
+                with open(os.environ["RAN_LOG"], "a", encoding="utf-8") as log:
+                    log.write(f"db: {'db' in state.data['hook_context']}\\n")
+            """),
+        encoding="utf-8",
+    )
+    (folder / "m.yaml").write_text(
+        'name: m\npython_path: ["."]\nhooks:\n  before_run: [{python: "writes:writes"}]\nmodel:\n  - text: done\n',
+        encoding="utf-8",
+    )
+    run(pytester).assert_outcomes(passed=3)
+    assert log.read_text(encoding="utf-8") == "db: True\n"
+
+
+def test_an_object_working_through_a_thread_of_pytests_hangs_and_the_failure_says_why(pytester, monkeypatch):
+    """A fork has only the thread that forked: a client whose event loop runs in a thread of the pytest process
+    waits forever in the scenario; its timeout names the thread."""
+    conftest = CONFTEST + """
+
+import asyncio
+import threading
+
+
+class LoopClient:
+    def __init__(self):
+        self.loop = asyncio.new_event_loop()
+        threading.Thread(target=self.loop.run_forever, name="client-loop", daemon=True).start()
+
+    def plan(self):
+        async def query():
+            return "gold"
+
+        return asyncio.run_coroutine_threadsafe(query(), self.loop).result()
+
+
+@hook
+def via_loop(state: State) -> None:
+    print("plan:", state.data["hook_context"]["client"].plan())
+
+
+@pytest.fixture
+def hookharness_hook_context(db):
+    client = LoopClient()
+    assert client.plan() == "gold"
+    return {"db": db, "client": client}
+
+
+@pytest.fixture
+def hookharness_hooks():
+    return {"via_loop": via_loop}
+"""
+    project(pytester, monkeypatch, {"loop.yaml": scenario("loop", "via_loop")}, conftest=conftest)
+    result = run(pytester, "--hookharness-timeout", "2")
+    result.assert_outcomes(failed=1)
+    out = result.stdout.str()
+    assert "timed out after 2 s in " in out
+    assert "note: the pytest process ran threads its fixtures started (`client-loop`), and a fork has none" in out
+
+
 def test_a_fixture_that_gives_no_dict_is_named(pytester, monkeypatch):
     conftest = CONFTEST + "\n\n@pytest.fixture\ndef hookharness_hooks():\n    return [tier]\n"
     project(pytester, monkeypatch, {"gold.yaml": GOLD}, conftest=conftest)
+    result = run(pytester)
+    result.assert_outcomes(failed=1)
+    assert "the `hookharness_hooks` fixture gave list; give a dict (name -> object)" in result.stdout.str()
+
+
+def test_a_fixture_that_gives_an_empty_list_is_named_too(pytester, monkeypatch):
+    conftest = "import pytest\n\n\n@pytest.fixture\ndef hookharness_hooks():\n    return []\n"
+    project(pytester, monkeypatch, {"plain.yaml": scenario("plain", "tier")}, conftest=conftest)
     result = run(pytester)
     result.assert_outcomes(failed=1)
     assert "the `hookharness_hooks` fixture gave list; give a dict (name -> object)" in result.stdout.str()

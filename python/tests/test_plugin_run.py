@@ -98,6 +98,14 @@ def test_an_engine_option_reaches_the_command(pytester, monkeypatch, tmp_path):
     assert "--engine rust" in log.read_text()
 
 
+def test_a_timeout_that_is_no_time_is_a_usage_error(pytester, monkeypatch):
+    project(pytester, {"greets.yaml": PASSES})
+    for given in ("0", "-5", "inf", "nan"):
+        result = run(pytester, monkeypatch, "--hookharness-timeout", given)
+        assert result.ret == 4, given
+        result.stderr.fnmatch_lines([f"*--hookharness-timeout {float(given)}: give the seconds a batch may take, above 0*"])
+
+
 def test_a_missing_binary_fails_each_scenario_with_the_fix(pytester, monkeypatch, tmp_path):
     project(pytester, {"greets.yaml": PASSES})
     monkeypatch.setenv("HOOKHARNESS_BIN", str(tmp_path / "absent"))

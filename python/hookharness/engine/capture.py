@@ -121,6 +121,24 @@ class _Handler(logging.Handler):
     capture: Capture
 
 
+# The lowest descriptor the capture file may take (the worker's own channels take the first ones from here on).
+_HIGH_FDS = 200
+
+
+def _high(file):
+    """`file` (a binary temporary file) on a descriptor far above those a program uses, close-on-exec: code that
+    closes or reuses descriptors 3, 4, ... (the next free ones, where the file would be) cannot take the capture,
+    and with it the output of every scenario after it, away. `file` itself where no such descriptor is to be had."""
+    try:
+        import fcntl
+
+        fd = fcntl.fcntl(file.fileno(), fcntl.F_DUPFD_CLOEXEC, _HIGH_FDS)
+    except (ImportError, OSError):  # no fcntl (Windows), or a descriptor limit below it
+        return file
+    file.close()
+    return os.fdopen(fd, "w+b")
+
+
 class Capture:
     """The worker's capture machinery, installed once (`install`), reused for every scenario."""
 
@@ -134,7 +152,7 @@ class Capture:
 
     def install(self) -> None:
         """Point fd 1 and fd 2, `sys.stdout`, `sys.stderr` and the root logger at the capture."""
-        self._file = tempfile.TemporaryFile()  # noqa: SIM115 - open for the process's life
+        self._file = _high(tempfile.TemporaryFile())  # noqa: SIM115 - open for the process's life
         self._stdout = _Router(self, "<stdout>")
         self._stderr = _Router(self, "<stderr>")
         self._handler = _Handler()
