@@ -50,6 +50,11 @@ def dies(state: State) -> None:
 
 
 @hook
+def aborts(state: State) -> None:
+    os.abort()
+
+
+@hook
 def scribbles(state: State) -> None:
     for fd in range(3, 100):
         try:
@@ -74,7 +79,7 @@ def hookharness_hook_context(db):
 
 @pytest.fixture
 def hookharness_hooks():
-    return {"tier": tier, "hangs": hangs, "dies": dies, "scribbles": scribbles}
+    return {"tier": tier, "hangs": hangs, "dies": dies, "aborts": aborts, "scribbles": scribbles}
 
 
 @pytest.fixture
@@ -148,7 +153,7 @@ def test_an_unregistered_name_lists_the_registered_ones(pytester, monkeypatch):
     result = run(pytester)
     result.assert_outcomes(passed=1, failed=1)
     assert (
-        "`custom: teir`: your conftest.py's `hookharness_hooks` fixture (a dict: name -> hook) gives `dies`, `hangs`, "
+        "`custom: teir`: your conftest.py's `hookharness_hooks` fixture (a dict: name -> hook) gives `aborts`, `dies`, `hangs`, "
         "`scribbles`, `tier`, not `teir`; did you mean `tier`?"
     ) in result.stdout.str()
 
@@ -167,7 +172,19 @@ def test_a_hook_that_ends_the_worker_costs_its_scenario_only(pytester, monkeypat
     project(pytester, monkeypatch, {"a_dies.yaml": scenario("a-dies", "dies"), "gold.yaml": GOLD})
     result = run(pytester)
     result.assert_outcomes(passed=1, failed=1)
-    assert "the Haystack engine's worker died while running this scenario" in result.stdout.str()
+    out = result.stdout.str()
+    assert "the Haystack engine's worker died while running this scenario: it exited with status 3 (it was this " in out
+    assert "restarted" not in out
+
+
+def test_a_hook_that_crashes_the_worker_is_named_with_the_signal_and_its_own_frame(pytester, monkeypatch):
+    project(pytester, monkeypatch, {"a_aborts.yaml": scenario("a-aborts", "aborts"), "gold.yaml": GOLD})
+    result = run(pytester)
+    result.assert_outcomes(passed=1, failed=1)
+    out = result.stdout.str()
+    assert "it was killed by signal 6 (it was this scenario's own fork of the pytest process)" in out
+    assert "Fatal Python error: Aborted" in out
+    assert 'conftest.py", line' in out and "in aborts" in out
 
 
 def test_a_hook_writing_to_descriptors_it_did_not_open_reaches_none_of_pytests(pytester, monkeypatch):

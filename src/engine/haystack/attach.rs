@@ -137,6 +137,8 @@ pub(crate) struct Stat {
     pub parent: u32,
     /// Its process group.
     pub group: u32,
+    /// Its wait status, once it has ended and is not yet reaped (a zombie).
+    pub exit_code: Option<i32>,
 }
 
 /// `/proc/PID/stat` read, `None` when there is no such process (or no `/proc`).
@@ -148,10 +150,16 @@ pub(crate) fn stat(pid: u32) -> Option<Stat> {
     let state = fields.next()?.chars().next()?;
     let parent = fields.next()?.parse().ok()?;
     let group = fields.next()?.parse().ok()?;
+    // The 52nd field (the 49th after the group) is the wait status (Linux 3.5+).
+    let exit_code = fields
+        .nth(46)
+        .and_then(|code| code.parse().ok())
+        .filter(|_| state == 'Z');
     Some(Stat {
         state,
         parent,
         group,
+        exit_code,
     })
 }
 
@@ -160,6 +168,18 @@ pub(crate) fn stat(pid: u32) -> Option<Stat> {
 pub(crate) fn running_sibling(pid: u32) -> Option<Stat> {
     stat(pid).filter(|found| {
         found.parent == std::os::unix::process::parent_id() && !matches!(found.state, 'Z' | 'X')
+    })
+}
+
+/// How process `pid` ended, from its wait status while its parent has not
+/// reaped it, as `exited with status N` or `was killed by signal N`.
+pub(crate) fn how_it_ended(pid: u32) -> Option<String> {
+    let status = stat(pid)?.exit_code?;
+    let signal = status & 0x7f;
+    Some(if signal == 0 {
+        format!("exited with status {}", (status >> 8) & 0xff)
+    } else {
+        format!("was killed by signal {signal}")
     })
 }
 

@@ -263,15 +263,25 @@ impl HaystackEngine {
                 } else {
                     format!("; its last words:\n{stderr}")
                 };
+                let next = if self.attached {
+                    "it was this scenario's own fork of the pytest process"
+                } else {
+                    "it is restarted for the next scenario"
+                };
                 format!(
                     "the Haystack engine's worker died while running this scenario: it {status} \
-                     (it is restarted for the next scenario){said}"
+                     ({next}){said}"
                 )
             }
             CallError::Protocol(message) => format!(
                 "the Haystack engine's worker sent {message}; did the code write to a file \
                  descriptor it did not open? (else this is a bug in hookharness: report it with \
-                 this scenario; the worker is restarted for the next one)"
+                 this scenario{})",
+                if self.attached {
+                    ""
+                } else {
+                    "; the worker is restarted for the next one"
+                }
             ),
         })
     }

@@ -88,8 +88,15 @@ impl Process {
                 Ok(status) => ended(status),
                 Err(e) => format!("could not be waited for ({e})"),
             },
-            Process::Attached { .. } => {
-                "ended (it is the pytest process's fork: pytest reaps it)".to_owned()
+            Process::Attached { pid, .. } => {
+                // Its parent (pytest) reaps it; until then its status is in /proc.
+                for _ in 0..50 {
+                    if let Some(how) = attach::how_it_ended(*pid) {
+                        return how;
+                    }
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                "ended".to_owned()
             }
         }
     }
@@ -437,8 +444,19 @@ impl Worker {
             .lock()
             .map(|t| t.lines.clone())
             .unwrap_or_default();
-        let skip = lines.len().saturating_sub(STDERR_SHOWN);
-        lines.into_iter().skip(skip).collect::<Vec<_>>().join("\n")
+        // A crash dump (faulthandler's) reads innermost frame first: its head
+        // is where the user's code was, its tail the caller's frames (under
+        // pytest, dozens of pytest's own).
+        let skip = lines
+            .iter()
+            .rposition(|line| line.starts_with("Fatal Python error"))
+            .unwrap_or_else(|| lines.len().saturating_sub(STDERR_SHOWN));
+        lines
+            .into_iter()
+            .skip(skip)
+            .take(STDERR_SHOWN)
+            .collect::<Vec<_>>()
+            .join("\n")
     }
 
     /// Kills the worker's process group and reaps it.
