@@ -257,6 +257,11 @@ fn sees() -> Value {
             },
             "message_count": {"type": "integer"},
             "roles": {"type": "array", "items": {"enum": roles()}},
+            "tool_results": {
+                "description": "every tool result sent, in order, as the model reads it (its text; null for a result that is not text)",
+                "type": "array",
+                "items": {"type": ["string", "null"]},
+            },
             "tools": {
                 "description": "the names of the tools offered, in order",
                 "type": "array",
