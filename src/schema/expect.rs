@@ -128,13 +128,24 @@ fn expect(outcome: bool) -> Value {
 
 fn last_message() -> Value {
     json!({
-        "description": "matches (`role`, `text`, `text_contains`, `tool_calls`)",
+        "description": "matches (`role`, `text`, `text_contains`, `tool_calls`, `tool_result`, `meta`)",
         "type": "object",
         "additionalProperties": false,
         "properties": {
             "role": {"enum": roles()},
             "text": {
                 "description": "a string, null (a message without text), or a matcher (`contains`, `absent`, `equals`)",
+                "oneOf": [
+                    {"type": ["string", "null"]},
+                    {
+                        "allOf": [{"$ref": "#/definitions/value_matcher"}],
+                        "propertyNames": {"enum": ["contains", "absent", "equals"]},
+                        "properties": {"contains": {"type": "string"}},
+                    },
+                ],
+            },
+            "tool_result": {
+                "description": "the text of the message's tool result: a string, null (a message without one, or a result that is not text), or a matcher (`contains`, `absent`, `equals`)",
                 "oneOf": [
                     {"type": ["string", "null"]},
                     {
