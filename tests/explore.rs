@@ -486,3 +486,33 @@ fn excludes_is_the_safety_check_that_holds_whatever_else_runs() {
         stdout(&output)
     );
 }
+
+/// A reply whose `sees` does not hold on a variant (other answers send
+/// the model other tool results) was written for the scenario as written:
+/// the variant leaves the script, it is not broken, and the report does not
+/// advise a rebase (the scenario as written still holds).
+#[test]
+fn a_variant_whose_conversation_a_reply_was_not_written_for_leaves_the_script() {
+    let file = "scenarios/ready_made/confirmation_confirm_modify_reject.yaml";
+    let output = hookharness(&["explore", file]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    let out = stdout(&output);
+    assert!(
+        out.starts_with(&format!(
+            "{file}: 27 variants (every one of 27 orders and answers), 0 broken, 23 leave the \
+             script\n  variant 3: confirm[*] answers: [reject, modify, reject]\n    leaves the \
+             script: add a reply for this conversation to explore it (model[1].sees ({file}:30:5): \
+             LLM call 1 was sent another request: tool_results: expected"
+        )),
+        "{out}"
+    );
+    assert!(!out.contains("rebase"), "{out}");
+    let json = hookharness(&["explore", file, "--format", "json"]);
+    let document: serde_json::Value = serde_json::from_str(&stdout(&json)).unwrap();
+    assert_eq!(document["broken"], 0);
+    assert_eq!(document["leaves_script"], 23);
+    assert_eq!(
+        document["files"][0]["leaves_script"][0]["add"],
+        "a reply for this conversation"
+    );
+}

@@ -452,3 +452,53 @@ fn all_on_a_run_that_makes_no_model_call_says_so_and_fails() {
     assert!(out.contains("refused"), "the run's report follows: {out}");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), text);
 }
+
+const RESULTS: &str = r#"name: results
+tools:
+  - {name: search, results: ["Fusion news.", {json: [1, 2]}]}
+model:
+  - tool_calls: [{tool: search, arguments: {q: a}}, {tool: search, arguments: {q: b}}]
+  - text: done
+    sees: {tool_results: ["Fusion news.", "[1, 3]"]}
+run:
+  messages: [{role: user, text: go}]
+"#;
+
+#[test]
+fn tool_results_pins_every_result_sent_and_rebases_as_a_fact() {
+    let file = write("tool_results", RESULTS);
+    let output = hookharness(&["run", &file]);
+    assert_eq!(output.status.code(), Some(1), "{}", stdout(&output));
+    assert!(
+        stdout(&output).contains(
+            "LLM call 1 was sent another request: tool_results: expected [\"Fusion news.\", \
+             \"[1, 3]\"], got [\"Fusion news.\", \"[1, 2]\"]"
+        ),
+        "{}",
+        stdout(&output)
+    );
+    // A result that a substring test cannot tell apart is told apart: the
+    // whole text of each result, in order.
+    let reordered = RESULTS.replace(
+        r#"["Fusion news.", "[1, 3]"]"#,
+        r#"["[1, 2]", "Fusion news."]"#,
+    );
+    let reordered = write("tool_results_order", &reordered);
+    assert_eq!(hookharness(&["run", &reordered]).status.code(), Some(1));
+
+    let output = hookharness(&["rebase", &file]);
+    assert_eq!(output.status.code(), Some(0), "{}", stdout(&output));
+    assert!(
+        stdout(&output).starts_with("model[1].sees: rewritten (tool_results: expected"),
+        "{}",
+        stdout(&output)
+    );
+    let rebased = std::fs::read_to_string(&file).unwrap();
+    assert!(
+        rebased.contains(r#"sees: {"tool_results": ["Fusion news.", "[1, 2]"]}"#),
+        "{rebased}"
+    );
+    assert_eq!(hookharness(&["run", &file]).status.code(), Some(0));
+    let scenario = Scenario::from_path(file.as_ref()).unwrap();
+    assert!(Replay::new().run(&scenario).passed());
+}

@@ -595,7 +595,7 @@ def _do(c: _Checker, raw, path) -> list:
 
 # Harness-side expectations (docs/scenario-format-extensions.md, "Match modes and value
 # matchers"): the match modes of `hooks`, `tools_run` and `last_message.tool_calls`, `trace`,
-# `last_message.meta`, and value matchers in `state`, `token_usage` and `last_message.text`.
+# `last_message.meta` and `last_message.tool_result`, and value matchers in `state`, `token_usage` and `last_message.text`.
 # The harness checks them; this runner reads past them, so that a scenario using them compares
 # on the run itself (result and trace), which is what conformance is about.
 MATCHER_WORDS = ("absent", "contains", "gte", "lte", "equals")
@@ -650,8 +650,8 @@ def _expect(c: _Checker, raw) -> dict:
             out[key] = c.map(raw[key], (*p, key))
     if "last_message" in raw:
         lp = (*p, "last_message")
-        lm = c.map(raw["last_message"], lp, allowed=("role", "text", "text_contains", "tool_calls", "meta"))
-        lm = {k: v for k, v in lm.items() if k != "meta" and not (isinstance(v, dict) and k in ("text", "tool_calls"))}
+        lm = c.map(raw["last_message"], lp, allowed=("role", "text", "text_contains", "tool_calls", "tool_result", "meta"))
+        lm = {k: v for k, v in lm.items() if k not in ("meta", "tool_result") and not (isinstance(v, dict) and k in ("text", "tool_calls"))}
         spec: dict[str, Any] = {}
         if "role" in lm:
             spec["role"] = c.one_of(lm["role"], (*lp, "role"), ROLES)

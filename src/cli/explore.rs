@@ -301,7 +301,23 @@ fn explore_file(
             continue;
         }
         if let Some(needs) = checked.unscripted() {
-            let error = checked.outcome.error.map(|e| e.message).unwrap_or_default();
+            // The run's error, or the stale reply's `sees` failure (without
+            // its advice to rebase: the scenario as written still holds).
+            let error = match checked.outcome.error {
+                Some(error) => error.message,
+                None => checked
+                    .outcome
+                    .failures
+                    .into_iter()
+                    .next()
+                    .map(
+                        |f| match f.message.split_once("; if the change is intended") {
+                            Some((kept, _)) => kept.to_owned(),
+                            None => f.message,
+                        },
+                    )
+                    .unwrap_or_default(),
+            };
             unscripted.push(UnscriptedReport {
                 variant: checked.variant,
                 needs,

@@ -457,8 +457,10 @@ impl Checked {
 
     /// What the variant needs that the file does not script, when that is
     /// why it broke: its run went past the model script, a tool's results
-    /// or a confirmation UI's answers, and nothing else broke (no
-    /// invariant, no injected fault). Such a variant leaves the script: the
+    /// or a confirmation UI's answers, or a reply's `sees` did not hold (the
+    /// replies were written for the conversation of the scenario as
+    /// written), and nothing else broke (no invariant, no injected fault,
+    /// no `always` expectation). Such a variant leaves the script: the
     /// hooks did nothing wrong, the file does not say what happens there.
     ///
     /// ```
@@ -484,7 +486,14 @@ impl Checked {
         if self.variant.faulted || !self.violations.is_empty() {
             return None;
         }
-        Unscripted::of(self.outcome.error.as_ref()?)
+        match &self.outcome.error {
+            Some(error) => Unscripted::of(error),
+            None => {
+                let failures = &self.outcome.failures;
+                (!failures.is_empty() && failures.iter().all(|f| f.key == "sees"))
+                    .then_some(Unscripted::Conversation)
+            }
+        }
     }
 
     /// `true` when the variant is broken.

@@ -206,6 +206,9 @@ fn refreshed(old: &Sees, request: &SeenRequest, previous: Option<&SeenRequest>) 
     if old.tools.is_some() {
         new.tools = Some(request.tools.clone());
     }
+    if old.tool_results.is_some() {
+        new.tool_results = Some(request.tool_results());
+    }
     new
 }
 

@@ -23,6 +23,17 @@ pub struct SeenRequest {
 }
 
 impl SeenRequest {
+    /// Every tool result sent, in order, as the model reads it: its text,
+    /// `None` for a result that is not text (`sees.tool_results`).
+    #[must_use]
+    pub fn tool_results(&self) -> Vec<Option<String>> {
+        self.messages
+            .iter()
+            .flat_map(|m| m.tool_call_results())
+            .map(|r| r.result.as_text().map(str::to_owned))
+            .collect()
+    }
+
     /// The request as a recording writes it: `sees: {messages, tools}`.
     #[must_use]
     pub fn to_sees(&self) -> Sees {

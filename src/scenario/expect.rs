@@ -59,7 +59,7 @@ pub struct Expect {
     pub always: Option<Box<Always>>,
 }
 
-/// `expect.last_message: {role, text, text_contains, tool_calls, meta}`.
+/// `expect.last_message: {role, text, text_contains, tool_calls, tool_result, meta}`.
 #[derive(Debug, Clone, Default, PartialEq)]
 #[non_exhaustive]
 pub struct LastMessageExpect {
@@ -74,6 +74,9 @@ pub struct LastMessageExpect {
     pub tool_calls: Option<ListExpect<ToolCallExpect>>,
     /// `meta`, matched with the message's `meta` map.
     pub meta: Option<ValuePattern>,
+    /// `tool_result`, matched with the text of the message's tool result
+    /// (`null` when it holds none, or one that is not text).
+    pub tool_result: Option<ValuePattern>,
 }
 
 /// One expected tool call: a name, or `{tool, arguments?, id?}`.
@@ -258,20 +261,7 @@ pub(crate) fn read_last_message(field: &Field<'_>) -> Read<LastMessageExpect> {
     let mut map = field.map()?;
     let expect = LastMessageExpect {
         role: map.get("role").map(|f| f.variant(&roles())).transpose()?,
-        text: map
-            .get("text")
-            .map(|f| {
-                let pattern = read_pattern(&f, Slot::Text)?;
-                match &pattern {
-                    ValuePattern::Equals(Value::String(_) | Value::Null)
-                    | ValuePattern::Absent(_)
-                    | ValuePattern::Contains(_) => Ok(pattern),
-                    _ => Err(f.wrong_type(
-                        "a string, null, or a matcher (`contains`, `absent`, `equals`)",
-                    )),
-                }
-            })
-            .transpose()?,
+        text: map.get("text").map(|f| read_text(&f)).transpose()?,
         text_contains: map.get("text_contains").map(|f| f.string()).transpose()?,
         tool_calls: map
             .get("tool_calls")
@@ -281,9 +271,22 @@ pub(crate) fn read_last_message(field: &Field<'_>) -> Read<LastMessageExpect> {
             .get("meta")
             .map(|f| read_pattern(&f, Slot::Any))
             .transpose()?,
+        tool_result: map.get("tool_result").map(|f| read_text(&f)).transpose()?,
     };
     map.finish()?;
     Ok(expect)
+}
+
+/// A text to match (`last_message.text`, `last_message.tool_result`): a
+/// string, null, or a `contains`, `absent` or `equals` matcher.
+fn read_text(f: &Field<'_>) -> Read<ValuePattern> {
+    let pattern = read_pattern(f, Slot::Text)?;
+    match &pattern {
+        ValuePattern::Equals(Value::String(_) | Value::Null)
+        | ValuePattern::Absent(_)
+        | ValuePattern::Contains(_) => Ok(pattern),
+        _ => Err(f.wrong_type("a string, null, or a matcher (`contains`, `absent`, `equals`)")),
+    }
 }
 
 fn read_tool_call(field: &Field<'_>) -> Read<ToolCallExpect> {

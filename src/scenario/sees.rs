@@ -31,6 +31,9 @@ pub struct Sees {
     pub contains: Option<String>,
     /// `roles`: the sequence of the messages' roles.
     pub roles: Option<Vec<ChatRole>>,
+    /// `tool_results`: every tool result sent, in order, as the model reads
+    /// it (its text; `null` for a result that is not text).
+    pub tool_results: Option<Vec<Option<String>>>,
     /// `tools`: the names of the tools offered, in order.
     pub tools: Option<Vec<String>>,
     /// Where the `sees` key is written (line and column), for failures; not
@@ -47,6 +50,7 @@ impl PartialEq for Sees {
             && self.last_message == other.last_message
             && self.contains == other.contains
             && self.roles == other.roles
+            && self.tool_results == other.tool_results
             && self.tools == other.tools
     }
 }
@@ -101,6 +105,21 @@ pub(crate) fn read_sees(field: &Field<'_>) -> Read<Sees> {
         tools: map
             .get("tools")
             .map(|f| f.seq()?.iter().map(Field::string).collect())
+            .transpose()?,
+        tool_results: map
+            .get("tool_results")
+            .map(|f| {
+                f.seq()?
+                    .iter()
+                    .map(|r| {
+                        if r.is_null() {
+                            Ok(None)
+                        } else {
+                            r.string().map(Some)
+                        }
+                    })
+                    .collect()
+            })
             .transpose()?,
         at: None,
     };
@@ -176,6 +195,9 @@ impl Sees {
                 "roles".into(),
                 roles.iter().map(|r| json!(r.as_str())).collect(),
             );
+        }
+        if let Some(results) = &self.tool_results {
+            out.insert("tool_results".into(), json!(results));
         }
         if let Some(tools) = &self.tools {
             out.insert("tools".into(), json!(tools));

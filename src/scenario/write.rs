@@ -677,6 +677,9 @@ pub(crate) fn last_message(last: &LastMessageExpect) -> Value {
     if let Some(calls) = &last.tool_calls {
         map.insert("tool_calls".into(), calls.to_value(expected_call));
     }
+    if let Some(result) = &last.tool_result {
+        map.insert("tool_result".into(), result.to_value());
+    }
     if let Some(meta) = &last.meta {
         map.insert("meta".into(), meta.to_value());
     }

@@ -128,13 +128,24 @@ fn expect(outcome: bool) -> Value {
 
 fn last_message() -> Value {
     json!({
-        "description": "matches (`role`, `text`, `text_contains`, `tool_calls`)",
+        "description": "matches (`role`, `text`, `text_contains`, `tool_calls`, `tool_result`, `meta`)",
         "type": "object",
         "additionalProperties": false,
         "properties": {
             "role": {"enum": roles()},
             "text": {
                 "description": "a string, null (a message without text), or a matcher (`contains`, `absent`, `equals`)",
+                "oneOf": [
+                    {"type": ["string", "null"]},
+                    {
+                        "allOf": [{"$ref": "#/definitions/value_matcher"}],
+                        "propertyNames": {"enum": ["contains", "absent", "equals"]},
+                        "properties": {"contains": {"type": "string"}},
+                    },
+                ],
+            },
+            "tool_result": {
+                "description": "the text of the message's tool result: a string, null (a message without one, or a result that is not text), or a matcher (`contains`, `absent`, `equals`)",
                 "oneOf": [
                     {"type": ["string", "null"]},
                     {
@@ -257,6 +268,11 @@ fn sees() -> Value {
             },
             "message_count": {"type": "integer"},
             "roles": {"type": "array", "items": {"enum": roles()}},
+            "tool_results": {
+                "description": "every tool result sent, in order, as the model reads it (its text; null for a result that is not text)",
+                "type": "array",
+                "items": {"type": ["string", "null"]},
+            },
             "tools": {
                 "description": "the names of the tools offered, in order",
                 "type": "array",

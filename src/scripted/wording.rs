@@ -27,15 +27,20 @@ pub enum Unscripted {
     Result,
     /// One more question than a scripted confirmation UI has answers.
     Answer,
+    /// A reply answered another conversation than the one its `sees`
+    /// says it was written for: the file scripts no reply to this one.
+    Conversation,
 }
 
 impl Unscripted {
-    /// What to add to the file: `a reply`, `a result`, `an answer`.
+    /// What to add to the file: `a reply`, `a result`, `an answer`, `a
+    /// reply for this conversation`.
     pub fn what(self) -> &'static str {
         match self {
             Unscripted::Reply => "a reply",
             Unscripted::Result => "a result",
             Unscripted::Answer => "an answer",
+            Unscripted::Conversation => "a reply for this conversation",
         }
     }
 

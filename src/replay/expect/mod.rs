@@ -285,6 +285,23 @@ fn check_last_message(
             ", got null",
         ));
     }
+    if let Some(expected) = &want.tool_result {
+        let result = message
+            .tool_call_results()
+            .next()
+            .and_then(|r| r.result.as_text())
+            .map_or(Value::Null, |t| Value::String(t.into()));
+        let actual = match expected {
+            ValuePattern::Absent(_) if result.is_null() => None,
+            _ => Some(&result),
+        };
+        failures.extend(value_failure(
+            "last_message.tool_result",
+            expected,
+            actual,
+            ", got null",
+        ));
+    }
     if let Some(needle) = &want.text_contains {
         if !message.text().is_some_and(|t| t.contains(needle.as_str())) {
             failures.push(Failure::line(

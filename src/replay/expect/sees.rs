@@ -282,6 +282,21 @@ fn mismatch(
             ));
         }
     }
+    if let Some(want) = &sees.tool_results {
+        let got = request.tool_results();
+        if *want != got {
+            let (want, got) = (json!(want), json!(got));
+            return Some(Mismatch::compare(
+                format!(
+                    "tool_results: expected {}, got {}",
+                    render(&want),
+                    render(&got)
+                ),
+                want,
+                got,
+            ));
+        }
+    }
     if let Some(needle) = &sees.contains {
         let found = sent.iter().any(|m| {
             let results = m.tool_call_results().filter_map(|r| r.result.as_text());
