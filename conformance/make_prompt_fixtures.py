@@ -130,6 +130,86 @@ ERROR_CASES = [
 ]
 
 
+# Python's str methods read from the Unicode database (casefold, swapcase, istitle, isdecimal, isidentifier),
+# translate, format_map, encode and the bytes it gives, and str.format's !r, !s and !a conversions.
+CASES += [
+    ("{{ 'Straße ΣΑΣ ﬁ'.casefold() }}|{{ s.swapcase() }}|{{ 'ΑΣ ΑΣ. Σ'.swapcase() }}|{{ 'ǅ ß'.swapcase() }}",
+     {"s": "aBc Hello"}),
+    ("{{ 'Hello World'.istitle() }} {{ 'ǅungla'.istitle() }} {{ 'hello'.istitle() }} {{ 'HeLLo'.istitle() }} "
+     "{{ ''.istitle() }} {{ '123'.isdecimal() }} {{ '١٢'.isdecimal() }} {{ '½'.isdecimal() }} {{ '²'.isdecimal() }} "
+     "{{ 'a_b'.isidentifier() }} {{ 'été'.isidentifier() }} {{ '1a'.isidentifier() }} {{ ''.isidentifier() }}", {}),
+    ("{{ 'abc'.translate({97: 'x', 98: None, 99: 100}) }}|{{ 'abc'.translate([]) }}|{{ 'abc'.translate('xyz') }}|"
+     "{{ 'héllo'.translate({233: 'e'}) }}", {}),
+    ("{{ '{a}-{b}'.format_map({'a': 1, 'b': 'x'}) }}|{{ '{{}}{x}'.format_map({'x': 3}) }}|{{ '{{}}'.format_map(1) }}|"
+     "{{ '{x:>5}|'.format_map({'x': 'ab'}) }}{{ '{x!r}'.format_map({'x': 'ab'}) }}|{{ '{x}'.format_map({'x': [1, 'a']}) }}",
+     {}),
+    ("{{ 'abc'.encode() }}|{{ 'é'.encode('utf-8') }}|{{ 'é€x'.encode('ascii', 'replace') }}|"
+     "{{ 'é€x'.encode('ascii', errors='backslashreplace') }}|{{ 'é€x😀'.encode('ascii', 'xmlcharrefreplace') }}|"
+     "{{ 'é€x'.encode('ascii', 'ignore') }}|{{ 'é'.encode('Latin 1') }}|{{ 'é'.encode(encoding='utf-16') }}|"
+     "{{ 'é'.encode('UTF-32-BE') }}|{{ \"it's \\\"x\\\"\\n\\t\\\\\".encode() }}", {}),
+    ("{{ 'é'.encode()|list }} {{ 'ab'.encode()|length }} {{ 'ab'.encode()[-1] }} "
+     "{% for b in 'ab'.encode() %}{{ b }},{% endfor %} {{ 'é'.encode().decode() }} {{ 'é'.encode().decode('latin-1') }} "
+     "{{ 'é'.encode('latin-1').decode('utf-8', 'replace') }} {{ 'ab'.encode().hex() }} {{ 'ab'.encode()|string }} "
+     "{{ 'é'.encode() == 'é'.encode() }} {{ [s.encode()] }}", {"s": "q"}),
+    ("{{ '{!r}'.format('a') }}|{{ '{!s}'.format('a') }}|{{ '{!a}'.format('é€😀') }}|{{ '{0!r:>6}|'.format('a') }}"
+     "{{ '{!r}'.format([1, 'a']) }}|{{ '{!r}'.format(none) }}|{{ '{!r:^{w}}|'.format(1.5, w=7) }}"
+     "{{ '{x!r}'.format(x=\"it's\") }}|{{ '{!s:*<4}'.format(true) }}|{{ '{!r}|{!s}|{!a}'.format(u, u, u) }}", {}),
+    ("{{ '[{:>5}]'.format('é') }}{{ '[{:^6}]'.format('日本') }}{{ '[{:<4}]'.format('😀') }}{{ '[{:.2}]'.format('éèà') }}"
+     "{{ '[{:05}]'.format('ab') }}{{ '[{:>05}]'.format('ab') }}{{ '[{:*^7.2}]'.format('abcd') }}{{ '[{:^4}]'.format('a') }}"
+     "{{ '[{:{}}]'.format('é', 4) }}{{ '[{0:>{1}}]'.format('é', 4) }}{{ '[{:s}]'.format('é') }}"
+     "{{ '[{:>5}{:<3}]'.format('é', 1) }}{{ '[{0!r:>8}]'.format(\"é'x\") }}", {}),
+]
+
+ERROR_CASES += [
+    ("{{ 'abc'.casefold(1) }}", {}),
+    ("{{ 'abc'.swapcase(x=1) }}", {}),
+    ("{{ 'abc'.istitle(1, 2) }}", {}),
+    ("{{ 'abc'.isdecimal(1) }}", {}),
+    ("{{ 'abc'.isidentifier(1) }}", {}),
+    ("{{ 'abc'.translate() }}", {}),
+    ("{{ 'abc'.translate(1) }}", {}),
+    ("{{ 'abc'.translate(none) }}", {}),
+    ("{{ 'abc'.translate({97: 300000000}) }}", {}),
+    ("{{ 'abc'.translate({97: -1}) }}", {}),
+    ("{{ 'abc'.translate({97: 1.5}) }}", {}),
+    ("{{ 'abc'.translate(table={}) }}", {}),
+    ("{{ '{x}'.format_map({}) }}", {}),
+    ("{{ '{0}'.format_map({}) }}", {}),
+    ("{{ '{}'.format_map({}) }}", {}),
+    ("{{ '{x}'.format_map(1) }}", {}),
+    ("{{ '{x}'.format_map([1]) }}", {}),
+    ("{{ 'a'.format_map() }}", {}),
+    ("{{ 'a'.format_map({}, {}) }}", {}),
+    ("{{ 'a'.format_map(x=1) }}", {}),
+    ("{{ '{x}'.format() }}", {}),
+    ("{{ '{}'.format() }}", {}),
+    ("{{ '{} {}'.format(1) }}", {}),
+    ("{{ '{!x}'.format(1) }}", {}),
+    ("{{ '{!r:d}'.format(1) }}", {}),
+    ("{{ 'é'.encode('ascii') }}", {}),
+    ("{{ 'é€x€'.encode('latin-1') }}", {}),
+    ("{{ 'aé€'.encode('ascii') }}", {}),
+    ("{{ 'é'.encode('ascii', 'foo') }}", {}),
+    ("{{ 'a'.encode('foo') }}", {}),
+    ("{{ 'a'.encode(1) }}", {}),
+    ("{{ 'a'.encode('utf-8', 2) }}", {}),
+    ("{{ 'a'.encode('utf-8', 'strict', 1) }}", {}),
+    ("{{ 'a'.encode(foo=1) }}", {}),
+    ("{{ 'a'.encode('ascii', encoding='ascii') }}", {}),
+    ("{{ 'é'.encode('ascii', 'surrogateescape') }}", {}),
+    ("{{ 'é'.encode().decode('ascii') }}", {}),
+    ("{{ 'é'.encode('latin-1').decode() }}", {}),
+    ("{{ ('a' + 'é'.encode('latin-1').decode('latin-1') + 'b').encode('latin-1').decode() }}", {}),
+    ("{{ 'ab'.encode()|tojson }}", {}),
+    ("{{ '[{:=5}]'.format('ab') }}", {}),
+    ("{{ '[{:+5}]'.format('ab') }}", {}),
+    ("{{ '[{:,}]'.format('ab') }}", {}),
+    ("{{ '[{:#}]'.format('ab') }}", {}),
+    ("{{ '[{:z}]'.format('ab') }}", {}),
+    ("{{ '[{:d}]'.format('ab') }}", {}),
+    ("{{ '[{:5x3}]'.format('ab') }}", {}),
+]
+
 def render(template: str, variables: dict) -> str:
     builder = ChatPromptBuilder(template='{% message role="user" %}' + template + "{% endmessage %}",
                                 required_variables=None)

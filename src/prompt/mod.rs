@@ -49,7 +49,9 @@ mod error;
 mod for_loops;
 mod jinja2;
 mod message_tag;
+mod pybytes;
 mod pystr;
+mod pystr_unicode;
 mod render;
 mod show;
 #[cfg(test)]
@@ -688,10 +690,28 @@ mod hostile {
             "{{ 'x'.zfill(1000000000000) }}",
             "{{ ('\t' * 1000).expandtabs(2147483647) }}",
             "{{ ('a ' * 1000)|wordwrap(1, wrapstring='x' * 1000000) }}",
+            // Each character mapped to a million: a billion bytes.
+            "{{ ('a' * 1000).translate({97: 'b' * 1000000}) }}",
+            "{{ '{!r:>1000000000000}'.format('x') }}",
         ] {
             let got = rendered(template).unwrap_err();
             assert!(got.starts_with("MemoryError ("), "{template}: {got}");
         }
+        // Fifteen million characters of four bytes (60 MB), which encode
+        // to ten each, past the 68 MB left.
+        for show in [
+            "{{ ('\u{1F600}' * 15000000).encode('ascii', 'backslashreplace')|length }}",
+            "{{ ('\u{1F600}' * 15000000).encode('ascii', 'xmlcharrefreplace')|length }}",
+            "{{ ('\u{1F600}' * 15000000).encode('utf-32')|length }}",
+        ] {
+            let got = rendered(show).unwrap_err();
+            assert!(got.starts_with("MemoryError ("), "{show}: {got}");
+        }
+        assert_eq!(
+            rendered("{{ ('\u{1F600}' * 1000).encode('ascii', 'backslashreplace')|length }}")
+                .unwrap(),
+            "10000"
+        );
     }
 
     #[test]

@@ -8,6 +8,7 @@ use super::PromptError;
 use super::budget::{self, FUEL};
 use super::for_loops::ITERABLE_FILTER;
 use super::message_tag::{MESSAGE_FILTER, is_py_space};
+use super::pybytes;
 use super::pystr;
 use super::show;
 use crate::message::ChatMessage;
@@ -50,37 +51,7 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
     // Jinja2's filters and Python's methods on strings, lists and dicts
     // (`d.items()`, `s.upper()`), which Haystack's templates use.
     minijinja_contrib::add_to_environment(&mut env);
-    env.set_unknown_method_callback(|state, value, method, args| {
-        // Python's `str.format` pads to any width: its output is paid for
-        // before it is built.
-        if let (Some(template), "format") = (value.as_str(), method) {
-            // minijinja prints a list or dict argument without a budget.
-            for arg in args.iter().filter(|a| !a.is_kwargs()) {
-                show::ensure_json_fits(state, arg)?;
-            }
-            let precisions = pystr::check_str_format(template, args)?;
-            let bound = budget::str_format_bound(template, args)
-                .saturating_add(usize::try_from(precisions.bytes).unwrap_or(usize::MAX));
-            budget::ensure_bytes(state, bound)?;
-            if let Some(error) = precisions.beyond_formatter {
-                return Err(error);
-            }
-            if let Some(rewritten) = precisions.template {
-                return minijinja_contrib::pycompat::unknown_method_callback(
-                    state,
-                    &JinjaValue::from(rewritten),
-                    method,
-                    args,
-                );
-            }
-        }
-        if let Some(text) = value.as_str().filter(|_| value.kind() == ValueKind::String) {
-            if let Some(result) = pystr::string_method(state, text, method, args) {
-                return result;
-            }
-        }
-        minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args)
-    });
+    env.set_unknown_method_callback(call_method);
     env.add_filter("truncate", truncate);
     env.add_filter("wordwrap", wordwrap);
     env.add_filter("tojson", tojson);
@@ -91,6 +62,17 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
         show::python_str(Some(state), value)
     });
     env.add_filter("join", join);
+    // Jinja2's `list` makes a list of a `bytes` value's integers.
+    env.add_filter(
+        "list",
+        |state: &minijinja::State, value: JinjaValue| match value
+            .as_bytes()
+            .filter(|_| value.kind() == ValueKind::Bytes)
+        {
+            Some(bytes) => Ok(bytes.iter().map(|b| JinjaValue::from(*b)).collect()),
+            None => minijinja::filters::list(state, value),
+        },
+    );
     env.add_filter("pprint", |state: &minijinja::State, value: &JinjaValue| {
         show::ensure_json_fits(state, value)?;
         Ok::<_, Error>(minijinja::filters::pprint(value))
@@ -99,6 +81,107 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
     env.add_filter(ITERABLE_FILTER, iterable);
     env.add_template_owned(TEMPLATE, source)?;
     Ok(env)
+}
+
+/// A method minijinja does not have: Python's `str` methods and
+/// `str.format` within the budget, `bytes` methods, then minijinja's
+/// Python compatibility.
+fn call_method(
+    state: &mut minijinja::State,
+    value: &JinjaValue,
+    method: &str,
+    args: &[JinjaValue],
+) -> Result<JinjaValue, Error> {
+    // Python's `str.format` pads to any width: its output is paid for
+    // before it is built.
+    if let (Some(template), "format", ValueKind::String) = (value.as_str(), method, value.kind()) {
+        // minijinja prints a list or dict argument without a budget.
+        for arg in args.iter().filter(|a| !a.is_kwargs()) {
+            show::ensure_json_fits(state, arg)?;
+        }
+        let precisions = pystr::check_str_format(state, template, args)?;
+        let bound = budget::str_format_bound(template, args)
+            .saturating_add(usize::try_from(precisions.bytes).unwrap_or(usize::MAX));
+        budget::ensure_bytes(state, bound)?;
+        if let Some(error) = precisions.beyond_formatter {
+            return Err(error);
+        }
+        if let Some(rewritten) = precisions.template {
+            return minijinja_contrib::pycompat::unknown_method_callback(
+                state,
+                &JinjaValue::from(rewritten),
+                method,
+                args,
+            );
+        }
+    }
+    if let Some(text) = value.as_str().filter(|_| value.kind() == ValueKind::String) {
+        if method == "format_map" {
+            return format_map(state, value, args);
+        }
+        if let Some(result) = pystr::string_method(&*state, text, method, args) {
+            return result;
+        }
+    }
+    if let Some(bytes) = value
+        .as_bytes()
+        .filter(|_| value.kind() == ValueKind::Bytes)
+    {
+        if let Some(result) = pybytes::bytes_method(&*state, bytes, method, args) {
+            return result;
+        }
+    }
+    minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args)
+}
+
+/// `str.format_map(mapping)` as Jinja2's sandbox calls it: one mapping,
+/// whose entries are the fields' names (`string.Formatter` indexes an
+/// empty tuple for a numbered field).
+fn format_map(
+    state: &mut minijinja::State,
+    value: &JinjaValue,
+    args: &[JinjaValue],
+) -> Result<JinjaValue, Error> {
+    let (positional, kwargs) = match args.split_last() {
+        Some((last, rest)) if last.is_kwargs() => (rest, true),
+        _ => (args, false),
+    };
+    if kwargs {
+        return Err(haystack_error(
+            "TypeError: format_map() takes no keyword arguments".to_owned(),
+        ));
+    }
+    let [mapping] = positional else {
+        return Err(haystack_error(format!(
+            "TypeError: format_map() takes exactly one argument ({} given)",
+            positional.len()
+        )));
+    };
+    let entries: Vec<(String, JinjaValue)> = if mapping.kind() == ValueKind::Map {
+        mapping
+            .try_iter()?
+            .filter_map(|key| {
+                let name = key.as_str().filter(|_| key.kind() == ValueKind::String)?;
+                Some((name.to_owned(), mapping.get_item(&key).unwrap_or_default()))
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if mapping.kind() != ValueKind::Map {
+        // `mapping[name]` for the first named field.
+        if let Some(error) = pystr::first_named_field(value.as_str().unwrap_or_default())
+            .map(|_| pystr::not_subscriptable_by_str(mapping))
+        {
+            return Err(error);
+        }
+    }
+    call_method(
+        state,
+        value,
+        "format",
+        &[JinjaValue::from(Kwargs::from_iter(entries))],
+    )
 }
 
 /// Haystack's `_finalize`: a printed value cannot forge a content part.
@@ -236,6 +319,11 @@ fn center(
 /// `&` and `'` escaped for HTML.
 fn tojson(state: &minijinja::State, value: &JinjaValue) -> Result<JinjaValue, Error> {
     show::ensure_json_fits(state, value)?;
+    if holds_bytes(value) {
+        return Err(haystack_error(
+            "TypeError: Object of type bytes is not JSON serializable".to_owned(),
+        ));
+    }
     let json = serde_json::to_value(value)
         .map_err(|e| Error::new(ErrorKind::InvalidOperation, e.to_string()))?;
     let text = pyfmt::json_dumps_ascii(&sort_keys(json))
@@ -244,6 +332,20 @@ fn tojson(state: &minijinja::State, value: &JinjaValue) -> Result<JinjaValue, Er
         .replace('&', "\\u0026")
         .replace('\'', "\\u0027");
     Ok(JinjaValue::from_safe_string(text))
+}
+
+/// Whether `value` is or holds a `bytes` value (`json.dumps` refuses it).
+fn holds_bytes(value: &JinjaValue) -> bool {
+    match value.kind() {
+        ValueKind::Bytes => true,
+        ValueKind::Seq => value
+            .try_iter()
+            .is_ok_and(|mut items| items.any(|v| holds_bytes(&v))),
+        ValueKind::Map => value.try_iter().is_ok_and(|mut keys| {
+            keys.any(|k| holds_bytes(&k) || holds_bytes(&value.get_item(&k).unwrap_or_default()))
+        }),
+        _ => false,
+    }
 }
 
 fn sort_keys(value: Value) -> Value {
@@ -271,6 +373,11 @@ fn iterable(value: JinjaValue) -> Result<JinjaValue, Error> {
         ValueKind::String => {
             let text = value.as_str().unwrap_or_default();
             return Ok(text.chars().map(JinjaValue::from).collect());
+        }
+        // Python iterates `bytes` as integers.
+        ValueKind::Bytes => {
+            let bytes = value.as_bytes().unwrap_or_default();
+            return Ok(bytes.iter().map(|b| JinjaValue::from(*b)).collect());
         }
         ValueKind::None => "NoneType",
         ValueKind::Bool => "bool",

@@ -8,6 +8,7 @@
 //! deeper than Python's `repr` recurses is `RecursionError`, as there.
 
 use super::budget;
+use super::pybytes;
 use super::render::haystack_error;
 use crate::pyfmt;
 use minijinja::value::{Value as JinjaValue, ValueKind};
@@ -136,8 +137,16 @@ fn write_repr(out: &mut String, value: &JinjaValue, limit: u64, depth: usize) ->
             }
             out.push('}');
         }
+        ValueKind::Bytes => {
+            let bytes = value.as_bytes().unwrap_or_default();
+            // At most four characters a byte (`\xNN`), and `b''`.
+            if (out.len() + bytes.len().saturating_mul(4) + 3) as u64 >= limit {
+                return Err(Stop::TooBig);
+            }
+            out.push_str(&pybytes::bytes_repr(bytes));
+        }
         _ => {
-            // Bytes, macros, objects without a Python form: as before.
+            // Macros, objects without a Python form: as before.
             let text = match serde_json::to_value(value) {
                 Ok(Value::String(text)) => text,
                 Ok(json) => pyfmt::repr(&json),
@@ -160,6 +169,7 @@ fn measure(value: &JinjaValue, limit: u64, depth: usize, size: &mut u64) -> Resu
     }
     *size += match value.kind() {
         ValueKind::String => value.as_str().map_or(0, str::len) as u64 + 2,
+        ValueKind::Bytes => value.as_bytes().map_or(0, <[u8]>::len) as u64 + 3,
         ValueKind::Seq | ValueKind::Iterable | ValueKind::Map => {
             let is_map = value.kind() == ValueKind::Map;
             let Ok(keys) = value.try_iter() else {
