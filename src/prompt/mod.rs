@@ -50,6 +50,7 @@ mod for_loops;
 mod jinja2;
 mod message_tag;
 mod pybytes;
+mod pypercent;
 mod pystr;
 mod pystr_unicode;
 mod render;
@@ -165,11 +166,12 @@ impl Prompt {
         let wrapped = message_tag::template_for_role(template, kind.role().as_str());
         // Jinja2 decides what does not parse, in its words, and which
         // variables the template has, in its order; minijinja renders.
-        let variables = jinja2::check(&wrapped).map_err(|error| PromptError::Syntax {
-            message: error.message,
-            line: Some(error.line),
-        })?;
-        let source = for_loops::rewrite(&message_tag::rewrite(&wrapped)?);
+        let (variables, rewritten) =
+            jinja2::check(&wrapped).map_err(|error| PromptError::Syntax {
+                message: error.message,
+                line: Some(error.line),
+            })?;
+        let source = for_loops::rewrite(&message_tag::rewrite(&rewritten)?);
         let env = render::environment(source).map_err(|e| jinja_error(&e))?;
         let required = match required {
             RequiredVariables::All => {
@@ -579,9 +581,13 @@ mod hostile {
                 "{{ 'a\nb'|indent(100000000000) }}",
                 "the prompt template used up its budget",
             ),
+            ("{{ '%1000000000s'|format('x') }}", "MemoryError ("),
+            ("{{ '%1000000000s' % 'x' }}", "MemoryError ("),
+            ("{{ '%.1000000000d' % 1 }}", "MemoryError ("),
+            ("{{ '%*s' % (1000000000, 'x') }}", "MemoryError ("),
             (
-                "{{ '%1000000000s'|format('x') }}",
-                "the prompt template used up its budget",
+                "{{ '%.2147483648f' % 1.5 }}",
+                "ValueError: precision too big",
             ),
         ] {
             let got = rendered(template).unwrap_err();

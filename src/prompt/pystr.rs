@@ -926,8 +926,9 @@ fn missing_argument(
     Ok(())
 }
 
-/// `!r`, `!s`, `!a` of a field: Python's `repr`, `str` and `ascii`.
-fn convert(state: &State, arg: &JinjaValue, conversion: char) -> Result<String, Error> {
+/// `!r`, `!s`, `!a` of a field (and `%r`, `%a`): Python's `repr`, `str`
+/// and `ascii`.
+pub(super) fn convert(state: &State, arg: &JinjaValue, conversion: char) -> Result<String, Error> {
     // Jinja2's `Undefined`: `repr` is its class name, `str` is empty.
     if arg.is_undefined() && matches!(conversion, 'r' | 'a') {
         return Ok("Undefined".to_owned());

@@ -7,8 +7,10 @@
 use super::PromptError;
 use super::budget::{self, FUEL};
 use super::for_loops::ITERABLE_FILTER;
+use super::jinja2;
 use super::message_tag::{MESSAGE_FILTER, is_py_space};
 use super::pybytes;
+use super::pypercent;
 use super::pystr;
 use super::show;
 use crate::message::ChatMessage;
@@ -77,6 +79,9 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
         show::ensure_json_fits(state, value)?;
         Ok::<_, Error>(minijinja::filters::pprint(value))
     });
+    env.add_filter("format", format_filter);
+    env.add_function(jinja2::MOD_FUNCTION, py_mod);
+    env.add_function(jinja2::KEY_FUNCTION, py_key);
     env.add_filter(MESSAGE_FILTER, message_filter);
     env.add_filter(ITERABLE_FILTER, iterable);
     env.add_template_owned(TEMPLATE, source)?;
@@ -86,7 +91,7 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
 /// A method minijinja does not have: Python's `str` methods and
 /// `str.format` within the budget, `bytes` methods, then minijinja's
 /// Python compatibility.
-fn call_method(
+pub(super) fn call_method(
     state: &mut minijinja::State,
     value: &JinjaValue,
     method: &str,
@@ -182,6 +187,72 @@ fn format_map(
         "format",
         &[JinjaValue::from(Kwargs::from_iter(entries))],
     )
+}
+
+/// Jinja2's `%`: Python's string formatting when the left side is a
+/// string, else the remainder (minijinja's own `%`).
+fn py_mod(
+    state: &mut minijinja::State,
+    left: JinjaValue,
+    right: JinjaValue,
+) -> Result<JinjaValue, Error> {
+    if let Some(text) = left.as_str().filter(|_| left.kind() == ValueKind::String) {
+        return pypercent::percent_format(state, text, &right);
+    }
+    let remainder = state.env().compile_expression("left % right")?;
+    remainder.eval(minijinja::context! { left, right })
+}
+
+/// A dict literal's key, as Python hashes it: a list or dict (or a tuple
+/// holding one) is `TypeError: unhashable type`.
+fn py_key(key: JinjaValue) -> Result<JinjaValue, Error> {
+    fn unhashable(value: &JinjaValue) -> Option<&'static str> {
+        match value.kind() {
+            ValueKind::Map => Some("dict"),
+            ValueKind::Seq if value.is_tuple() => value
+                .try_iter()
+                .ok()
+                .and_then(|mut items| items.find_map(|item| unhashable(&item))),
+            ValueKind::Seq | ValueKind::Iterable => Some("list"),
+            _ => None,
+        }
+    }
+    match unhashable(&key) {
+        Some(kind) => Err(haystack_error(format!(
+            "TypeError: unhashable type: '{kind}'"
+        ))),
+        None => Ok(key),
+    }
+}
+
+/// Jinja2's `format` filter: `value % args`, or `value % kwargs`.
+fn format_filter(
+    state: &mut minijinja::State,
+    value: &JinjaValue,
+    args: Rest<JinjaValue>,
+    kwargs: Kwargs,
+) -> Result<JinjaValue, Error> {
+    let names: Vec<String> = kwargs.args().map(str::to_owned).collect();
+    if !args.is_empty() && !names.is_empty() {
+        return Err(haystack_error(
+            "FilterArgumentError: can't handle positional and keyword arguments at the same time"
+                .to_owned(),
+        ));
+    }
+    let text = show::python_str(Some(state), value)?;
+    let args = if names.is_empty() {
+        JinjaValue::from(minijinja::value::Tuple::from(args.to_vec()))
+    } else {
+        let map: IndexMap<JinjaValue, JinjaValue> = names
+            .iter()
+            .map(|name| {
+                let v: JinjaValue = kwargs.get(name).unwrap_or_default();
+                (JinjaValue::from(name.as_str()), v)
+            })
+            .collect();
+        JinjaValue::from(map)
+    };
+    pypercent::percent_format(state, &text, &args)
 }
 
 /// Haystack's `_finalize`: a printed value cannot forge a content part.

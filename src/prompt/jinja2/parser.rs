@@ -71,7 +71,30 @@ pub(super) struct Parser {
     pub(super) lookups: Vec<Lookup>,
     /// Nesting of statements and expressions being parsed.
     depth: usize,
+    /// How the source must change for minijinja to render what Jinja2
+    /// renders ([`Edit`]).
+    pub(super) edits: Vec<Edit>,
 }
+
+/// A change of the template's source (its newlines made `\n`): the
+/// characters `start..end` replaced by `text`. Edits at one place apply
+/// closings before openings ([`Edit::closing`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Edit {
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    pub(crate) text: String,
+    /// A `)` closing a call, which goes before a call opened at the same place.
+    pub(crate) closing: bool,
+}
+
+/// The function a `%` becomes (`a % b` is `__py_mod(a, b)`): Python's
+/// string formatting for a string, the remainder for numbers.
+pub(crate) const MOD_FUNCTION: &str = "__py_mod";
+
+/// The function a dict literal's key goes through (`{k: v}` is
+/// `{__py_key(k): v}`): Python's `TypeError` for an unhashable key.
+pub(crate) const KEY_FUNCTION: &str = "__py_key";
 
 /// Nesting past this fails as Python's parser fails past its recursion
 /// limit (which Jinja2 meets about 70 brackets or 200 blocks deep).
@@ -185,17 +208,42 @@ impl Parser {
                 line: eof_line,
                 kind: "eof",
                 value: String::new(),
+                span: (0, 0),
             },
             tag_stack: Vec::new(),
             end_token_stack: Vec::new(),
             soft: vec![false],
             lookups: Vec::new(),
             depth: 0,
+            edits: Vec::new(),
         })
     }
 
     fn current(&self) -> &Token {
         self.tokens.get(self.index).unwrap_or(&self.eof)
+    }
+
+    /// Wraps the tokens `from..self.index` in a call to `function`.
+    fn wrap_in_call(&mut self, from: usize, function: &str) {
+        let (Some(first), Some(last)) = (
+            self.tokens.get(from),
+            self.index.checked_sub(1).and_then(|i| self.tokens.get(i)),
+        ) else {
+            return;
+        };
+        let (start, end) = (first.span.0, last.span.1);
+        self.edits.push(Edit {
+            start,
+            end: start,
+            text: format!("{function}("),
+            closing: false,
+        });
+        self.edits.push(Edit {
+            start: end,
+            end,
+            text: ")".to_owned(),
+            closing: true,
+        });
     }
 
     /// `next(stream)`: the current token, the stream one further.
@@ -743,14 +791,60 @@ impl Parser {
     }
 
     fn parse_print(&mut self) -> Parsed<Node> {
-        self.next()?;
+        // `{% print a, b %}` writes each expression: for minijinja, which
+        // has no `print`, it is `{{ a }}{{ b }}`.
+        let opening = self
+            .index
+            .checked_sub(1)
+            .and_then(|i| self.tokens.get(i))
+            .cloned();
+        let keyword = self.next()?;
+        let mut edits = Vec::new();
+        if let Some(opening) = opening.filter(|t| t.kind == "block_begin") {
+            let trim = if opening.value.ends_with('-') {
+                "-"
+            } else {
+                ""
+            };
+            edits.push(Edit {
+                start: opening.span.0,
+                end: keyword.span.1,
+                text: format!("{{{{{trim}"),
+                closing: false,
+            });
+        }
         let mut nodes = Vec::new();
         while self.kind() != "block_end" {
             if !nodes.is_empty() {
-                self.expect("comma")?;
+                let comma = self.expect("comma")?;
+                edits.push(Edit {
+                    start: comma.span.0,
+                    end: comma.span.1,
+                    text: "}}{{".to_owned(),
+                    closing: false,
+                });
             }
             nodes.push(self.parse_expression(true)?.node);
         }
+        let closing = self.current().clone();
+        let trim = if closing.value.starts_with('-') {
+            "-"
+        } else {
+            ""
+        };
+        edits.push(Edit {
+            start: closing.span.0,
+            end: closing.span.1,
+            text: format!("{trim}}}}}"),
+            closing: false,
+        });
+        if nodes.is_empty() {
+            // `{% print %}` writes nothing.
+            if let Some(last) = edits.last_mut() {
+                last.text = format!("''{}", last.text);
+            }
+        }
+        self.edits.extend(edits);
         Ok(Node::Group(nodes))
     }
 
@@ -971,6 +1065,7 @@ impl Parser {
 
     fn parse_math2(&mut self) -> Parsed<Expr> {
         let line = self.current().line;
+        let from = self.index;
         let mut left = self.parse_pow()?;
         while matches!(self.kind(), "mul" | "div" | "floordiv" | "mod") {
             let class = match self.kind() {
@@ -979,8 +1074,19 @@ impl Parser {
                 "floordiv" => "FloorDiv",
                 _ => "Mod",
             };
-            self.next()?;
+            let operator = self.next()?;
             let right = self.parse_pow()?;
+            if class == "Mod" {
+                // `a % b` is `__py_mod(a, b)`.
+                self.wrap_in_call(from, MOD_FUNCTION);
+                let (start, end) = operator.span;
+                self.edits.push(Edit {
+                    start,
+                    end,
+                    text: ",".to_owned(),
+                    closing: false,
+                });
+            }
             left = Expr::new(class, line, vec![left.node, right.node]);
         }
         Ok(left)
@@ -1169,7 +1275,9 @@ impl Parser {
             if self.kind() == "rbrace" {
                 break;
             }
+            let from = self.index;
             let key = self.parse_expression(true)?.node;
+            self.wrap_in_call(from, KEY_FUNCTION);
             self.expect("colon")?;
             let value = self.parse_expression(true)?.node;
             items.push(Node::Group(vec![key, value]));
