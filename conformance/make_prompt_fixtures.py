@@ -254,6 +254,26 @@ ERROR_CASES += [
     ("{% set k = [1] %}{{ {k: 1} }}", {}),
 ]
 
+# Jinja2's pprint filter (Python's pprint.pformat), and a template naming another (Haystack's environment has no loader).
+CASES += [
+    ("{{ {'a': [1, 2], 'b': 'x'}|pprint }}|{{ ['a' * 30, 'b' * 30, 'c' * 30]|pprint }}|{{ {'b': 1, 'a': 2}|pprint }}|"
+     "{{ 'a'|pprint }}|{{ none|pprint }}|{{ (1,)|pprint }}|{{ 1.0|pprint }}|{{ {}|pprint }}{{ []|pprint }}{{ ()|pprint }}"
+     "{{ ''|pprint }}|{{ x|pprint }}|{{ [x]|pprint }}|{{ [true, false, 1.5e300, -0.0]|pprint }}|{{ {1: 'a', 'b': 2, none: 3}|pprint }}",
+     {}),
+    ("{{ ('word ' * 30)|pprint }}\n{{ {'key': 'word ' * 30, 'other': [1, 2, 3]}|pprint }}\n"
+     "{{ [{'name': 'x' * 20, 'tags': ['t' * 15, 'u' * 15, 'v' * 15]}, {'name': 'y', 'tags': []}]|pprint }}\n"
+     "{{ ('a' * 50, 'b' * 50)|pprint }}\n{{ ('a' * 100,)|pprint }}\n{{ {'z': {'y': {'x': ['w' * 40, 'v' * 40]}}}|pprint }}\n"
+     "{{ ('line one is here\\nline two\\n' * 5)|pprint }}\n{{ [1, [2, [3, [4, ['x' * 70]]]]]|pprint }}\n{{ ('x' * 200)|pprint }}\n"
+     "{{ docs|pprint }}",
+     {"docs": [{"content": "Paris is the capital of France. " * 3, "meta": {"source": "wiki", "score": 0.87}}]}),
+]
+
+ERROR_CASES += [
+    ("{% include 'x' %}", {}),
+    ("{% import 'x' as y %}{{ y }}", {}),
+    ("{% from 'x' import y %}{{ y }}", {}),
+]
+
 def render(template: str, variables: dict) -> str:
     builder = ChatPromptBuilder(template='{% message role="user" %}' + template + "{% endmessage %}",
                                 required_variables=None)

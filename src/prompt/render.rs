@@ -76,14 +76,20 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
         },
     );
     env.add_filter("pprint", |state: &minijinja::State, value: &JinjaValue| {
-        show::ensure_json_fits(state, value)?;
-        Ok::<_, Error>(minijinja::filters::pprint(value))
+        show::pformat(state, value)
     });
     env.add_filter("format", format_filter);
     env.add_function(jinja2::MOD_FUNCTION, py_mod);
     env.add_function(jinja2::KEY_FUNCTION, py_key);
     env.add_filter(MESSAGE_FILTER, message_filter);
     env.add_filter(ITERABLE_FILTER, iterable);
+    // Haystack's environment has no loader: `extends`, `include` and
+    // `import` fail when rendered, with Jinja2's text.
+    env.set_loader(|_| {
+        Err::<Option<String>, _>(haystack_error(
+            "TypeError: no loader for this environment specified".to_owned(),
+        ))
+    });
     env.add_template_owned(TEMPLATE, source)?;
     Ok(env)
 }

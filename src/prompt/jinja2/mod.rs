@@ -39,6 +39,16 @@ pub(super) fn check(template: &str) -> Result<(Vec<String>, String), SyntaxError
                 TESTS.contains(&lookup.name.as_str())
             }
     });
+    // The compiler meets the first of them in the template.
+    let nested_extends = parser.nested_extends.first().copied();
+    if let Some(line) = nested_extends.filter(|line| unknown.is_none_or(|u| *line < u.line)) {
+        return Err(SyntaxError {
+            message: format!(
+                "cannot use extend from a non top-level scope\n  File \"<introspection>\", line {line}"
+            ),
+            line,
+        });
+    }
     match unknown {
         // Raised outside Jinja2's error translation: its text keeps the location.
         Some(lookup) => Err(SyntaxError {

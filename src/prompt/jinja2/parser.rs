@@ -74,6 +74,9 @@ pub(super) struct Parser {
     /// How the source must change for minijinja to render what Jinja2
     /// renders ([`Edit`]).
     pub(super) edits: Vec<Edit>,
+    /// The lines of `extends` tags below the top level, which Jinja2's
+    /// compiler refuses.
+    pub(super) nested_extends: Vec<usize>,
 }
 
 /// A change of the template's source (its newlines made `\n`): the
@@ -216,6 +219,7 @@ impl Parser {
             lookups: Vec::new(),
             depth: 0,
             edits: Vec::new(),
+            nested_extends: Vec::new(),
         })
     }
 
@@ -628,7 +632,13 @@ impl Parser {
     }
 
     fn parse_extends(&mut self) -> Parsed<Node> {
-        self.next()?;
+        let token = self.next()?;
+        // Jinja2's compiler refuses an `extends` inside anything but an
+        // `if` (whose frame stays the template's top level).
+        let enclosing = &self.tag_stack[..self.tag_stack.len().saturating_sub(1)];
+        if enclosing.iter().any(|tag| tag != "if") {
+            self.nested_extends.push(token.line);
+        }
         let template = self.parse_expression(true)?.node;
         Ok(Node::Group(vec![template]))
     }
