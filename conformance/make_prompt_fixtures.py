@@ -274,6 +274,14 @@ ERROR_CASES += [
     ("{% from 'x' import y %}{{ y }}", {}),
 ]
 
+# `self` as a variable: Jinja2 lets a template assign it (minijinja reserves the name).
+CASES += [
+    ("{% set self = 1 %}{{ self }}|{% for self in [1, 2] %}{{ self }}{% endfor %}|"
+     "{% macro m(self) %}[{{ self }}]{% endmacro %}{{ m(3) }}|{% set a, self = 1, 2 %}{{ a }}{{ self }}|"
+     "{% set x = {'self': 1} %}{{ x.self }}{% set self %}x{% endset %}{{ self }}", {}),
+    ("{% block b %}B{% endblock %}{{ self.b() }}", {}),
+]
+
 def render(template: str, variables: dict) -> str:
     builder = ChatPromptBuilder(template='{% message role="user" %}' + template + "{% endmessage %}",
                                 required_variables=None)

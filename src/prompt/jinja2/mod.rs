@@ -60,10 +60,21 @@ pub(super) fn check(template: &str) -> Result<(Vec<String>, String), SyntaxError
             ),
             line: lookup.line,
         }),
-        None => Ok((
-            names::variables(&body),
-            apply_edits(&lexer::normalize_newlines(template), parser.edits),
-        )),
+        None => {
+            let mut edits = parser.edits;
+            if parser.assigns_self {
+                edits.extend(parser.self_names.iter().map(|&(start, end)| parser::Edit {
+                    start,
+                    end,
+                    text: parser::SELF_NAME.to_owned(),
+                    closing: false,
+                }));
+            }
+            Ok((
+                names::variables(&body),
+                apply_edits(&lexer::normalize_newlines(template), edits),
+            ))
+        }
     }
 }
 

@@ -33,6 +33,15 @@ impl Expr {
     }
 }
 
+/// Whether an assignment target names `self`.
+fn names_self(node: &Node) -> bool {
+    match node {
+        Node::Name(name, _) => name == "self",
+        Node::Seq(items) | Node::Group(items) => items.iter().any(names_self),
+        _ => false,
+    }
+}
+
 /// `Node.set_ctx`: the names of an assignment target take `ctx`.
 fn set_ctx(node: &mut Node, ctx: Ctx) {
     match node {
@@ -77,6 +86,11 @@ pub(super) struct Parser {
     /// The lines of `extends` tags below the top level, which Jinja2's
     /// compiler refuses.
     pub(super) nested_extends: Vec<usize>,
+    /// Where the template names `self` as a variable.
+    pub(super) self_names: Vec<(usize, usize)>,
+    /// Whether it assigns `self` (`{% set self = ... %}`, a loop variable,
+    /// a macro argument): Jinja2 lets it, minijinja reserves the name.
+    pub(super) assigns_self: bool,
 }
 
 /// A change of the template's source (its newlines made `\n`): the
@@ -98,6 +112,9 @@ pub(crate) const MOD_FUNCTION: &str = "__py_mod";
 /// The function a dict literal's key goes through (`{k: v}` is
 /// `{__py_key(k): v}`): Python's `TypeError` for an unhashable key.
 pub(crate) const KEY_FUNCTION: &str = "__py_key";
+
+/// The name `self` takes, for minijinja, in a template that assigns it.
+pub(crate) const SELF_NAME: &str = "__py_self";
 
 /// Nesting past this fails as Python's parser fails past its recursion
 /// limit (which Jinja2 meets about 70 brackets or 200 blocks deep).
@@ -220,6 +237,8 @@ impl Parser {
             depth: 0,
             edits: Vec::new(),
             nested_extends: Vec::new(),
+            self_names: Vec::new(),
+            assigns_self: false,
         })
     }
 
@@ -933,6 +952,7 @@ impl Parser {
     ) -> Parsed<Expr> {
         let mut target = if name_only {
             let token = self.expect("name")?;
+            self.note_self(&token);
             Expr {
                 class: "Name",
                 line: token.line,
@@ -955,7 +975,16 @@ impl Parser {
             );
         }
         set_ctx(&mut target.node, Ctx::Store);
+        self.assigns_self |= names_self(&target.node);
         Ok(target)
+    }
+
+    /// Notes a name `self`: renamed for minijinja (which reserves it) when
+    /// the template assigns it.
+    fn note_self(&mut self, token: &Token) {
+        if token.value == "self" {
+            self.self_names.push(token.span);
+        }
     }
 
     fn parse_expression(&mut self, with_condexpr: bool) -> Parsed<Expr> {
@@ -1160,6 +1189,7 @@ impl Parser {
                         node: Node::NsRef(token.value),
                     });
                 }
+                self.note_self(&token);
                 Ok(Expr {
                     class: "Name",
                     line: token.line,
