@@ -280,6 +280,14 @@ CASES += [
      "{% macro m(self) %}[{{ self }}]{% endmacro %}{{ m(3) }}|{% set a, self = 1, 2 %}{{ a }}{{ self }}|"
      "{% set x = {'self': 1} %}{{ x.self }}{% set self %}x{% endset %}{{ self }}", {}),
     ("{% block b %}B{% endblock %}{{ self.b() }}", {}),
+    ("{{ +3 }} {{ +1.5 }} {{ +true }} {{ -+3 }} {{ +(2) * 3 }} {{ [+1, 2] }} {{ 1, 2 }} {{ 'a', [1], none }} "
+     "{% set t = 1, 2 %}{{ t }} {% for x in 1, 2 %}{{ x }}{% endfor %} {% for a, b in [(1, 2)] %}{{ a }}{{ b }}{% endfor %} "
+     "{{ (1, 2) }} {{ 1, }}", {}),
+]
+
+ERROR_CASES += [
+    ("{{ +'a' }}", {}),
+    ("{{ +none }}", {}),
 ]
 
 def render(template: str, variables: dict) -> str:

@@ -81,6 +81,7 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
     env.add_filter("format", format_filter);
     env.add_function(jinja2::MOD_FUNCTION, py_mod);
     env.add_function(jinja2::KEY_FUNCTION, py_key);
+    env.add_function(jinja2::POS_FUNCTION, py_pos);
     env.add_filter(MESSAGE_FILTER, message_filter);
     env.add_filter(ITERABLE_FILTER, iterable);
     // Haystack's environment has no loader: `extends`, `include` and
@@ -228,6 +229,19 @@ fn py_key(key: JinjaValue) -> Result<JinjaValue, Error> {
             "TypeError: unhashable type: '{kind}'"
         ))),
         None => Ok(key),
+    }
+}
+
+/// Jinja2's unary `+`: a number as it is (`True` as `1`), Python's
+/// `TypeError` for anything else.
+fn py_pos(value: JinjaValue) -> Result<JinjaValue, Error> {
+    match value.kind() {
+        ValueKind::Number => Ok(value),
+        ValueKind::Bool => Ok(JinjaValue::from(i64::from(value.is_true()))),
+        _ => Err(haystack_error(format!(
+            "TypeError: bad operand type for unary +: '{}'",
+            pystr::python_type(&value)
+        ))),
     }
 }
 

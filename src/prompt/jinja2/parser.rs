@@ -113,6 +113,9 @@ pub(crate) const MOD_FUNCTION: &str = "__py_mod";
 /// `{__py_key(k): v}`): Python's `TypeError` for an unhashable key.
 pub(crate) const KEY_FUNCTION: &str = "__py_key";
 
+/// The function a unary `+` becomes (`+a` is `__py_pos(a)`).
+pub(crate) const POS_FUNCTION: &str = "__py_pos";
+
 /// The name `self` takes, for minijinja, in a template that assigns it.
 pub(crate) const SELF_NAME: &str = "__py_self";
 
@@ -1156,8 +1159,24 @@ impl Parser {
                 Expr::new("Neg", line, vec![operand.node])
             }
             "add" => {
-                self.next()?;
+                // `+a` is `__py_pos(a)`: minijinja has no unary plus.
+                let plus = self.next()?;
                 let operand = self.parse_unary(false)?;
+                if let Some(last) = self.index.checked_sub(1).and_then(|i| self.tokens.get(i)) {
+                    let end = last.span.1;
+                    self.edits.push(Edit {
+                        start: plus.span.0,
+                        end: plus.span.1,
+                        text: format!("{POS_FUNCTION}("),
+                        closing: false,
+                    });
+                    self.edits.push(Edit {
+                        start: end,
+                        end,
+                        text: ")".to_owned(),
+                        closing: true,
+                    });
+                }
                 Expr::new("Pos", line, vec![operand.node])
             }
             _ => self.parse_primary(false)?,
@@ -1240,6 +1259,7 @@ impl Parser {
         with_namespace: bool,
     ) -> Parsed<Expr> {
         let mut line = self.current().line;
+        let from = self.index;
         let mut args: Vec<Expr> = Vec::new();
         let mut is_tuple = false;
         loop {
@@ -1278,6 +1298,28 @@ impl Parser {
                 text: None,
                 node: Node::Seq(Vec::new()),
             });
+        }
+        if !simplified && !explicit_parentheses {
+            // `{{ a, b }}` is the tuple `(a, b)`, which minijinja reads
+            // only in parentheses.
+            if let (Some(first), Some(last)) = (
+                self.tokens.get(from),
+                self.index.checked_sub(1).and_then(|i| self.tokens.get(i)),
+            ) {
+                let (start, end) = (first.span.0, last.span.1);
+                self.edits.push(Edit {
+                    start,
+                    end: start,
+                    text: "(".to_owned(),
+                    closing: false,
+                });
+                self.edits.push(Edit {
+                    start: end,
+                    end,
+                    text: ")".to_owned(),
+                    closing: true,
+                });
+            }
         }
         let assignable = args.iter().all(|a| a.assignable);
         Ok(Expr {
