@@ -206,8 +206,40 @@ fn py_mod(
     if let Some(text) = left.as_str().filter(|_| left.kind() == ValueKind::String) {
         return pypercent::percent_format(state, text, &right);
     }
+    // Two integers: Python's remainder takes the divisor's sign, as
+    // minijinja's does; anything else (a float, zero) goes to minijinja's
+    // own `%`.
+    if let (Some(a), Some(b)) = (integer(&left), integer(&right)) {
+        if let Some(r) = a.checked_rem(b) {
+            let r = if r != 0 && (r < 0) != (b < 0) {
+                r + b
+            } else {
+                r
+            };
+            return Ok(JinjaValue::from(r));
+        }
+    }
+    let number = |v: &JinjaValue| matches!(v.kind(), ValueKind::Number | ValueKind::Bool);
+    let zero = integer(&right) == Some(0) || f64::try_from(right.clone()).is_ok_and(|r| r == 0.0);
+    if number(&left) && number(&right) && zero {
+        let kind = if integer(&left).is_some() && integer(&right).is_some() {
+            "integer modulo by zero"
+        } else {
+            "float modulo"
+        };
+        return Err(haystack_error(format!("ZeroDivisionError: {kind}")));
+    }
     let remainder = state.env().compile_expression("left % right")?;
     remainder.eval(minijinja::context! { left, right })
+}
+
+/// An integer operand of `%` (a boolean counts as 0 or 1, as in Python).
+fn integer(value: &JinjaValue) -> Option<i128> {
+    match value.kind() {
+        ValueKind::Bool => Some(i128::from(value.is_true())),
+        ValueKind::Number if value.is_integer() => i128::try_from(value.clone()).ok(),
+        _ => None,
+    }
 }
 
 /// A dict literal's key, as Python hashes it: a list or dict (or a tuple
