@@ -130,6 +130,170 @@ ERROR_CASES = [
 ]
 
 
+# Python's str methods read from the Unicode database (casefold, swapcase, istitle, isdecimal, isidentifier),
+# translate, format_map, encode and the bytes it gives, and str.format's !r, !s and !a conversions.
+CASES += [
+    ("{{ 'Straße ΣΑΣ ﬁ'.casefold() }}|{{ s.swapcase() }}|{{ 'ΑΣ ΑΣ. Σ'.swapcase() }}|{{ 'ǅ ß'.swapcase() }}",
+     {"s": "aBc Hello"}),
+    ("{{ 'Hello World'.istitle() }} {{ 'ǅungla'.istitle() }} {{ 'hello'.istitle() }} {{ 'HeLLo'.istitle() }} "
+     "{{ ''.istitle() }} {{ '123'.isdecimal() }} {{ '١٢'.isdecimal() }} {{ '½'.isdecimal() }} {{ '²'.isdecimal() }} "
+     "{{ 'a_b'.isidentifier() }} {{ 'été'.isidentifier() }} {{ '1a'.isidentifier() }} {{ ''.isidentifier() }}", {}),
+    ("{{ 'abc'.translate({97: 'x', 98: None, 99: 100}) }}|{{ 'abc'.translate([]) }}|{{ 'abc'.translate('xyz') }}|"
+     "{{ 'héllo'.translate({233: 'e'}) }}", {}),
+    ("{{ '{a}-{b}'.format_map({'a': 1, 'b': 'x'}) }}|{{ '{{}}{x}'.format_map({'x': 3}) }}|{{ '{{}}'.format_map(1) }}|"
+     "{{ '{x:>5}|'.format_map({'x': 'ab'}) }}{{ '{x!r}'.format_map({'x': 'ab'}) }}|{{ '{x}'.format_map({'x': [1, 'a']}) }}",
+     {}),
+    ("{{ 'abc'.encode() }}|{{ 'é'.encode('utf-8') }}|{{ 'é€x'.encode('ascii', 'replace') }}|"
+     "{{ 'é€x'.encode('ascii', errors='backslashreplace') }}|{{ 'é€x😀'.encode('ascii', 'xmlcharrefreplace') }}|"
+     "{{ 'é€x'.encode('ascii', 'ignore') }}|{{ 'é'.encode('Latin 1') }}|{{ 'é'.encode(encoding='utf-16') }}|"
+     "{{ 'é'.encode('UTF-32-BE') }}|{{ \"it's \\\"x\\\"\\n\\t\\\\\".encode() }}", {}),
+    ("{{ 'é'.encode()|list }} {{ 'ab'.encode()|length }} {{ 'ab'.encode()[-1] }} "
+     "{% for b in 'ab'.encode() %}{{ b }},{% endfor %} {{ 'é'.encode().decode() }} {{ 'é'.encode().decode('latin-1') }} "
+     "{{ 'é'.encode('latin-1').decode('utf-8', 'replace') }} {{ 'ab'.encode().hex() }} {{ 'ab'.encode()|string }} "
+     "{{ 'é'.encode() == 'é'.encode() }} {{ [s.encode()] }}", {"s": "q"}),
+    ("{{ '{!r}'.format('a') }}|{{ '{!s}'.format('a') }}|{{ '{!a}'.format('é€😀') }}|{{ '{0!r:>6}|'.format('a') }}"
+     "{{ '{!r}'.format([1, 'a']) }}|{{ '{!r}'.format(none) }}|{{ '{!r:^{w}}|'.format(1.5, w=7) }}"
+     "{{ '{x!r}'.format(x=\"it's\") }}|{{ '{!s:*<4}'.format(true) }}|{{ '{!r}|{!s}|{!a}'.format(u, u, u) }}", {}),
+    ("{{ '[{:>5}]'.format('é') }}{{ '[{:^6}]'.format('日本') }}{{ '[{:<4}]'.format('😀') }}{{ '[{:.2}]'.format('éèà') }}"
+     "{{ '[{:05}]'.format('ab') }}{{ '[{:>05}]'.format('ab') }}{{ '[{:*^7.2}]'.format('abcd') }}{{ '[{:^4}]'.format('a') }}"
+     "{{ '[{:{}}]'.format('é', 4) }}{{ '[{0:>{1}}]'.format('é', 4) }}{{ '[{:s}]'.format('é') }}"
+     "{{ '[{:>5}{:<3}]'.format('é', 1) }}{{ '[{0!r:>8}]'.format(\"é'x\") }}", {}),
+]
+
+ERROR_CASES += [
+    ("{{ 'abc'.casefold(1) }}", {}),
+    ("{{ 'abc'.swapcase(x=1) }}", {}),
+    ("{{ 'abc'.istitle(1, 2) }}", {}),
+    ("{{ 'abc'.isdecimal(1) }}", {}),
+    ("{{ 'abc'.isidentifier(1) }}", {}),
+    ("{{ 'abc'.translate() }}", {}),
+    ("{{ 'abc'.translate(1) }}", {}),
+    ("{{ 'abc'.translate(none) }}", {}),
+    ("{{ 'abc'.translate({97: 300000000}) }}", {}),
+    ("{{ 'abc'.translate({97: -1}) }}", {}),
+    ("{{ 'abc'.translate({97: 1.5}) }}", {}),
+    ("{{ 'abc'.translate(table={}) }}", {}),
+    ("{{ '{x}'.format_map({}) }}", {}),
+    ("{{ '{0}'.format_map({}) }}", {}),
+    ("{{ '{}'.format_map({}) }}", {}),
+    ("{{ '{x}'.format_map(1) }}", {}),
+    ("{{ '{x}'.format_map([1]) }}", {}),
+    ("{{ 'a'.format_map() }}", {}),
+    ("{{ 'a'.format_map({}, {}) }}", {}),
+    ("{{ 'a'.format_map(x=1) }}", {}),
+    ("{{ '{x}'.format() }}", {}),
+    ("{{ '{}'.format() }}", {}),
+    ("{{ '{} {}'.format(1) }}", {}),
+    ("{{ '{!x}'.format(1) }}", {}),
+    ("{{ '{!r:d}'.format(1) }}", {}),
+    ("{{ 'é'.encode('ascii') }}", {}),
+    ("{{ 'é€x€'.encode('latin-1') }}", {}),
+    ("{{ 'aé€'.encode('ascii') }}", {}),
+    ("{{ 'é'.encode('ascii', 'foo') }}", {}),
+    ("{{ 'a'.encode('foo') }}", {}),
+    ("{{ 'a'.encode(1) }}", {}),
+    ("{{ 'a'.encode('utf-8', 2) }}", {}),
+    ("{{ 'a'.encode('utf-8', 'strict', 1) }}", {}),
+    ("{{ 'a'.encode(foo=1) }}", {}),
+    ("{{ 'a'.encode('ascii', encoding='ascii') }}", {}),
+    ("{{ 'é'.encode('ascii', 'surrogateescape') }}", {}),
+    ("{{ 'é'.encode().decode('ascii') }}", {}),
+    ("{{ 'é'.encode('latin-1').decode() }}", {}),
+    ("{{ ('a' + 'é'.encode('latin-1').decode('latin-1') + 'b').encode('latin-1').decode() }}", {}),
+    ("{{ 'ab'.encode()|tojson }}", {}),
+    ("{{ '[{:=5}]'.format('ab') }}", {}),
+    ("{{ '[{:+5}]'.format('ab') }}", {}),
+    ("{{ '[{:,}]'.format('ab') }}", {}),
+    ("{{ '[{:#}]'.format('ab') }}", {}),
+    ("{{ '[{:z}]'.format('ab') }}", {}),
+    ("{{ '[{:d}]'.format('ab') }}", {}),
+    ("{{ '[{:5x3}]'.format('ab') }}", {}),
+]
+
+# Python's % formatting (the operator and the format filter), the print tag, dict literals' keys, and newlines.
+CASES += [
+    ("{{ '%s-%s' % ('a', 'b') }}|{{ '%d' % 3 }}|{{ '%5.2f|%-4d|%x' % (3.14159, 7, 255) }}|{{ '%r' % 'a' }}|"
+     "{{ '%(a)s' % {'a': 1} }}|{{ '%s' % [1, 2] }}|{{ '%d%%' % 5 }}|{{ '%c' % 65 }}|{{ '%s' % none }}|{{ '%s' % true }}|"
+     "{{ '%.3s' % 'abcdef' }}|{{ '%e' % 12345.678 }}|{{ '%i' % 3.7 }}|{{ '%o %X %#x %#o' % (8, 255, 255, 8) }}|{{ '%a' % 'é' }}",
+     {}),
+    ("{{ 7 % -3 }} {{ -7 % -3 }} {{ true % 2 }} {{ -7.5 % 2 }} {{ 10 % 2.5 }} {{ 99999999999999999999 % 7 }} "
+     "{{ 7 % 3 }} {{ -7 % 3 }} {{ 7.5 % 2 }} {{ 2 * 7 % 4 }} {{ 7 % 4 * 2 }} {{ '%s' % '%d' % 3 }} {{ ('%s' % 'x')|upper }} "
+     "{% for x in [1, 2] %}{{ '%02d' % x }}{% endfor %} {{ '%+d % d %05d %-5d| %.3d' % (3, 3, -3, 3, 5) }} "
+     "{{ '%10.3e|%-10.2f|%g|%G|%#g' % (12345.678, 3.14159, 1e20, 1e-20, 1.0) }} {{ '%*d|%-*d|%.*f' % (4, 1, -4, 2, 2, 1.5) }} "
+     "{{ 'abc' % [1] }} {{ '%s %(a)s' % {'a': 1} }} {{ '%c' % 'é' }} {{ '%5s|%-5s|' % ('é', 'é') }} {{ '%.f|%5.d|%.s|' % (1.5, 3, 'ab') }}",
+     {}),
+    ("{{ '%s'|format('é') }}|{{ '%5s|'|format('é') }}|{{ '%(a)s'|format(a='z') }}|{{ '%s, %s!'|format(greeting, name) }}|"
+     "{{ '%s'|format([1, 'a']) }}", {"greeting": "Hello", "name": "World"}),
+    ("{% print 'x' %}|{% print 'a', 1 + 2, none %}|a {%- print 'b' -%} c|{% print %}|{% print (1, 2) %}", {}),
+    ("{{ {(1, 2): 1} }} {{ {'k': [1]} }} {% set d = {'a' ~ 'b': 1, 2 % 3: 'x'} %}{{ d }}", {}),
+    ("a\r\nb{{ x }}\rc{{ 'p\r\nq' }}{% raw %}r\r\ns{% endraw %}", {"x": "c\r\nd\re"}),
+]
+
+ERROR_CASES += [
+    ("{{ '%d' % 'x' }}", {}),
+    ("{{ '%s %s' % ('a',) }}", {}),
+    ("{{ '%s' % ('a', 'b') }}", {}),
+    ("{{ '%z' % 1 }}", {}),
+    ("{{ '%5%' % (1,) }}", {}),
+    ("{{ 'abc' % 5 }}", {}),
+    ("{{ 'a%' % (1,) }}", {}),
+    ("{{ '%(a' % {'a': 1} }}", {}),
+    ("{{ '%(a)s' % 1 }}", {}),
+    ("{{ '%(a)s' % [1] }}", {}),
+    ("{{ '%(b)s' % {'a': 1} }}", {}),
+    ("{{ '%(a)s %s' % {'a': 1} }}", {}),
+    ("{{ '%*s' % ('a', 1) }}", {}),
+    ("{{ '%c' % 'ab' }}", {}),
+    ("{{ '%c' % -1 }}", {}),
+    ("{{ '%x' % 1.5 }}", {}),
+    ("{{ '%e' % 'x' }}", {}),
+    ("{{ '%s' % () }}", {}),
+    ("{{ '%s'|format(1, a=2) }}", {}),
+    ("{{ {[1, 2]: 1} }}", {}),
+    ("{{ {{'a': 1}: 1} }}", {}),
+    ("{{ {(1, [2]): 1} }}", {}),
+    ("{% set k = [1] %}{{ {k: 1} }}", {}),
+]
+
+# Jinja2's pprint filter (Python's pprint.pformat), and a template naming another (Haystack's environment has no loader).
+CASES += [
+    ("{{ {'a': [1, 2], 'b': 'x'}|pprint }}|{{ ['a' * 30, 'b' * 30, 'c' * 30]|pprint }}|{{ {'b': 1, 'a': 2}|pprint }}|"
+     "{{ 'a'|pprint }}|{{ none|pprint }}|{{ (1,)|pprint }}|{{ 1.0|pprint }}|{{ {}|pprint }}{{ []|pprint }}{{ ()|pprint }}"
+     "{{ ''|pprint }}|{{ x|pprint }}|{{ [x]|pprint }}|{{ [true, false, 1.5e300, -0.0]|pprint }}|{{ {1: 'a', 'b': 2, none: 3}|pprint }}",
+     {}),
+    ("{{ ('word ' * 30)|pprint }}\n{{ {'key': 'word ' * 30, 'other': [1, 2, 3]}|pprint }}\n"
+     "{{ [{'name': 'x' * 20, 'tags': ['t' * 15, 'u' * 15, 'v' * 15]}, {'name': 'y', 'tags': []}]|pprint }}\n"
+     "{{ ('a' * 50, 'b' * 50)|pprint }}\n{{ ('a' * 100,)|pprint }}\n{{ {'z': {'y': {'x': ['w' * 40, 'v' * 40]}}}|pprint }}\n"
+     "{{ ('line one is here\\nline two\\n' * 5)|pprint }}\n{{ [1, [2, [3, [4, ['x' * 70]]]]]|pprint }}\n{{ ('x' * 200)|pprint }}\n"
+     "{{ docs|pprint }}",
+     {"docs": [{"content": "Paris is the capital of France. " * 3, "meta": {"source": "wiki", "score": 0.87}}]}),
+]
+
+ERROR_CASES += [
+    ("{% include 'x' %}", {}),
+    ("{% import 'x' as y %}{{ y }}", {}),
+    ("{% from 'x' import y %}{{ y }}", {}),
+]
+
+# `self` as a variable: Jinja2 lets a template assign it (minijinja reserves the name).
+CASES += [
+    ("{% set self = 1 %}{{ self }}|{% for self in [1, 2] %}{{ self }}{% endfor %}|"
+     "{% macro m(self) %}[{{ self }}]{% endmacro %}{{ m(3) }}|{% set a, self = 1, 2 %}{{ a }}{{ self }}|"
+     "{% set x = {'self': 1} %}{{ x.self }}{% set self %}x{% endset %}{{ self }}", {}),
+    ("{% block b %}B{% endblock %}{{ self.b() }}", {}),
+    ("{{ +3 }} {{ +1.5 }} {{ +true }} {{ -+3 }} {{ +(2) * 3 }} {{ [+1, 2] }} {{ 1, 2 }} {{ 'a', [1], none }} "
+     "{% set t = 1, 2 %}{{ t }} {% for x in 1, 2 %}{{ x }}{% endfor %} {% for a, b in [(1, 2)] %}{{ a }}{{ b }}{% endfor %} "
+     "{{ (1, 2) }} {{ 1, }}", {}),
+]
+
+ERROR_CASES += [
+    ("{{ +'a' }}", {}),
+    ("{{ 7 % 0 }}", {}),
+    ("{{ 7.5 % 0 }}", {}),
+    ("{{ 7 % false }}", {}),
+    ("{{ +none }}", {}),
+]
+
 def render(template: str, variables: dict) -> str:
     builder = ChatPromptBuilder(template='{% message role="user" %}' + template + "{% endmessage %}",
                                 required_variables=None)

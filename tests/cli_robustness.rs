@@ -182,7 +182,7 @@ fn hostile_templates_fail_their_scenario_within_budget() {
         ("set_block", "{% set b %}{% for i in range(100000) %}{{ \"y\" * 10000 }}{% endfor %}{% endset %}{{ b|length }}".into(), "used up its budget"),
         ("join", "{{ [1, 2]|join(x * 1000000000) }}".into(), "used up its budget"),
         ("indent", "{{ \"a\\nb\"|indent(100000000000) }}".into(), "used up its budget"),
-        ("percent", "{{ \"%1000000000s\"|format(x) }}".into(), "used up its budget"),
+        ("percent", "{{ \"%1000000000s\"|format(x) }}".into(), "MemoryError"),
     ];
     // Refused before parsing: the Agent cannot be built, as in Haystack,
     // whose Jinja2 raises `RecursionError` past about 490 terms.

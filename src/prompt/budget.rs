@@ -230,7 +230,8 @@ fn scan_tag(body: &str, close: &str) -> (usize, usize) {
     let mut i = 0;
     let mut in_operator = false;
     while i < bytes.len() {
-        if body[i..].starts_with(close) {
+        // Bytes: `i` steps through a character outside ASCII byte by byte.
+        if bytes[i..].starts_with(close.as_bytes()) {
             return (operators, i + close.len());
         }
         let b = bytes[i];
@@ -294,6 +295,17 @@ mod tests {
             "1+".repeat(5000)
         );
         assert!(check_expressions(&template).is_ok());
+    }
+
+    #[test]
+    fn characters_outside_ascii_in_a_tag_are_stepped_over() {
+        for template in [
+            "{{ 1 + 2\u{fffd} x }}",
+            "{% print 'b', 1 \u{e9}\u{20ac} %}",
+            "{{ '\\\u{e9}' }}",
+        ] {
+            assert!(check_expressions(template).is_ok(), "{template}");
+        }
     }
 
     #[test]

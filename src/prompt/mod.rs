@@ -49,7 +49,10 @@ mod error;
 mod for_loops;
 mod jinja2;
 mod message_tag;
+mod pybytes;
+mod pypercent;
 mod pystr;
+mod pystr_unicode;
 mod render;
 mod show;
 #[cfg(test)]
@@ -163,11 +166,12 @@ impl Prompt {
         let wrapped = message_tag::template_for_role(template, kind.role().as_str());
         // Jinja2 decides what does not parse, in its words, and which
         // variables the template has, in its order; minijinja renders.
-        let variables = jinja2::check(&wrapped).map_err(|error| PromptError::Syntax {
-            message: error.message,
-            line: Some(error.line),
-        })?;
-        let source = for_loops::rewrite(&message_tag::rewrite(&wrapped)?);
+        let (variables, rewritten) =
+            jinja2::check(&wrapped).map_err(|error| PromptError::Syntax {
+                message: error.message,
+                line: Some(error.line),
+            })?;
+        let source = for_loops::rewrite(&message_tag::rewrite(&rewritten)?);
         let env = render::environment(source).map_err(|e| jinja_error(&e))?;
         let required = match required {
             RequiredVariables::All => {
@@ -577,9 +581,13 @@ mod hostile {
                 "{{ 'a\nb'|indent(100000000000) }}",
                 "the prompt template used up its budget",
             ),
+            ("{{ '%1000000000s'|format('x') }}", "MemoryError ("),
+            ("{{ '%1000000000s' % 'x' }}", "MemoryError ("),
+            ("{{ '%.1000000000d' % 1 }}", "MemoryError ("),
+            ("{{ '%*s' % (1000000000, 'x') }}", "MemoryError ("),
             (
-                "{{ '%1000000000s'|format('x') }}",
-                "the prompt template used up its budget",
+                "{{ '%.2147483648f' % 1.5 }}",
+                "ValueError: precision too big",
             ),
         ] {
             let got = rendered(template).unwrap_err();
@@ -688,10 +696,28 @@ mod hostile {
             "{{ 'x'.zfill(1000000000000) }}",
             "{{ ('\t' * 1000).expandtabs(2147483647) }}",
             "{{ ('a ' * 1000)|wordwrap(1, wrapstring='x' * 1000000) }}",
+            // Each character mapped to a million: a billion bytes.
+            "{{ ('a' * 1000).translate({97: 'b' * 1000000}) }}",
+            "{{ '{!r:>1000000000000}'.format('x') }}",
         ] {
             let got = rendered(template).unwrap_err();
             assert!(got.starts_with("MemoryError ("), "{template}: {got}");
         }
+        // Fifteen million characters of four bytes (60 MB), which encode
+        // to ten each, past the 68 MB left.
+        for show in [
+            "{{ ('\u{1F600}' * 15000000).encode('ascii', 'backslashreplace')|length }}",
+            "{{ ('\u{1F600}' * 15000000).encode('ascii', 'xmlcharrefreplace')|length }}",
+            "{{ ('\u{1F600}' * 15000000).encode('utf-32')|length }}",
+        ] {
+            let got = rendered(show).unwrap_err();
+            assert!(got.starts_with("MemoryError ("), "{show}: {got}");
+        }
+        assert_eq!(
+            rendered("{{ ('\u{1F600}' * 1000).encode('ascii', 'backslashreplace')|length }}")
+                .unwrap(),
+            "10000"
+        );
     }
 
     #[test]

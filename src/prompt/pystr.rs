@@ -1,6 +1,8 @@
 //! Python's `str` methods that minijinja's Python compatibility leaves out
 //! (`ljust`, `rjust`, `center`, `zfill`, `expandtabs`, `removeprefix`,
-//! `removesuffix`, `partition`, `rpartition`, `index`, `rindex`), with
+//! `removesuffix`, `partition`, `rpartition`, `index`, `rindex`,
+//! `isprintable`, `istitle`, `isdecimal`, `isidentifier`, `casefold`,
+//! `swapcase`, `translate`, `encode`), with
 //! CPython 3.11's semantics and exception texts, and the checks Python's
 //! `str.format` makes on a field's width and precision before it formats
 //! (`ValueError: precision too big`, `Too many decimal digits in format
@@ -13,7 +15,10 @@
 //! allocation cannot be made.
 
 use super::budget;
+use super::pybytes;
+use super::pystr_unicode;
 use super::render::haystack_error;
+use super::show;
 use minijinja::value::{Tuple, Value as JinjaValue, ValueKind};
 use minijinja::{Error, State};
 
@@ -32,7 +37,25 @@ pub(super) fn string_method(
         "removeprefix" | "removesuffix" => remove_affix(text, method, args),
         "partition" | "rpartition" => partition(text, method, args),
         "index" | "rindex" => index(text, method, args),
-        "isprintable" => isprintable(text, args),
+        "isprintable" => no_args(method, args)
+            .map(|()| JinjaValue::from(text.chars().all(crate::pyfmt::is_printable))),
+        "istitle" => no_args(method, args).map(|()| JinjaValue::from(pystr_unicode::istitle(text))),
+        "isdecimal" => {
+            no_args(method, args).map(|()| JinjaValue::from(pystr_unicode::isdecimal(text)))
+        }
+        "isidentifier" => {
+            no_args(method, args).map(|()| JinjaValue::from(pystr_unicode::isidentifier(text)))
+        }
+        "casefold" => no_args(method, args).and_then(|()| {
+            budget::ensure_bytes(state, pystr_unicode::casefold_len(text))?;
+            Ok(JinjaValue::from(pystr_unicode::casefold(text)))
+        }),
+        "swapcase" => no_args(method, args).and_then(|()| {
+            budget::ensure_bytes(state, pystr_unicode::swapcase_len(text))?;
+            Ok(JinjaValue::from(pystr_unicode::swapcase(text)))
+        }),
+        "translate" => translate(state, text, args),
+        "encode" => pybytes::encode(state, text, args),
         _ => return None,
     };
     Some(result)
@@ -295,24 +318,114 @@ fn one_str<'a>(method: &str, args: &'a [JinjaValue], what: &str) -> Result<&'a s
     }
 }
 
-/// `str.isprintable()`: whether every character is one Python's `repr`
-/// shows as itself (Python 3.11's Unicode database; `True` for `""`).
-fn isprintable(text: &str, args: &[JinjaValue]) -> Result<JinjaValue, Error> {
+/// The arguments of a method that takes none (`str.isprintable()`,
+/// `str.casefold()`, …): Python's `TypeError` for any.
+fn no_args(method: &str, args: &[JinjaValue]) -> Result<(), Error> {
     let (positional, keywords) = split_args(args);
     if !keywords.is_empty() {
-        return Err(type_error(
-            "str.isprintable() takes no keyword arguments".to_owned(),
-        ));
+        return Err(type_error(format!(
+            "str.{method}() takes no keyword arguments"
+        )));
     }
     if !positional.is_empty() {
         return Err(type_error(format!(
-            "str.isprintable() takes no arguments ({} given)",
+            "str.{method}() takes no arguments ({} given)",
             positional.len()
         )));
     }
-    Ok(JinjaValue::from(
-        text.chars().all(crate::pyfmt::is_printable),
-    ))
+    Ok(())
+}
+
+/// What `table[ord(ch)]` gave `str.translate`.
+enum Mapped {
+    Keep,
+    Text(String),
+}
+
+/// `str.translate(table)`: each character looked up by its code point;
+/// a missing one (`LookupError`) is kept, `None` deletes it, an integer
+/// is a code point, a string replaces it. The result's size is paid for
+/// before it is built.
+fn translate(state: &State, text: &str, args: &[JinjaValue]) -> Result<JinjaValue, Error> {
+    let (positional, keywords) = split_args(args);
+    if !keywords.is_empty() {
+        return Err(type_error(
+            "str.translate() takes no keyword arguments".to_owned(),
+        ));
+    }
+    let [table] = positional else {
+        return Err(type_error(format!(
+            "str.translate() takes exactly one argument ({} given)",
+            positional.len()
+        )));
+    };
+    let lookup = |ch: char| -> Result<Mapped, Error> {
+        let key = JinjaValue::from(ch as u32);
+        let found = match table.kind() {
+            // A list's index past its end (`IndexError`) is kept, and so
+            // is every character for a string (`string indices must be
+            // integers` is not raised: `ord(ch)` is one).
+            ValueKind::Map | ValueKind::Seq => table.get_item(&key).ok(),
+            ValueKind::String => {
+                let index = ch as u32 as usize;
+                table
+                    .as_str()
+                    .and_then(|t| t.chars().nth(index))
+                    .map(JinjaValue::from)
+            }
+            _ => {
+                return Err(type_error(format!(
+                    "'{}' object is not subscriptable",
+                    python_type(table)
+                )));
+            }
+        };
+        let Some(found) = found.filter(|v| !v.is_undefined()) else {
+            return Ok(Mapped::Keep);
+        };
+        match found.kind() {
+            ValueKind::None => Ok(Mapped::Text(String::new())),
+            ValueKind::String => Ok(Mapped::Text(found.as_str().unwrap_or("").to_owned())),
+            ValueKind::Number | ValueKind::Bool
+                if found.is_integer() || found.kind() == ValueKind::Bool =>
+            {
+                let code = if found.kind() == ValueKind::Bool {
+                    i64::from(found.is_true())
+                } else {
+                    found.as_i64().unwrap_or(-1)
+                };
+                u32::try_from(code)
+                    .ok()
+                    .and_then(char::from_u32)
+                    .map(|c| Mapped::Text(c.to_string()))
+                    .ok_or_else(|| {
+                        haystack_error(
+                            "ValueError: character mapping must be in range(0x110000)".to_owned(),
+                        )
+                    })
+            }
+            _ => Err(type_error(
+                "character mapping must return integer, None or str".to_owned(),
+            )),
+        }
+    };
+    // The size first, so that the budget is checked before building.
+    let mut size = 0usize;
+    for ch in text.chars() {
+        size = size.saturating_add(match lookup(ch)? {
+            Mapped::Keep => ch.len_utf8(),
+            Mapped::Text(t) => t.len(),
+        });
+    }
+    budget::ensure_bytes(state, size)?;
+    let mut out = String::with_capacity(size);
+    for ch in text.chars() {
+        match lookup(ch)? {
+            Mapped::Keep => out.push(ch),
+            Mapped::Text(t) => out.push_str(&t),
+        }
+    }
+    Ok(JinjaValue::from(out))
 }
 
 /// `str.removeprefix(prefix)`, `str.removesuffix(suffix)`.
@@ -466,7 +579,11 @@ impl Checked {
 /// Python's checks of `template.format(*args)`'s fields before minijinja
 /// formats it: the exceptions Python raises for a width or precision it
 /// refuses, and what the precisions ask for ([`Precisions`]).
-pub(super) fn check_str_format(template: &str, args: &[JinjaValue]) -> Result<Precisions, Error> {
+pub(super) fn check_str_format(
+    state: &mut State,
+    template: &str,
+    args: &[JinjaValue],
+) -> Result<Precisions, Error> {
     let (positional, _) = split_args(args);
     let kwargs = args.last().filter(|a| a.is_kwargs());
     let mut auto = 0usize;
@@ -519,11 +636,56 @@ pub(super) fn check_str_format(template: &str, args: &[JinjaValue]) -> Result<Pr
         let field = &after[..end];
         rest = &after[end + 1..];
         let (name, conversion, spec) = split_field(field);
-        let (name, mut arg) = resolve(name);
-        if conversion.is_some() {
-            // `!r`, `!s`, `!a` make a string of the argument.
-            arg = arg.map(|_| JinjaValue::from(""));
+        missing_argument(name, positional, kwargs)?;
+        let automatic = field_head(name).is_empty();
+        let (name, arg) = resolve(name);
+        if automatic
+            && field_head(&name)
+                .parse::<usize>()
+                .is_ok_and(|i| i >= positional.len())
+        {
+            return Err(haystack_error(
+                "IndexError: tuple index out of range".to_owned(),
+            ));
         }
+        if let Some(conversion) = conversion {
+            // `!r`, `!s`, `!a` make a string of the argument, which the
+            // spec formats as a string: written here, as minijinja reads
+            // no conversion.
+            let Some(arg) = arg else {
+                rewrite = false;
+                continue;
+            };
+            let converted = convert(state, &arg, conversion)?;
+            let mut expanded = String::new();
+            let mut spec_rest = spec;
+            while let Some(open) = spec_rest.find('{') {
+                expanded.push_str(&spec_rest[..open]);
+                let inner = &spec_rest[open + 1..];
+                let Some(end) = matching_brace(inner) else {
+                    return Ok(extra);
+                };
+                let (inner_name, _, _) = split_field(&inner[..end]);
+                missing_argument(inner_name, positional, kwargs)?;
+                match resolve(inner_name).1 {
+                    Some(v) if v.kind() == ValueKind::String => {
+                        expanded.push_str(v.as_str().unwrap_or(""))
+                    }
+                    Some(v) if v.is_integer() => expanded.push_str(&v.to_string()),
+                    _ => {
+                        rewrite = false;
+                        continue;
+                    }
+                }
+                spec_rest = &inner[end + 1..];
+            }
+            expanded.push_str(spec_rest);
+            let text = format_str(state, &converted, &expanded)?;
+            rewritten.push_str(&text.replace('{', "{{").replace('}', "}}"));
+            changed = true;
+            continue;
+        }
+        let arg = arg;
         // The nested fields of the spec (`{:>{width}}`), substituted.
         let mut expanded = String::new();
         let mut known = true;
@@ -536,6 +698,7 @@ pub(super) fn check_str_format(template: &str, args: &[JinjaValue]) -> Result<Pr
                 return Ok(extra);
             };
             let (inner_name, _, _) = split_field(&inner[..end]);
+            missing_argument(inner_name, positional, kwargs)?;
             match resolve(inner_name).1 {
                 Some(v) if v.kind() == ValueKind::String => {
                     expanded.push_str(v.as_str().unwrap_or(""))
@@ -546,6 +709,20 @@ pub(super) fn check_str_format(template: &str, args: &[JinjaValue]) -> Result<Pr
             spec_rest = &inner[end + 1..];
         }
         expanded.push_str(spec_rest);
+        if let (Some(text), true, false) = (
+            arg.as_ref()
+                .filter(|a| a.kind() == ValueKind::String)
+                .and_then(|a| a.as_str()),
+            known,
+            expanded.is_empty(),
+        ) {
+            // Python pads and cuts a string by characters; minijinja's
+            // formatter counts bytes.
+            let text = format_str(state, text, &expanded)?;
+            rewritten.push_str(&text.replace('{', "{{").replace('}', "}}"));
+            changed = true;
+            continue;
+        }
         let mut spec_out = expanded.clone();
         match (arg, known) {
             (Some(arg), true) => {
@@ -581,6 +758,244 @@ pub(super) fn check_str_format(template: &str, args: &[JinjaValue]) -> Result<Pr
         extra.template = Some(rewritten);
     }
     Ok(extra)
+}
+
+/// `format(text, spec)` for a `str`, as CPython's
+/// `format_string_internal`: `[[fill]align][0][width][.precision][s]`,
+/// padded and cut by characters, with Python's errors for what a string
+/// refuses. The padded size is paid for before it is built.
+fn format_str(state: &State, text: &str, spec: &str) -> Result<String, Error> {
+    let chars: Vec<char> = spec.chars().collect();
+    let is_align = |c: &char| matches!(c, '<' | '>' | '=' | '^');
+    let (mut fill, align, mut i) = match chars.as_slice() {
+        [fill, align, ..] if is_align(align) => (Some(*fill), Some(*align), 2),
+        [align, ..] if is_align(align) => (None, Some(*align), 1),
+        _ => (None, None, 0),
+    };
+    let sign = matches!(chars.get(i), Some('+' | '-' | ' '));
+    if sign {
+        i += 1;
+    }
+    let no_neg_zero = chars.get(i) == Some(&'z');
+    if no_neg_zero {
+        i += 1;
+    }
+    let alternate = chars.get(i) == Some(&'#');
+    if alternate {
+        i += 1;
+    }
+    if chars.get(i) == Some(&'0') {
+        // `0` before the width: fill with zeros unless a fill was given
+        // (a string keeps its left alignment).
+        fill = fill.or(Some('0'));
+        i += 1;
+    }
+    let digits = |i: &mut usize| -> String {
+        let start = *i;
+        while chars.get(*i).is_some_and(char::is_ascii_digit) {
+            *i += 1;
+        }
+        chars[start..*i].iter().collect()
+    };
+    let width = spec_integer(&digits(&mut i))?;
+    let grouping = match chars.get(i) {
+        Some(c @ (',' | '_')) => {
+            i += 1;
+            Some(*c)
+        }
+        _ => None,
+    };
+    let mut precision = None;
+    if chars.get(i) == Some(&'.') {
+        i += 1;
+        precision = spec_integer(&digits(&mut i))?;
+        if precision.is_none() {
+            return Err(value_error("Format specifier missing precision"));
+        }
+    }
+    match &chars[i..] {
+        [] | ['s'] => {}
+        [kind] => {
+            return Err(value_error(&format!(
+                "Unknown format code '{kind}' for object of type 'str'"
+            )));
+        }
+        _ => {
+            return Err(value_error(&format!(
+                "Invalid format specifier '{spec}' for object of type 'str'"
+            )));
+        }
+    }
+    if let Some(grouping) = grouping {
+        return Err(value_error(&format!(
+            "Cannot specify '{grouping}' with 's'."
+        )));
+    }
+    if sign {
+        return Err(value_error("Sign not allowed in string format specifier"));
+    }
+    if no_neg_zero {
+        return Err(value_error(
+            "Negative zero coercion (z) not allowed in string format specifier",
+        ));
+    }
+    if alternate {
+        return Err(value_error(
+            "Alternate form (#) not allowed in string format specifier",
+        ));
+    }
+    if align == Some('=') {
+        return Err(value_error(
+            "'=' alignment not allowed in string format specifier",
+        ));
+    }
+    let cut: String;
+    let text = match precision {
+        Some(p) if (p as usize) < text.chars().count() => {
+            cut = text.chars().take(p as usize).collect();
+            cut.as_str()
+        }
+        _ => text,
+    };
+    let length = text.chars().count();
+    let Some(margin) = width
+        .and_then(|w| usize::try_from(w).ok())
+        .and_then(|w| w.checked_sub(length))
+        .filter(|m| *m > 0)
+    else {
+        return Ok(text.to_owned());
+    };
+    let fill = fill.unwrap_or(' ');
+    budget::ensure_bytes(
+        state,
+        text.len()
+            .saturating_add(margin.saturating_mul(fill.len_utf8())),
+    )?;
+    let left = match align.unwrap_or('<') {
+        '>' => margin,
+        '^' => margin / 2,
+        _ => 0,
+    };
+    let mut out = String::with_capacity(text.len() + margin * fill.len_utf8());
+    out.extend(std::iter::repeat_n(fill, left));
+    out.push_str(text);
+    out.extend(std::iter::repeat_n(fill, margin - left));
+    Ok(out)
+}
+
+/// The first part of a field's name (`x` of `x.y[0]`).
+fn field_head(name: &str) -> &str {
+    &name[..name.find(['.', '[']).unwrap_or(name.len())]
+}
+
+/// Python's error for a field whose argument is not given: `string.Formatter`
+/// (which Jinja2's sandbox formats with) indexes the positional arguments
+/// (`IndexError: tuple index out of range`) or looks the name up in the
+/// keyword arguments (`KeyError: 'name'`).
+fn missing_argument(
+    name: &str,
+    positional: &[JinjaValue],
+    kwargs: Option<&JinjaValue>,
+) -> Result<(), Error> {
+    let head = field_head(name);
+    if head.is_empty() {
+        // An automatic number: counted by the caller's `resolve`; the
+        // harness leaves its check to the formatter's own.
+        return Ok(());
+    }
+    if head.bytes().all(|b| b.is_ascii_digit()) {
+        if head
+            .parse::<usize>()
+            .map_or(true, |i| i >= positional.len())
+        {
+            return Err(haystack_error(
+                "IndexError: tuple index out of range".to_owned(),
+            ));
+        }
+        return Ok(());
+    }
+    let found = kwargs
+        .and_then(|k| k.get_attr(head).ok())
+        .is_some_and(|v| !v.is_undefined());
+    if !found {
+        return Err(haystack_error(format!(
+            "KeyError: {}",
+            crate::pyfmt::repr(&serde_json::Value::String(head.to_owned()))
+        )));
+    }
+    Ok(())
+}
+
+/// `!r`, `!s`, `!a` of a field (and `%r`, `%a`): Python's `repr`, `str`
+/// and `ascii`.
+pub(super) fn convert(state: &State, arg: &JinjaValue, conversion: char) -> Result<String, Error> {
+    // Jinja2's `Undefined`: `repr` is its class name, `str` is empty.
+    if arg.is_undefined() && matches!(conversion, 'r' | 'a') {
+        return Ok("Undefined".to_owned());
+    }
+    let repr = || -> Result<String, Error> {
+        match arg.as_str().filter(|_| arg.kind() == ValueKind::String) {
+            Some(text) => {
+                budget::ensure_bytes(state, text.len().saturating_mul(4))?;
+                Ok(crate::pyfmt::repr(&serde_json::Value::String(
+                    text.to_owned(),
+                )))
+            }
+            None => show::python_str(Some(state), arg),
+        }
+    };
+    match conversion {
+        's' => show::python_str(Some(state), arg),
+        'r' => repr(),
+        'a' => {
+            let text = repr()?;
+            budget::ensure_bytes(state, text.len().saturating_mul(10))?;
+            let mut out = String::with_capacity(text.len());
+            for ch in text.chars() {
+                match ch as u32 {
+                    0..=0x7f => out.push(ch),
+                    code @ 0x80..=0xff => out.push_str(&format!("\\x{code:02x}")),
+                    code @ 0x100..=0xffff => out.push_str(&format!("\\u{code:04x}")),
+                    code => out.push_str(&format!("\\U{code:08x}")),
+                }
+            }
+            Ok(out)
+        }
+        other => Err(value_error(&format!(
+            "Unknown conversion specifier {other}"
+        ))),
+    }
+}
+
+/// The first field of a `str.format` template named by a word (`{x}`,
+/// `{x.y}`), if any comes before a numbered one.
+pub(super) fn first_named_field(template: &str) -> Option<&str> {
+    let mut rest = template;
+    while let Some(open) = rest.find('{') {
+        let after = &rest[open + 1..];
+        if let Some(tail) = after.strip_prefix('{') {
+            rest = tail;
+            continue;
+        }
+        let end = matching_brace(after)?;
+        let head = field_head(split_field(&after[..end]).0);
+        if head.is_empty() || head.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        return Some(head);
+    }
+    None
+}
+
+/// Python's `TypeError` for `value[name]` with a string `name`, when
+/// `value` is not a mapping.
+pub(super) fn not_subscriptable_by_str(value: &JinjaValue) -> Error {
+    type_error(match python_type(value) {
+        "list" => "list indices must be integers or slices, not str".to_owned(),
+        "tuple" => "tuple indices must be integers or slices, not str".to_owned(),
+        "str" => "string indices must be integers, not 'str'".to_owned(),
+        other => format!("'{other}' object is not subscriptable"),
+    })
 }
 
 /// The index of the `}` closing a field whose `{` is just before `text`.
@@ -703,6 +1118,11 @@ fn check_field(arg: &JinjaValue, spec: &str) -> Result<Checked, Error> {
         // "Invalid format specifier": minijinja's formatter refuses it.
         _ => return Ok(Checked::nothing()),
     };
+    if let Some(kind) = kind.filter(|k| python == "str" && *k != 's') {
+        return Err(value_error(&format!(
+            "Unknown format code '{kind}' for object of type 'str'"
+        )));
+    }
     let Some(precision) = precision else {
         return Ok(Checked::nothing());
     };

@@ -7,7 +7,10 @@
 use super::PromptError;
 use super::budget::{self, FUEL};
 use super::for_loops::ITERABLE_FILTER;
+use super::jinja2;
 use super::message_tag::{MESSAGE_FILTER, is_py_space};
+use super::pybytes;
+use super::pypercent;
 use super::pystr;
 use super::show;
 use crate::message::ChatMessage;
@@ -50,37 +53,7 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
     // Jinja2's filters and Python's methods on strings, lists and dicts
     // (`d.items()`, `s.upper()`), which Haystack's templates use.
     minijinja_contrib::add_to_environment(&mut env);
-    env.set_unknown_method_callback(|state, value, method, args| {
-        // Python's `str.format` pads to any width: its output is paid for
-        // before it is built.
-        if let (Some(template), "format") = (value.as_str(), method) {
-            // minijinja prints a list or dict argument without a budget.
-            for arg in args.iter().filter(|a| !a.is_kwargs()) {
-                show::ensure_json_fits(state, arg)?;
-            }
-            let precisions = pystr::check_str_format(template, args)?;
-            let bound = budget::str_format_bound(template, args)
-                .saturating_add(usize::try_from(precisions.bytes).unwrap_or(usize::MAX));
-            budget::ensure_bytes(state, bound)?;
-            if let Some(error) = precisions.beyond_formatter {
-                return Err(error);
-            }
-            if let Some(rewritten) = precisions.template {
-                return minijinja_contrib::pycompat::unknown_method_callback(
-                    state,
-                    &JinjaValue::from(rewritten),
-                    method,
-                    args,
-                );
-            }
-        }
-        if let Some(text) = value.as_str().filter(|_| value.kind() == ValueKind::String) {
-            if let Some(result) = pystr::string_method(state, text, method, args) {
-                return result;
-            }
-        }
-        minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args)
-    });
+    env.set_unknown_method_callback(call_method);
     env.add_filter("truncate", truncate);
     env.add_filter("wordwrap", wordwrap);
     env.add_filter("tojson", tojson);
@@ -91,14 +64,247 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
         show::python_str(Some(state), value)
     });
     env.add_filter("join", join);
+    // Jinja2's `list` makes a list of a `bytes` value's integers.
+    env.add_filter(
+        "list",
+        |state: &minijinja::State, value: JinjaValue| match value
+            .as_bytes()
+            .filter(|_| value.kind() == ValueKind::Bytes)
+        {
+            Some(bytes) => Ok(bytes.iter().map(|b| JinjaValue::from(*b)).collect()),
+            None => minijinja::filters::list(state, value),
+        },
+    );
     env.add_filter("pprint", |state: &minijinja::State, value: &JinjaValue| {
-        show::ensure_json_fits(state, value)?;
-        Ok::<_, Error>(minijinja::filters::pprint(value))
+        show::pformat(state, value)
     });
+    env.add_filter("format", format_filter);
+    env.add_function(jinja2::MOD_FUNCTION, py_mod);
+    env.add_function(jinja2::KEY_FUNCTION, py_key);
+    env.add_function(jinja2::POS_FUNCTION, py_pos);
     env.add_filter(MESSAGE_FILTER, message_filter);
     env.add_filter(ITERABLE_FILTER, iterable);
+    // Haystack's environment has no loader: `extends`, `include` and
+    // `import` fail when rendered, with Jinja2's text.
+    env.set_loader(|_| {
+        Err::<Option<String>, _>(haystack_error(
+            "TypeError: no loader for this environment specified".to_owned(),
+        ))
+    });
     env.add_template_owned(TEMPLATE, source)?;
     Ok(env)
+}
+
+/// A method minijinja does not have: Python's `str` methods and
+/// `str.format` within the budget, `bytes` methods, then minijinja's
+/// Python compatibility.
+pub(super) fn call_method(
+    state: &mut minijinja::State,
+    value: &JinjaValue,
+    method: &str,
+    args: &[JinjaValue],
+) -> Result<JinjaValue, Error> {
+    // Python's `str.format` pads to any width: its output is paid for
+    // before it is built.
+    if let (Some(template), "format", ValueKind::String) = (value.as_str(), method, value.kind()) {
+        // minijinja prints a list or dict argument without a budget.
+        for arg in args.iter().filter(|a| !a.is_kwargs()) {
+            show::ensure_json_fits(state, arg)?;
+        }
+        let precisions = pystr::check_str_format(state, template, args)?;
+        let bound = budget::str_format_bound(template, args)
+            .saturating_add(usize::try_from(precisions.bytes).unwrap_or(usize::MAX));
+        budget::ensure_bytes(state, bound)?;
+        if let Some(error) = precisions.beyond_formatter {
+            return Err(error);
+        }
+        if let Some(rewritten) = precisions.template {
+            return minijinja_contrib::pycompat::unknown_method_callback(
+                state,
+                &JinjaValue::from(rewritten),
+                method,
+                args,
+            );
+        }
+    }
+    if let Some(text) = value.as_str().filter(|_| value.kind() == ValueKind::String) {
+        if method == "format_map" {
+            return format_map(state, value, args);
+        }
+        if let Some(result) = pystr::string_method(&*state, text, method, args) {
+            return result;
+        }
+    }
+    if let Some(bytes) = value
+        .as_bytes()
+        .filter(|_| value.kind() == ValueKind::Bytes)
+    {
+        if let Some(result) = pybytes::bytes_method(&*state, bytes, method, args) {
+            return result;
+        }
+    }
+    minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args)
+}
+
+/// `str.format_map(mapping)` as Jinja2's sandbox calls it: one mapping,
+/// whose entries are the fields' names (`string.Formatter` indexes an
+/// empty tuple for a numbered field).
+fn format_map(
+    state: &mut minijinja::State,
+    value: &JinjaValue,
+    args: &[JinjaValue],
+) -> Result<JinjaValue, Error> {
+    let (positional, kwargs) = match args.split_last() {
+        Some((last, rest)) if last.is_kwargs() => (rest, true),
+        _ => (args, false),
+    };
+    if kwargs {
+        return Err(haystack_error(
+            "TypeError: format_map() takes no keyword arguments".to_owned(),
+        ));
+    }
+    let [mapping] = positional else {
+        return Err(haystack_error(format!(
+            "TypeError: format_map() takes exactly one argument ({} given)",
+            positional.len()
+        )));
+    };
+    let entries: Vec<(String, JinjaValue)> = if mapping.kind() == ValueKind::Map {
+        mapping
+            .try_iter()?
+            .filter_map(|key| {
+                let name = key.as_str().filter(|_| key.kind() == ValueKind::String)?;
+                Some((name.to_owned(), mapping.get_item(&key).unwrap_or_default()))
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if mapping.kind() != ValueKind::Map {
+        // `mapping[name]` for the first named field.
+        if let Some(error) = pystr::first_named_field(value.as_str().unwrap_or_default())
+            .map(|_| pystr::not_subscriptable_by_str(mapping))
+        {
+            return Err(error);
+        }
+    }
+    call_method(
+        state,
+        value,
+        "format",
+        &[JinjaValue::from(Kwargs::from_iter(entries))],
+    )
+}
+
+/// Jinja2's `%`: Python's string formatting when the left side is a
+/// string, else the remainder (minijinja's own `%`).
+fn py_mod(
+    state: &mut minijinja::State,
+    left: JinjaValue,
+    right: JinjaValue,
+) -> Result<JinjaValue, Error> {
+    if let Some(text) = left.as_str().filter(|_| left.kind() == ValueKind::String) {
+        return pypercent::percent_format(state, text, &right);
+    }
+    // Two integers: Python's remainder takes the divisor's sign, as
+    // minijinja's does; anything else (a float, zero) goes to minijinja's
+    // own `%`.
+    if let (Some(a), Some(b)) = (integer(&left), integer(&right)) {
+        if let Some(r) = a.checked_rem(b) {
+            let r = if r != 0 && (r < 0) != (b < 0) {
+                r + b
+            } else {
+                r
+            };
+            return Ok(JinjaValue::from(r));
+        }
+    }
+    let number = |v: &JinjaValue| matches!(v.kind(), ValueKind::Number | ValueKind::Bool);
+    let zero = integer(&right) == Some(0) || f64::try_from(right.clone()).is_ok_and(|r| r == 0.0);
+    if number(&left) && number(&right) && zero {
+        let kind = if integer(&left).is_some() && integer(&right).is_some() {
+            "integer modulo by zero"
+        } else {
+            "float modulo"
+        };
+        return Err(haystack_error(format!("ZeroDivisionError: {kind}")));
+    }
+    let remainder = state.env().compile_expression("left % right")?;
+    remainder.eval(minijinja::context! { left, right })
+}
+
+/// An integer operand of `%` (a boolean counts as 0 or 1, as in Python).
+fn integer(value: &JinjaValue) -> Option<i128> {
+    match value.kind() {
+        ValueKind::Bool => Some(i128::from(value.is_true())),
+        ValueKind::Number if value.is_integer() => i128::try_from(value.clone()).ok(),
+        _ => None,
+    }
+}
+
+/// A dict literal's key, as Python hashes it: a list or dict (or a tuple
+/// holding one) is `TypeError: unhashable type`.
+fn py_key(key: JinjaValue) -> Result<JinjaValue, Error> {
+    fn unhashable(value: &JinjaValue) -> Option<&'static str> {
+        match value.kind() {
+            ValueKind::Map => Some("dict"),
+            ValueKind::Seq if value.is_tuple() => value
+                .try_iter()
+                .ok()
+                .and_then(|mut items| items.find_map(|item| unhashable(&item))),
+            ValueKind::Seq | ValueKind::Iterable => Some("list"),
+            _ => None,
+        }
+    }
+    match unhashable(&key) {
+        Some(kind) => Err(haystack_error(format!(
+            "TypeError: unhashable type: '{kind}'"
+        ))),
+        None => Ok(key),
+    }
+}
+
+/// Jinja2's unary `+`: a number as it is (`True` as `1`), Python's
+/// `TypeError` for anything else.
+fn py_pos(value: JinjaValue) -> Result<JinjaValue, Error> {
+    match value.kind() {
+        ValueKind::Number => Ok(value),
+        ValueKind::Bool => Ok(JinjaValue::from(i64::from(value.is_true()))),
+        _ => Err(haystack_error(format!(
+            "TypeError: bad operand type for unary +: '{}'",
+            pystr::python_type(&value)
+        ))),
+    }
+}
+
+/// Jinja2's `format` filter: `value % args`, or `value % kwargs`.
+fn format_filter(
+    state: &mut minijinja::State,
+    value: &JinjaValue,
+    args: Rest<JinjaValue>,
+    kwargs: Kwargs,
+) -> Result<JinjaValue, Error> {
+    let names: Vec<String> = kwargs.args().map(str::to_owned).collect();
+    if !args.is_empty() && !names.is_empty() {
+        return Err(haystack_error(
+            "FilterArgumentError: can't handle positional and keyword arguments at the same time"
+                .to_owned(),
+        ));
+    }
+    let text = show::python_str(Some(state), value)?;
+    let args = if names.is_empty() {
+        JinjaValue::from(minijinja::value::Tuple::from(args.to_vec()))
+    } else {
+        let map: IndexMap<JinjaValue, JinjaValue> = names
+            .iter()
+            .map(|name| {
+                let v: JinjaValue = kwargs.get(name).unwrap_or_default();
+                (JinjaValue::from(name.as_str()), v)
+            })
+            .collect();
+        JinjaValue::from(map)
+    };
+    pypercent::percent_format(state, &text, &args)
 }
 
 /// Haystack's `_finalize`: a printed value cannot forge a content part.
@@ -236,6 +442,11 @@ fn center(
 /// `&` and `'` escaped for HTML.
 fn tojson(state: &minijinja::State, value: &JinjaValue) -> Result<JinjaValue, Error> {
     show::ensure_json_fits(state, value)?;
+    if holds_bytes(value) {
+        return Err(haystack_error(
+            "TypeError: Object of type bytes is not JSON serializable".to_owned(),
+        ));
+    }
     let json = serde_json::to_value(value)
         .map_err(|e| Error::new(ErrorKind::InvalidOperation, e.to_string()))?;
     let text = pyfmt::json_dumps_ascii(&sort_keys(json))
@@ -244,6 +455,20 @@ fn tojson(state: &minijinja::State, value: &JinjaValue) -> Result<JinjaValue, Er
         .replace('&', "\\u0026")
         .replace('\'', "\\u0027");
     Ok(JinjaValue::from_safe_string(text))
+}
+
+/// Whether `value` is or holds a `bytes` value (`json.dumps` refuses it).
+fn holds_bytes(value: &JinjaValue) -> bool {
+    match value.kind() {
+        ValueKind::Bytes => true,
+        ValueKind::Seq => value
+            .try_iter()
+            .is_ok_and(|mut items| items.any(|v| holds_bytes(&v))),
+        ValueKind::Map => value.try_iter().is_ok_and(|mut keys| {
+            keys.any(|k| holds_bytes(&k) || holds_bytes(&value.get_item(&k).unwrap_or_default()))
+        }),
+        _ => false,
+    }
 }
 
 fn sort_keys(value: Value) -> Value {
@@ -271,6 +496,11 @@ fn iterable(value: JinjaValue) -> Result<JinjaValue, Error> {
         ValueKind::String => {
             let text = value.as_str().unwrap_or_default();
             return Ok(text.chars().map(JinjaValue::from).collect());
+        }
+        // Python iterates `bytes` as integers.
+        ValueKind::Bytes => {
+            let bytes = value.as_bytes().unwrap_or_default();
+            return Ok(bytes.iter().map(|b| JinjaValue::from(*b)).collect());
         }
         ValueKind::None => "NoneType",
         ValueKind::Bool => "bool",

@@ -8,6 +8,7 @@
 //! deeper than Python's `repr` recurses is `RecursionError`, as there.
 
 use super::budget;
+use super::pybytes;
 use super::render::haystack_error;
 use crate::pyfmt;
 use minijinja::value::{Value as JinjaValue, ValueKind};
@@ -136,8 +137,16 @@ fn write_repr(out: &mut String, value: &JinjaValue, limit: u64, depth: usize) ->
             }
             out.push('}');
         }
+        ValueKind::Bytes => {
+            let bytes = value.as_bytes().unwrap_or_default();
+            // At most four characters a byte (`\xNN`), and `b''`.
+            if (out.len() + bytes.len().saturating_mul(4) + 3) as u64 >= limit {
+                return Err(Stop::TooBig);
+            }
+            out.push_str(&pybytes::bytes_repr(bytes));
+        }
         _ => {
-            // Bytes, macros, objects without a Python form: as before.
+            // Macros, objects without a Python form: as before.
             let text = match serde_json::to_value(value) {
                 Ok(Value::String(text)) => text,
                 Ok(json) => pyfmt::repr(&json),
@@ -160,6 +169,7 @@ fn measure(value: &JinjaValue, limit: u64, depth: usize, size: &mut u64) -> Resu
     }
     *size += match value.kind() {
         ValueKind::String => value.as_str().map_or(0, str::len) as u64 + 2,
+        ValueKind::Bytes => value.as_bytes().map_or(0, <[u8]>::len) as u64 + 3,
         ValueKind::Seq | ValueKind::Iterable | ValueKind::Map => {
             let is_map = value.kind() == ValueKind::Map;
             let Ok(keys) = value.try_iter() else {
@@ -190,4 +200,306 @@ fn measure(value: &JinjaValue, limit: u64, depth: usize, size: &mut u64) -> Resu
         return Err(Stop::TooBig);
     }
     Ok(())
+}
+
+/// Python's `pprint.pformat(value)` (width 80, indent 1, dict keys
+/// sorted), which Jinja2's `pprint` filter gives: a value whose `repr`
+/// fits on its line is written whole, else a dict, list or tuple puts an
+/// item on each line and a string splits into quoted chunks at spaces.
+/// The text is built within what the rendering has left (`MemoryError`
+/// past it).
+pub(super) fn pformat(state: &State, value: &JinjaValue) -> Result<String, Error> {
+    ensure_json_fits(state, value)?;
+    let mut printer = Pretty {
+        out: String::new(),
+        limit: budget::bytes_left(state),
+    };
+    match printer.format(value, 0, 0, 1) {
+        Ok(()) => Ok(printer.out),
+        Err(stop) => Err(stopped(stop, printer.out.len(), printer.limit)),
+    }
+}
+
+const PPRINT_WIDTH: usize = 80;
+
+struct Pretty {
+    out: String,
+    limit: u64,
+}
+
+/// Python's `len` of a text: its characters.
+fn chars(text: &str) -> usize {
+    text.chars().count()
+}
+
+/// The items of a dict in `pprint`'s order: its `_safe_key`, which
+/// compares numbers as numbers and strings as strings, and values that do
+/// not compare by the name of their type.
+fn sorted_items(value: &JinjaValue) -> Vec<(JinjaValue, JinjaValue)> {
+    let rank = |v: &JinjaValue| -> &'static str {
+        match v.kind() {
+            ValueKind::None | ValueKind::Undefined => "NoneType",
+            ValueKind::Bool | ValueKind::Number => "number",
+            ValueKind::String => "str",
+            ValueKind::Seq if v.is_tuple() => "tuple",
+            _ => "object",
+        }
+    };
+    let mut items: Vec<(JinjaValue, JinjaValue)> = items(value)
+        .into_iter()
+        .map(|key| {
+            let item = value.get_item(&key).unwrap_or_default();
+            (key, item)
+        })
+        .collect();
+    items.sort_by(|(a, _), (b, _)| {
+        let (ra, rb) = (rank(a), rank(b));
+        if ra != rb || ra == "NoneType" || ra == "object" {
+            return ra.cmp(rb);
+        }
+        a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal)
+    });
+    items
+}
+
+impl Pretty {
+    /// `repr(value)` with dict keys sorted (`pprint`'s `safe_repr`), or
+    /// `None` once it passes `cap` characters.
+    fn short_repr(value: &JinjaValue, cap: usize) -> Option<String> {
+        fn walk(out: &mut String, value: &JinjaValue, cap: usize, depth: usize) -> Option<()> {
+            if depth > MAX_DEPTH || chars(out) > cap {
+                return None;
+            }
+            match value.kind() {
+                ValueKind::Map => {
+                    out.push('{');
+                    for (i, (key, item)) in sorted_items(value).iter().enumerate() {
+                        if i > 0 {
+                            out.push_str(", ");
+                        }
+                        walk(out, key, cap, depth + 1)?;
+                        out.push_str(": ");
+                        walk(out, item, cap, depth + 1)?;
+                    }
+                    out.push('}');
+                }
+                ValueKind::Seq | ValueKind::Iterable => {
+                    let tuple = value.is_tuple();
+                    let all = items(value);
+                    out.push(if tuple { '(' } else { '[' });
+                    for (i, item) in all.iter().enumerate() {
+                        if i > 0 {
+                            out.push_str(", ");
+                        }
+                        walk(out, item, cap, depth + 1)?;
+                    }
+                    if tuple && all.len() == 1 {
+                        out.push(',');
+                    }
+                    out.push(if tuple { ')' } else { ']' });
+                }
+                ValueKind::Undefined => out.push_str("Undefined"),
+                _ => {
+                    let mut text = String::new();
+                    let bound = (cap as u64)
+                        .saturating_add(1)
+                        .saturating_mul(4)
+                        .saturating_add(16);
+                    write_repr(&mut text, value, bound, depth).ok()?;
+                    out.push_str(&text);
+                }
+            }
+            (chars(out) <= cap).then_some(())
+        }
+        let mut out = String::new();
+        walk(&mut out, value, cap, 0).map(|()| out)
+    }
+
+    fn write(&mut self, text: &str) -> Result<(), Stop> {
+        self.out.push_str(text);
+        if self.out.len() as u64 >= self.limit {
+            return Err(Stop::TooBig);
+        }
+        Ok(())
+    }
+
+    /// `PrettyPrinter._format`.
+    fn format(
+        &mut self,
+        value: &JinjaValue,
+        indent: usize,
+        allowance: usize,
+        level: usize,
+    ) -> Result<(), Stop> {
+        if level > MAX_DEPTH {
+            return Err(Stop::TooDeep);
+        }
+        let max_width = PPRINT_WIDTH.saturating_sub(indent + allowance);
+        if let Some(rep) = Self::short_repr(value, max_width) {
+            return self.write(&rep);
+        }
+        match value.kind() {
+            ValueKind::Map => {
+                self.write("{")?;
+                let items = sorted_items(value);
+                let indent = indent + 1;
+                let last_index = items.len().saturating_sub(1);
+                for (i, (key, item)) in items.iter().enumerate() {
+                    let last = i == last_index;
+                    let rep = Self::short_repr(key, usize::MAX).unwrap_or_default();
+                    self.write(&rep)?;
+                    self.write(": ")?;
+                    let allowance = if last { allowance + 1 } else { 1 };
+                    self.format(item, indent + chars(&rep) + 2, allowance, level + 1)?;
+                    if !last {
+                        self.write(",\n")?;
+                        self.write(&" ".repeat(indent))?;
+                    }
+                }
+                self.write("}")
+            }
+            ValueKind::Seq | ValueKind::Iterable => {
+                let tuple = value.is_tuple();
+                let all = items(value);
+                let end = match (tuple, all.len()) {
+                    (true, 1) => ",)",
+                    (true, _) => ")",
+                    _ => "]",
+                };
+                self.write(if tuple { "(" } else { "[" })?;
+                let allowance = allowance + chars(end);
+                let indent = indent + 1;
+                for (i, item) in all.iter().enumerate() {
+                    let last = i + 1 == all.len();
+                    if i > 0 {
+                        self.write(",\n")?;
+                        self.write(&" ".repeat(indent))?;
+                    }
+                    self.format(item, indent, if last { allowance } else { 1 }, level + 1)?;
+                }
+                self.write(end)
+            }
+            ValueKind::String => {
+                self.string(value.as_str().unwrap_or_default(), indent, allowance, level)
+            }
+            _ => {
+                let mut text = String::new();
+                write_repr(&mut text, value, self.limit, 0)?;
+                self.write(&text)
+            }
+        }
+    }
+
+    /// `PrettyPrinter._pprint_str`: the lines of the string, each cut at
+    /// spaces into quoted chunks that fit, in parentheses at the top level.
+    fn string(
+        &mut self,
+        text: &str,
+        mut indent: usize,
+        mut allowance: usize,
+        level: usize,
+    ) -> Result<(), Stop> {
+        let quote = |s: &str| pyfmt::repr(&Value::String(s.to_owned()));
+        if level == 1 {
+            indent += 1;
+            allowance += 1;
+        }
+        let max_width = PPRINT_WIDTH.saturating_sub(indent);
+        let mut max_width1 = max_width;
+        let lines = split_lines_keepends(text);
+        let mut chunks: Vec<String> = Vec::new();
+        let mut rep = String::new();
+        for (i, line) in lines.iter().enumerate() {
+            rep = quote(line);
+            if i == lines.len() - 1 {
+                max_width1 = max_width1.saturating_sub(allowance);
+            }
+            if chars(&rep) <= max_width1 {
+                chunks.push(rep.clone());
+                continue;
+            }
+            // `re.findall(r'\S*\s*', line)`: runs of non-space then space.
+            let parts = space_parts(line);
+            let mut max_width2 = max_width;
+            let mut current = String::new();
+            for (j, part) in parts.iter().enumerate() {
+                let candidate = format!("{current}{part}");
+                if j == parts.len() - 1 && i == lines.len() - 1 {
+                    max_width2 = max_width2.saturating_sub(allowance);
+                }
+                if chars(&quote(&candidate)) > max_width2 {
+                    if !current.is_empty() {
+                        chunks.push(quote(&current));
+                    }
+                    current = (*part).to_owned();
+                } else {
+                    current = candidate;
+                }
+            }
+            if !current.is_empty() {
+                chunks.push(quote(&current));
+            }
+        }
+        if chunks.len() == 1 {
+            return self.write(&rep);
+        }
+        if level == 1 {
+            self.write("(")?;
+        }
+        for (i, chunk) in chunks.iter().enumerate() {
+            if i > 0 {
+                self.write("\n")?;
+                self.write(&" ".repeat(indent))?;
+            }
+            self.write(chunk)?;
+        }
+        if level == 1 {
+            self.write(")")?;
+        }
+        Ok(())
+    }
+}
+
+/// Python's `str.splitlines(True)`: the lines with their ends (`\n`,
+/// `\r\n`, `\r`, and the other line boundaries Python knows).
+fn split_lines_keepends(text: &str) -> Vec<&str> {
+    let mut lines = Vec::new();
+    let mut start = 0;
+    let mut iter = text.char_indices().peekable();
+    while let Some((at, c)) = iter.next() {
+        let end = match c {
+            '\r' if iter.peek().map(|(_, n)| *n) == Some('\n') => {
+                iter.next();
+                at + 2
+            }
+            '\n' | '\r' | '\u{b}' | '\u{c}' | '\u{1c}' | '\u{1d}' | '\u{1e}' | '\u{85}'
+            | '\u{2028}' | '\u{2029}' => at + c.len_utf8(),
+            _ => continue,
+        };
+        lines.push(&text[start..end]);
+        start = end;
+    }
+    if start < text.len() {
+        lines.push(&text[start..]);
+    }
+    lines
+}
+
+/// `re.findall(r'\S*\s*', line)` without its final empty match.
+fn space_parts(line: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    let mut in_space = false;
+    for (at, c) in line.char_indices() {
+        let space = c.is_whitespace() || ('\u{1c}'..='\u{1f}').contains(&c);
+        if in_space && !space {
+            parts.push(&line[start..at]);
+            start = at;
+        }
+        in_space = space;
+    }
+    if start < line.len() {
+        parts.push(&line[start..]);
+    }
+    parts
 }

@@ -15,6 +15,10 @@ pub(super) struct Token {
     pub(super) kind: &'static str,
     /// A name's text, a string's unescaped value, a number's source.
     pub(super) value: String,
+    /// Where the token starts and ends in the source with its newlines
+    /// made `\n` ([`normalize_newlines`]), in characters (a tag's tokens;
+    /// `0..0` for text).
+    pub(super) span: (usize, usize),
 }
 
 /// The tokens of `source`, and the error the lexer raises after the last
@@ -29,6 +33,22 @@ pub(super) fn tokenize(source: &str) -> (Vec<Token>, Option<SyntaxError>) {
     };
     let error = lexer.run().err();
     (lexer.tokens, error)
+}
+
+/// `source` with its newlines (`\r\n`, `\r`) as `\n`, as Jinja2 reads a
+/// template (its `newline_sequence`): the text the token spans count in.
+pub(crate) fn normalize_newlines(source: &str) -> String {
+    let mut out = String::with_capacity(source.len());
+    let mut chars = source.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\r' {
+            chars.next_if_eq(&'\n');
+            out.push('\n');
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// Newlines as `\n`, one trailing newline dropped (`keep_trailing_newline`
@@ -117,10 +137,15 @@ impl Lexer {
     }
 
     fn push(&mut self, kind: &'static str, value: String) {
+        self.push_at(kind, value, (0, 0));
+    }
+
+    fn push_at(&mut self, kind: &'static str, value: String, span: (usize, usize)) {
         self.tokens.push(Token {
             line: self.line,
             kind,
             value,
+            span,
         });
     }
 
@@ -217,12 +242,20 @@ impl Lexer {
                 self.comment()
             }
             Opening::Variable => {
-                self.push("variable_begin", self.text(start, after_sign));
+                self.push_at(
+                    "variable_begin",
+                    self.text(start, after_sign),
+                    (start, after_sign),
+                );
                 self.pos = after_sign;
                 self.tag(State::Variable)
             }
             Opening::Block => {
-                self.push("block_begin", self.text(start, after_sign));
+                self.push_at(
+                    "block_begin",
+                    self.text(start, after_sign),
+                    (start, after_sign),
+                );
                 self.pos = after_sign;
                 self.tag(State::Block)
             }
@@ -310,7 +343,7 @@ impl Lexer {
                         State::Variable => "variable_end",
                     };
                     let text = self.text(pos, end);
-                    self.push(kind, text);
+                    self.push_at(kind, text, (pos, end));
                     self.line += self.newlines(pos, end);
                     self.pos = end;
                     return Ok(());
@@ -322,10 +355,10 @@ impl Lexer {
                 self.line += self.newlines(pos, end);
                 self.pos = end;
             } else if let Some(end) = self.float(pos) {
-                self.push("float", self.text(pos, end));
+                self.push_at("float", self.text(pos, end), (pos, end));
                 self.pos = end;
             } else if let Some(end) = self.integer(pos) {
-                self.push("integer", self.text(pos, end));
+                self.push_at("integer", self.text(pos, end), (pos, end));
                 self.pos = end;
             } else if is_name_char(c) {
                 let mut end = pos;
@@ -336,14 +369,15 @@ impl Lexer {
                 if !is_identifier(&name) {
                     return self.fail("Invalid character in identifier".to_owned());
                 }
-                self.push("name", name);
+                self.push_at("name", name, (pos, end));
                 self.pos = end;
             } else if c == '\'' || c == '"' {
                 self.string(pos, c)?;
             } else if let Some((text, kind)) = OPERATORS.iter().find(|(op, _)| self.at(pos, op)) {
                 self.balance(c)?;
-                self.push(kind, (*text).to_owned());
-                self.pos = pos + text.chars().count();
+                let end = pos + text.chars().count();
+                self.push_at(kind, (*text).to_owned(), (pos, end));
+                self.pos = end;
             } else {
                 return self.fail(format!(
                     "unexpected char {} at {pos}",
@@ -501,7 +535,7 @@ impl Lexer {
                     Ok(value) => value,
                     Err(message) => return self.fail(message.to_owned()),
                 };
-                self.push("string", value);
+                self.push_at("string", value, (pos, k + 1));
                 self.line += self.newlines(pos, k + 1);
                 self.pos = k + 1;
                 return Ok(());

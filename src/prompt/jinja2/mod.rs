@@ -9,6 +9,8 @@ mod lexer;
 mod names;
 mod parser;
 
+pub(super) use parser::{KEY_FUNCTION, MOD_FUNCTION, POS_FUNCTION};
+
 /// A `TemplateSyntaxError`: Jinja2's message and the template line.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct SyntaxError {
@@ -20,8 +22,12 @@ pub(super) struct SyntaxError {
 /// built: Jinja2's parser, then its compiler, which `find_undeclared_variables`
 /// runs and which rejects a filter or test Jinja2 does not have (unless it
 /// sits in an `if`, where it fails only when called). Gives the builder's
-/// `variables`, in its order (see [`names`]).
-pub(super) fn check(template: &str) -> Result<Vec<String>, SyntaxError> {
+/// `variables`, in its order (see [`names`]), and the source minijinja
+/// renders: newlines made `\n` as Jinja2 reads them, and the constructs
+/// minijinja has not rewritten into ones it has (`a % b` as a call that
+/// formats a string, `{% print a %}` as `{{ a }}`, a dict literal's key
+/// checked for hashability).
+pub(super) fn check(template: &str) -> Result<(Vec<String>, String), SyntaxError> {
     let (tokens, error) = lexer::tokenize(template);
     let mut parser = parser::Parser::new(tokens, error)?;
     let body = parser.parse()?;
@@ -33,6 +39,16 @@ pub(super) fn check(template: &str) -> Result<Vec<String>, SyntaxError> {
                 TESTS.contains(&lookup.name.as_str())
             }
     });
+    // The compiler meets the first of them in the template.
+    let nested_extends = parser.nested_extends.first().copied();
+    if let Some(line) = nested_extends.filter(|line| unknown.is_none_or(|u| *line < u.line)) {
+        return Err(SyntaxError {
+            message: format!(
+                "cannot use extend from a non top-level scope\n  File \"<introspection>\", line {line}"
+            ),
+            line,
+        });
+    }
     match unknown {
         // Raised outside Jinja2's error translation: its text keeps the location.
         Some(lookup) => Err(SyntaxError {
@@ -44,8 +60,47 @@ pub(super) fn check(template: &str) -> Result<Vec<String>, SyntaxError> {
             ),
             line: lookup.line,
         }),
-        None => Ok(names::variables(&body)),
+        None => {
+            let mut edits = parser.edits;
+            if parser.assigns_self {
+                edits.extend(parser.self_names.iter().map(|&(start, end)| parser::Edit {
+                    start,
+                    end,
+                    text: parser::SELF_NAME.to_owned(),
+                    closing: false,
+                }));
+            }
+            Ok((
+                names::variables(&body),
+                apply_edits(&lexer::normalize_newlines(template), edits),
+            ))
+        }
     }
+}
+
+/// `source` with the parser's edits made, from the end (a closing call
+/// before an opening at the same place).
+fn apply_edits(source: &str, mut edits: Vec<parser::Edit>) -> String {
+    if edits.is_empty() {
+        return source.to_owned();
+    }
+    let mut chars: Vec<char> = source.chars().collect();
+    // Latest first. At one place, what is inserted later lands in front:
+    // a replacement first, then the openings in the parser's order (inner
+    // calls before the outer ones that wrap them), the closings last, so
+    // that `a` ending where `b` starts reads `a)` `__py_mod(b`.
+    edits.sort_by_key(|e| {
+        (
+            std::cmp::Reverse(e.start),
+            std::cmp::Reverse(e.end),
+            e.closing,
+        )
+    });
+    for edit in edits {
+        let (start, end) = (edit.start.min(chars.len()), edit.end.min(chars.len()));
+        chars.splice(start..end, edit.text.chars());
+    }
+    chars.into_iter().collect()
 }
 
 /// Jinja2 3.1's filters, and Haystack's `templatize_part`.

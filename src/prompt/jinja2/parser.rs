@@ -33,6 +33,15 @@ impl Expr {
     }
 }
 
+/// Whether an assignment target names `self`.
+fn names_self(node: &Node) -> bool {
+    match node {
+        Node::Name(name, _) => name == "self",
+        Node::Seq(items) | Node::Group(items) => items.iter().any(names_self),
+        _ => false,
+    }
+}
+
 /// `Node.set_ctx`: the names of an assignment target take `ctx`.
 fn set_ctx(node: &mut Node, ctx: Ctx) {
     match node {
@@ -71,7 +80,44 @@ pub(super) struct Parser {
     pub(super) lookups: Vec<Lookup>,
     /// Nesting of statements and expressions being parsed.
     depth: usize,
+    /// How the source must change for minijinja to render what Jinja2
+    /// renders ([`Edit`]).
+    pub(super) edits: Vec<Edit>,
+    /// The lines of `extends` tags below the top level, which Jinja2's
+    /// compiler refuses.
+    pub(super) nested_extends: Vec<usize>,
+    /// Where the template names `self` as a variable.
+    pub(super) self_names: Vec<(usize, usize)>,
+    /// Whether it assigns `self` (`{% set self = ... %}`, a loop variable,
+    /// a macro argument): Jinja2 lets it, minijinja reserves the name.
+    pub(super) assigns_self: bool,
 }
+
+/// A change of the template's source (its newlines made `\n`): the
+/// characters `start..end` replaced by `text`. Edits at one place apply
+/// closings before openings ([`Edit::closing`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Edit {
+    pub(crate) start: usize,
+    pub(crate) end: usize,
+    pub(crate) text: String,
+    /// A `)` closing a call, which goes before a call opened at the same place.
+    pub(crate) closing: bool,
+}
+
+/// The function a `%` becomes (`a % b` is `__py_mod(a, b)`): Python's
+/// string formatting for a string, the remainder for numbers.
+pub(crate) const MOD_FUNCTION: &str = "__py_mod";
+
+/// The function a dict literal's key goes through (`{k: v}` is
+/// `{__py_key(k): v}`): Python's `TypeError` for an unhashable key.
+pub(crate) const KEY_FUNCTION: &str = "__py_key";
+
+/// The function a unary `+` becomes (`+a` is `__py_pos(a)`).
+pub(crate) const POS_FUNCTION: &str = "__py_pos";
+
+/// The name `self` takes, for minijinja, in a template that assigns it.
+pub(crate) const SELF_NAME: &str = "__py_self";
 
 /// Nesting past this fails as Python's parser fails past its recursion
 /// limit (which Jinja2 meets about 70 brackets or 200 blocks deep).
@@ -185,17 +231,45 @@ impl Parser {
                 line: eof_line,
                 kind: "eof",
                 value: String::new(),
+                span: (0, 0),
             },
             tag_stack: Vec::new(),
             end_token_stack: Vec::new(),
             soft: vec![false],
             lookups: Vec::new(),
             depth: 0,
+            edits: Vec::new(),
+            nested_extends: Vec::new(),
+            self_names: Vec::new(),
+            assigns_self: false,
         })
     }
 
     fn current(&self) -> &Token {
         self.tokens.get(self.index).unwrap_or(&self.eof)
+    }
+
+    /// Wraps the tokens `from..self.index` in a call to `function`.
+    fn wrap_in_call(&mut self, from: usize, function: &str) {
+        let (Some(first), Some(last)) = (
+            self.tokens.get(from),
+            self.index.checked_sub(1).and_then(|i| self.tokens.get(i)),
+        ) else {
+            return;
+        };
+        let (start, end) = (first.span.0, last.span.1);
+        self.edits.push(Edit {
+            start,
+            end: start,
+            text: format!("{function}("),
+            closing: false,
+        });
+        self.edits.push(Edit {
+            start: end,
+            end,
+            text: ")".to_owned(),
+            closing: true,
+        });
     }
 
     /// `next(stream)`: the current token, the stream one further.
@@ -580,7 +654,13 @@ impl Parser {
     }
 
     fn parse_extends(&mut self) -> Parsed<Node> {
-        self.next()?;
+        let token = self.next()?;
+        // Jinja2's compiler refuses an `extends` inside anything but an
+        // `if` (whose frame stays the template's top level).
+        let enclosing = &self.tag_stack[..self.tag_stack.len().saturating_sub(1)];
+        if enclosing.iter().any(|tag| tag != "if") {
+            self.nested_extends.push(token.line);
+        }
         let template = self.parse_expression(true)?.node;
         Ok(Node::Group(vec![template]))
     }
@@ -743,14 +823,60 @@ impl Parser {
     }
 
     fn parse_print(&mut self) -> Parsed<Node> {
-        self.next()?;
+        // `{% print a, b %}` writes each expression: for minijinja, which
+        // has no `print`, it is `{{ a }}{{ b }}`.
+        let opening = self
+            .index
+            .checked_sub(1)
+            .and_then(|i| self.tokens.get(i))
+            .cloned();
+        let keyword = self.next()?;
+        let mut edits = Vec::new();
+        if let Some(opening) = opening.filter(|t| t.kind == "block_begin") {
+            let trim = if opening.value.ends_with('-') {
+                "-"
+            } else {
+                ""
+            };
+            edits.push(Edit {
+                start: opening.span.0,
+                end: keyword.span.1,
+                text: format!("{{{{{trim}"),
+                closing: false,
+            });
+        }
         let mut nodes = Vec::new();
         while self.kind() != "block_end" {
             if !nodes.is_empty() {
-                self.expect("comma")?;
+                let comma = self.expect("comma")?;
+                edits.push(Edit {
+                    start: comma.span.0,
+                    end: comma.span.1,
+                    text: "}}{{".to_owned(),
+                    closing: false,
+                });
             }
             nodes.push(self.parse_expression(true)?.node);
         }
+        let closing = self.current().clone();
+        let trim = if closing.value.starts_with('-') {
+            "-"
+        } else {
+            ""
+        };
+        edits.push(Edit {
+            start: closing.span.0,
+            end: closing.span.1,
+            text: format!("{trim}}}}}"),
+            closing: false,
+        });
+        if nodes.is_empty() {
+            // `{% print %}` writes nothing.
+            if let Some(last) = edits.last_mut() {
+                last.text = format!("''{}", last.text);
+            }
+        }
+        self.edits.extend(edits);
         Ok(Node::Group(nodes))
     }
 
@@ -829,6 +955,7 @@ impl Parser {
     ) -> Parsed<Expr> {
         let mut target = if name_only {
             let token = self.expect("name")?;
+            self.note_self(&token);
             Expr {
                 class: "Name",
                 line: token.line,
@@ -851,7 +978,16 @@ impl Parser {
             );
         }
         set_ctx(&mut target.node, Ctx::Store);
+        self.assigns_self |= names_self(&target.node);
         Ok(target)
+    }
+
+    /// Notes a name `self`: renamed for minijinja (which reserves it) when
+    /// the template assigns it.
+    fn note_self(&mut self, token: &Token) {
+        if token.value == "self" {
+            self.self_names.push(token.span);
+        }
     }
 
     fn parse_expression(&mut self, with_condexpr: bool) -> Parsed<Expr> {
@@ -971,6 +1107,7 @@ impl Parser {
 
     fn parse_math2(&mut self) -> Parsed<Expr> {
         let line = self.current().line;
+        let from = self.index;
         let mut left = self.parse_pow()?;
         while matches!(self.kind(), "mul" | "div" | "floordiv" | "mod") {
             let class = match self.kind() {
@@ -979,8 +1116,19 @@ impl Parser {
                 "floordiv" => "FloorDiv",
                 _ => "Mod",
             };
-            self.next()?;
+            let operator = self.next()?;
             let right = self.parse_pow()?;
+            if class == "Mod" {
+                // `a % b` is `__py_mod(a, b)`.
+                self.wrap_in_call(from, MOD_FUNCTION);
+                let (start, end) = operator.span;
+                self.edits.push(Edit {
+                    start,
+                    end,
+                    text: ",".to_owned(),
+                    closing: false,
+                });
+            }
             left = Expr::new(class, line, vec![left.node, right.node]);
         }
         Ok(left)
@@ -1011,8 +1159,24 @@ impl Parser {
                 Expr::new("Neg", line, vec![operand.node])
             }
             "add" => {
-                self.next()?;
+                // `+a` is `__py_pos(a)`: minijinja has no unary plus.
+                let plus = self.next()?;
                 let operand = self.parse_unary(false)?;
+                if let Some(last) = self.index.checked_sub(1).and_then(|i| self.tokens.get(i)) {
+                    let end = last.span.1;
+                    self.edits.push(Edit {
+                        start: plus.span.0,
+                        end: plus.span.1,
+                        text: format!("{POS_FUNCTION}("),
+                        closing: false,
+                    });
+                    self.edits.push(Edit {
+                        start: end,
+                        end,
+                        text: ")".to_owned(),
+                        closing: true,
+                    });
+                }
                 Expr::new("Pos", line, vec![operand.node])
             }
             _ => self.parse_primary(false)?,
@@ -1044,6 +1208,7 @@ impl Parser {
                         node: Node::NsRef(token.value),
                     });
                 }
+                self.note_self(&token);
                 Ok(Expr {
                     class: "Name",
                     line: token.line,
@@ -1094,6 +1259,7 @@ impl Parser {
         with_namespace: bool,
     ) -> Parsed<Expr> {
         let mut line = self.current().line;
+        let from = self.index;
         let mut args: Vec<Expr> = Vec::new();
         let mut is_tuple = false;
         loop {
@@ -1133,6 +1299,28 @@ impl Parser {
                 node: Node::Seq(Vec::new()),
             });
         }
+        if !simplified && !explicit_parentheses {
+            // `{{ a, b }}` is the tuple `(a, b)`, which minijinja reads
+            // only in parentheses.
+            if let (Some(first), Some(last)) = (
+                self.tokens.get(from),
+                self.index.checked_sub(1).and_then(|i| self.tokens.get(i)),
+            ) {
+                let (start, end) = (first.span.0, last.span.1);
+                self.edits.push(Edit {
+                    start,
+                    end: start,
+                    text: "(".to_owned(),
+                    closing: false,
+                });
+                self.edits.push(Edit {
+                    start: end,
+                    end,
+                    text: ")".to_owned(),
+                    closing: true,
+                });
+            }
+        }
         let assignable = args.iter().all(|a| a.assignable);
         Ok(Expr {
             class: "Tuple",
@@ -1169,7 +1357,9 @@ impl Parser {
             if self.kind() == "rbrace" {
                 break;
             }
+            let from = self.index;
             let key = self.parse_expression(true)?.node;
+            self.wrap_in_call(from, KEY_FUNCTION);
             self.expect("colon")?;
             let value = self.parse_expression(true)?.node;
             items.push(Node::Group(vec![key, value]));
