@@ -44,6 +44,13 @@ pub(super) enum Job {
     RunFull,
     /// `check`: the file's errors and notes, as JSON.
     Check,
+    /// `mutate`'s first pass: whether the file passes as written, as JSON.
+    Mutate,
+    /// `mutate`: a mutant's verdict by the scenario's expectations; the
+    /// unit is `K:PATH`, the `K`-th mutant of the file.
+    MutateExpect,
+    /// `mutate --killed-by outcome`: the same, by the whole outcome.
+    MutateOutcome,
 }
 
 /// The arguments of the hidden `__worker` command; the files come on stdin,
@@ -244,28 +251,33 @@ fn job_name(job: Job) -> &'static str {
         Job::Run => "run",
         Job::RunFull => "run-full",
         Job::Check => "check",
+        Job::Mutate => "mutate",
+        Job::MutateExpect => "mutate-expect",
+        Job::MutateOutcome => "mutate-outcome",
     }
 }
 
+/// A path's bytes, as the list on a child's stdin holds them.
 #[cfg(unix)]
-fn path_bytes(path: &Path) -> std::borrow::Cow<'_, [u8]> {
+pub(super) fn path_bytes(path: &Path) -> std::borrow::Cow<'_, [u8]> {
     use std::os::unix::ffi::OsStrExt;
     std::borrow::Cow::Borrowed(path.as_os_str().as_bytes())
 }
 
 #[cfg(not(unix))]
-fn path_bytes(path: &Path) -> std::borrow::Cow<'_, [u8]> {
+pub(super) fn path_bytes(path: &Path) -> std::borrow::Cow<'_, [u8]> {
     std::borrow::Cow::Owned(path.to_string_lossy().into_owned().into_bytes())
 }
 
+/// The path of bytes from [`path_bytes`].
 #[cfg(unix)]
-fn path_from(bytes: &[u8]) -> PathBuf {
+pub(super) fn path_from(bytes: &[u8]) -> PathBuf {
     use std::os::unix::ffi::OsStrExt;
     PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
 }
 
 #[cfg(not(unix))]
-fn path_from(bytes: &[u8]) -> PathBuf {
+pub(super) fn path_from(bytes: &[u8]) -> PathBuf {
     PathBuf::from(String::from_utf8_lossy(bytes).into_owned())
 }
 
@@ -384,6 +396,11 @@ pub(super) fn worker(args: WorkerArgs) -> super::ExitCode {
                 out!("={}\n", serde_json::to_string(&checked).unwrap_or_default());
             }
         }
+        Job::Mutate => super::mutate::worker_prepare(&files, filter),
+        Job::MutateExpect => {
+            super::mutate::worker_judge(&files, crate::mutate::Oracle::Expectations)
+        }
+        Job::MutateOutcome => super::mutate::worker_judge(&files, crate::mutate::Oracle::Outcome),
     }
     super::ExitCode::Ok
 }
