@@ -230,7 +230,8 @@ fn scan_tag(body: &str, close: &str) -> (usize, usize) {
     let mut i = 0;
     let mut in_operator = false;
     while i < bytes.len() {
-        if body[i..].starts_with(close) {
+        // Bytes, not text: `i` steps through the bytes of a character.
+        if bytes[i..].starts_with(close.as_bytes()) {
             return (operators, i + close.len());
         }
         let b = bytes[i];
@@ -284,6 +285,18 @@ mod tests {
         }
         let within = format!("{{{{ 1{} }}}}", "+1".repeat(MAX_OPERATORS - 1));
         assert!(check_expressions(&within).is_ok());
+    }
+
+    #[test]
+    fn characters_of_several_bytes_inside_a_tag_are_read_past() {
+        for template in [
+            "{{ topic \u{fffd}} in {{ words }} words.",
+            "{{\u{fffd}words }}",
+            "{{ 'é' ~ \"ü\\\u{fffd}\" ~ naïve }}",
+            "{% if ü %}{{ 日本 }}{% endif %}",
+        ] {
+            assert!(check_expressions(template).is_ok(), "{template}");
+        }
     }
 
     #[test]
