@@ -1,7 +1,7 @@
-//! `explain` and `mutate` run scenarios in child processes, as `run` and
-//! `check` do: a scenario that ends its process (here an allocation that
-//! fails under a bounded address space) costs its own outcome, and the
-//! report of everything else is whole.
+//! `explain`, `mutate` and `explore` run scenarios in child processes, as
+//! `run` and `check` do: a scenario, mutant or variant that ends its
+//! process (here an allocation that fails under a bounded address space)
+//! costs its own outcome, and the report of everything else is whole.
 
 #![cfg(target_os = "linux")]
 
@@ -135,4 +135,116 @@ fn a_mutant_that_ends_its_process_costs_only_its_own_verdict() {
     let free = stdout(&hookharness(&["mutate", path]));
     assert_eq!(listed, free.lines().collect::<Vec<_>>());
     assert!(free.contains("b_weak.yaml") && free.contains("survived"));
+}
+
+/// Two `on_exit` hooks: as written, `done` ends the run after `more`
+/// continued it; in the other order `more` continues it, adding 2 MB a
+/// step until the 60 replies run out (about 370 MB).
+fn growing_in_the_other_order() -> String {
+    format!(
+        "name: grow\nhooks:\n  on_exit:\n    - name: more\n      do:\n        - append_messages: [{{role: user, text: {}}}]\n        - continue_run: true\n    - name: done\n      do:\n        - continue_run: false\nmodel:\n{}run:\n  messages: [{{role: user, text: hi}}]\nexpect:\n  unused_replies: allow\n",
+        "y".repeat(2_000_000),
+        "  - text: ok\n".repeat(60)
+    )
+}
+
+/// `explore DIR/scenarios --out DIR/out` (bounded to `kib` KiB when
+/// given): its stdout, with `DIR/` taken out, its exit code and the names
+/// of the files written.
+fn explore_in(dir: &std::path::Path, kib: Option<u64>) -> (String, Option<i32>, Vec<String>) {
+    let out = dir.join("out");
+    let _ = std::fs::remove_dir_all(&out);
+    let scenarios = dir.join("scenarios");
+    let args = [
+        "explore",
+        scenarios.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    let output = match kib {
+        Some(kib) => hookharness_within_memory(kib, &args),
+        None => hookharness(&args),
+    };
+    let mut written: Vec<String> = std::fs::read_dir(&out)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    written.sort();
+    let prefix = format!("{}/", dir.display());
+    (
+        stdout(&output).replace(&prefix, ""),
+        output.status.code(),
+        written,
+    )
+}
+
+/// A folder `name` holding `scenarios/` with `files`.
+fn explore_dir(name: &str, files: &[(&str, &str)]) -> std::path::PathBuf {
+    let dir = scratch(name);
+    std::fs::create_dir_all(dir.join("scenarios")).unwrap();
+    for (file, text) in files {
+        std::fs::write(dir.join("scenarios").join(file), text).unwrap();
+    }
+    dir
+}
+
+const ORDER_MATTERS: &str = include_str!("../examples/explore/order_matters.yaml");
+
+#[test]
+fn explore_of_a_scenario_that_ends_its_process_explores_every_other_file() {
+    let dir = explore_dir(
+        "explore",
+        &[("a_big.yaml", HOSTILE), ("b_order.yaml", ORDER_MATTERS)],
+    );
+    let alone = explore_dir("explore_alone", &[("b_order.yaml", ORDER_MATTERS)]);
+    let (text, code, written) = explore_in(&dir, Some(MEMORY));
+    assert_eq!(code, Some(1), "{text}");
+    let (first, rest) = text.split_once('\n').unwrap();
+    assert!(
+        first.starts_with(
+            "scenarios/a_big.yaml: not explored: the process running it ended before its outcome"
+        ) && first.contains("memory allocation"),
+        "{text}"
+    );
+    // The other file's report and variant file, as when explored alone.
+    let (alone_text, _, alone_written) = explore_in(&alone, None);
+    assert_eq!(rest, alone_text);
+    assert_eq!(written, alone_written);
+    assert_eq!(written, ["b_order.variant-2.yaml"]);
+}
+
+#[test]
+fn a_variant_that_ends_its_process_costs_only_its_own_report() {
+    let growing = growing_in_the_other_order();
+    let dir = explore_dir(
+        "variant",
+        &[("a_grow.yaml", &growing), ("b_order.yaml", ORDER_MATTERS)],
+    );
+    let (text, code, written) = explore_in(&dir, Some(150_000));
+    assert_eq!(code, Some(1), "{text}");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[..2],
+        [
+            "scenarios/a_grow.yaml: 2 variants (every one of 2 orders and answers), 1 broken",
+            "  variant 2: on_exit: [done, more]",
+        ],
+        "{text}"
+    );
+    assert!(
+        lines[2].contains("the run failed: the process running it ended before its outcome")
+            && lines[2].contains("memory allocation"),
+        "{text}"
+    );
+    // The other file's report and variant file, as when explored alone.
+    let alone = explore_dir("variant_alone", &[("b_order.yaml", ORDER_MATTERS)]);
+    let (alone_text, _, alone_written) = explore_in(&alone, None);
+    let alone_lines: Vec<&str> = alone_text.lines().collect();
+    let n = alone_lines.len();
+    assert_eq!(lines[3..lines.len() - 1], alone_lines[..n - 1], "{text}");
+    assert_eq!(lines.last(), Some(&"explored 4 variants: 2 broken"));
+    assert_eq!(written, alone_written);
 }
