@@ -39,13 +39,21 @@ pub(super) struct Judged {
     pub(super) aborted: Option<String>,
 }
 
-/// The first pass over `files`.
+/// The first pass over `files`; under `here` (the Haystack engine), in
+/// this process.
 pub(super) fn prepare(
     files: &[PathBuf],
     filter: Option<&str>,
+    here: Option<&Replay>,
     limit: Duration,
     mut each: impl FnMut(usize, Prepared),
 ) {
+    if let Some(replay) = here {
+        for (index, file) in files.iter().enumerate() {
+            each(index, prepare_file(replay, file, filter, |_| {}));
+        }
+        return;
+    }
     let isolated = isolate::each_file(files, Job::Mutate, filter, limit, |index, line| {
         let prepared = match line {
             Ok(Line::Skipped) => Prepared::Filtered,
@@ -67,18 +75,27 @@ pub(super) fn prepare(
     let from = isolated.err().unwrap_or(files.len());
     let replay = Replay::new();
     for (index, file) in files.iter().enumerate().skip(from) {
-        each(index, prepare_here(&replay, file, filter));
+        each(index, prepare_file(&replay, file, filter, |_| {}));
     }
 }
 
 /// The second pass: each mutant, given as its file and its number among
-/// the file's mutants, judged by `oracle`.
+/// the file's mutants, judged by `oracle`; under `here` (the Haystack
+/// engine), in this process.
 pub(super) fn judge(
     mutants: &[(PathBuf, usize)],
     oracle: Oracle,
+    here: Option<&Replay>,
     limit: Duration,
     mut each: impl FnMut(usize, Judged),
 ) {
+    if let Some(replay) = here {
+        let mut judge = Judge::new(replay.clone(), oracle);
+        for (index, (file, k)) in mutants.iter().enumerate() {
+            each(index, judged(judge.verdict(file, *k)));
+        }
+        return;
+    }
     let units: Vec<PathBuf> = mutants.iter().map(|(file, k)| unit(file, *k)).collect();
     let job = match oracle {
         Oracle::Outcome => Job::MutateOutcome,
@@ -215,10 +232,6 @@ fn prepare_file(
         }
         Err(error) => Prepared::Skipped(Skipped::Invalid(error.to_string())),
     }
-}
-
-fn prepare_here(replay: &Replay, file: &Path, filter: Option<&str>) -> Prepared {
-    prepare_file(replay, file, filter, |_| {})
 }
 
 /// A file's mutants and unmutated run, or why there are none.

@@ -104,21 +104,31 @@ pub(super) fn run(args: MutateArgs) -> ExitCode {
         Ok(files) => files,
         Err(code) => return code,
     };
-    if let Err(code) = args.engine.engines(Replay::new(), "mutate") {
-        return code;
-    }
+    let replay = match args.engine.engines(Replay::new(), "mutate") {
+        Ok(engines) => engines.main,
+        Err(code) => return code,
+    };
+    // This crate's loop runs in child processes (isolated.rs); the Haystack
+    // engine runs in its own worker already.
+    let here = (args.engine.engine != super::engine::Engine::Rust).then_some(&replay);
     let limit = std::time::Duration::from_secs(args.engine.timeout.max(1));
     let mut green = Vec::new();
     let mut skipped = Vec::new();
     let mut matched = 0;
-    isolated::prepare(&files, args.filter.as_deref(), limit, |index, prepared| {
-        match prepared {
-            Prepared::Filtered => return,
-            Prepared::Skipped(skip) => skipped.push(skip),
-            Prepared::Green => green.push(index),
-        }
-        matched += 1;
-    });
+    isolated::prepare(
+        &files,
+        args.filter.as_deref(),
+        here,
+        limit,
+        |index, prepared| {
+            match prepared {
+                Prepared::Filtered => return,
+                Prepared::Skipped(skip) => skipped.push(skip),
+                Prepared::Green => green.push(index),
+            }
+            matched += 1;
+        },
+    );
     if matched == 0 {
         super::output::errln!("no scenario matches the filter");
         return ExitCode::NoScenarios;
@@ -144,7 +154,7 @@ pub(super) fn run(args: MutateArgs) -> ExitCode {
     };
     let mut progress = Progress::new("mutants", mutants.len());
     let mut judged = Vec::with_capacity(mutants.len());
-    isolated::judge(&units, oracle, limit, |_, one| {
+    isolated::judge(&units, oracle, here, limit, |_, one| {
         judged.push(one);
         progress.advance();
     });
