@@ -569,3 +569,30 @@ fn a_mistyped_ready_made_parameter_is_reported_at_its_line_and_column() {
         stdout(&check)
     );
 }
+
+/// A hook refused at its point, copied 1,000 times: its error is reported
+/// once, at the first copy (finding it once built the Agent once per copy
+/// for each copy, minutes for such a file).
+#[test]
+fn copies_of_a_refused_hook_are_reported_once_at_the_first() {
+    let dir = common::scratch("cli_hardening", "refused_copies");
+    let file = dir.join("copies.yaml");
+    let copies = "    - {name: audit, allowed_hook_points: [before_llm]}\n".repeat(1000);
+    std::fs::write(
+        &file,
+        format!("name: copies\nhooks:\n  before_llm: [{{name: fine}}]\n  on_exit:\n{copies}model:\n  - text: done\n"),
+    )
+    .unwrap();
+    let output = common::hookharness(&["check", file.to_str().unwrap()]);
+    let text = common::stdout(&output);
+    assert_eq!(output.status.code(), Some(2), "{text}");
+    let errors: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("cannot be built"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{text}");
+    assert!(
+        errors[0].contains("copies.yaml:5:7:") && errors[0].contains("'on_exit'"),
+        "{text}"
+    );
+}

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{hookharness, stdout};
+use common::{hookharness, hookharness_within_memory, stdout};
 use std::path::{Path, PathBuf};
 
 fn scratch(name: &str) -> PathBuf {
@@ -20,21 +20,6 @@ fn prompt_scenario(name: &str, template: &str) -> String {
 }
 
 const GOOD: &str = "model:\n  - text: ok\nexpect:\n  last_message: {role: assistant, text: ok}\n";
-
-/// `hookharness ARGS` in a shell that bounds the address space to `kib`
-/// KiB (`ulimit -v`), the parent and its child processes alike.
-#[cfg(target_os = "linux")]
-fn hookharness_within_memory(kib: u64, args: &[&str]) -> std::process::Output {
-    let mut command = std::process::Command::new("sh");
-    command
-        .arg("-c")
-        .arg(format!("ulimit -v {kib} && exec \"$0\" \"$@\""))
-        .arg(env!("CARGO_BIN_EXE_hookharness"))
-        .args(args)
-        .env_remove("HOOKHARNESS_PROGRESS")
-        .env_remove("RUST_BACKTRACE");
-    command.output().expect("sh runs")
-}
 
 /// The scenario needs about 130 MB to run (a 50 MB string, and its copies);
 /// with 80 MB of address space its allocation fails and Rust ends the

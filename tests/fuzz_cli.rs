@@ -1,21 +1,28 @@
 //! A fuzz target of the whole CLI path: mutated corpus files go through what
 //! `hookharness run` does with a file (load, construction checks, the run,
-//! the human, JSON and JUnit reports), and none may panic, abort or hang.
+//! the human, JSON and JUnit reports), and none may panic, abort or hang;
+//! and through the writing commands (`rebase`, `import --output`, `explore
+//! --out`, in `fuzz_cli/writing.rs`), which may write only what they were
+//! given.
 //!
 //! The seeds are every scenario of the corpus, the invalid files and the
-//! conformance self-test; the mutations are line edits, truncations, byte
-//! flips and values known to have broken a run (huge format widths,
-//! out-of-range integers, FIFOs' names, misspelled hook points, deep
-//! nesting, alias bombs). A case that runs past [`DEADLINE`] fails as a hang.
+//! conformance self-test (and Haystack Agent dicts for `import`); the
+//! mutations are line edits, truncations, byte flips and values known to
+//! have broken a run (huge format widths, out-of-range integers, FIFOs'
+//! names, misspelled hook points, deep nesting, alias bombs). A case that
+//! runs past [`DEADLINE`] fails as a hang.
 //!
-//! `cargo test --test fuzz_cli` runs 64 cases (a second); CI runs 512
-//! (`.ci/run`). A campaign of 30 minutes, in a debug build
-//! so that integer overflow panics too: `HOOKHARNESS_FUZZ_SECONDS=1800
-//! PROPTEST_CASES=2000000 cargo test --test fuzz_cli -- --nocapture`
-//! (the cases after the time budget are skipped; a line every 10,000 cases
-//! shows the count; docs/robustness.md has the last result). A failure
-//! prints the mutated file, and proptest keeps its seed in
-//! `tests/fuzz_cli.proptest-regressions`.
+//! `cargo test --test fuzz_cli` runs 64 cases of each target (a few
+//! seconds); CI runs 512 (`.ci/run`, about 30 s). A campaign, in a debug
+//! build so that integer overflow panics too, with a time budget for each
+//! target (the cases after it are skipped; a line every 10,000 cases, and
+//! every 500 of the writing commands, shows the count; docs/robustness.md
+//! has the last result): `HOOKHARNESS_FUZZ_SECONDS=900
+//! PROPTEST_CASES=2000000 cargo test --test fuzz_cli -- --nocapture
+//! --test-threads 1` (the two targets one after the other: 30 minutes). A
+//! failure prints the mutated file, and proptest keeps its seed in
+//! `tests/fuzz_cli.proptest-regressions`
+//! (`tests/fuzz_cli/writing.proptest-regressions`).
 
 use hookharness::replay::Replay;
 use hookharness::report::{human_outcome, junit};
@@ -25,6 +32,9 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
+
+#[path = "fuzz_cli/writing.rs"]
+mod writing;
 
 /// The longest one case may take before it counts as a hang.
 const DEADLINE: Duration = Duration::from_secs(20);
@@ -214,12 +224,11 @@ fn run_like_the_cli(text: &str, path: &Path) {
     let _ = junit(std::slice::from_ref(&outcome));
 }
 
-/// Whether a campaign's time budget (`HOOKHARNESS_FUZZ_SECONDS`) is left;
-/// counts the cases run and prints the count every 10,000.
-fn budget_left() -> bool {
-    static STARTED: OnceLock<Instant> = OnceLock::new();
-    static RUN: AtomicUsize = AtomicUsize::new(0);
-    let started = *STARTED.get_or_init(Instant::now);
+/// Whether a campaign's time budget (`HOOKHARNESS_FUZZ_SECONDS`, for
+/// each target) is left for the target that began at `started` and has run
+/// `run` cases; counts the case and prints the count every 10,000.
+fn budget_left(started: &OnceLock<Instant>, run: &AtomicUsize, target: &str) -> bool {
+    let started = *started.get_or_init(Instant::now);
     let budget = std::env::var("HOOKHARNESS_FUZZ_SECONDS")
         .ok()
         .and_then(|s| s.parse().ok())
@@ -227,9 +236,9 @@ fn budget_left() -> bool {
     if budget.is_some_and(|budget| started.elapsed() > budget) {
         return false;
     }
-    let run = RUN.fetch_add(1, Ordering::Relaxed) + 1;
-    if run % 10_000 == 0 {
-        eprintln!("fuzz_cli: {run} cases in {:?}", started.elapsed());
+    let run = run.fetch_add(1, Ordering::Relaxed) + 1;
+    if run % 10_000 == 0 || (run % 500 == 0 && target.contains("writing")) {
+        eprintln!("{target}: {run} cases in {:?}", started.elapsed());
     }
     true
 }
@@ -263,7 +272,9 @@ proptest! {
         seed in any::<prop::sample::Index>(),
         mutations in prop::collection::vec(mutation(), 1..5),
     ) {
-        if !budget_left() {
+        static STARTED: OnceLock<Instant> = OnceLock::new();
+        static RUN: AtomicUsize = AtomicUsize::new(0);
+        if !budget_left(&STARTED, &RUN, "fuzz_cli") {
             return Ok(());
         }
         let (path, text) = &seeds()[seed.index(seeds().len())];

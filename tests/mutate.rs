@@ -398,3 +398,33 @@ fn the_corpus_kills_95_percent_and_its_survivors_are_the_documented_ones() {
         );
     }
 }
+
+#[test]
+fn outcomes_are_compared_as_their_values_are_without_building_the_trace() {
+    use hookharness::replay::Replay;
+    use hookharness::scenario::{Format, Scenario};
+    let texts = [
+        "model: [{text: hi}]",
+        "model: [{text: ho}]",
+        "hooks: {before_llm: [{name: a}]}\nmodel: [{text: hi}]",
+        "hooks: {before_llm: [{name: b}]}\nmodel: [{text: hi}]",
+        "hooks: {before_llm: [{name: a}]}\nmodel: [{text: hi}]",
+        "hooks: {before_llm: [{name: a}, {name: a}]}\nmodel: [{text: hi}]",
+    ];
+    let outcomes: Vec<_> = texts
+        .iter()
+        .map(|text| {
+            let scenario = Scenario::from_str(text, "same.yaml", Format::Yaml).unwrap();
+            Replay::new().run(&scenario)
+        })
+        .collect();
+    let mut same = 0;
+    for a in &outcomes {
+        for b in &outcomes {
+            assert_eq!(a.same_value(b), a.to_value() == b.to_value());
+            same += usize::from(a.same_value(b));
+        }
+    }
+    // Each outcome is its own, and the third and fifth are one.
+    assert_eq!(same, texts.len() + 2);
+}

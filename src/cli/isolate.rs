@@ -44,6 +44,18 @@ pub(super) enum Job {
     RunFull,
     /// `check`: the file's errors and notes, as JSON.
     Check,
+    /// `mutate`'s first pass: whether the file passes as written, as JSON.
+    Mutate,
+    /// `mutate`: a mutant's verdict by the scenario's expectations; the
+    /// unit is `K:PATH`, the `K`-th mutant of the file.
+    MutateExpect,
+    /// `mutate --killed-by outcome`: the same, by the whole outcome.
+    MutateOutcome,
+    /// `explore`'s first pass: the file run as written and its variants.
+    Explore,
+    /// `explore`: one variant checked; the unit is `K:PATH`, the `K`-th
+    /// variant of the file.
+    ExploreVariant,
 }
 
 /// The arguments of the hidden `__worker` command; the files come on stdin,
@@ -56,6 +68,9 @@ pub(crate) struct WorkerArgs {
     /// `run --filter`.
     #[arg(long)]
     filter: Option<String>,
+    /// `explore`'s settings.
+    #[command(flatten)]
+    explore: super::explore::Settings,
 }
 
 /// One file's line from the child.
@@ -92,11 +107,24 @@ pub(super) fn each_file(
     job: Job,
     filter: Option<&str>,
     limit: Duration,
+    each: impl FnMut(usize, Result<Line, Abort>),
+) -> Result<(), usize> {
+    each_unit(files, job, filter, &[], limit, each)
+}
+
+/// [`each_file`] for any units a job takes (a file, or `K:PATH`), with
+/// `args` added to the child's command line.
+pub(super) fn each_unit(
+    files: &[PathBuf],
+    job: Job,
+    filter: Option<&str>,
+    args: &[std::ffi::OsString],
+    limit: Duration,
     mut each: impl FnMut(usize, Result<Line, Abort>),
 ) -> Result<(), usize> {
     let mut next = 0;
     while next < files.len() {
-        let mut worker = Worker::start(&files[next..], job, filter).map_err(|_| next)?;
+        let mut worker = Worker::start(&files[next..], job, filter, args).map_err(|_| next)?;
         let mut started = None;
         let mut deadline = Instant::now() + limit;
         loop {
@@ -156,9 +184,14 @@ struct Worker {
 struct TimedOut;
 
 impl Worker {
-    fn start(files: &[PathBuf], job: Job, filter: Option<&str>) -> std::io::Result<Worker> {
+    fn start(
+        files: &[PathBuf],
+        job: Job,
+        filter: Option<&str>,
+        args: &[std::ffi::OsString],
+    ) -> std::io::Result<Worker> {
         let mut command = Command::new(std::env::current_exe()?);
-        command.arg(WORKER).arg(job_name(job));
+        command.arg(WORKER).arg(job_name(job)).args(args);
         if let Some(filter) = filter {
             command.arg("--filter").arg(filter);
         }
@@ -244,28 +277,35 @@ fn job_name(job: Job) -> &'static str {
         Job::Run => "run",
         Job::RunFull => "run-full",
         Job::Check => "check",
+        Job::Mutate => "mutate",
+        Job::MutateExpect => "mutate-expect",
+        Job::MutateOutcome => "mutate-outcome",
+        Job::Explore => "explore",
+        Job::ExploreVariant => "explore-variant",
     }
 }
 
+/// A path's bytes, as the list on a child's stdin holds them.
 #[cfg(unix)]
-fn path_bytes(path: &Path) -> std::borrow::Cow<'_, [u8]> {
+pub(super) fn path_bytes(path: &Path) -> std::borrow::Cow<'_, [u8]> {
     use std::os::unix::ffi::OsStrExt;
     std::borrow::Cow::Borrowed(path.as_os_str().as_bytes())
 }
 
 #[cfg(not(unix))]
-fn path_bytes(path: &Path) -> std::borrow::Cow<'_, [u8]> {
+pub(super) fn path_bytes(path: &Path) -> std::borrow::Cow<'_, [u8]> {
     std::borrow::Cow::Owned(path.to_string_lossy().into_owned().into_bytes())
 }
 
+/// The path of bytes from [`path_bytes`].
 #[cfg(unix)]
-fn path_from(bytes: &[u8]) -> PathBuf {
+pub(super) fn path_from(bytes: &[u8]) -> PathBuf {
     use std::os::unix::ffi::OsStrExt;
     PathBuf::from(std::ffi::OsStr::from_bytes(bytes))
 }
 
 #[cfg(not(unix))]
-fn path_from(bytes: &[u8]) -> PathBuf {
+pub(super) fn path_from(bytes: &[u8]) -> PathBuf {
     PathBuf::from(String::from_utf8_lossy(bytes).into_owned())
 }
 
@@ -384,6 +424,13 @@ pub(super) fn worker(args: WorkerArgs) -> super::ExitCode {
                 out!("={}\n", serde_json::to_string(&checked).unwrap_or_default());
             }
         }
+        Job::Mutate => super::mutate::worker_prepare(&files, filter),
+        Job::MutateExpect => {
+            super::mutate::worker_judge(&files, crate::mutate::Oracle::Expectations)
+        }
+        Job::MutateOutcome => super::mutate::worker_judge(&files, crate::mutate::Oracle::Outcome),
+        Job::Explore => super::explore::worker_prepare(&files, filter, &args.explore),
+        Job::ExploreVariant => super::explore::worker_check(&files, &args.explore),
     }
     super::ExitCode::Ok
 }

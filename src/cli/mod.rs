@@ -333,6 +333,22 @@ fn run(
 /// The outcome of a file whose process ended before its report (`abort`
 /// says how): `started` holds the scenario's name when its run had begun.
 fn aborted(file: &std::path::Path, started: Option<String>, abort: &isolate::Abort) -> Outcome {
+    aborted_then(
+        file,
+        started,
+        abort,
+        " The other scenarios ran in a new process.",
+    )
+}
+
+/// [`aborted`], with `then` (what happened to the other scenarios) after
+/// how the process ended.
+fn aborted_then(
+    file: &std::path::Path,
+    started: Option<String>,
+    abort: &isolate::Abort,
+    then: &str,
+) -> Outcome {
     let stem = || {
         file.file_stem()
             .map(|s| s.to_string_lossy().into_owned())
@@ -349,8 +365,7 @@ fn aborted(file: &std::path::Path, started: Option<String>, abort: &isolate::Abo
         status: Status::Error,
         failures: Vec::new(),
         error: Some(crate::outcome::RunError::aborted(format!(
-            "{}: the process {phase} this scenario ended before its outcome: {}. \
-             The other scenarios ran in a new process.{}",
+            "{}: the process {phase} this scenario ended before its outcome: {}.{then}{}",
             file.display(),
             abort.how,
             bug_report(abort)
@@ -667,7 +682,36 @@ fn explain(file: &std::path::Path, format: ExplainFormat, engine: &engine::Engin
         Ok(engines) => engines.main,
         Err(code) => return code,
     };
-    let outcome = replay.run(&scenario);
+    // This crate's loop runs in a child process (src/cli/isolate.rs), so
+    // that an abort still gives the outcome's explanation.
+    let mut isolated = None;
+    if engine.engine == engine::Engine::Rust {
+        let limit = std::time::Duration::from_secs(engine.timeout.max(1));
+        let files = [file.to_owned()];
+        let started = isolate::each_file(&files, isolate::Job::RunFull, None, limit, |_, line| {
+            let abort = |how: String| isolate::Abort {
+                started: Some(scenario.name.clone()),
+                how,
+                timed_out: false,
+            };
+            let abort = match line {
+                Ok(isolate::Line::Done(json)) => match Outcome::from_full_json(&json) {
+                    Ok(outcome) => {
+                        isolated = Some(outcome);
+                        return;
+                    }
+                    Err(error) => abort(format!("its report did not read back ({error})")),
+                },
+                Ok(isolate::Line::Skipped) => abort("it gave no outcome".to_owned()),
+                Err(abort) => abort,
+            };
+            isolated = Some(aborted_then(file, abort.started.clone(), &abort, ""));
+        });
+        if started.is_err() {
+            isolated = None;
+        }
+    }
+    let outcome = isolated.unwrap_or_else(|| replay.run(&scenario));
     if outcome.status == Status::Invalid {
         // Nothing ran: the file's errors, as `check` words them.
         if let Some(error) = &outcome.error {

@@ -61,16 +61,33 @@ impl Orders {
     }
 
     /// How many layouts there are (saturating).
+    ///
+    /// The sum, over every assignment of entries to points, of the orders
+    /// at each point (the product of the factorials of their counts),
+    /// found entry by entry from the counts per point: an entry placed at a
+    /// point holding `c` multiplies that point's orders by `c + 1`. Listing
+    /// the assignments instead takes time in the product of the choices
+    /// (2^75 for 75 hooks that may take two points).
     pub(crate) fn count(&self) -> u128 {
-        let mut total: u128 = 0;
-        self.each_assignment(&mut |layout| {
-            let orders = layout
-                .values()
-                .map(|entries| factorial(entries.len()))
-                .fold(1u128, u128::saturating_mul);
-            total = total.saturating_add(orders);
-        });
-        total
+        let mut counts: std::collections::BTreeMap<Vec<usize>, u128> =
+            std::collections::BTreeMap::from([(vec![0; self.points.len()], 1)]);
+        for (_, allowed) in &self.choices {
+            let mut next = std::collections::BTreeMap::new();
+            for (state, weight) in &counts {
+                for point in allowed {
+                    let Some(p) = self.points.iter().position(|q| q == point) else {
+                        continue;
+                    };
+                    let mut placed = state.clone();
+                    placed[p] += 1;
+                    let added = weight.saturating_mul(placed[p] as u128);
+                    let total: &mut u128 = next.entry(placed).or_default();
+                    *total = total.saturating_add(added);
+                }
+            }
+            counts = next;
+        }
+        counts.values().fold(0u128, |a, b| a.saturating_add(*b))
     }
 
     /// Every layout, the scenario's own first.
@@ -211,10 +228,6 @@ pub(crate) fn label(scenario: &Scenario, entry: &EntryRef) -> String {
     name.unwrap_or_else(|| format!("hooks.{}[{}]", entry.point, entry.index))
 }
 
-fn factorial(n: usize) -> u128 {
-    (1..=n as u128).fold(1u128, u128::saturating_mul)
-}
-
 /// Every order of `items`, the given one first (lexicographic by position).
 fn permutations<T: Clone>(items: &[T]) -> Vec<Vec<T>> {
     let mut index: Vec<usize> = (0..items.len()).collect();
@@ -241,6 +254,25 @@ mod tests {
 
     fn scenario(text: &str) -> Scenario {
         Scenario::from_str(text, "orders.yaml", Format::Yaml).unwrap()
+    }
+
+    #[test]
+    fn the_count_is_the_number_of_layouts_and_is_found_without_listing_them() {
+        let movable = "    - {name: judge, allowed_hook_points: [on_exit, after_run]}\n";
+        for n in 1..6 {
+            let orders = Orders::of(&scenario(&format!(
+                "hooks:\n  on_exit:\n{}  after_run:\n    - {{name: other}}\nmodel: []\n",
+                movable.repeat(n)
+            )));
+            assert_eq!(orders.count(), orders.all().len() as u128, "{n}");
+        }
+        // 75 hooks that may take two points: 2^75 assignments, each with
+        // more orders than 128 bits hold.
+        let many = Orders::of(&scenario(&format!(
+            "hooks:\n  on_exit:\n{}model: []\n",
+            movable.repeat(75)
+        )));
+        assert_eq!(many.count(), u128::MAX);
     }
 
     #[test]

@@ -28,10 +28,12 @@ pub(crate) enum Needs {
 
 /// What the unmutated run did: its outcome as a snapshot holds it, and
 /// the model calls, tool runs and hooks its trace shows.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Baseline {
-    /// [`Outcome::to_value`], what the corpus's snapshots hold.
-    pub(super) outcome: serde_json::Value,
+    /// The unmutated run's outcome; a mutant's is compared with it as
+    /// [`Outcome::to_value`], what the corpus's snapshots hold, gives it
+    /// ([`Outcome::same_value`]).
+    pub(super) outcome: Outcome,
     model_calls: usize,
     /// A successful run under `unused_replies: fail` checks every reply.
     every_reply_checked: bool,
@@ -46,10 +48,13 @@ impl Baseline {
     #[must_use]
     pub fn of(scenario: &Scenario, outcome: &Outcome) -> Baseline {
         let mut baseline = Baseline {
-            outcome: outcome.to_value(),
+            outcome: outcome.clone(),
+            model_calls: 0,
             every_reply_checked: scenario.expect.unused_replies == UnusedReplies::Fail
                 && outcome.result.is_some(),
-            ..Baseline::default()
+            tool_runs: BTreeMap::new(),
+            hooks: BTreeSet::new(),
+            shared: BTreeSet::new(),
         };
         for event in &outcome.trace {
             match event {

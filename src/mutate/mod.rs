@@ -265,7 +265,7 @@ pub fn judge(replay: &Replay, mutant: &Mutant, baseline: &Baseline, oracle: Orac
     // equivalent when its outcome is the baseline's.
     match oracle {
         Oracle::Expectations if !outcome.passed() => Verdict::Killed,
-        _ if outcome.to_value() == baseline.outcome => Verdict::Equivalent,
+        _ if outcome.same_value(&baseline.outcome) => Verdict::Equivalent,
         Oracle::Outcome => Verdict::Killed,
         Oracle::Expectations => Verdict::Survived,
     }

@@ -145,6 +145,27 @@ impl Outcome {
     /// level: the error as its text, failures as their lines, the trace in
     /// its four wire kinds.
     pub fn to_value(&self) -> Value {
+        let mut map = self.value_without_trace();
+        map.insert(
+            "trace".into(),
+            Value::Array(self.wire_trace().map(|e| e.to_value()).collect()),
+        );
+        sorted(Value::Object(map))
+    }
+
+    /// Whether the two outcomes have the same [`to_value`](Self::to_value),
+    /// found without building the trace's value: the trace of a long run
+    /// with many hooks holds a hook event per hook and step.
+    #[must_use]
+    pub fn same_value(&self, other: &Outcome) -> bool {
+        // Map equality ignores key order, so the unsorted maps compare as
+        // the sorted ones do.
+        self.wire_trace().eq(other.wire_trace())
+            && self.value_without_trace() == other.value_without_trace()
+    }
+
+    /// The keys of [`to_value`](Self::to_value) but `trace`, unsorted.
+    fn value_without_trace(&self) -> Map<String, Value> {
         let mut map = Map::new();
         map.insert("scenario".into(), self.scenario.clone().into());
         map.insert("file".into(), self.file.clone().into());
@@ -170,11 +191,7 @@ impl Outcome {
                 .as_ref()
                 .map_or(Value::Null, RunResult::to_value),
         );
-        map.insert(
-            "trace".into(),
-            Value::Array(self.wire_trace().map(|e| e.to_value()).collect()),
-        );
-        sorted(Value::Object(map))
+        map
     }
 
     /// [`to_value`](Self::to_value) for snapshot tools:

@@ -288,6 +288,18 @@ mod tests {
     }
 
     #[test]
+    fn characters_of_several_bytes_inside_a_tag_are_read_past() {
+        for template in [
+            "{{ topic \u{fffd}} in {{ words }} words.",
+            "{{\u{fffd}words }}",
+            "{{ 'é' ~ \"ü\\\u{fffd}\" ~ naïve }}",
+            "{% if ü %}{{ 日本 }}{% endif %}",
+        ] {
+            assert!(check_expressions(template).is_ok(), "{template}");
+        }
+    }
+
+    #[test]
     fn operators_inside_strings_comments_and_raw_blocks_do_not_count() {
         let plus = "+".repeat(5000);
         let template = format!(

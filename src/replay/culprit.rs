@@ -20,8 +20,10 @@ pub(super) fn construction_errors(replay: &Replay, scenario: &Scenario) -> Vec<S
     let file = super::validity::file_name(scenario);
     let source = &scenario.source;
     let mut scenario = scenario.clone();
-    let mut out = Vec::new();
-    while out.len() < MAX_REPORTED {
+    let mut out: Vec<ScenarioError> = Vec::new();
+    // One build per error, so at most this many builds (an error met again,
+    // as for entries that are copies of each other, is reported once).
+    for _ in 0..MAX_REPORTED {
         let Some(error) = replay.unexpected_construction_error(&scenario) else {
             break;
         };
@@ -45,11 +47,12 @@ pub(super) fn construction_errors(replay: &Replay, scenario: &Scenario) -> Vec<S
             error,
             hint: cause.hint,
         };
-        out.push(
-            ScenarioError::new(kind, &file)
-                .with_path(path)
-                .at_position(position),
-        );
+        let found = ScenarioError::new(kind, &file)
+            .with_path(path)
+            .at_position(position);
+        if !out.iter().any(|e| e.to_string() == found.to_string()) {
+            out.push(found);
+        }
         match cause.without {
             Some(without) if without != scenario => scenario = without,
             _ => break,
@@ -70,7 +73,45 @@ struct Cause {
     without: Option<Scenario>,
 }
 
+/// The entry of `point` the Agent refused with `error`: the first one that,
+/// with the entries after it removed, still gives `error` (the Agent meets
+/// a point's entries in order). Found in a number of builds logarithmic in
+/// the point's entries, so a file of many hooks is not built once per hook.
+fn refused_hook(
+    replay: &Replay,
+    scenario: &Scenario,
+    point: &str,
+    error: &AgentError,
+) -> Option<(KeyPath, Scenario)> {
+    let entries = scenario.hooks.get(point)?;
+    let gives_error = |kept: usize| {
+        let mut prefix = scenario.clone();
+        prefix.hooks[point].truncate(kept);
+        replay.unexpected_construction_error(&prefix).as_ref() == Some(error)
+    };
+    // The smallest count of entries kept that gives the error.
+    let (mut low, mut high) = (0, entries.len());
+    if !gives_error(high) {
+        return None;
+    }
+    while low < high {
+        let middle = low + (high - low) / 2;
+        if gives_error(middle) {
+            high = middle;
+        } else {
+            low = middle + 1;
+        }
+    }
+    let index = low.checked_sub(1)?;
+    let mut without = scenario.clone();
+    without.hooks[point].remove(index);
+    let place = KeyPath::default().key("hooks").key(point).index(index);
+    Some((place, without))
+}
+
 /// The first hook entry whose removal changes `error`: the one it is about.
+/// An entry equal to the one before it is skipped: its removal gives the
+/// same scenario.
 fn culprit_hook(
     replay: &Replay,
     scenario: &Scenario,
@@ -78,6 +119,9 @@ fn culprit_hook(
 ) -> Option<(KeyPath, Scenario)> {
     scenario.hooks.iter().find_map(|(point, entries)| {
         (0..entries.len()).find_map(|i| {
+            if i > 0 && entries[i] == entries[i - 1] {
+                return None;
+            }
             let mut without = scenario.clone();
             without.hooks[point.as_str()].remove(i);
             (replay.unexpected_construction_error(&without).as_ref() != Some(error)).then(|| {
@@ -147,8 +191,10 @@ fn cause(replay: &Replay, scenario: &Scenario, error: &AgentError) -> Cause {
             }
         }
         AgentError::HookNotAllowed(not_allowed) => {
-            // The entry whose removal changes the error is the one refused.
-            let (place, without) = culprit_hook(replay, scenario, error).unzip();
+            let (place, without) =
+                refused_hook(replay, scenario, not_allowed.point.as_str(), error)
+                    .or_else(|| culprit_hook(replay, scenario, error))
+                    .unzip();
             Cause {
                 place,
                 hint: Some(if not_allowed.allowed.is_empty() {

@@ -35,3 +35,18 @@ pub fn scratch(area: &str, name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).expect("the scratch folder can be made");
     dir
 }
+
+/// `hookharness ARGS` in a shell that bounds the address space to `kib`
+/// KiB (`ulimit -v`), the parent and its child processes alike.
+#[cfg(target_os = "linux")]
+pub fn hookharness_within_memory(kib: u64, args: &[&str]) -> Output {
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg(format!("ulimit -v {kib} && exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_hookharness"))
+        .args(args)
+        .env_remove("HOOKHARNESS_PROGRESS")
+        .env_remove("RUST_BACKTRACE");
+    command.output().expect("sh runs")
+}

@@ -8,9 +8,14 @@
 use super::output::{out, outln};
 use super::progress::Progress;
 use super::{ExitCode, files};
-use crate::mutate::{self, Baseline, Mutant, NotGreen, Oracle, Score, Verdict};
+mod isolated;
+
+pub(super) use isolated::{worker_judge, worker_prepare};
+
+use crate::mutate::{self, Mutant, NotGreen, Oracle, Score, Verdict};
 use crate::outcome::ErrorKind;
 use crate::replay::Replay;
+use isolated::{Judged, Prepared};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
@@ -103,64 +108,75 @@ pub(super) fn run(args: MutateArgs) -> ExitCode {
         Ok(engines) => engines.main,
         Err(code) => return code,
     };
-    let mut mutants: Vec<Mutant> = Vec::new();
-    // What each scenario's unmutated run used, and for each mutant its scenario's.
-    let mut baselines: Vec<Baseline> = Vec::new();
-    let mut baseline_of: Vec<usize> = Vec::new();
+    // This crate's loop runs in child processes (isolated.rs); the Haystack
+    // engine runs in its own worker already.
+    let here = (args.engine.engine != super::engine::Engine::Rust).then_some(&replay);
+    let limit = std::time::Duration::from_secs(args.engine.timeout.max(1));
+    let mut green = Vec::new();
     let mut skipped = Vec::new();
     let mut matched = 0;
-    for (file, loaded) in super::filter::loaded(&files, args.filter.as_deref()) {
-        matched += 1;
-        match loaded {
-            Ok(scenario) => match mutate::baseline(&replay, &scenario) {
-                Ok(baseline) => {
-                    let found = mutate::mutants(&scenario);
-                    baseline_of.extend(std::iter::repeat_n(baselines.len(), found.len()));
-                    baselines.push(baseline);
-                    mutants.extend(found);
-                }
-                Err(not_green) => {
-                    skipped.push(not_mutated(file, not_green));
-                }
-            },
-            Err(error) => skipped.push(Skipped::Invalid(error.to_string())),
-        }
-    }
+    isolated::prepare(
+        &files,
+        args.filter.as_deref(),
+        here,
+        limit,
+        |index, prepared| {
+            match prepared {
+                Prepared::Filtered => return,
+                Prepared::Skipped(skip) => skipped.push(skip),
+                Prepared::Green => green.push(index),
+            }
+            matched += 1;
+        },
+    );
     if matched == 0 {
         super::output::errln!("no scenario matches the filter");
         return ExitCode::NoScenarios;
     }
-
-    let mut progress = Progress::new("mutants", mutants.len());
-    let mut verdicts = Vec::with_capacity(mutants.len());
-    for (mutant, baseline) in mutants.iter().zip(&baseline_of) {
-        let oracle = match args.killed_by {
-            KilledBy::Expect => Oracle::Expectations,
-            KilledBy::Outcome => Oracle::Outcome,
-        };
-        verdicts.push(mutate::judge(
-            &replay,
-            mutant,
-            &baselines[*baseline],
-            oracle,
-        ));
-        progress.advance();
+    // The files that pass as written ran in a child process: loading them
+    // here is safe, and gives the same mutants in the same order.
+    let mut mutants: Vec<Mutant> = Vec::new();
+    let mut units = Vec::new();
+    for index in green {
+        match crate::scenario::Scenario::from_path(&files[index]) {
+            Ok(scenario) => {
+                let found = mutate::mutants(&scenario);
+                units.extend((0..found.len()).map(|k| (files[index].clone(), k)));
+                mutants.extend(found);
+            }
+            Err(error) => skipped.push(Skipped::Invalid(error.to_string())),
+        }
     }
+
+    let oracle = match args.killed_by {
+        KilledBy::Expect => Oracle::Expectations,
+        KilledBy::Outcome => Oracle::Outcome,
+    };
+    let mut progress = Progress::new("mutants", mutants.len());
+    let mut judged = Vec::with_capacity(mutants.len());
+    isolated::judge(&units, oracle, here, limit, |_, one| {
+        judged.push(one);
+        progress.advance();
+    });
     progress.clear();
 
-    let score = Score::of(&verdicts);
-    // What the report lists: what the oracle did not kill.
+    let score = Score::of(judged.iter().map(|j| &j.verdict));
+    // What the report lists: what the oracle did not kill, and each mutant
+    // whose process ended.
     let listed = match args.killed_by {
         KilledBy::Expect => Verdict::Survived,
         KilledBy::Outcome => Verdict::Equivalent,
     };
     match args.format {
-        MutateFormat::Human => human(&mutants, &verdicts, &skipped, &score, listed),
-        MutateFormat::Json => outln!("{}", document(&mutants, &verdicts, &skipped, &score)),
+        MutateFormat::Human => human(&mutants, &judged, &skipped, &score, listed),
+        MutateFormat::Json => outln!("{}", document(&mutants, &judged, &skipped, &score)),
     }
     if skipped.iter().any(|s| matches!(s, Skipped::Invalid(_))) {
         ExitCode::Invalid
-    } else if score.survived > 0 || !skipped.is_empty() {
+    } else if score.survived > 0
+        || !skipped.is_empty()
+        || judged.iter().any(|j| j.aborted.is_some())
+    {
         ExitCode::Failed
     } else {
         ExitCode::Ok
@@ -182,7 +198,7 @@ fn location(mutant: &Mutant) -> String {
 
 fn human(
     mutants: &[Mutant],
-    verdicts: &[Verdict],
+    judged: &[Judged],
     skipped: &[Skipped],
     score: &Score,
     listed: Verdict,
@@ -190,12 +206,19 @@ fn human(
     for skip in skipped {
         outln!("{}", skip.message());
     }
-    for (mutant, verdict) in mutants.iter().zip(verdicts) {
-        if *verdict == listed {
+    for (mutant, one) in mutants.iter().zip(judged) {
+        if let Some(how) = &one.aborted {
+            outln!(
+                "{}: killed: {} ({}): {how}",
+                location(mutant),
+                mutant.description,
+                mutant.place
+            );
+        } else if one.verdict == listed {
             outln!(
                 "{}: {}: {} ({})",
                 location(mutant),
-                verdict.as_str(),
+                one.verdict.as_str(),
                 mutant.description,
                 mutant.place
             );
@@ -218,20 +241,24 @@ fn human(
     outln!();
 }
 
-fn document(mutants: &[Mutant], verdicts: &[Verdict], skipped: &[Skipped], score: &Score) -> Value {
+fn document(mutants: &[Mutant], judged: &[Judged], skipped: &[Skipped], score: &Score) -> Value {
     let mutants: Vec<Value> = mutants
         .iter()
-        .zip(verdicts)
-        .map(|(mutant, verdict)| {
-            json!({
+        .zip(judged)
+        .map(|(mutant, one)| {
+            let mut entry = json!({
                 "file": mutant.file().map(|f| f.display().to_string()),
                 "line": mutant.position.map(|p| p.0),
                 "column": mutant.position.map(|p| p.1),
                 "place": mutant.place,
                 "operator": mutant.operator.as_str(),
                 "description": mutant.description,
-                "verdict": verdict.as_str(),
-            })
+                "verdict": one.verdict.as_str(),
+            });
+            if let Some(how) = &one.aborted {
+                entry["aborted"] = Value::String(how.clone());
+            }
+            entry
         })
         .collect();
     let (invalid, not_green): (Vec<&Skipped>, Vec<&Skipped>) = skipped

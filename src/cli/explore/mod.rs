@@ -12,10 +12,13 @@ use super::output::{errln, outln};
 use super::progress::Progress;
 use super::safe_write::{self, Refused};
 use super::{ExitCode, files};
-use crate::explore::{self, Explore, Variant};
-use crate::outcome::{ErrorKind, Outcome, Status};
+mod isolated;
+
+pub(super) use isolated::{Settings, worker_check, worker_prepare};
+
+use crate::explore;
 use crate::replay::Replay;
-use crate::scenario::Scenario;
+use isolated::{Checked, Named, Prepared, Summary};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 
@@ -75,23 +78,21 @@ impl ExploreArgs {
     }
 }
 
-/// A file to explore: the scenario, its run as written and its variants.
+/// A file to explore: its run as written and its variants.
 struct Explored {
     file: PathBuf,
     /// The name its variant files start with, unique among the files.
     stem: String,
-    as_written: Outcome,
-    space: explore::Space,
-    by_design: Vec<crate::invariants::Invariant>,
-    scenario: Scenario,
+    summary: Summary,
 }
 
 /// A file to explore, or why not.
 enum Entry {
     Explored(Box<Explored>),
     Invalid(String),
-    /// It uses a `custom:` hook, which the command line does not have.
-    NeedsRust(String),
+    /// It uses a `custom:` hook, which the command line does not have, or
+    /// its process ended while it ran as written.
+    NotExplored(String),
 }
 
 /// 0 when no variant broke, 1 when one did (or a scenario fails as
@@ -106,14 +107,14 @@ pub(super) fn run(args: ExploreArgs) -> ExitCode {
     };
     // Neither dimension named: both; faults only when asked.
     let both = !args.orders && !args.answers;
-    let mut config = Explore::new()
-        .orders(both || args.orders)
-        .answers(both || args.answers)
-        .faults(args.faults)
-        .max_variants(args.max_variants as usize);
-    if let Some(seed) = args.seed {
-        config = config.seed(seed);
-    }
+    let settings = Settings {
+        explore_orders: both || args.orders,
+        explore_answers: both || args.answers,
+        explore_faults: args.faults,
+        explore_max_variants: args.max_variants as usize,
+        explore_seed: args.seed,
+        explore_out: args.out.clone(),
+    };
     if let Some(dir) = &args.out {
         if let Err(error) = std::fs::create_dir_all(dir) {
             errln!("{}: cannot create the --out folder: {error}", dir.display());
@@ -124,40 +125,33 @@ pub(super) fn run(args: ExploreArgs) -> ExitCode {
         Ok(engines) => engines.main,
         Err(code) => return code,
     };
+    // This crate's loop runs in child processes (isolated.rs); the Haystack
+    // engine runs in its own worker already.
+    let here = (args.engine.engine != super::engine::Engine::Rust).then_some(&replay);
+    let limit = std::time::Duration::from_secs(args.engine.timeout.max(1));
     let mut entries = Vec::new();
-    for (file, loaded) in super::filter::loaded(&files, args.filter.as_deref()) {
-        match loaded {
-            Ok(scenario) => {
-                let (as_written, by_design) = config.as_written(&replay, &scenario);
-                if as_written.status == Status::Invalid {
-                    let message = as_written.error.map(|e| e.message).unwrap_or_default();
-                    entries.push(Entry::Invalid(message));
-                    continue;
-                }
-                if let Some(ErrorKind::UnregisteredHook { name }) =
-                    as_written.error.as_ref().map(|e| &e.kind)
-                {
-                    entries.push(Entry::NeedsRust(super::needs_rust::message(
-                        file,
-                        name,
-                        "explore",
-                        "hookharness::explore::Explore",
-                    )));
-                    continue;
-                }
-                let space = config.variants(&scenario, &as_written);
-                entries.push(Entry::Explored(Box::new(Explored {
-                    file: file.clone(),
-                    stem: String::new(),
-                    as_written,
-                    space,
-                    by_design,
-                    scenario,
-                })));
+    let filter = args.filter.as_deref();
+    isolated::prepare(&files, filter, &settings, here, limit, |index, prepared| {
+        let file = &files[index];
+        entries.push(match prepared {
+            Prepared::Filtered => return,
+            Prepared::Invalid(message) => Entry::Invalid(message),
+            Prepared::NeedsRust(name) => Entry::NotExplored(super::needs_rust::message(
+                file,
+                &name,
+                "explore",
+                "hookharness::explore::Explore",
+            )),
+            Prepared::Ended(how) => {
+                Entry::NotExplored(format!("{}: not explored: {how}", file.display()))
             }
-            Err(error) => entries.push(Entry::Invalid(error.to_string())),
-        }
-    }
+            Prepared::Explored(summary) => Entry::Explored(Box::new(Explored {
+                file: file.clone(),
+                stem: String::new(),
+                summary,
+            })),
+        });
+    });
     if entries.is_empty() {
         errln!("no scenario matches the filter");
         return ExitCode::NoScenarios;
@@ -167,8 +161,8 @@ pub(super) fn run(args: ExploreArgs) -> ExitCode {
     let total = entries
         .iter()
         .map(|e| match e {
-            Entry::Explored(explored) => explored.space.variants.len(),
-            Entry::Invalid(_) | Entry::NeedsRust(_) => 0,
+            Entry::Explored(explored) => explored.summary.variants.len(),
+            Entry::Invalid(_) | Entry::NotExplored(_) => 0,
         })
         .sum();
     let mut progress = Progress::new("variants", total);
@@ -186,7 +180,7 @@ pub(super) fn run(args: ExploreArgs) -> ExitCode {
                 invalid.push(message);
                 continue;
             }
-            Entry::NeedsRust(message) => {
+            Entry::NotExplored(message) => {
                 progress.clear();
                 if args.format == ExploreFormat::Human {
                     outln!("{message}");
@@ -196,7 +190,7 @@ pub(super) fn run(args: ExploreArgs) -> ExitCode {
             }
         };
         let out = args.out.as_deref().map(|dir| (dir, args.force));
-        let report = match explore_file(explored, &replay, out, &mut progress) {
+        let report = match explore_file(explored, &settings, here, limit, out, &mut progress) {
             Ok(report) => report,
             Err(refused) => {
                 progress.clear();
@@ -205,7 +199,7 @@ pub(super) fn run(args: ExploreArgs) -> ExitCode {
             }
         };
         if args.format == ExploreFormat::Human {
-            human(&report, config.faults);
+            human(&report, settings.explore_faults);
         }
         reports.push(report);
     }
@@ -250,7 +244,7 @@ struct FileReport {
     size: u128,
     sampled: Option<u64>,
     passes_as_written: bool,
-    by_design: Vec<crate::invariants::Invariant>,
+    by_design: Vec<String>,
     broken: Vec<BrokenReport>,
     /// The variants that leave the script (not broken: the file does not
     /// say what happens there).
@@ -259,108 +253,91 @@ struct FileReport {
 
 /// A variant whose run needs more than the file scripts.
 struct UnscriptedReport {
-    variant: Variant,
-    needs: crate::scripted::Unscripted,
+    variant: Named,
+    /// What to add to the file to explore it.
+    needs: String,
     /// The run's error, which says what ran out.
     error: String,
 }
 
 /// One broken variant.
 struct BrokenReport {
-    variant: Variant,
+    variant: Named,
     reasons: Vec<String>,
-    invariants: Vec<&'static str>,
+    invariants: Vec<String>,
     written: Option<PathBuf>,
 }
 
 /// Runs and checks every variant of one file, writing the broken ones to
 /// `out` (the folder, and whether existing files may be replaced); `Err`
-/// when one is refused or cannot be written.
+/// when one is refused or cannot be written (the variants after it are
+/// not written).
 fn explore_file(
     explored: Explored,
-    replay: &Replay,
+    settings: &Settings,
+    here: Option<&Replay>,
+    limit: std::time::Duration,
     out: Option<(&Path, bool)>,
     progress: &mut Progress,
 ) -> Result<FileReport, Refused> {
     let Explored {
         file,
         stem,
-        as_written,
-        space,
-        by_design,
-        scenario,
+        summary,
     } = explored;
-    let count = space.variants.len();
-    let faults = space.variants.iter().filter(|v| v.faulted).count();
+    let count = summary.variants.len();
+    let faults = summary.variants.iter().filter(|v| v.faulted).count();
     let mut broken = Vec::new();
     let mut unscripted = Vec::new();
-    for variant in space.variants {
-        let checked = explore::check(replay, &scenario, variant, &by_design);
+    let mut refused = None;
+    isolated::check(&file, count, settings, here, limit, |k, checked| {
         progress.advance();
-        if !checked.broken() {
-            continue;
-        }
-        if let Some(needs) = checked.unscripted() {
-            // The run's error, or the stale reply's `sees` failure (without
-            // its advice to rebase: the scenario as written still holds).
-            let error = match checked.outcome.error {
-                Some(error) => error.message,
-                None => checked
-                    .outcome
-                    .failures
-                    .into_iter()
-                    .next()
-                    .map(
-                        |f| match f.message.split_once("; if the change is intended") {
-                            Some((kept, _)) => kept.to_owned(),
-                            None => f.message,
-                        },
-                    )
-                    .unwrap_or_default(),
-            };
-            unscripted.push(UnscriptedReport {
-                variant: checked.variant,
-                needs,
+        let variant = summary.variants[k].clone();
+        match checked {
+            Checked::Holds => {}
+            Checked::Unscripted { what, error } => unscripted.push(UnscriptedReport {
+                variant,
+                needs: what,
                 error,
-            });
-            continue;
-        }
-        let written = match out {
-            Some((dir, force)) => {
-                let shrunk = checked.minimize(replay, &scenario, &by_design);
-                Some(write(
-                    dir,
-                    &file,
-                    &stem,
-                    force,
-                    &shrunk,
-                    checked.variant.number,
-                )?)
+            }),
+            Checked::Broken {
+                reasons,
+                invariants,
+                text,
+            } => {
+                let written = match (out, text) {
+                    (Some((dir, force)), Some(text)) if refused.is_none() => {
+                        match write(dir, &file, &stem, force, &text, variant.number) {
+                            Ok(path) => Some(path),
+                            Err(error) => {
+                                refused = Some(error);
+                                None
+                            }
+                        }
+                    }
+                    _ => None,
+                };
+                broken.push(BrokenReport {
+                    variant,
+                    reasons,
+                    invariants,
+                    written,
+                });
             }
-            None => None,
-        };
-        let mut invariants: Vec<&'static str> = checked
-            .violations
-            .iter()
-            .map(|v| v.invariant.name())
-            .collect();
-        invariants.dedup();
-        broken.push(BrokenReport {
-            reasons: checked.reasons,
-            variant: checked.variant,
-            invariants,
-            written,
-        });
-    }
+        }
+    });
     progress.clear();
+    if let Some(refused) = refused {
+        return Err(refused);
+    }
     Ok(FileReport {
         file,
         count,
         faults,
-        size: space.size,
-        sampled: space.sampled,
-        passes_as_written: as_written.status == Status::Pass,
-        by_design,
+        size: summary.size,
+        sampled: summary.sampled,
+        passes_as_written: summary.passes_as_written,
+        by_design: summary.by_design,
         broken,
         unscripted,
     })
@@ -393,7 +370,7 @@ fn human(report: &FileReport, faults: bool) {
         outln!("  as written, the scenario does not pass: `hookharness run {path}` shows why");
     }
     if !report.by_design.is_empty() {
-        let names: Vec<&str> = report.by_design.iter().map(|i| i.name()).collect();
+        let names: Vec<&str> = report.by_design.iter().map(String::as_str).collect();
         outln!(
             "  as written, the scenario breaks {} (not checked on its variants)",
             names.join(", ")
@@ -422,7 +399,7 @@ fn human(report: &FileReport, faults: bool) {
         );
         outln!(
             "    leaves the script: add {} to explore it ({})",
-            left.needs.what(),
+            left.needs,
             left.error
         );
     }
@@ -461,12 +438,12 @@ fn document(
                 "orders_and_answers": u64::try_from(r.size).unwrap_or(u64::MAX),
                 "seed": r.sampled,
                 "passes_as_written": r.passes_as_written,
-                "by_design": r.by_design.iter().map(|i| i.name()).collect::<Vec<_>>(),
+                "by_design": r.by_design,
                 "broken": broken,
                 "leaves_script": r.unscripted.iter().map(|u| json!({
                     "variant": u.variant.number,
                     "changes": u.variant.changes,
-                    "add": u.needs.what(),
+                    "add": u.needs,
                     "error": u.error,
                 })).collect::<Vec<_>>(),
             })
@@ -482,7 +459,7 @@ fn document(
     })
 }
 
-fn changes(variant: &Variant) -> String {
+fn changes(variant: &Named) -> String {
     if variant.changes.is_empty() {
         "as written".to_owned()
     } else {
@@ -498,17 +475,11 @@ fn write(
     file: &Path,
     stem: &str,
     force: bool,
-    scenario: &Scenario,
+    text: &str,
     number: usize,
 ) -> Result<PathBuf, Refused> {
     let path = dir.join(format!("{stem}.variant-{number}.yaml"));
-    // Its `python_path` must still reach the user's code from `dir`.
-    let from = file
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let scenario = scenario.clone().relocated(from, dir);
-    safe_write::prepare_new(&path, "the variant", &[file], force)?.commit(&scenario.to_yaml())?;
+    safe_write::prepare_new(&path, "the variant", &[file], force)?.commit(text)?;
     Ok(path)
 }
 
