@@ -299,6 +299,29 @@ pub(super) fn path_bytes(path: &Path) -> std::borrow::Cow<'_, [u8]> {
 
 /// The path of bytes from [`path_bytes`].
 #[cfg(unix)]
+/// The unit of the `k`-th part (variant, mutant) of `file`, as `each_unit`
+/// hands it to a child: `K:PATH` (digits hold no `:`).
+pub(super) fn unit(file: &Path, k: usize) -> PathBuf {
+    let mut unit = std::ffi::OsString::from(format!("{k}:"));
+    unit.push(file.as_os_str());
+    PathBuf::from(unit)
+}
+
+impl Abort {
+    /// How the child ended before its line, for the report.
+    pub(super) fn ended(&self) -> String {
+        let phase = if self.started.is_some() {
+            "running"
+        } else {
+            "reading"
+        };
+        format!(
+            "the process {phase} it ended before its outcome: {}",
+            self.how
+        )
+    }
+}
+
 pub(super) fn path_from(bytes: &[u8]) -> PathBuf {
     use std::os::unix::ffi::OsStrExt;
     PathBuf::from(std::ffi::OsStr::from_bytes(bytes))

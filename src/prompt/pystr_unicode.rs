@@ -9,20 +9,7 @@
 #[path = "pystr_table.rs"]
 mod table;
 
-fn in_ranges(ranges: &[(u32, u32)], ch: char) -> bool {
-    let code = ch as u32;
-    ranges
-        .binary_search_by(|&(start, end)| {
-            if end < code {
-                std::cmp::Ordering::Less
-            } else if start > code {
-                std::cmp::Ordering::Greater
-            } else {
-                std::cmp::Ordering::Equal
-            }
-        })
-        .is_ok()
-}
+use crate::pyfmt::printable::in_ranges;
 
 fn mapped(map: &'static [(u32, &'static str)], ch: char) -> Option<&'static str> {
     map.binary_search_by_key(&(ch as u32), |&(code, _)| code)

@@ -11,7 +11,7 @@ use std::fmt::Write;
 
 mod exception;
 mod format;
-mod printable;
+pub(crate) mod printable;
 pub(crate) mod pyset;
 #[cfg(test)]
 mod pyset_cpython;

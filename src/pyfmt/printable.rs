@@ -16,7 +16,14 @@ pub(crate) fn is_printable(ch: char) -> bool {
     if (0x20..0x7f).contains(&code) {
         return true;
     }
-    table::NOT_PRINTABLE
+    !in_ranges(table::NOT_PRINTABLE, ch)
+}
+
+/// Whether `ch` lies in one of `ranges`, sorted inclusive `(start, end)`
+/// code point ranges (the shape of the Unicode tables generated from Python).
+pub(crate) fn in_ranges(ranges: &[(u32, u32)], ch: char) -> bool {
+    let code = ch as u32;
+    ranges
         .binary_search_by(|&(start, end)| {
             if end < code {
                 std::cmp::Ordering::Less
@@ -26,7 +33,7 @@ pub(crate) fn is_printable(ch: char) -> bool {
                 std::cmp::Ordering::Equal
             }
         })
-        .is_err()
+        .is_ok()
 }
 
 #[cfg(test)]

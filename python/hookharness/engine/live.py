@@ -51,26 +51,36 @@ def _missing(kind: str, name: str, known: dict) -> str:
     return f"{_SOURCE[kind]} gives {have}, not `{name}`{suggestion}"
 
 
+def _registered(registry: dict, kind: str, name: str, where: str, none_here: str) -> Any:
+    """`registry[name]`; `LookupError` saying what to do when it is not there: `none_here` when this process
+    registered nothing at all (no test handed it objects), else the names it has."""
+    if name in registry:
+        return registry[name]
+    if not HOOKS and not AGENTS and not HOOK_CONTEXT:
+        raise LookupError(f"`{where}` {none_here}")
+    raise LookupError(f"`{where}`: {_missing(kind, name, registry)}")
+
+
 def hook(name: str) -> Any:
     """The hook registered as `name`; `LookupError` with what to do when there is none."""
-    if name in HOOKS:
-        return HOOKS[name]
-    if not HOOKS and not AGENTS and not HOOK_CONTEXT:
-        raise LookupError(
-            f"`custom: {name}` is a hook your test registers, and none is registered here: a Rust test registers it "
-            f"on `Replay` (`--engine rust`), a Python one through {_SOURCE['hooks']}, run by pytest; "
-            "or name a Python hook with `python: \"module:attribute\"`"
-        )
-    raise LookupError(f"`custom: {name}`: {_missing('hooks', name, HOOKS)}")
+    return _registered(
+        HOOKS,
+        "hooks",
+        name,
+        f"custom: {name}",
+        "is a hook your test registers, and none is registered here: a Rust test registers it on `Replay` "
+        f"(`--engine rust`), a Python one through {_SOURCE['hooks']}, run by pytest; or name a Python hook with "
+        '`python: "module:attribute"`',
+    )
 
 
 def agent(name: str) -> Any:
     """The Agent registered as `name`; `LookupError` with what to do when there is none."""
-    if name in AGENTS:
-        return AGENTS[name]
-    if not HOOKS and not AGENTS and not HOOK_CONTEXT:
-        raise LookupError(
-            f"`agent.custom: {name}` is an Agent your test registers, and none is registered here: run the scenario "
-            f"with pytest, through {_SOURCE['agents']}; or build it from a factory with `agent: {{python: \"module:factory\"}}`"
-        )
-    raise LookupError(f"`agent.custom: {name}`: {_missing('agents', name, AGENTS)}")
+    return _registered(
+        AGENTS,
+        "agents",
+        name,
+        f"agent.custom: {name}",
+        f"is an Agent your test registers, and none is registered here: run the scenario with pytest, through "
+        f'{_SOURCE["agents"]}; or build it from a factory with `agent: {{python: "module:factory"}}`',
+    )

@@ -11,7 +11,7 @@
 //! the Haystack engine, or when no child can be started, the same steps run
 //! in this process.
 
-use super::super::isolate::{self, Abort, Job, Line};
+use super::super::isolate::{self, Job, Line};
 use super::super::output::out;
 use crate::explore::{self, Explore, Space};
 use crate::invariants::Invariant;
@@ -167,7 +167,7 @@ pub(super) fn prepare(
                             {
                                 Prepared::Filtered
                             } else {
-                                Prepared::Ended(ended(&abort))
+                                Prepared::Ended(abort.ended())
                             }
                         }
                     };
@@ -196,7 +196,7 @@ pub(super) fn check(
     let from = match here {
         Some(_) => 0,
         None => {
-            let units: Vec<PathBuf> = (0..count).map(|k| unit(file, k)).collect();
+            let units: Vec<PathBuf> = (0..count).map(|k| isolate::unit(file, k)).collect();
             let args = settings.args();
             let isolated = isolate::each_unit(
                 &units,
@@ -210,7 +210,7 @@ pub(super) fn check(
                             failed(format!("its report did not read back ({e})"))
                         }),
                         Ok(Line::Skipped) => failed("it gave no report".to_owned()),
-                        Err(abort) => failed(ended(&abort)),
+                        Err(abort) => failed(abort.ended()),
                     };
                     each(k, checked);
                 },
@@ -232,26 +232,6 @@ fn failed(how: String) -> Checked {
         invariants: Vec::new(),
         text: None,
     }
-}
-
-/// How a child ended before its line, for the report.
-fn ended(abort: &Abort) -> String {
-    let phase = if abort.started.is_some() {
-        "running"
-    } else {
-        "reading"
-    };
-    format!(
-        "the process {phase} it ended before its outcome: {}",
-        abort.how
-    )
-}
-
-/// The unit of the `K`-th variant of `file`: `K:PATH` (digits hold no `:`).
-fn unit(file: &Path, k: usize) -> PathBuf {
-    let mut unit = OsString::from(format!("{k}:"));
-    unit.push(file.as_os_str());
-    PathBuf::from(unit)
 }
 
 /// The variant number and file of a unit.

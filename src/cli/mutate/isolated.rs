@@ -10,7 +10,7 @@
 //! this process, the same way.
 
 use super::super::filter;
-use super::super::isolate::{self, Abort, Job, Line};
+use super::super::isolate::{self, Job, Line};
 use super::super::output::out;
 use super::{Skipped, not_mutated};
 use crate::mutate::{self, Baseline, Mutant, Oracle, Verdict};
@@ -65,7 +65,7 @@ pub(super) fn prepare(
                 } else {
                     Prepared::Skipped(Skipped::NotGreen(format!(
                         "{path}: not mutated: {}",
-                        ended(&abort)
+                        abort.ended()
                     )))
                 }
             }
@@ -96,7 +96,10 @@ pub(super) fn judge(
         }
         return;
     }
-    let units: Vec<PathBuf> = mutants.iter().map(|(file, k)| unit(file, *k)).collect();
+    let units: Vec<PathBuf> = mutants
+        .iter()
+        .map(|(file, k)| isolate::unit(file, *k))
+        .collect();
     let job = match oracle {
         Oracle::Outcome => Job::MutateOutcome,
         _ => Job::MutateExpect,
@@ -116,7 +119,7 @@ pub(super) fn judge(
             },
             Err(abort) => Judged {
                 verdict: Verdict::Killed,
-                aborted: Some(ended(&abort)),
+                aborted: Some(abort.ended()),
             },
         };
         each(index, judged);
@@ -126,26 +129,6 @@ pub(super) fn judge(
     for (index, (file, k)) in mutants.iter().enumerate().skip(from) {
         each(index, judged(here.verdict(file, *k)));
     }
-}
-
-/// How a child ended before its line, for the report.
-fn ended(abort: &Abort) -> String {
-    let phase = if abort.started.is_some() {
-        "running"
-    } else {
-        "reading"
-    };
-    format!(
-        "the process {phase} it ended before its outcome: {}",
-        abort.how
-    )
-}
-
-/// The unit of the `K`-th mutant of `file`: `K:PATH` (digits hold no `:`).
-fn unit(file: &Path, k: usize) -> PathBuf {
-    let mut unit = std::ffi::OsString::from(format!("{k}:"));
-    unit.push(file.as_os_str());
-    PathBuf::from(unit)
 }
 
 /// The mutant number and file of a unit.
