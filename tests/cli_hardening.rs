@@ -596,3 +596,53 @@ fn copies_of_a_refused_hook_are_reported_once_at_the_first() {
         "{text}"
     );
 }
+
+/// Several different hooks refused at one point: each is reported at its
+/// own line, though the ones before it are taken out of the copy the
+/// Agent is built from to find the next.
+#[test]
+fn refused_hooks_are_each_reported_at_their_own_line() {
+    let dir = common::scratch("cli_hardening", "refused_several");
+    let file = dir.join("several.yaml");
+    std::fs::write(
+        &file,
+        "name: several\nhooks:\n  on_exit:\n    - {name: a}\n    \
+         - {name: b, allowed_hook_points: [before_llm]}\n    - {name: c}\n    \
+         - {name: d, allowed_hook_points: [after_run]}\n    \
+         - {name: e, allowed_hook_points: [before_run]}\nmodel:\n  - text: done\n",
+    )
+    .unwrap();
+    let output = common::hookharness(&["check", file.to_str().unwrap()]);
+    let text = common::stdout(&output);
+    assert_eq!(output.status.code(), Some(2), "{text}");
+    let lines: Vec<(&str, &str)> = text
+        .lines()
+        .filter(|l| l.contains("cannot be built"))
+        .map(|l| {
+            let place = l.split(": the Agent").next().unwrap_or_default();
+            let points = l.rsplit("only supports: ").next().unwrap_or_default();
+            (
+                place.rsplit("several.yaml:").next().unwrap_or_default(),
+                points,
+            )
+        })
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            (
+                "5:7",
+                "before_llm. — register the hook at one of its points (before_llm) (or expect the error with `expect.error` to test it)"
+            ),
+            (
+                "7:7",
+                "after_run. — register the hook at one of its points (after_run) (or expect the error with `expect.error` to test it)"
+            ),
+            (
+                "8:7",
+                "before_run. — register the hook at one of its points (before_run) (or expect the error with `expect.error` to test it)"
+            ),
+        ],
+        "{text}"
+    );
+}

@@ -228,6 +228,31 @@ fn beyond_max_variants_the_orders_are_sampled_with_a_printed_seed_that_repeats_t
     assert!(stdout(&other).contains("sampled with seed 1:"));
 }
 
+/// 75 hooks that may each take all six points: the count of their layouts
+/// is past what 128 bits hold, found without listing counts per point (it
+/// took more than the minute a file has before).
+#[test]
+fn hooks_that_may_take_every_point_are_sampled_without_counting_each_layout() {
+    let dir = scratch("explore", "every_point");
+    let file = dir.join("every_point.yaml");
+    let hook = "    - {name: judge, allowed_hook_points: [before_run, before_llm, before_tool, after_tool, on_exit, after_run]}\n";
+    std::fs::write(
+        &file,
+        format!(
+            "name: every_point\nhooks:\n  on_exit:\n{}model: [{{text: done}}]\n",
+            hook.repeat(75)
+        ),
+    )
+    .unwrap();
+    let output = hookharness(&["explore", file.to_str().unwrap(), "--max-variants", "3"]);
+    let text = stdout(&output);
+    assert_eq!(output.status.code(), Some(0), "{text}{}", stderr(&output));
+    assert!(
+        text.contains(": 3 variants (3 of more than 10^38 orders and answers, sampled with seed "),
+        "{text}"
+    );
+}
+
 #[test]
 fn the_report_is_the_same_bytes_every_time() {
     let args = [

@@ -6,6 +6,7 @@ use super::rng::Rng;
 use crate::hook::HookPoint;
 use crate::scenario::{HookEntry, Scenario};
 use indexmap::IndexMap;
+use std::collections::HashMap;
 
 /// A hook entry of the scenario as written: its point and position.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -67,27 +68,75 @@ impl Orders {
     /// found entry by entry from the counts per point: an entry placed at a
     /// point holding `c` multiplies that point's orders by `c + 1`. Listing
     /// the assignments instead takes time in the product of the choices
-    /// (2^75 for 75 hooks that may take two points).
+    /// (2^75 for 75 hooks that may take two points). The count never falls
+    /// as entries are added (an entry multiplies each weight by at least
+    /// 1), so any part of the entries bounds it from below: before listing
+    /// counts per point, it is saturated when `m` entries may all take one
+    /// point (`m!` orders there) or `m` entries share `k` allowed points
+    /// (`m! * C(m + k - 1, k - 1)` layouts of theirs) past `u128::MAX`, and
+    /// the listing stops at the first entry that saturates it.
     pub(crate) fn count(&self) -> u128 {
-        let mut counts: std::collections::BTreeMap<Vec<usize>, u128> =
-            std::collections::BTreeMap::from([(vec![0; self.points.len()], 1)]);
-        for (_, allowed) in &self.choices {
-            let mut next = std::collections::BTreeMap::new();
+        if self.lower_bound() == u128::MAX {
+            return u128::MAX;
+        }
+        let own: Vec<Vec<usize>> = self
+            .choices
+            .iter()
+            .map(|(_, allowed)| {
+                allowed
+                    .iter()
+                    .filter_map(|point| self.points.iter().position(|q| q == point))
+                    .collect()
+            })
+            .collect();
+        let mut counts: HashMap<Vec<u32>, u128> = HashMap::from([(vec![0; self.points.len()], 1)]);
+        for allowed in &own {
+            let mut next: HashMap<Vec<u32>, u128> = HashMap::with_capacity(counts.len() * 2);
+            let mut sum = 0u128;
             for (state, weight) in &counts {
-                for point in allowed {
-                    let Some(p) = self.points.iter().position(|q| q == point) else {
-                        continue;
-                    };
+                for &p in allowed {
                     let mut placed = state.clone();
                     placed[p] += 1;
-                    let added = weight.saturating_mul(placed[p] as u128);
+                    let added = weight.saturating_mul(u128::from(placed[p]));
+                    sum = sum.saturating_add(added);
                     let total: &mut u128 = next.entry(placed).or_default();
                     *total = total.saturating_add(added);
                 }
             }
+            if sum == u128::MAX {
+                return u128::MAX;
+            }
             counts = next;
         }
         counts.values().fold(0u128, |a, b| a.saturating_add(*b))
+    }
+
+    /// A lower bound of [`Orders::count`] from two parts of the entries:
+    /// those that may take one point, and those that share one allowed set.
+    fn lower_bound(&self) -> u128 {
+        let at_one_point = self
+            .points
+            .iter()
+            .map(|point| {
+                let m = self
+                    .choices
+                    .iter()
+                    .filter(|(_, a)| a.contains(point))
+                    .count();
+                factorial(m)
+            })
+            .max()
+            .unwrap_or(1);
+        let mut sets: HashMap<&[String], usize> = HashMap::new();
+        for (_, allowed) in &self.choices {
+            *sets.entry(allowed.as_slice()).or_default() += 1;
+        }
+        let sharing_a_set = sets
+            .iter()
+            .map(|(allowed, &m)| factorial(m).saturating_mul(choose(m + allowed.len() - 1, m)))
+            .max()
+            .unwrap_or(1);
+        at_one_point.max(sharing_a_set)
     }
 
     /// Every layout, the scenario's own first.
@@ -228,6 +277,26 @@ pub(crate) fn label(scenario: &Scenario, entry: &EntryRef) -> String {
     name.unwrap_or_else(|| format!("hooks.{}[{}]", entry.point, entry.index))
 }
 
+/// `n!`, saturating.
+fn factorial(n: usize) -> u128 {
+    (1..=n as u128).fold(1u128, u128::saturating_mul)
+}
+
+/// `C(n, k)`, saturating: exact while the running product fits (each step
+/// `c * (n - k + i) / i` is an integer).
+fn choose(n: usize, k: usize) -> u128 {
+    let k = k.min(n - k) as u128;
+    let n = n as u128;
+    let mut c = 1u128;
+    for i in 1..=k {
+        match c.checked_mul(n - k + i) {
+            Some(product) => c = product / i,
+            None => return u128::MAX,
+        }
+    }
+    c
+}
+
 /// Every order of `items`, the given one first (lexicographic by position).
 fn permutations<T: Clone>(items: &[T]) -> Vec<Vec<T>> {
     let mut index: Vec<usize> = (0..items.len()).collect();
@@ -273,6 +342,44 @@ mod tests {
             movable.repeat(75)
         )));
         assert_eq!(many.count(), u128::MAX);
+        // 75 hooks that may each take all six points: the count saturates
+        // long before the counts per point are all listed.
+        let six = "    - {name: judge, allowed_hook_points: [before_run, before_llm, before_tool, after_tool, on_exit, after_run]}\n";
+        let every_point = Orders::of(&scenario(&format!(
+            "hooks:\n  on_exit:\n{}model: []\n",
+            six.repeat(75)
+        )));
+        assert_eq!(every_point.count(), u128::MAX);
+        // Below saturation the count is exact: 3 such hooks give 3! orders
+        // for each of the C(3 + 5, 5) = 56 ways to split them over 6 points,
+        // weighted: the sum over splits of 3!/(a! b! ...) * (a! b! ...) = 6 * 56.
+        let three = Orders::of(&scenario(&format!(
+            "hooks:\n  on_exit:\n{}model: []\n",
+            six.repeat(3)
+        )));
+        assert_eq!(three.count(), three.all().len() as u128);
+        assert_eq!(three.count(), 6 * 56);
+    }
+
+    #[test]
+    fn the_lower_bound_never_passes_the_count() {
+        let text = |hooks: &str| format!("hooks:\n{hooks}model: []\n");
+        for hooks in [
+            "  on_exit:\n    - {name: a, allowed_hook_points: [on_exit, after_run]}\n    - {name: b}\n",
+            "  on_exit:\n    - {name: a, allowed_hook_points: [on_exit, after_run, before_run]}\n    - {name: b, allowed_hook_points: [on_exit, after_run, before_run]}\n  after_run:\n    - {name: c}\n",
+            "  before_llm:\n    - {name: a}\n    - {name: b}\n    - {name: c}\n    - {name: d}\n",
+        ] {
+            let orders = Orders::of(&scenario(&text(hooks)));
+            let bound = orders.lower_bound();
+            assert!(bound > 1 && bound <= orders.count(), "{hooks}: {bound}");
+        }
+        assert_eq!(choose(80, 5), 24_040_016);
+        assert_eq!(choose(5, 5), 1);
+        assert_eq!(
+            factorial(34),
+            295_232_799_039_604_140_847_618_609_643_520_000_000
+        );
+        assert_eq!(factorial(35), u128::MAX);
     }
 
     #[test]

@@ -20,14 +20,18 @@ pub(super) fn construction_errors(replay: &Replay, scenario: &Scenario) -> Vec<S
     let file = super::validity::file_name(scenario);
     let source = &scenario.source;
     let mut scenario = scenario.clone();
+    let mut entries = Entries::of(&scenario);
     let mut out: Vec<ScenarioError> = Vec::new();
-    // One build per error, so at most this many builds (an error met again,
-    // as for entries that are copies of each other, is reported once).
+    let mut seen: Vec<(String, Option<String>)> = Vec::new();
+    // One build per error, so at most this many builds.
     for _ in 0..MAX_REPORTED {
         let Some(error) = replay.unexpected_construction_error(&scenario) else {
             break;
         };
-        let cause = cause(replay, &scenario, &error);
+        let mut cause = cause(replay, &scenario, &error);
+        if let Some((point, index)) = cause.hook.take() {
+            cause.place = Some(entries.remove(&point, index));
+        }
         let position = cause.place.as_ref().and_then(|place| {
             if !cause.at_value {
                 return source.position(place);
@@ -43,15 +47,20 @@ pub(super) fn construction_errors(replay: &Replay, scenario: &Scenario) -> Vec<S
             .as_ref()
             .map(ToString::to_string)
             .unwrap_or_default();
-        let kind = ScenarioErrorKind::Construction {
-            error,
-            hint: cause.hint,
-        };
-        let found = ScenarioError::new(kind, &file)
-            .with_path(path)
-            .at_position(position);
-        if !out.iter().any(|e| e.to_string() == found.to_string()) {
-            out.push(found);
+        // An error met again (entries that are copies of each other) is
+        // reported once, at the first place it comes from.
+        let said = (error.to_string(), cause.hint.clone());
+        if !seen.contains(&said) {
+            seen.push(said);
+            let kind = ScenarioErrorKind::Construction {
+                error,
+                hint: cause.hint,
+            };
+            out.push(
+                ScenarioError::new(kind, &file)
+                    .with_path(path)
+                    .at_position(position),
+            );
         }
         match cause.without {
             Some(without) if without != scenario => scenario = without,
@@ -61,10 +70,41 @@ pub(super) fn construction_errors(replay: &Replay, scenario: &Scenario) -> Vec<S
     out
 }
 
+/// Which entry of the file each hook entry of a reduced copy of the
+/// scenario is: entries taken out for an earlier error shift the later
+/// ones, whose errors are reported at their place in the file.
+struct Entries(std::collections::HashMap<String, Vec<usize>>);
+
+impl Entries {
+    fn of(scenario: &Scenario) -> Self {
+        Entries(
+            scenario
+                .hooks
+                .iter()
+                .map(|(point, entries)| (point.clone(), (0..entries.len()).collect()))
+                .collect(),
+        )
+    }
+
+    /// The file's key path of the entry at `index` of `point` in the
+    /// reduced copy, which is then taken out of it.
+    fn remove(&mut self, point: &str, index: usize) -> KeyPath {
+        let in_file = self
+            .0
+            .get_mut(point)
+            .filter(|origins| index < origins.len())
+            .map_or(index, |origins| origins.remove(index));
+        KeyPath::default().key("hooks").key(point).index(in_file)
+    }
+}
+
 /// Where an error comes from, what to suggest, and the scenario without it.
 #[derive(Default)]
 struct Cause {
     place: Option<KeyPath>,
+    /// The hook entry (point, index in the reduced copy) the error is
+    /// about, taken out of `without`; its place is the file's.
+    hook: Option<(String, usize)>,
     /// The position is the value's (a template), not its key's.
     at_value: bool,
     /// The line of the template the template engine names.
@@ -82,7 +122,7 @@ fn refused_hook(
     scenario: &Scenario,
     point: &str,
     error: &AgentError,
-) -> Option<(KeyPath, Scenario)> {
+) -> Option<((String, usize), Scenario)> {
     let entries = scenario.hooks.get(point)?;
     let gives_error = |kept: usize| {
         let mut prefix = scenario.clone();
@@ -105,8 +145,7 @@ fn refused_hook(
     let index = low.checked_sub(1)?;
     let mut without = scenario.clone();
     without.hooks[point].remove(index);
-    let place = KeyPath::default().key("hooks").key(point).index(index);
-    Some((place, without))
+    Some(((point.to_owned(), index), without))
 }
 
 /// The first hook entry whose removal changes `error`: the one it is about.
@@ -116,7 +155,7 @@ fn culprit_hook(
     replay: &Replay,
     scenario: &Scenario,
     error: &AgentError,
-) -> Option<(KeyPath, Scenario)> {
+) -> Option<((String, usize), Scenario)> {
     scenario.hooks.iter().find_map(|(point, entries)| {
         (0..entries.len()).find_map(|i| {
             if i > 0 && entries[i] == entries[i - 1] {
@@ -124,10 +163,8 @@ fn culprit_hook(
             }
             let mut without = scenario.clone();
             without.hooks[point.as_str()].remove(i);
-            (replay.unexpected_construction_error(&without).as_ref() != Some(error)).then(|| {
-                let place = KeyPath::default().key("hooks").key(point).index(i);
-                (place, without)
-            })
+            (replay.unexpected_construction_error(&without).as_ref() != Some(error))
+                .then(|| ((point.clone(), i), without))
         })
     })
 }
@@ -191,12 +228,11 @@ fn cause(replay: &Replay, scenario: &Scenario, error: &AgentError) -> Cause {
             }
         }
         AgentError::HookNotAllowed(not_allowed) => {
-            let (place, without) =
-                refused_hook(replay, scenario, not_allowed.point.as_str(), error)
-                    .or_else(|| culprit_hook(replay, scenario, error))
-                    .unzip();
+            let (hook, without) = refused_hook(replay, scenario, not_allowed.point.as_str(), error)
+                .or_else(|| culprit_hook(replay, scenario, error))
+                .unzip();
             Cause {
-                place,
+                hook,
                 hint: Some(if not_allowed.allowed.is_empty() {
                     "its `allowed_hook_points` is empty, so no point takes it: list this \
                      point there, or remove the hook"
@@ -212,9 +248,9 @@ fn cause(replay: &Replay, scenario: &Scenario, error: &AgentError) -> Cause {
             }
         }
         AgentError::HookParameters(_) => {
-            let (place, without) = culprit_hook(replay, scenario, error).unzip();
+            let (hook, without) = culprit_hook(replay, scenario, error).unzip();
             Cause {
-                place,
+                hook,
                 hint: Some("fix the hook's parameters".to_owned()),
                 without,
                 ..Cause::default()
@@ -232,6 +268,7 @@ fn cause(replay: &Replay, scenario: &Scenario, error: &AgentError) -> Cause {
                 template_line,
                 hint: Some("fix the template".to_owned()),
                 without,
+                ..Cause::default()
             }
         }
         AgentError::ToolConcurrencyLimit => {

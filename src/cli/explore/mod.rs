@@ -343,6 +343,16 @@ fn explore_file(
     })
 }
 
+/// A count of orders and answers as the report says it: the count itself,
+/// or "more than 10^38" where it saturated (past what 128 bits hold).
+fn shown_size(size: u128) -> String {
+    if size == u128::MAX {
+        "more than 10^38".to_owned()
+    } else {
+        size.to_string()
+    }
+}
+
 fn human(report: &FileReport, faults: bool) {
     let path = report.file.display();
     let combined = report.count - report.faults;
@@ -350,7 +360,7 @@ fn human(report: &FileReport, faults: bool) {
         None => format!("every one of {combined} orders and answers"),
         Some(seed) => format!(
             "{combined} of {} orders and answers, sampled with seed {seed}: --seed {seed} repeats them",
-            report.size
+            shown_size(report.size)
         ),
     };
     if faults {
