@@ -253,6 +253,61 @@ fn hooks_that_may_take_every_point_are_sampled_without_counting_each_layout() {
     );
 }
 
+/// A broken variant of a thousand hooks, each of which its failure lines
+/// name (the `hooks` expectation lists every run): no removal keeps the
+/// failure the same, and shrinking stops after a bounded number of runs,
+/// saying so in the written file (it ran a thousand runs of a thousand
+/// hooks before).
+#[test]
+fn shrinking_a_variant_of_many_hooks_stops_after_a_bounded_search() {
+    let dir = scratch("explore", "shrink_bounded");
+    let file = dir.join("many.yaml");
+    let seed = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("scenarios/docs_examples/require_search.yaml"),
+    )
+    .unwrap();
+    // A reply whose `sees` no longer holds breaks the faulted variants.
+    let text = seed
+        .replacen(
+            "  on_exit:\n",
+            &format!(
+                "  on_exit:\n{}",
+                "    - name: require_search\n".repeat(1000)
+            ),
+            1,
+        )
+        .replace("milestones this year.\"}", "milestones this yeav.\"}");
+    std::fs::write(&file, text).unwrap();
+    let out = dir.join("variants");
+    let _ = std::fs::remove_dir_all(&out);
+    let output = hookharness(&[
+        "explore",
+        file.to_str().unwrap(),
+        "--faults",
+        "--max-variants",
+        "4",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}{}",
+        stdout(&output),
+        stderr(&output)
+    );
+    let written: Vec<_> = std::fs::read_dir(&out).unwrap().flatten().collect();
+    assert!(!written.is_empty(), "{}", stdout(&output));
+    for entry in written {
+        let variant = std::fs::read_to_string(entry.path()).unwrap();
+        assert!(
+            variant.contains("(shrinking stopped after "),
+            "{variant:.2000}"
+        );
+    }
+}
+
 #[test]
 fn the_report_is_the_same_bytes_every_time() {
     let args = [

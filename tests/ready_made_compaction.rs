@@ -585,3 +585,24 @@ fn a_compaction_note_is_a_user_message_with_the_marker_of_its_strategy() {
     );
     assert_eq!(note.meta(), &marker);
 }
+
+/// `approximate_summary_tokens` past what the conversation could ever hold
+/// (a file may give any integer; Python's do not overflow): the summarizer
+/// selects every group, and the run goes on as Haystack's does (the
+/// estimate added to the remaining count overflowed 64 bits before).
+#[test]
+fn a_summary_estimate_at_the_largest_integer_selects_every_group() {
+    let text = include_str!("../scenarios/ready_made/compaction_summarization.yaml").replace(
+        "approximate_summary_tokens: 30",
+        "approximate_summary_tokens: 9223372036854775807",
+    );
+    assert!(text.contains("9223372036854775807"));
+    let scenario = hookharness::scenario::Scenario::from_str(
+        &text,
+        "huge_estimate.yaml",
+        hookharness::scenario::Format::Yaml,
+    )
+    .unwrap();
+    let outcome = hookharness::replay::Replay::new().run(&scenario);
+    assert!(outcome.passed(), "{outcome:?}");
+}

@@ -9,6 +9,48 @@ use crate::invariants::Invariant;
 use crate::outcome::ErrorKind;
 use crate::replay::Replay;
 use crate::scenario::{HookEntry, Scenario};
+use indexmap::IndexMap;
+
+/// Up to this many hook entries, each is left out alone; beyond, runs of
+/// entries are left out first (half the entries, then a quarter, ...), so a
+/// file of a thousand copies of a hook shrinks in a few dozen runs, not a
+/// thousand runs of a thousand hooks.
+const ONE_AT_A_TIME: usize = 64;
+
+/// The most runs a shrink makes (each a run of the variant), and the most
+/// work they may take in all, counted as hook entries times model replies
+/// of each run (about a microsecond each in a release build): counts, not
+/// a time, so the same variant always shrinks to the same file, and a
+/// variant of thousands of hooks that every removal changes (its `hooks`
+/// expectation lists them all) is written after a bounded search.
+const MAX_TRIES: usize = 512;
+const MAX_WORK: usize = 200_000;
+
+/// The work of one run of `scenario`, as [`MAX_WORK`] counts it.
+fn work(scenario: &Scenario) -> usize {
+    let hooks: usize = scenario.hooks.values().map(Vec::len).sum();
+    (hooks + 1).saturating_mul(scenario.model.len() + 1)
+}
+
+/// `scenario` with only the hook entries `kept` marks (by point, then
+/// place); a point that had entries and keeps none is dropped.
+fn with_hooks(scenario: &Scenario, kept: &IndexMap<String, Vec<bool>>) -> Scenario {
+    let mut out = scenario.clone();
+    for (point, marks) in kept {
+        let Some(entries) = out.hooks.get_mut(point.as_str()) else {
+            continue;
+        };
+        let mut place = 0;
+        entries.retain(|_| {
+            place += 1;
+            marks[place - 1]
+        });
+        if entries.is_empty() && !marks.is_empty() {
+            out.hooks.shift_remove(point.as_str());
+        }
+    }
+    out
+}
 
 /// How a variant is broken.
 #[derive(Debug, PartialEq)]
@@ -84,30 +126,65 @@ impl Checked {
             };
             symptoms(&check(replay, scenario, variant, by_design)) == target
         };
-        let mut best = self.minimal();
-        let places: Vec<(String, usize)> = best
+        let start = self.minimal();
+        let mut kept: IndexMap<String, Vec<bool>> = start
             .hooks
             .iter()
-            .flat_map(|(point, entries)| (0..entries.len()).map(move |i| (point.clone(), i)))
+            .map(|(point, entries)| (point.clone(), vec![true; entries.len()]))
             .collect();
-        let (mut hooks, mut replies) = (0, 0);
-        for (point, index) in places.into_iter().rev() {
-            let mut candidate = best.clone();
-            let Some(entries) = candidate.hooks.get_mut(point.as_str()) else {
-                continue;
-            };
-            entries.remove(index);
-            if entries.is_empty() {
-                candidate.hooks.shift_remove(point.as_str());
+        let places: Vec<(usize, usize)> = kept
+            .values()
+            .enumerate()
+            .flat_map(|(p, entries)| (0..entries.len()).map(move |i| (p, i)))
+            .collect();
+        let mut best = start.clone();
+        let (mut hooks, mut replies, mut tries, mut spent) = (0, 0, 0, 0usize);
+        let mut stopped = false;
+        // One hook at a time, from the last; a file of many hooks first
+        // leaves out runs of them, halving the run's length each pass.
+        let mut size = if places.len() > ONE_AT_A_TIME {
+            (places.len() / 2).next_power_of_two() / 2
+        } else {
+            1
+        };
+        'passes: loop {
+            let remaining: Vec<(usize, usize)> = places
+                .iter()
+                .copied()
+                .filter(|&(p, i)| kept[p][i])
+                .collect();
+            for chunk in remaining.rchunks(size) {
+                let mut trial = kept.clone();
+                for &(p, i) in chunk {
+                    trial[p][i] = false;
+                }
+                let candidate = with_hooks(&start, &trial);
+                spent = spent.saturating_add(work(&candidate));
+                tries += 1;
+                if tries > MAX_TRIES || spent > MAX_WORK {
+                    stopped = true;
+                    break 'passes;
+                }
+                if still_broken(&candidate) {
+                    kept = trial;
+                    best = candidate;
+                    hooks += chunk.len();
+                }
             }
-            if still_broken(&candidate) {
-                best = candidate;
-                hooks += 1;
+            if size == 1 {
+                break;
             }
+            size /= 2;
         }
-        while !best.model.is_empty() {
+        while !stopped && !best.model.is_empty() {
             let mut candidate = best.clone();
             candidate.model.pop();
+            spent = spent.saturating_add(work(&candidate));
+            tries += 1;
+            if tries > MAX_TRIES || spent > MAX_WORK {
+                stopped = true;
+                break;
+            }
             if !still_broken(&candidate) {
                 break;
             }
@@ -124,11 +201,17 @@ impl Checked {
             })
             .collect();
         best.shared_hooks.retain(|key, _| used.contains(key));
-        if hooks + replies > 0 {
+        if hooks + replies > 0 || stopped {
             if let Some(description) = &mut best.description {
                 description.push_str(&format!(
                     " (shrunk: {hooks} hooks and {replies} trailing model replies it does not need left out)"
                 ));
+                if stopped {
+                    description.push_str(&format!(
+                        " (shrinking stopped after {} runs: more may be left out by hand)",
+                        tries - 1
+                    ));
+                }
             }
         }
         best

@@ -8,7 +8,7 @@
 use crate::message::ChatMessage;
 use crate::outcome::{MessageChanges, StateChanges};
 use serde_json::Value;
-use similar::{Algorithm, DiffOp, capture_diff_slices};
+use similar::DiffOp;
 
 /// The lines for `changes`: `+ message N ROLE: ...` for a message added,
 /// `- message N ROLE: ...` for one removed (N its place before), `~ message
@@ -79,7 +79,7 @@ fn rewritten(
             lines.push(format!("+ message {} {}", from + i, describe(message)));
         }
     };
-    for op in capture_diff_slices(Algorithm::Myers, &old, &new) {
+    for op in super::diff::ops(&old, &new) {
         match op {
             DiffOp::Equal { .. } => {}
             DiffOp::Delete {

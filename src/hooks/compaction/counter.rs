@@ -136,7 +136,12 @@ impl TokenCounter for ApproximateTokenCounter {
             + python_len(&rendered_tools(tools));
         let text_tokens = (chars as f64 / self.chars_per_token) as i64;
         let (images, files) = non_text_parts(messages);
-        text_tokens + images * self.tokens_per_image + files * self.tokens_per_file
+        // Python's integers do not overflow; a count past 64 bits is held
+        // at the nearest i64 (any target it is compared with is one).
+        let exact = i128::from(text_tokens)
+            .saturating_add(i128::from(images).saturating_mul(i128::from(self.tokens_per_image)))
+            .saturating_add(i128::from(files).saturating_mul(i128::from(self.tokens_per_file)));
+        i64::try_from(exact).unwrap_or(if exact < 0 { i64::MIN } else { i64::MAX })
     }
 
     fn to_value(&self) -> Value {
@@ -380,6 +385,20 @@ mod tests {
             sorted_ascii_json(&json!({"z": [true, null], "q": "é 😀\u{7f}", "a": 1.0})),
             "{\"a\": 1.0, \"q\": \"\\u00e9 \\ud83d\\ude00\\u007f\", \"z\": [true, null]}"
         );
+    }
+
+    #[test]
+    fn a_count_past_64_bits_is_held_at_the_largest_i64() {
+        use crate::message::ChatRole;
+        let image = || ContentPart::Other {
+            kind: "image".into(),
+            value: json!({"base64_image": "AA==", "mime_type": "image/png"}),
+        };
+        let messages = [ChatMessage::new(ChatRole::User, vec![image(), image()])];
+        let counter = ApproximateTokenCounter::new(4.0, i64::MAX, 1000).unwrap();
+        assert_eq!(counter.count(&messages, &[]), i64::MAX);
+        let counter = ApproximateTokenCounter::new(4.0, i64::MIN, 1000).unwrap();
+        assert_eq!(counter.count(&messages, &[]), i64::MIN);
     }
 
     #[test]

@@ -220,7 +220,10 @@ impl SummarizationCompactor {
         for group in groups {
             selected.extend_from_slice(group);
             let remaining = counter.count(&messages_except(messages, &selected), &[]);
-            if remaining + self.approximate_summary_tokens <= target {
+            // Python's integers do not overflow: a file may give any size.
+            if i128::from(remaining) + i128::from(self.approximate_summary_tokens)
+                <= i128::from(target)
+            {
                 break;
             }
         }
