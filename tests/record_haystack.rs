@@ -236,6 +236,35 @@ fn a_python_hook_scenario_records_every_model_live_and_replays_the_same_offline(
     assert_eq!(std::fs::read_to_string(&second).unwrap(), written);
 }
 
+#[test]
+fn a_recording_written_to_another_folder_imports_the_same_code() {
+    let server = Server::start();
+    serve_graded(&server);
+    let dir = workspace("moved");
+    for sub in ["code/docs_hooks", "scenarios", "out"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+    }
+    std::fs::copy(
+        Path::new(ROOT).join("examples/haystack/docs_hooks/grading.py"),
+        dir.join("code/docs_hooks/grading.py"),
+    )
+    .unwrap();
+    let input = dir.join("scenarios/input.yaml");
+    std::fs::write(&input, GRADED.replace("PYTHON_PATH", "../code")).unwrap();
+    let output = dir.join("out/graded.json");
+    let run = record(&server, &input, &output, &[]);
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}\n{}",
+        text(&run.stdout),
+        text(&run.stderr)
+    );
+    let recorded: Value = serde_json::from_str(&std::fs::read_to_string(&output).unwrap()).unwrap();
+    assert_eq!(recorded["python_path"], json!(["../code"]));
+    assert_eq!(replay(&output).status.code(), Some(0));
+}
+
 /// The research factory (tests the examples keep): a planner model in a
 /// `before_run` hook, an `AgentTool` sub-agent with its own model and
 /// tool, two tools in one step.

@@ -3,6 +3,7 @@
 
 mod destination;
 mod live;
+mod python_path;
 
 use super::ExitCode;
 use super::output::{errln, out, outln};
@@ -224,6 +225,11 @@ pub(super) fn run(args: RecordArgs) -> ExitCode {
     if let Some(reason) = recording.unloadable() {
         errln!("{reason}; nothing written");
         return ExitCode::Failed;
+    }
+    let mut recording = recording;
+    if recording.scenario.needs_python() || !recording.scenario.python.is_empty() {
+        let paths = &mut recording.scenario.python.python_path;
+        *paths = python_path::moved(paths, &args.scenario, &output);
     }
     let text = recording.to_json();
     if text.len() > args.max_recording_bytes {
