@@ -47,12 +47,16 @@
 //! # Ok::<(), hookharness::scenario::ScenarioError>(())
 //! ```
 
+use crate::engine::{LiveCall, LiveModels};
 use crate::future::CallFuture;
 use crate::generator::{ChatGenerator, ChatRequest, GeneratorError, GeneratorFuture};
 use crate::message::{ChatMessage, ChatRole};
 use crate::replay::{Outcome, Replay, SeenRequest, seen};
 use crate::scenario::Scenario;
 use crate::scripted::{FinishReason, ModelReply, ScriptedToolCall};
+use crate::tool::{Tool, ToolError, ToolInvocation, ToolSpec};
+use indexmap::IndexMap;
+use serde_json::Value;
 use std::sync::{Arc, Mutex};
 
 /// A scenario recorded against a live model.
@@ -70,6 +74,7 @@ pub struct Recording {
     /// The outcome of the live run.
     pub live: Outcome,
     failed_call: Option<(usize, String)>,
+    failed_named_call: Option<(String, usize, String)>,
     too_deep: Option<String>,
 }
 
@@ -87,10 +92,33 @@ impl Recording {
         &self.scenario.model
     }
 
+    /// How many model calls were recorded: the main `model`'s and, on an
+    /// engine that runs them, the `models:` scripts'.
+    #[must_use]
+    pub fn calls(&self) -> usize {
+        self.scenario.model.len()
+            + self
+                .scenario
+                .python
+                .models
+                .values()
+                .map(|m| m.replies.len())
+                .sum::<usize>()
+    }
+
     /// The first model call that failed (0-based index and message), if any.
     #[must_use]
     pub fn failed_call(&self) -> Option<(usize, &str)> {
         self.failed_call.as_ref().map(|(i, m)| (*i, m.as_str()))
+    }
+
+    /// The first call of a `models:` script that failed (the script's
+    /// name, the call's 0-based index in it, the message), if any.
+    #[must_use]
+    pub fn failed_named_call(&self) -> Option<(&str, usize, &str)> {
+        self.failed_named_call
+            .as_ref()
+            .map(|(name, i, m)| (name.as_str(), *i, m.as_str()))
     }
 
     /// The recorded scenario as JSON text (see [`Scenario::to_json`]).
@@ -101,7 +129,10 @@ impl Recording {
 }
 
 /// Runs `scenario` with `generator` as its model (through `replay`, which
-/// holds any custom hooks) and records each reply.
+/// holds any custom hooks) and records each reply. On an engine set with
+/// [`Replay::engine`] (the Haystack engine) every scripted model is live:
+/// the main `model` and each `models:` script, whose replies are recorded
+/// into their own script (without `sees`, which only `model` entries have).
 pub fn record(
     replay: &Replay,
     scenario: &Scenario,
@@ -137,11 +168,19 @@ fn record_with(
     // The input's own `sees` describe its old script, not this run.
     let mut input = scenario.clone();
     input.sees.clear();
-    let live = replay.run_with_generator(&input, recorder.clone());
-    let log = std::mem::take(&mut *recorder.log.lock().unwrap_or_else(|e| e.into_inner()));
+    let live = replay
+        .run_live(&input, &*recorder)
+        .unwrap_or_else(|| replay.run_with_generator(&input, recorder.clone()));
+    let mut log = std::mem::take(&mut *recorder.log.lock().unwrap_or_else(|e| e.into_inner()));
     let requests = log.requests;
     let mut recorded = input;
     recorded.model = log.replies;
+    if replay.engine_name() != "rust" {
+        // Each script holds this run's calls to it: none for a script the run never called.
+        for (name, script) in &mut recorded.python.models {
+            script.replies = log.named.shift_remove(name).unwrap_or_default();
+        }
+    }
     // Each request after the first as what is new since the one before:
     // a recording holds each message once, however long the run.
     recorded.sees = requests
@@ -167,6 +206,7 @@ fn record_with(
         scenario: recorded,
         live,
         failed_call: log.failed_call,
+        failed_named_call: log.failed_named_call,
         too_deep,
     }
 }
@@ -182,7 +222,10 @@ pub fn same_run(a: &Outcome, b: &Outcome) -> bool {
 #[derive(Default)]
 struct Log {
     replies: Vec<ModelReply>,
+    /// The replies of each `models:` script called, by name.
+    named: IndexMap<String, Vec<ModelReply>>,
     failed_call: Option<(usize, String)>,
+    failed_named_call: Option<(String, usize, String)>,
     /// Each call's request, its messages shared with the request before.
     requests: Vec<SeenRequest>,
     /// About how many bytes the requests' `sees` take (see [`seen::new_bytes`]).
@@ -202,14 +245,20 @@ impl Recorder {
     /// Keeps the request; an error when it takes the recording past the
     /// budget (the call is then not made).
     fn see(&self, request: &ChatRequest<'_>) -> Result<(), GeneratorError> {
+        let tools = request.tools.iter().map(|tool| tool.spec().name.clone());
+        self.see_parts(request.messages, tools.collect())
+    }
+
+    /// [`see`](Self::see) of a request's messages and tool names.
+    fn see_parts(
+        &self,
+        messages: &[ChatMessage],
+        tools: Vec<String>,
+    ) -> Result<(), GeneratorError> {
         let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
         let seen = SeenRequest {
-            messages: seen::shared_with(request.messages, log.requests.last()),
-            tools: request
-                .tools
-                .iter()
-                .map(|tool| tool.spec().name.clone())
-                .collect(),
+            messages: seen::shared_with(messages, log.requests.last()),
+            tools,
         };
         log.seen_bytes += seen::new_bytes(&seen, log.requests.last());
         log.requests.push(seen);
@@ -229,6 +278,13 @@ impl Recorder {
         &self,
         result: Result<Vec<ChatMessage>, GeneratorError>,
     ) -> Result<Vec<ChatMessage>, GeneratorError> {
+        let (call, entry) = self.keep_entry(result);
+        entry.to_message(call).map(|m| vec![m])
+    }
+
+    /// Records one reply of the main `model` as its entry (a failed call:
+    /// an error entry), with the call's index.
+    fn keep_entry(&self, result: Result<Vec<ChatMessage>, GeneratorError>) -> (usize, ModelReply) {
         let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
         let call = log.replies.len();
         let entry = result
@@ -239,10 +295,90 @@ impl Recorder {
                 .get_or_insert_with(|| (call, error.message().to_owned()));
             ModelReply::Error(error.message().to_owned())
         });
-        let message = entry.to_message(call);
-        log.replies.push(entry);
-        message.map(|m| vec![m])
+        log.replies.push(entry.clone());
+        (call, entry)
     }
+
+    /// Records one reply of the `models:` script `name`.
+    fn keep_named(
+        &self,
+        name: &str,
+        result: Result<Vec<ChatMessage>, GeneratorError>,
+    ) -> ModelReply {
+        let mut log = self.log.lock().unwrap_or_else(|e| e.into_inner());
+        let call = log.named.get(name).map_or(0, Vec::len);
+        let entry = result
+            .and_then(|replies| entry_of(&replies))
+            .and_then(|entry| loadable_named(entry, name));
+        let entry = entry.unwrap_or_else(|error| {
+            log.failed_named_call
+                .get_or_insert_with(|| (name.to_owned(), call, error.message().to_owned()));
+            ModelReply::Error(error.message().to_owned())
+        });
+        log.named
+            .entry(name.to_owned())
+            .or_default()
+            .push(entry.clone());
+        entry
+    }
+}
+
+/// The model calls an engine relays (the Haystack engine's worker): the
+/// main `model`'s kept for `sees` within the budget, every call made with
+/// the live generator and its reply recorded into its own script.
+impl LiveModels for Recorder {
+    fn answer(&self, call: LiveCall<'_>) -> ModelReply {
+        let tools: Vec<Arc<dyn Tool>> = call
+            .tools
+            .iter()
+            .map(|spec| Arc::new(Offered(spec.clone())) as Arc<dyn Tool>)
+            .collect();
+        let mut request = ChatRequest::new(call.messages, &tools);
+        request.generation_kwargs = call.generation_kwargs;
+        let Some(name) = call.model else {
+            let names = call.tools.iter().map(|t| t.name.clone()).collect();
+            let result = match self.see_parts(call.messages, names) {
+                Ok(()) => self.inner.run(request),
+                Err(error) => Err(error),
+            };
+            return self.keep_entry(result).1;
+        };
+        let result = self.inner.run(request);
+        self.keep_named(name, result)
+    }
+}
+
+/// A tool as the engine offered it to the model: its spec alone (the
+/// engine runs the tool itself; the live generator only describes it).
+struct Offered(ToolSpec);
+
+impl Tool for Offered {
+    fn spec(&self) -> &ToolSpec {
+        &self.0
+    }
+
+    fn invoke(&self, _: ToolInvocation<'_>) -> Result<Value, ToolError> {
+        Err(ToolError::new(format!(
+            "`{}` is only described to the live model here: the engine runs its tools",
+            self.0.name
+        )))
+    }
+}
+
+/// `entry` of the script `models.NAME`, unless the recording would nest it
+/// past the loader's depth limit.
+fn loadable_named(entry: ModelReply, name: &str) -> Result<ModelReply, GeneratorError> {
+    let depth = crate::scenario::named_recorded_depth(&entry);
+    if depth > crate::scenario::MAX_DEPTH {
+        return Err(GeneratorError::new(format!(
+            "the reply nests lists and maps {depth} levels deep where the recording writes it \
+             (`models.{name}.replies`; its tool call arguments, most likely), past the {} levels \
+             the scenario loader reads, so the recording would not load back; it cannot be \
+             recorded",
+            crate::scenario::MAX_DEPTH
+        )));
+    }
+    Ok(entry)
 }
 
 impl ChatGenerator for Recorder {

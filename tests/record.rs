@@ -790,29 +790,6 @@ fn a_stale_replay_of_a_recording_fails_with_the_diff_until_rebased() {
     );
 }
 
-#[test]
-fn record_on_the_haystack_engine_is_refused_saying_what_to_do_instead() {
-    let input = tmp("cli-haystack.yaml");
-    std::fs::write(&input, RESEARCH).unwrap();
-    let output = tmp("cli-haystack.recorded.json");
-    let run = hookharness(&["record", input.to_str().unwrap()])
-        .args(["--model", "local-model", "--engine", "haystack"])
-        .args(["--output", output.to_str().unwrap()])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    assert_eq!(run.status.code(), Some(4), "{stderr}");
-    assert!(
-        stderr.starts_with("error: `record` runs on the Rust engine only"),
-        "{stderr}"
-    );
-    assert!(
-        stderr.contains("`hookharness rebase FILE --engine haystack`"),
-        "{stderr}"
-    );
-    assert!(!output.exists(), "nothing is written");
-}
-
 // ---- nothing left behind, the key check, timeouts ------------------------------
 
 /// A scenario of one model call, no tools and no hooks.

@@ -33,7 +33,7 @@ def finished(record, hook):
 
 def test_handshake_names_the_versions(worker):
     assert worker.hello["hello"] == "hookharness-engine"
-    assert worker.hello["protocol"] == 2
+    assert worker.hello["protocol"] == 3
     assert worker.hello["haystack"] == version("haystack-ai")  # the worker runs in the tests' interpreter
     assert "python" in worker.hello
 

@@ -16,6 +16,9 @@
 //! [`Replay::engine`](crate::replay::Replay::engine).
 
 pub mod haystack;
+mod live;
+
+pub use live::{LiveCall, LiveModels};
 
 use crate::outcome::{RunError, RunResult, TraceEvent};
 use crate::replay::SeenRequest;
@@ -76,6 +79,23 @@ pub trait Engine: Send + Sync {
 
     /// Runs `scenario` (loaded and validated) and records the run.
     fn record(&self, scenario: &Scenario, options: RecordOptions) -> Record;
+
+    /// [`record`](Engine::record), every model call (the main `model` and
+    /// each `models:` script) answered by `models` instead of its script:
+    /// what `hookharness record` runs. An engine that cannot relay its
+    /// model calls records an engine failure saying so (the default).
+    fn record_live(
+        &self,
+        scenario: &Scenario,
+        options: RecordOptions,
+        models: &dyn LiveModels,
+    ) -> Record {
+        let _ = (scenario, options, models);
+        Record::engine_failure(RunError::engine(format!(
+            "the {} engine cannot answer its model calls live, so it cannot record",
+            self.name()
+        )))
+    }
 
     /// Whether the engine finds `custom:` hooks itself: a Haystack worker
     /// the pytest plugin forked holds the hooks its fixtures register by

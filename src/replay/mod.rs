@@ -60,7 +60,7 @@ pub use seen::SeenRequest;
 pub(crate) use validity::file_name;
 
 use crate::agent::AgentError;
-use crate::engine::{Engine, Record, RecordOptions};
+use crate::engine::{Engine, LiveModels, Record, RecordOptions};
 use crate::future::block_on;
 use crate::generator::ChatGenerator;
 use crate::hook::Hook;
@@ -248,6 +248,32 @@ impl Replay {
         self.run_with_file(scenario, &file, Some(generator), None)
     }
 
+    /// Runs a loaded scenario on this replayer's engine with every model
+    /// call (the main `model` and each `models:` script) answered by
+    /// `models`: what `hookharness record --engine haystack` uses. `None`
+    /// without an engine (the Rust engine records through
+    /// [`run_with_generator`](Self::run_with_generator)).
+    pub(crate) fn run_live(&self, scenario: &Scenario, models: &dyn LiveModels) -> Option<Outcome> {
+        let engine = self.engine.as_ref()?;
+        let file = file_of(scenario);
+        let guarded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.run_engine(engine.as_ref(), scenario, &file, None, Some(models))
+        }));
+        Some(guarded.unwrap_or_else(|payload| Outcome {
+            scenario: scenario.name.clone(),
+            file: file.clone(),
+            status: Status::Error,
+            failures: Vec::new(),
+            error: Some(RunError::panicked(format!(
+                "{file}: the run panicked: {}; this is a bug in hookharness: report it with this \
+                 scenario",
+                crate::panic::payload_text(payload.as_ref())
+            ))),
+            result: None,
+            trace: Vec::new(),
+        }))
+    }
+
     /// Runs a loaded scenario and keeps what the model was sent at each
     /// call: what `hookharness rebase` writes into `sees:`.
     ///
@@ -322,7 +348,7 @@ impl Replay {
         capture: Option<&mut Vec<SeenRequest>>,
     ) -> Outcome {
         if let Some(engine) = &self.engine {
-            return self.run_engine(engine.as_ref(), scenario, file, capture);
+            return self.run_engine(engine.as_ref(), scenario, file, capture, None);
         }
         // The requests are kept only when something reads them: copying
         // each conversation is not free.
@@ -460,6 +486,7 @@ impl Replay {
         scenario: &Scenario,
         file: &str,
         capture: Option<&mut Vec<SeenRequest>>,
+        live: Option<&dyn LiveModels>,
     ) -> Outcome {
         let early = |status, error| Outcome {
             scenario: scenario.name.clone(),
@@ -503,7 +530,10 @@ impl Replay {
             detail: self.detail,
             keep_requests: capture.is_some(),
         };
-        let record = engine.record(scenario, options);
+        let record = match live {
+            Some(models) => engine.record_live(scenario, options, models),
+            None => engine.record(scenario, options),
+        };
         if record.engine_failed {
             let error = record
                 .error

@@ -109,7 +109,10 @@ pub use spec::{SUPPORTED_VERSIONS, Scenario};
 pub(crate) use suggest::closest;
 pub use tool::ToolScript;
 pub use when::{LastMessageCondition, StepCountCondition, When};
-pub(crate) use write::{message as write_message, recorded_depth, write_compact};
+pub(crate) use write::{
+    message as write_message, named_recorded_depth, recorded_depth, reply as write_reply,
+    write_compact,
+};
 
 /// The words the loader accepts at each place, read by the JSON Schema
 /// (`crate::schema`) so that the two cannot disagree on a name.

@@ -516,6 +516,13 @@ pub(crate) fn recorded_depth(entry: &ModelReply, call: usize) -> usize {
     answers.fold(own.max(in_sees(&message)), usize::max)
 }
 
+/// How deep a reply of the named script `models.NAME` nests where a
+/// recording writes it (the root map, `models`, `NAME`, `replies` hold it;
+/// named replies have no `sees`).
+pub(crate) fn named_recorded_depth(entry: &ModelReply) -> usize {
+    4 + nesting(&reply(entry))
+}
+
 /// How deep `value` nests lists and maps (a scalar: 0, `[]`: 1, `[[]]`:
 /// 2), counted without recursion.
 pub(crate) fn nesting(value: &Value) -> usize {

@@ -151,7 +151,7 @@ class Recorder:
             event["model"] = model
         self._append(event)
         if model is None and self.keep_requests:
-            names = [getattr(t, "name", str(t)) for t in _flatten(tools)]
+            names = [getattr(t, "name", str(t)) for t in flatten_tools(tools)]
             self.requests.append({"messages": [message_dict(m) for m in messages], "tools": names})
 
     def llm_finished(self, replies: list, model: str | None) -> None:
@@ -219,7 +219,8 @@ class Recorder:
         self.events.append(event)
 
 
-def _flatten(tools: Any) -> list:
+def flatten_tools(tools: Any) -> list:
+    """The tools a generator was given, Toolsets flattened; what is not tools, as it is."""
     if tools is None:
         return []
     try:

@@ -54,11 +54,14 @@ class UnregisteredHook(Exception):
         self.name = name
 
 
-def run_request(request: dict, capture: Capture) -> dict:
-    """The record of one request (ENGINE.md, "Protocol")."""
+def run_request(request: dict, capture: Capture, relay: Any = None) -> dict:
+    """The record of one request (ENGINE.md, "Protocol"); with `relay` (a record run, `relay.py`) every scripted
+    model, `model` and each `models` entry, is answered live through it instead of from its replies."""
     sc = spec.read(request["scenario"])
     recorder = Recorder(detail=request.get("detail", "summary"), keep_requests=bool(request.get("keep_requests")))
     scripts = scripts_for(sc.models, sc.model)
+    for script in scripts.values():
+        script.relay = relay
     folder = request.get("dir") or os.getcwd()
     result, error = None, None
     substitutions = Substitutions(recorder)

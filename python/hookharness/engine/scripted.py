@@ -44,6 +44,8 @@ class Script:
         self.name = name
         self.replies = replies
         self.used = 0
+        # During a record run (`relay.py`): each call is answered live by the caller, not from `replies`.
+        self.relay: Any = None
         self._lock = threading.Lock()
 
     def take(self) -> tuple[int, Reply | None]:
@@ -94,12 +96,17 @@ def _as_messages(messages: Any) -> list:
     return list(messages or [])
 
 
-def answer(script: Script, recorder: Recorder, messages: Any, tools: Any) -> tuple[ChatMessage, list]:
-    """One call answered from `script`: the events, the reply, and the chunks to stream before it."""
+def answer(
+    script: Script, recorder: Recorder, messages: Any, tools: Any, generation_kwargs: Any = None
+) -> tuple[ChatMessage, list]:
+    """One call answered from `script` (or, in a record run, by the caller live): the events, the reply, and the
+    chunks to stream before it."""
     messages = _as_messages(messages)
     main = script.name is None
     recorder.llm_started(messages, tools, script.name)
     index, reply = script.take()
+    if script.relay is not None:
+        reply = script.relay.ask(script.name, messages, tools, generation_kwargs)
     call = recorder.main_llm_calls
     if main:
         recorder.main_llm_calls += 1
@@ -153,7 +160,7 @@ class ScriptedChatGenerator:
         tools: Any = None,
         tools_strict: bool | None = None,
     ) -> dict[str, Any]:
-        message, chunks = answer(self.script, self.recorder, messages, tools)
+        message, chunks = answer(self.script, self.recorder, messages, tools, generation_kwargs)
         if streaming_callback is not None:
             for chunk in chunks:
                 streaming_callback(chunk)
@@ -169,7 +176,7 @@ class ScriptedChatGenerator:
         tools: Any = None,
         tools_strict: bool | None = None,
     ) -> dict[str, Any]:
-        message, chunks = answer(self.script, self.recorder, messages, tools)
+        message, chunks = answer(self.script, self.recorder, messages, tools, generation_kwargs)
         if streaming_callback is not None:
             for chunk in chunks:
                 result = streaming_callback(chunk)
@@ -231,26 +238,29 @@ class Substitutions:
         original_run = getattr(cls, "run", None)
         original_async = getattr(cls, "run_async", None)
 
-        def _bind(original, args, kwargs) -> tuple[Any, Any, Any]:
+        def _bind(original, args, kwargs) -> tuple[Any, Any, Any, Any]:
             try:
                 bound = inspect.signature(original).bind(None, *args, **kwargs).arguments
             except (TypeError, ValueError):
                 bound = kwargs
-            return bound.get("messages", args[0] if args else None), bound.get("tools"), bound.get(
-                "streaming_callback"
+            return (
+                bound.get("messages", args[0] if args else None),
+                bound.get("tools"),
+                bound.get("streaming_callback"),
+                bound.get("generation_kwargs"),
             )
 
         def run(self, *args, **kwargs):
-            messages, tools, callback = _bind(original_run, args, kwargs)
-            message, chunks = answer(script, recorder, messages, tools)
+            messages, tools, callback, generation_kwargs = _bind(original_run, args, kwargs)
+            message, chunks = answer(script, recorder, messages, tools, generation_kwargs)
             if callback is not None:
                 for chunk in chunks:
                     callback(chunk)
             return _finish(recorder, script, message)
 
         async def run_async(self, *args, **kwargs):
-            messages, tools, callback = _bind(original_async or original_run, args, kwargs)
-            message, chunks = answer(script, recorder, messages, tools)
+            messages, tools, callback, generation_kwargs = _bind(original_async or original_run, args, kwargs)
+            message, chunks = answer(script, recorder, messages, tools, generation_kwargs)
             if callback is not None:
                 for chunk in chunks:
                     result = callback(chunk)

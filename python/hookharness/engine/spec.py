@@ -121,7 +121,7 @@ def read(value: dict) -> Scenario:
                 refs.append(HookRef(point=point, index=i, definition=_hook(entry)))
         hooks[point] = refs
     models = {
-        name: ModelScript(name=name, replies=[_reply(r) for r in entry.get("replies") or []], replaces=entry.get("replaces"))
+        name: ModelScript(name=name, replies=[reply_from(r) for r in entry.get("replies") or []], replaces=entry.get("replaces"))
         for name, entry in (value.get("models") or {}).items()
     }
     return Scenario(
@@ -132,7 +132,7 @@ def read(value: dict) -> Scenario:
         tools=[_tool(t) for t in value.get("tools") or []],
         hooks=hooks,
         shared_hooks=shared,
-        model=[_reply(r) for r in value.get("model") or []],
+        model=[reply_from(r) for r in value.get("model") or []],
         models=models,
         run=_run(value.get("run") or {}),
         clock=value.get("clock"),
@@ -178,7 +178,8 @@ def _tool(raw: dict) -> ToolSpec:
     )
 
 
-def _reply(raw: Any) -> Reply:
+def reply_from(raw: Any) -> Reply:
+    """A model entry (`model[i]`, `models.NAME.replies[i]`) as the scenario format writes it."""
     if raw is None:
         return Reply()
     if "error" in raw:

@@ -5,8 +5,8 @@ Protocol (newline-delimited JSON, UTF-8, one object per line; docs/engines.md):
 1. At start the worker `dup`s its stdout to a private fd (the protocol channel) and its stderr to another (its own
    crash text), then points fd 1, fd 2, `sys.stdout`, `sys.stderr` and the root logger at the capture machinery
    (`capture.py`), so nothing user code prints reaches the protocol stream. It writes the handshake:
-   `{"hello": "hookharness-engine", "protocol": 2, "haystack": VERSION, "python": VERSION}`, or, when haystack-ai
-   cannot be imported, `{"hello": "hookharness-engine", "protocol": 2, "error": TEXT}` and exits 0.
+   `{"hello": "hookharness-engine", "protocol": 3, "haystack": VERSION, "python": VERSION}`, or, when haystack-ai
+   cannot be imported, `{"hello": "hookharness-engine", "protocol": 3, "error": TEXT}` and exits 0.
 2. Each request line `{"id": N, "run": REQUEST}` gets one response line `{"id": N, "record": RECORD}` (`run.py`).
    A scenario never ends the worker: whatever it raises becomes its record's `error`. A request line that is not
    a request gets `{"id": N or null, "error": TEXT}`.
@@ -14,6 +14,9 @@ Protocol (newline-delimited JSON, UTF-8, one object per line; docs/engines.md):
    builds, built without running the loop; the response is `{"id": N, "problems": [...], "checked": {...}}`.
    A response carries `"retire": true` when the scenario left a thread of its own running: the caller shuts this
    worker down and starts another for the next scenario, so that thread's output cannot reach another trace.
+   Protocol 3 adds record runs: a `run` REQUEST with `"live": true` has each model call sent to the caller as
+   `{"id": N, "model_call": CALL}` before its response, and the worker reads `{"id": N, "model_reply": ENTRY}` from
+   stdin before it goes on (`relay.py`); the network stays closed, only the caller talks to the model.
 3. `{"id": N, "shutdown": true}` (or the end of stdin): the worker exits 0.
 
 Timeouts are the caller's: a scenario that does not answer in time has the worker's process group killed
@@ -31,7 +34,7 @@ import threading
 import traceback
 from typing import Any, BinaryIO
 
-PROTOCOL = 2
+PROTOCOL = 3
 # The lowest descriptor of the worker's own channels (`_private`).
 _PRIVATE_FDS = 200
 
@@ -150,7 +153,12 @@ def serve(stdin: BinaryIO, channel: Channel, crash: Any) -> int:
             continue
         threads = set(threading.enumerate())
         try:
-            record = run_request(message["run"], capture)
+            relay = None
+            if isinstance(message["run"], dict) and message["run"].get("live"):
+                from .relay import Relay
+
+                relay = Relay(channel, stdin, ident)
+            record = run_request(message["run"], capture, relay)
         except BaseException:  # noqa: BLE001 - a bug of the worker (or a stray SystemExit) costs its scenario only
             record = {
                 "trace": [],

@@ -3,10 +3,13 @@
 
 mod destination;
 mod live;
+mod python_path;
 
 use super::ExitCode;
 use super::output::{errln, out, outln};
+use crate::engine::haystack::HaystackEngine;
 use crate::openai::{DEFAULT_MAX_REPLY_BYTES, OpenAiChatGenerator};
+use crate::outcome::ErrorKind;
 use crate::record::{Recording, record_within, same_run};
 use crate::replay::{Replay, Status};
 use crate::report::human_outcome;
@@ -74,10 +77,23 @@ pub(super) struct RecordArgs {
     /// Overwrite an existing --output file (never the input scenario).
     #[arg(long)]
     force: bool,
-    /// `rust` (the only one `record` runs; docs/engines.md says why
-    /// `haystack` is refused).
+    /// `rust`: this crate's loop, the main `model` live; `haystack`: the
+    /// real Haystack `Agent` with your Python hooks, tools and agents, every
+    /// scripted model live (`model` and each `models:` script, recorded into
+    /// its own script); the worker's network stays closed and this process
+    /// makes the calls (docs/engines.md).
     #[arg(long, value_enum, default_value_t = super::engine::Engine::Rust)]
     engine: super::engine::Engine,
+    /// The Python interpreter with haystack-ai for `--engine haystack`
+    /// (default: HOOKHARNESS_PYTHON, else the virtual environment
+    /// hookharness was pip-installed into, else `python3`).
+    #[arg(long, value_name = "PATH")]
+    python: Option<PathBuf>,
+    /// Seconds the Haystack engine's worker may spend on the run, the live
+    /// calls' time not counted; past it the worker is killed and nothing
+    /// is written.
+    #[arg(long, value_name = "SECONDS", default_value_t = 60)]
+    run_timeout: u64,
 }
 
 fn default_output(scenario: &Path) -> PathBuf {
@@ -88,18 +104,32 @@ fn default_output(scenario: &Path) -> PathBuf {
     scenario.with_file_name(format!("{stem}.recorded.json"))
 }
 
-pub(super) fn run(args: RecordArgs) -> ExitCode {
-    if args.engine != super::engine::Engine::Rust {
-        errln!(
-            "error: `record` runs on the Rust engine only: the Haystack engine closes the network and \
-             scripts every model, so it has no live model to record. Record the replies with \
-             `hookharness record` on a scenario the Rust engine runs (declarative or ready-made hooks \
-             in place of your Python ones), or write the `model` replies by hand, then run \
-             `hookharness rebase FILE --engine haystack` to write what your Python agent sends the \
-             model into their `sees`"
-        );
-        return ExitCode::Usage;
+/// The replayer `--engine` names: the Haystack engine's worker is started
+/// here, before the first live call, so a missing interpreter costs none.
+fn replayer(args: &RecordArgs) -> Result<Replay, ExitCode> {
+    match args.engine {
+        super::engine::Engine::Rust => Ok(Replay::new()),
+        super::engine::Engine::Haystack => {
+            let timeout = Duration::from_secs(args.run_timeout.max(1));
+            match HaystackEngine::start(args.python.as_deref(), timeout) {
+                Ok(engine) => Ok(Replay::new().engine(engine)),
+                Err(error) => {
+                    errln!("error: {error}");
+                    Err(ExitCode::Usage)
+                }
+            }
+        }
+        super::engine::Engine::Both => {
+            errln!(
+                "error: `--engine both` compares the engines in `hookharness run`; `record` takes \
+                 `--engine rust` or `--engine haystack`"
+            );
+            Err(ExitCode::Usage)
+        }
     }
+}
+
+pub(super) fn run(args: RecordArgs) -> ExitCode {
     let scenario = match Scenario::from_path(&args.scenario).map_err(ScenarioError::for_one_file) {
         Ok(scenario) => scenario,
         Err(error) => {
@@ -152,20 +182,38 @@ pub(super) fn run(args: RecordArgs) -> ExitCode {
         .as_ref()
         .map(|k| k.expose().to_owned());
 
+    let replay = match replayer(&args) {
+        Ok(replay) => replay,
+        Err(code) => return code,
+    };
+
     // Only `record` installs it: the library leaves logging to its users.
     let _ = tracing::subscriber::set_global_default(live::Warnings);
     let generator = live::Progress::new(generator, std::io::stderr().is_terminal());
     let recording = record_within(
-        &Replay::new(),
+        &replay,
         &scenario,
         Arc::new(generator),
         args.max_recording_bytes,
     );
+    if let Some(error) = recording.live.error.as_ref().filter(|e| {
+        matches!(
+            e.kind,
+            ErrorKind::Engine | ErrorKind::Panicked | ErrorKind::Invalid
+        )
+    }) {
+        errln!("the live run failed: {}\nnothing written", error.message);
+        return ExitCode::Failed;
+    }
     if let Some((call, message)) = recording.failed_call() {
         errln!("model call {call} failed: {message}\nnothing written");
         return ExitCode::Failed;
     }
-    if recording.replies().is_empty() {
+    if let Some((name, call, message)) = recording.failed_named_call() {
+        errln!("call {call} of the model `models.{name}` failed: {message}\nnothing written");
+        return ExitCode::Failed;
+    }
+    if recording.calls() == 0 {
         let reason = recording
             .live
             .error
@@ -177,6 +225,11 @@ pub(super) fn run(args: RecordArgs) -> ExitCode {
     if let Some(reason) = recording.unloadable() {
         errln!("{reason}; nothing written");
         return ExitCode::Failed;
+    }
+    let mut recording = recording;
+    if recording.scenario.needs_python() || !recording.scenario.python.is_empty() {
+        let paths = &mut recording.scenario.python.python_path;
+        *paths = python_path::moved(paths, &args.scenario, &output);
     }
     let text = recording.to_json();
     if text.len() > args.max_recording_bytes {
@@ -193,7 +246,7 @@ pub(super) fn run(args: RecordArgs) -> ExitCode {
         errln!("the recording holds the API key; nothing written");
         return ExitCode::Failed;
     }
-    let replies = recording.replies().len();
+    let replies = recording.calls();
     // Only the live run is compared from here: the recorded scenario is
     // read back from its text, as the file will be read.
     let Recording {
@@ -226,7 +279,7 @@ pub(super) fn run(args: RecordArgs) -> ExitCode {
         output.display()
     );
 
-    let replayed = Replay::new().run(&loaded);
+    let replayed = replay.run(&loaded);
     if !same_run(&live, &replayed) {
         errln!("replaying the recording offline does not give the live run's result and trace");
         return ExitCode::Failed;

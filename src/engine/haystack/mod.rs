@@ -18,6 +18,7 @@
 
 mod attach;
 mod interpreter;
+mod relay;
 mod request;
 mod worker;
 
@@ -34,7 +35,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{Engine, Record, RecordOptions};
+use super::{Engine, LiveModels, Record, RecordOptions};
 use crate::message::ChatMessage;
 use crate::outcome::{RunError, RunResult, TraceEvent};
 use crate::replay::SeenRequest;
@@ -210,6 +211,30 @@ impl Engine for HaystackEngine {
             Err(message) => failure(message),
         }
     }
+
+    fn record_live(
+        &self,
+        scenario: &Scenario,
+        options: RecordOptions,
+        models: &dyn LiveModels,
+    ) -> Record {
+        let mut body = request::body(scenario, options);
+        body["live"] = Value::Bool(true);
+        let mut relay = |call: &Value| relay::answer(call, models);
+        match self.call_relaying("run", body, Some(&mut relay)) {
+            Ok(answer) => match parse_record(&answer) {
+                Ok(record) => record,
+                Err(message) => {
+                    self.drop_worker();
+                    failure(format!(
+                        "the Haystack engine's worker sent a record that does not read ({message}); \
+                         this is a bug in hookharness: report it with this scenario"
+                    ))
+                }
+            },
+            Err(message) => failure(message),
+        }
+    }
 }
 
 impl HaystackEngine {
@@ -217,6 +242,16 @@ impl HaystackEngine {
     /// or breaks the protocol is dropped (the next request starts another)
     /// and the error says what happened.
     fn call(&self, key: &str, body: Value) -> Result<Value, String> {
+        self.call_relaying(key, body, None)
+    }
+
+    /// [`call`](Self::call), each model call of a record run handed to `relay`.
+    fn call_relaying(
+        &self,
+        key: &str,
+        body: Value,
+        relay: Option<worker::Relay<'_>>,
+    ) -> Result<Value, String> {
         let mut slot = match self.worker.lock() {
             Ok(slot) => slot,
             Err(poisoned) => poisoned.into_inner(),
@@ -225,7 +260,11 @@ impl HaystackEngine {
             *slot = Some(Worker::start(&self.python).map_err(|error| error.to_string())?);
         }
         let worker = slot.as_mut().expect("a worker was just started");
-        let error = match worker.call(key, body, self.timeout) {
+        let answered = match relay {
+            Some(relay) => worker.call_relaying(key, body, self.timeout, Some(relay)),
+            None => worker.call(key, body, self.timeout),
+        };
+        let error = match answered {
             Ok(answer) => {
                 if answer.get("retire").and_then(Value::as_bool) == Some(true) {
                     // The scenario left a thread running, whose output would

@@ -13,17 +13,17 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::SetupError;
 use super::attach::{self, Attached};
 use super::interpreter::package_root;
 
-/// The protocol version this binary speaks.
-pub(crate) const PROTOCOL: u64 = 2;
+/// The protocol version this binary speaks (3: record runs, `model_call`).
+pub(crate) const PROTOCOL: u64 = 3;
 /// How long the worker may take to import Haystack and say hello.
 const START_TIMEOUT: Duration = Duration::from_secs(120);
 /// The stderr lines kept (a stack dump on a timeout is read from them).
@@ -33,6 +33,10 @@ const STDERR_SHOWN: usize = 20;
 /// The longest answer line read (a record of a huge run is refused, not
 /// held whole in memory).
 const MAX_LINE: u64 = 512 * 1024 * 1024;
+
+/// Answers one `model_call` of a record run with the `model_reply` entry;
+/// an error is a call the worker should never have sent.
+pub(crate) type Relay<'a> = &'a mut dyn FnMut(&Value) -> Result<Value, String>;
 
 /// The worker's greeting.
 #[derive(Debug, Clone, Deserialize)]
@@ -329,24 +333,31 @@ impl Worker {
         body: Value,
         timeout: Duration,
     ) -> Result<Value, CallError> {
+        self.call_relaying(key, body, timeout, None)
+    }
+
+    /// [`call`](Self::call) of a record run: each `model_call` the worker
+    /// sends before its answer is handed to `relay`, whose reply goes back
+    /// as `model_reply` (protocol 3); the time `relay` takes is not the
+    /// worker's, so it does not count against `timeout`. Without `relay`
+    /// a `model_call` is a protocol error.
+    pub(crate) fn call_relaying(
+        &mut self,
+        key: &str,
+        body: Value,
+        timeout: Duration,
+        mut relay: Option<Relay<'_>>,
+    ) -> Result<Value, CallError> {
         self.next_id += 1;
         let id = self.next_id;
         let mut request = serde_json::Map::new();
         request.insert("id".into(), id.into());
         request.insert(key.into(), body);
-        let mut line = Value::Object(request).to_string();
-        line.push('\n');
-        let sent = match self.stdin.as_mut() {
-            Some(stdin) => stdin
-                .write_all(line.as_bytes())
-                .and_then(|()| stdin.flush()),
-            None => Err(std::io::Error::other("stdin closed")),
-        };
-        if sent.is_err() {
-            return Err(self.died());
-        }
+        self.send_line(&Value::Object(request))?;
+        let mut deadline = Instant::now() + timeout;
         loop {
-            match self.lines.recv_timeout(timeout) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
                 Ok(Ok(line)) => {
                     let value: Value = serde_json::from_str(&line).map_err(|e| {
                         CallError::Protocol(format!(
@@ -355,6 +366,18 @@ impl Worker {
                         ))
                     })?;
                     match value.get("id").and_then(Value::as_u64) {
+                        Some(got) if got == id && value.get("model_call").is_some() => {
+                            let Some(relay) = relay.as_mut() else {
+                                return Err(CallError::Protocol(format!(
+                                    "a model call in a run that answers from its scripts: `{}`",
+                                    cut(&line)
+                                )));
+                            };
+                            let started = Instant::now();
+                            let reply = relay(&value["model_call"]).map_err(CallError::Protocol)?;
+                            deadline += started.elapsed();
+                            self.send_line(&json!({"id": id, "model_reply": reply}))?;
+                        }
                         Some(got) if got == id => return Ok(value),
                         // A late answer to a request already given up on.
                         Some(got) if got < id => continue,
@@ -375,6 +398,19 @@ impl Worker {
                 Err(RecvTimeoutError::Disconnected) => return Err(self.died()),
             }
         }
+    }
+
+    /// Writes one line to the worker's stdin; a worker that cannot take it has died.
+    fn send_line(&mut self, message: &Value) -> Result<(), CallError> {
+        let mut line = message.to_string();
+        line.push('\n');
+        let sent = match self.stdin.as_mut() {
+            Some(stdin) => stdin
+                .write_all(line.as_bytes())
+                .and_then(|()| stdin.flush()),
+            None => Err(std::io::Error::other("stdin closed")),
+        };
+        sent.map_err(|_| self.died())
     }
 
     fn died(&mut self) -> CallError {
