@@ -2,11 +2,13 @@
 
     python python/tests/bench_engine_corpus.py [PATH...] [--runs N] [--tojson BIN]
 
-For every scenario (default: `scenarios/`) that builds, four kinds of run: a bare `agent.run` of the same agent with
+For every scenario (default: `scenarios/`) that builds, five kinds of run: a bare `agent.run` of the same agent with
 the same scripted replies (the Agent built as a user's own test builds it, outside the timer: `Agent(...)`, the
 scenario's hooks, a scripted chat generator, plain `Tool`s returning the scripted results in order); the same with the
 construction timed; the request handled in process (`run_request`: build, sandbox, observation, record); and the
-request through one worker process for the whole corpus (the same plus the protocol). Prints, per scenario, the
+request through one worker process for the whole corpus (the same plus the protocol), one request at a time; and
+through that worker with the next request sent before the last record is read, as `hookharness run` drives it (each
+scenario timed from when the worker could start it to its record's arrival). Prints, per scenario, the
 median and the fastest of the N runs of each kind added up over the corpus, the ratios, and the load average
 (docs/engines.md, "Cost")."""
 
@@ -145,14 +147,19 @@ def main(argv: list[str] | None = None) -> int:
         run_bare(sc, build)
         engine_run.run_request(request, capture)
         worker.run(request)
+    worker.run_ahead([request for _, request in cases])
     # Rounds: each round runs the corpus once per kind, kind after kind, in an order that rotates from round to
     # round, so that another process's load falls on every kind alike while each kind runs as it does in use (one
     # scenario after another: the worker's caches stay warm between its requests). Per scenario the median of its
     # runs and the fastest are kept; the totals add them up over the corpus.
-    kinds = ("bare", "built", "in-process", "worker")
+    kinds = ("bare", "built", "in-process", "worker", "ahead")
     times = {kind: [[] for _ in cases] for kind in kinds}
     for run in range(args.runs):
-        for which in [(run + k) % 3 for k in range(3)]:
+        for which in [(run + k) % 4 for k in range(4)]:
+            if which == 3:
+                for i, (_, spent) in enumerate(worker.run_ahead([request for _, request in cases])):
+                    times["ahead"][i].append(spent)
+                continue
             for i, (sc, request) in enumerate(cases):
                 if which == 0:
                     built, ran = run_bare(sc, build)
@@ -174,13 +181,14 @@ def main(argv: list[str] | None = None) -> int:
         "built": "bare build + run",
         "in-process": "in-process request",
         "worker": "worker request",
+        "ahead": "worker, next sent",
     }
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"{counted} scenarios x {args.runs} runs, one worker; load average {load:.2f}")
     print("  per scenario (µs)     median  fastest")
     for kind in kinds:
         print(f"  {labels[kind]:<20} {median[kind] / counted * 1e6:7.0f}  {fastest[kind] / counted * 1e6:7.0f}")
-    for kind in ("in-process", "worker"):
+    for kind in ("in-process", "worker", "ahead"):
         for base in ("bare", "built"):
             print(
                 f"  {labels[kind]} over {labels[base]}: {median[kind] / median[base] - 1:+.0%} "

@@ -2,6 +2,12 @@
 //! (its whole process group) when a scenario outlives its deadline, and
 //! started again for the next one.
 //!
+//! A caller may send the next request before it reads the answer to the
+//! last ([`Worker::ahead`]): the worker finds it waiting when it finishes a
+//! scenario, so it never waits on the caller. The worker runs its requests
+//! one after another, so a request's deadline runs from when the worker
+//! could start it: the later of its sending and the previous answer.
+//!
 //! Requests go to the worker's stdin and answers come back on its stdout,
 //! which the worker moves to a private descriptor before any user code
 //! runs: what a hook prints is captured, never mixed into the protocol.
@@ -13,7 +19,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::Deserialize;
 use serde_json::Value;
@@ -129,13 +135,36 @@ impl Process {
     }
 }
 
+/// A request written to the worker and not answered yet.
+struct Sent {
+    id: u64,
+    key: String,
+    body: String,
+    at: Instant,
+}
+
+/// Why [`Worker::call`] got no answer, and whether the worker had started
+/// on that request: when it had not, an earlier request (one sent ahead and
+/// never asked for) is what timed out or killed the worker, and the request
+/// itself may go to another worker.
+#[derive(Debug)]
+pub(crate) struct Failed {
+    pub error: CallError,
+    pub started: bool,
+}
+
 pub(crate) struct Worker {
     child: Process,
     stdin: Option<Box<dyn Write + Send>>,
-    lines: Receiver<Result<String, String>>,
+    lines: Receiver<(Instant, Result<String, String>)>,
     stderr: Arc<Mutex<Tail>>,
     pub hello: Hello,
     next_id: u64,
+    /// The requests sent and not answered, oldest first.
+    pending: VecDeque<Sent>,
+    /// When the last answer (or the greeting) arrived: the worker starts
+    /// its next request then, or when that request arrives if later.
+    answered: Instant,
 }
 
 impl Worker {
@@ -255,11 +284,16 @@ impl Worker {
                 error: None,
             },
             next_id: 0,
+            pending: VecDeque::new(),
+            answered: Instant::now(),
         };
         let python = python.to_owned();
         let first = match worker.lines.recv_timeout(START_TIMEOUT) {
-            Ok(Ok(line)) => line,
-            Ok(Err(message)) => return Err(SetupError::Protocol { python, message }),
+            Ok((at, Ok(line))) => {
+                worker.answered = at;
+                line
+            }
+            Ok((_, Err(message))) => return Err(SetupError::Protocol { python, message }),
             Err(RecvTimeoutError::Timeout) => {
                 worker.kill();
                 return Err(SetupError::NoHello {
@@ -321,21 +355,12 @@ impl Worker {
         matches!(self.child, Process::Attached { .. })
     }
 
-    /// Sends one request and waits up to `timeout` for its answer (the
-    /// answer object without its `id`).
-    pub(crate) fn call(
-        &mut self,
-        key: &str,
-        body: Value,
-        timeout: Duration,
-    ) -> Result<Value, CallError> {
+    /// Writes the request `{"id": N, KEY: BODY}` (`body` is JSON text)
+    /// and notes it as pending.
+    fn send(&mut self, key: &str, body: &str) -> Result<(), CallError> {
         self.next_id += 1;
         let id = self.next_id;
-        let mut request = serde_json::Map::new();
-        request.insert("id".into(), id.into());
-        request.insert(key.into(), body);
-        let mut line = Value::Object(request).to_string();
-        line.push('\n');
+        let line = format!("{{\"id\":{id},{}:{body}}}\n", Value::String(key.to_owned()));
         let sent = match self.stdin.as_mut() {
             Some(stdin) => stdin
                 .write_all(line.as_bytes())
@@ -345,34 +370,98 @@ impl Worker {
         if sent.is_err() {
             return Err(self.died());
         }
+        self.pending.push_back(Sent {
+            id,
+            key: key.to_owned(),
+            body: body.to_owned(),
+            at: Instant::now(),
+        });
+        Ok(())
+    }
+
+    /// The id of the pending request `KEY: BODY`, if it was sent.
+    fn pending_id(&self, key: &str, body: &str) -> Option<u64> {
+        self.pending
+            .iter()
+            .find(|sent| sent.key == key && sent.body == body)
+            .map(|sent| sent.id)
+    }
+
+    /// Sends `KEY: BODY` now, unless it is pending already, so that the
+    /// worker finds it waiting when it finishes what it runs; [`call`]
+    /// with the same request then reads its answer. A worker that cannot
+    /// take it is left as it is: the answer being waited for says why.
+    ///
+    /// [`call`]: Self::call
+    pub(crate) fn ahead(&mut self, key: &str, body: &str) {
+        if self.pending_id(key, body).is_none() {
+            let _ = self.send(key, body);
+        }
+    }
+
+    /// Sends `KEY: BODY` (unless [`ahead`](Self::ahead) did) and waits for
+    /// its answer (the answer object), each request given up to `timeout`
+    /// from when the worker could start it. Answers to requests sent ahead
+    /// and never asked for are read and dropped on the way.
+    pub(crate) fn call(
+        &mut self,
+        key: &str,
+        body: &str,
+        timeout: Duration,
+    ) -> Result<Value, Failed> {
+        let id = match self.pending_id(key, body) {
+            Some(id) => id,
+            None => {
+                let started = self.pending.is_empty();
+                self.send(key, body)
+                    .map_err(|error| Failed { error, started })?;
+                self.next_id
+            }
+        };
         loop {
-            match self.lines.recv_timeout(timeout) {
-                Ok(Ok(line)) => {
+            let Some(head) = self.pending.front() else {
+                return Err(Failed {
+                    error: CallError::Protocol("no request is waiting for an answer".to_owned()),
+                    started: true,
+                });
+            };
+            let started = head.id == id;
+            let fail = |error| Failed { error, started };
+            let deadline = head.at.max(self.answered) + timeout;
+            let wait = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(wait) {
+                Ok((at, Ok(line))) => {
                     let value: Value = serde_json::from_str(&line).map_err(|e| {
-                        CallError::Protocol(format!(
+                        fail(CallError::Protocol(format!(
                             "an answer that is not JSON ({e}): `{}`",
                             cut(&line)
-                        ))
+                        )))
                     })?;
                     match value.get("id").and_then(Value::as_u64) {
-                        Some(got) if got == id => return Ok(value),
-                        // A late answer to a request already given up on.
-                        Some(got) if got < id => continue,
+                        Some(got) if got == head.id => {
+                            self.answered = at;
+                            self.pending.pop_front();
+                            if got == id {
+                                return Ok(value);
+                            }
+                        }
+                        // A late answer to a request no longer waited for.
+                        Some(got) if got < head.id => {}
                         _ => {
-                            return Err(CallError::Protocol(format!(
+                            return Err(fail(CallError::Protocol(format!(
                                 "an answer to another request: `{}`",
                                 cut(&line)
-                            )));
+                            ))));
                         }
                     }
                 }
-                Ok(Err(message)) => return Err(CallError::Protocol(message)),
+                Ok((_, Err(message))) => return Err(fail(CallError::Protocol(message))),
                 Err(RecvTimeoutError::Timeout) => {
                     let stack = self.stack();
                     self.kill();
-                    return Err(CallError::Timeout { stack });
+                    return Err(fail(CallError::Timeout { stack }));
                 }
-                Err(RecvTimeoutError::Disconnected) => return Err(self.died()),
+                Err(RecvTimeoutError::Disconnected) => return Err(fail(self.died())),
             }
         }
     }
@@ -520,9 +609,12 @@ fn found(python: &Path) -> bool {
         .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(python).is_file()))
 }
 
-/// Reads stdout line by line on a thread; a line past [`MAX_LINE`] or
-/// invalid UTF-8 is an error, the end of the stream a disconnect.
-fn spawn_line_reader(stdout: impl Read + Send + 'static) -> Receiver<Result<String, String>> {
+/// Reads stdout line by line on a thread, each line with when it arrived;
+/// a line past [`MAX_LINE`] or invalid UTF-8 is an error, the end of the
+/// stream a disconnect.
+fn spawn_line_reader(
+    stdout: impl Read + Send + 'static,
+) -> Receiver<(Instant, Result<String, String>)> {
     let (send, receive) = channel();
     std::thread::spawn(move || {
         let mut reader = BufReader::new(stdout);
@@ -531,10 +623,13 @@ fn spawn_line_reader(stdout: impl Read + Send + 'static) -> Receiver<Result<Stri
             match (&mut reader).take(MAX_LINE).read_until(b'\n', &mut buffer) {
                 Ok(0) | Err(_) => return,
                 Ok(_) if buffer.last() != Some(&b'\n') && buffer.len() as u64 >= MAX_LINE => {
-                    let _ = send.send(Err(format!(
-                        "an answer longer than {} MiB",
-                        MAX_LINE / (1024 * 1024)
-                    )));
+                    let _ = send.send((
+                        Instant::now(),
+                        Err(format!(
+                            "an answer longer than {} MiB",
+                            MAX_LINE / (1024 * 1024)
+                        )),
+                    ));
                     return;
                 }
                 Ok(_) => {
@@ -542,7 +637,7 @@ fn spawn_line_reader(stdout: impl Read + Send + 'static) -> Receiver<Result<Stri
                         Ok(line) => Ok(line),
                         Err(_) => Err("an answer that is not UTF-8".to_owned()),
                     };
-                    if send.send(line).is_err() {
+                    if send.send((Instant::now(), line)).is_err() {
                         return;
                     }
                 }
