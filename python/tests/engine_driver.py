@@ -110,29 +110,20 @@ class Worker:
         assert response["id"] == self.next_id, response
         return response["record"]
 
-    def run_ahead(self, requests: list[dict]) -> list[tuple[dict, float]]:
-        """Each request's record with the seconds the worker spent on it, each next request sent before the last
-        record is read (as `hookharness run` does on the Haystack engine): the time from when the worker could start
-        a request (the later of its sending and the previous record's arrival) to its record's arrival."""
-        import time
-
-        out: list[tuple[dict, float]] = []
-        sent: list[float] = []
+    def run_ahead(self, requests: list[dict]) -> list[dict]:
+        """Each request's record, each next request sent before the last record is read (as `hookharness run` does
+        on the Haystack engine): the worker finds it waiting when it finishes a scenario."""
+        out: list[dict] = []
         first = self.next_id + 1
         for i, req in enumerate(requests[:2]):
             self.send({"id": first + i, "run": req})
-            sent.append(time.perf_counter())
         self.next_id += len(requests)
-        last = sent[0] if sent else 0.0
         for i in range(len(requests)):
             response = self._read()
-            arrived = time.perf_counter()
             assert response["id"] == first + i, response
             if i + 2 < len(requests):
                 self.send({"id": first + i + 2, "run": requests[i + 2]})
-                sent.append(time.perf_counter())
-            out.append((response["record"], arrived - max(last, sent[i])))
-            last = arrived
+            out.append(response["record"])
         return out
 
     def close(self) -> int:
