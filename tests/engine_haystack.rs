@@ -150,6 +150,45 @@ fn a_worker_that_exits_costs_its_scenario_and_says_how_it_ended() {
     );
 }
 
+// -- the next request sent ahead (`Engine::ahead`) -------------------------------------------------
+
+#[test]
+fn each_deadline_runs_from_when_the_worker_starts_its_scenario_not_from_its_sending() {
+    // `run` sends each request before it reads the previous record: the
+    // second nap's request waits 1.2 s in the worker's pipe, and would be
+    // past a 2 s deadline counted from its sending.
+    let naps = beside_good(&["nap", "nap", "nap"], &["--timeout", "2"], &[]);
+    for nap in &naps {
+        assert_eq!(status(nap), "pass", "{nap}");
+    }
+}
+
+#[test]
+fn a_worker_that_dies_with_the_next_request_sent_costs_only_its_scenario() {
+    // The second crash's request was sent to the first worker, which died
+    // before starting it: it runs again on the new worker (and ends that
+    // one too, its own error), and the good one after them passes.
+    let crashes = beside_good(&["crash", "crash"], &[], &[]);
+    for crash in &crashes {
+        assert_error_says(
+            crash,
+            &[
+                "the Haystack engine's worker died while running this scenario",
+                "exited with status 3",
+            ],
+        );
+    }
+}
+
+#[test]
+fn a_timeout_with_the_next_request_sent_gives_that_one_its_own_run_and_deadline() {
+    let hung = beside_good(&["hung", "hung", "nap"], &["--timeout", "2"], &[]);
+    for outcome in &hung[..2] {
+        assert_error_says(outcome, &["timed out after 2 s in ", " in hang"]);
+    }
+    assert_eq!(status(&hung[2]), "pass", "{}", hung[2]);
+}
+
 #[test]
 fn a_hook_printing_to_stdout_keeps_the_protocol_and_printed_sees_it() {
     let printed = one_beside_good("printed", &["--trace", "full"]);

@@ -393,3 +393,55 @@ def test_a_non_message_in_state_messages_is_named_as_such(worker):
     assert message.startswith("State `messages` "), message
     assert "not a ChatMessage" in message or "not a list of ChatMessage" in message, message
     assert_still_serves(worker)
+
+
+def test_network_guards_a_scenario_replaced_are_back_in_the_next_one(worker):
+    record = worker.run(hook_request("before_llm", "misbehaving:replace_socket"))
+    assert record["error"] is None, record["error"]
+    for how, host in (("create_connection", "db.example.net:5432"), ("getaddrinfo", "dns.example.org:53")):
+        request = hook_request("before_llm", "misbehaving:Reach")
+        request["scenario"]["hooks"]["before_llm"][0]["args"] = {"how": how}
+        error = worker.run(request)["error"]
+        assert error is not None, f"{how}: the network was reached"
+        assert error["message"].startswith(f"network access to {host} attempted at "), (how, error["message"])
+    assert_still_serves(worker)
+
+
+def test_a_ready_made_hook_is_a_new_object_in_each_scenario(worker):
+    """Its scripted confirmation UI has one answer per call: one UI shared by two runs would have none left for the
+    second run's calls."""
+    from engine_driver import ROOT, request
+
+    scenario = request(ROOT / "scenarios/ready_made/confirmation_all_rejected.yaml", detail="full")
+    first, second = worker.run(scenario), worker.run(scenario)
+    assert first["error"] is None, first["error"]
+    assert json.dumps(second, sort_keys=True) == json.dumps(first, sort_keys=True)
+
+
+def test_a_ready_made_hook_copied_from_one_built_before_shares_no_object_with_it():
+    import sys
+
+    from engine_driver import PYTHON_DIR
+
+    if str(PYTHON_DIR) not in sys.path:
+        sys.path.insert(0, str(PYTHON_DIR))
+    from hookharness.engine import ready_made
+    from hookharness.engine.spec import HookDef
+
+    ui = {"type": ready_made.SCRIPTED_UI, "init_parameters": {"answers": [{"action": "confirm"}]}}
+    policy = {"type": ready_made.ASK_ONCE, "init_parameters": {}}
+    strategy = {"type": ready_made.BLOCKING_STRATEGY, "init_parameters": {"confirmation_policy": policy, "confirmation_ui": ui}}
+    confirmation = HookDef(kind="confirmation", name=None, params={"confirmation_strategies": {"rm": strategy}})
+    first, second = ready_made.build(confirmation), ready_made.build(confirmation)
+    a, b = first.confirmation_strategies["rm"], second.confirmation_strategies["rm"]
+    assert first is not second and a is not b
+    assert a.confirmation_policy is not b.confirmation_policy
+    assert a.confirmation_ui is not b.confirmation_ui and a.confirmation_ui.answers is not b.confirmation_ui.answers
+
+    store = {"type": ready_made.IN_MEMORY_STORE}
+    compactor = {"type": ready_made.TOOL_RESULT_OFFLOAD_COMPACTOR, "init_parameters": {"store": store, "min_tokens": 10}}
+    compaction = HookDef(kind="compaction", name=None, params={"compactor": compactor, "context_window": 250})
+    first, second = ready_made.build(compaction), ready_made.build(compaction)
+    assert first.compactor is not second.compactor and first.compactor.store is not second.compactor.store
+    # Each copy counts its own store keys from 1 (`_counter_offload_keys`).
+    assert first.compactor.__dict__["_offload"] is not second.compactor.__dict__["_offload"]

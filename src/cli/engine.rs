@@ -95,6 +95,17 @@ impl EngineArgs {
 }
 
 impl Engines {
+    /// `scenario` is the next one [`run`](Self::run) will be given
+    /// ([`Replay::ahead`]): an engine that takes requests ahead may start
+    /// on it. A command that exchanges messages with the engine during a
+    /// run does not call it.
+    pub(crate) fn ahead(&self, scenario: &crate::scenario::Scenario) {
+        self.main.ahead(scenario);
+        if let Some(other) = &self.other {
+            other.ahead(scenario);
+        }
+    }
+
     /// Runs one scenario: on the main engine, and with `--engine both` on the
     /// other too, failing the outcome at the first difference.
     pub(crate) fn run(&self, run: impl Fn(&Replay) -> Outcome) -> Outcome {

@@ -318,8 +318,26 @@ fn run(
         // No child process could be started: the rest runs here.
         from = isolated.err().unwrap_or(files.len());
     }
-    for (index, file) in files.iter().enumerate().skip(from) {
-        report(replay_file(&engines, file, filter, |_| {}), index + 1);
+    // On the Haystack engine the next file is read, and its request sent to
+    // the worker, before the current one's record is read: the worker finds
+    // it waiting when it finishes a scenario instead of waiting for this
+    // side (`Engine::ahead`; each outcome is the same as one at a time).
+    let ahead = engine.engine != engine::Engine::Rust;
+    let mut next = files.get(from).map(|file| load_file(file, filter));
+    for index in from..files.len() {
+        let Some(loaded) = next.take() else { break };
+        next = files.get(index + 1).map(|file| load_file(file, filter));
+        if ahead {
+            for scenario in [Some(&loaded), next.as_ref()].into_iter().flatten() {
+                if let Loaded::Scenario(scenario) = scenario {
+                    engines.ahead(scenario);
+                }
+            }
+        }
+        report(
+            outcome_of(&engines, &files[index], loaded, |_| {}),
+            index + 1,
+        );
     }
     if outcomes.is_empty() {
         errln!("no scenario matches the filter");
@@ -402,15 +420,44 @@ fn replay_file(
     filter: Option<&str>,
     started: impl FnOnce(&str),
 ) -> Option<Outcome> {
+    outcome_of(engines, file, load_file(file, filter), started)
+}
+
+/// A file as `run` reads it, before it runs.
+enum Loaded {
+    /// Outside the filter.
+    Outside,
+    /// A scenario to run.
+    Scenario(Box<Scenario>),
+    /// A file that does not load.
+    Invalid(crate::scenario::ScenarioError),
+}
+
+/// Reads `file` for [`outcome_of`].
+fn load_file(file: &std::path::Path, filter: Option<&str>) -> Loaded {
     let path = file.display().to_string();
     match Scenario::from_path(file) {
-        Ok(scenario) if !filter::takes(filter, &scenario.name, &path) => None,
-        Ok(scenario) => {
+        Ok(scenario) if !filter::takes(filter, &scenario.name, &path) => Loaded::Outside,
+        Ok(scenario) => Loaded::Scenario(Box::new(scenario)),
+        Err(_) if !filter::takes(filter, "", &path) => Loaded::Outside,
+        Err(error) => Loaded::Invalid(error),
+    }
+}
+
+/// [`replay_file`] of a file already read.
+fn outcome_of(
+    engines: &engine::Engines,
+    file: &std::path::Path,
+    loaded: Loaded,
+    started: impl FnOnce(&str),
+) -> Option<Outcome> {
+    match loaded {
+        Loaded::Outside => None,
+        Loaded::Scenario(scenario) => {
             started(&scenario.name);
             Some(engines.run(|replay| replay.run(&scenario)))
         }
-        Err(_) if !filter::takes(filter, "", &path) => None,
-        Err(error) => Some(crate::replay::invalid_file(file, &error)),
+        Loaded::Invalid(error) => Some(crate::replay::invalid_file(file, &error)),
     }
 }
 

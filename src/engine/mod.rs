@@ -97,6 +97,18 @@ pub trait Engine: Send + Sync {
         )))
     }
 
+    /// `scenario` (loaded and validated) is the next one the caller will
+    /// [`record`](Self::record) with `options`, after the one it records
+    /// now: an engine may start on it already. The Haystack engine sends
+    /// its request to the worker, which finds it waiting when it finishes
+    /// the current scenario. Nothing else changes: `record` still gives
+    /// each scenario its own record, deadline and errors. A caller that
+    /// never calls it (one that exchanges messages with the engine during a
+    /// run) gets one request at a time. By default nothing happens.
+    fn ahead(&self, scenario: &Scenario, options: RecordOptions) {
+        let _ = (scenario, options);
+    }
+
     /// Whether the engine finds `custom:` hooks itself: a Haystack worker
     /// the pytest plugin forked holds the hooks its fixtures register by
     /// name. Otherwise a scenario with one is refused before it is

@@ -221,6 +221,28 @@ impl Replay {
         prepare(scenario, &custom, None)
     }
 
+    /// `scenario` is the next one [`run`](Self::run) will be given, after
+    /// the one it runs now: on an engine that takes requests ahead (the
+    /// Haystack engine, [`Engine::ahead`]) its run may start while this
+    /// side is still reading and checking the current one. Each outcome is
+    /// the same as without; a scenario `run` would not hand its engine (one
+    /// that is invalid, or names a `custom:` hook the engine cannot find)
+    /// is not sent. On this crate's loop nothing happens.
+    pub fn ahead(&self, scenario: &Scenario) {
+        let Some(engine) = &self.engine else {
+            return;
+        };
+        let refused = !engine.finds_custom_hooks() && !scenario.custom_hook_names().is_empty();
+        if refused || self.validate(scenario).is_err() {
+            return;
+        }
+        let options = RecordOptions {
+            detail: self.detail,
+            keep_requests: false,
+        };
+        engine.ahead(scenario, options);
+    }
+
     /// Runs a loaded scenario.
     pub fn run(&self, scenario: &Scenario) -> Outcome {
         let file = file_of(scenario);

@@ -33,7 +33,7 @@ import sys
 import types
 import uuid
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from haystack import component
@@ -498,8 +498,63 @@ def _per_tool(c: _Checker, raw: Any, path: tuple, value: Callable[[Any, tuple], 
 # -- building -------------------------------------------------------------------------------------------------------
 
 
+# The classes a ready-made entry may name whose construction reads nothing but its parameters (no environment, no
+# clock, no file, no generator a scenario scripts): an entry naming only these is built once by `from_dict` and each
+# scenario gets a deep copy of that unused object, the same objects `from_dict` would build, in a few microseconds
+# instead of a few hundred. An entry naming any other class (a real chat generator as a summarizer, a provider's
+# token counter, a rich console UI) is built by `from_dict` every time.
+_PURE_TYPES = frozenset(
+    {
+        IN_MEMORY_STORE, FILE_SYSTEM_STORE, ALWAYS_OFFLOAD, NEVER_OFFLOAD, OFFLOAD_OVER_CHARS, BLOCKING_STRATEGY,
+        ALWAYS_ASK, NEVER_ASK, ASK_ONCE, SCRIPTED_UI, SIMPLE_CONSOLE_UI, SLIDING_WINDOW, TOOL_RESULT_PRUNING,
+        TOOL_RESULT_OFFLOAD_COMPACTOR, SUMMARIZATION, APPROXIMATE_COUNTER, SCRIPTED_SUMMARIZER,
+    }
+)
+# Unused hook objects by entry (kind and parameters as JSON); bounded, most recent kept.
+_BUILT: dict[str, Any] = {}
+_BUILT_SIZE = 256
+
+
+def _types_named(value: Any) -> Iterator[Any]:
+    if isinstance(value, dict):
+        if "type" in value:
+            yield value["type"]
+        for item in value.values():
+            yield from _types_named(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _types_named(item)
+
+
 def build(definition: HookDef) -> Any:
-    """The Haystack hook object of a ready-made entry (parameters as the file wrote them, validated by Rust)."""
+    """The Haystack hook object of a ready-made entry (parameters as the file wrote them, validated by Rust): a
+    new one each call (`_PURE_TYPES` says when it is a copy of one built before)."""
+    if definition.kind == "token_budget" or not all(t in _PURE_TYPES for t in _types_named(definition.params)):
+        return _with_offload_keys(_build(definition))
+    key = json.dumps([definition.kind, definition.params], sort_keys=True)
+    template = _BUILT.pop(key, None)
+    if template is None:
+        template = _build(definition)  # raises as Haystack does; nothing is kept then
+    _BUILT[key] = template
+    while len(_BUILT) > _BUILT_SIZE:
+        _BUILT.pop(next(iter(_BUILT)))
+    return _with_offload_keys(copy.deepcopy(template))
+
+
+def _with_offload_keys(hook: Any) -> Any:
+    """`hook`, its `ToolResultOffloadCompactor` (if any) counting its store keys from 1 (`_counter_offload_keys`)."""
+    compactor = getattr(hook, "compactor", None)
+    if compactor is not None:
+        from haystack.hooks import compaction
+
+        # Not in every haystack-ai that has compaction (3.2.0 lacks it).
+        if isinstance(compactor, getattr(compaction, "ToolResultOffloadCompactor", ())):
+            _counter_offload_keys(compactor)
+    return hook
+
+
+def _build(definition: HookDef) -> Any:
+    """`build`, always through Haystack's constructor or `from_dict`."""
     params = validate(_Checker(), definition.kind, copy.deepcopy(definition.params), (definition.kind,))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # ExperimentalWarning
@@ -517,16 +572,9 @@ def build(definition: HookDef) -> Any:
 
             return ConfirmationHook.from_dict({"type": CONFIRMATION_HOOK, "init_parameters": params})
         if definition.kind == "compaction":
-            from haystack.hooks import compaction
+            from haystack.hooks.compaction import CompactionHook
 
-            CompactionHook = compaction.CompactionHook
-            # Not in every haystack-ai that has compaction (3.2.0 lacks it): only needed when it exists.
-            ToolResultOffloadCompactor = getattr(compaction, "ToolResultOffloadCompactor", ())
-
-            hook = CompactionHook.from_dict({"type": COMPACTION_HOOK, "init_parameters": params})
-            if isinstance(hook.compactor, ToolResultOffloadCompactor):
-                _counter_offload_keys(hook.compactor)
-            return hook
+            return CompactionHook.from_dict({"type": COMPACTION_HOOK, "init_parameters": params})
     raise ValueError(f"unknown ready-made hook kind `{definition.kind}`")
 
 

@@ -31,6 +31,7 @@ import socket
 import sys
 from collections.abc import Iterator
 from datetime import datetime
+from typing import Any
 
 from .errors import ScenarioAbort
 
@@ -93,57 +94,90 @@ def _sendmsg_address(args) -> tuple:
     return _address(args[3]) if len(args) > 3 else (None, None)
 
 
-@contextlib.contextmanager
-def closed_network() -> Iterator[None]:
+# The network's guards are put in place once, at the first scenario, and stay: each passes its call on to the function
+# it replaced unless a scenario runs (`_CLOSED[0]`, a depth: `check` nests nothing, but nothing breaks if it does).
+# A scenario only raises and lowers that count, where swapping ten functions in and out of `socket` cost a scenario
+# about as much as its whole trace's JSON; on its way out it puts back any guard its code replaced, so what one
+# scenario does to `socket` does not reach the next, as when each scenario restored the functions it found.
+_CLOSED = [0]
+_GUARDS: dict[tuple[Any, str], Any] = {}
+
+
+def _install_guards() -> None:
     saved_lookups = {name: getattr(socket, name) for name in _LOOKUPS}
     saved_create = socket.create_connection
     saved_methods = {name: getattr(socket.socket, name) for name in _SOCKET_METHODS}
+    closed = _CLOSED
 
     def getaddrinfo(host, port, *args, **kwargs):
+        if not closed[0]:
+            return saved_lookups["getaddrinfo"](host, port, *args, **kwargs)
         _refuse(host, port)
 
-    def lookup(host, *args, **kwargs):
-        _refuse(host, None)
+    def looking_up(name):
+        original = saved_lookups[name]
+
+        def lookup(host, *args, **kwargs):
+            if not closed[0]:
+                return original(host, *args, **kwargs)
+            _refuse(host, None)
+
+        return lookup
 
     def create_connection(address, *args, **kwargs):
+        if not closed[0]:
+            return saved_create(address, *args, **kwargs)
         _refuse(*_address(address))
 
     def connect(self, address):
-        if _is_local(self):
+        if not closed[0] or _is_local(self):
             return saved_methods["connect"](self, address)
         _refuse(*_address(address))
 
     def connect_ex(self, address):
-        if _is_local(self):
+        if not closed[0] or _is_local(self):
             return saved_methods["connect_ex"](self, address)
         _refuse(*_address(address))
 
     def sendto(self, data, *args):
         # sendto(data, address) or sendto(data, flags, address)
-        if _is_local(self) or not args:
+        if not closed[0] or _is_local(self) or not args:
             return saved_methods["sendto"](self, data, *args)
         _refuse(*_address(args[-1]))
 
     def sendmsg(self, buffers, *args):
-        host, port = _sendmsg_address((buffers, *args))
+        host, port = _sendmsg_address((buffers, *args)) if closed[0] else (None, None)
         if _is_local(self) or host is None:
             return saved_methods["sendmsg"](self, buffers, *args)
         _refuse(host, port)
 
-    socket.getaddrinfo = getaddrinfo
+    _GUARDS[(socket, "getaddrinfo")] = getaddrinfo
     for name in _LOOKUPS[1:]:
-        setattr(socket, name, lookup)
-    socket.create_connection = create_connection
+        _GUARDS[(socket, name)] = looking_up(name)
+    _GUARDS[(socket, "create_connection")] = create_connection
     for name, function in (("connect", connect), ("connect_ex", connect_ex), ("sendto", sendto), ("sendmsg", sendmsg)):
-        setattr(socket.socket, name, function)
+        _GUARDS[(socket.socket, name)] = function
+    _put_back_guards()
+
+
+def _put_back_guards() -> None:
+    for (owner, name), guard in _GUARDS.items():
+        if getattr(owner, name) is not guard:
+            setattr(owner, name, guard)
+
+
+@contextlib.contextmanager
+def closed_network() -> Iterator[None]:
+    if not _GUARDS:
+        _install_guards()
+    else:
+        _put_back_guards()
+    _CLOSED[0] += 1
     try:
         yield
     finally:
-        for name, function in saved_lookups.items():
-            setattr(socket, name, function)
-        socket.create_connection = saved_create
-        for name, function in saved_methods.items():
-            setattr(socket.socket, name, function)
+        _CLOSED[0] -= 1
+        _put_back_guards()
 
 
 # The state `random.seed(0)` leaves, taken once: `setstate` of it costs what `seed(0)` does, and touches no other

@@ -12,11 +12,14 @@ Protocol (newline-delimited JSON, UTF-8, one object per line; docs/engines.md):
    a request gets `{"id": N or null, "error": TEXT}`.
    Protocol 2 adds `{"id": N, "construct": REQUEST}` (`check --engine haystack`, `construct.py`): everything the run
    builds, built without running the loop; the response is `{"id": N, "problems": [...], "checked": {...}}`.
-   A response carries `"retire": true` when the scenario left a thread of its own running: the caller shuts this
-   worker down and starts another for the next scenario, so that thread's output cannot reach another trace.
+   A response carries `"retire": true` when the scenario left a thread of its own running: the worker takes no
+   other request, and the caller shuts it down and starts another for the next scenario (and sends it again the
+   requests it had sent ahead), so that thread's output cannot reach another trace.
+   The caller may send the next request before it reads the last answer: requests run one after another, in order.
    Protocol 3 adds record runs: a `run` REQUEST with `"live": true` has each model call sent to the caller as
    `{"id": N, "model_call": CALL}` before its response, and the worker reads `{"id": N, "model_reply": ENTRY}` from
-   stdin before it goes on (`relay.py`); the network stays closed, only the caller talks to the model.
+   stdin before it goes on (`relay.py`); the network stays closed, only the caller talks to the model. The caller
+   sends nothing ahead of a record run.
 3. `{"id": N, "shutdown": true}` (or the end of stdin): the worker exits 0.
 
 Timeouts are the caller's: a scenario that does not answer in time has the worker's process group killed
@@ -172,8 +175,11 @@ def serve(stdin: BinaryIO, channel: Channel, crash: Any) -> int:
         answer = {"id": ident, "record": record}
         if any(t.is_alive() and t not in threads for t in threading.enumerate()):
             # A thread the scenario started still runs: what it prints or writes to fd 1 and 2 would land in the next
-            # scenario's trace. The caller replaces this worker (and its process group) before the next scenario.
+            # scenario's trace. The caller replaces this worker (and its process group) before the next scenario, and
+            # this worker runs none: a request the caller sent ahead goes to the new one.
             answer["retire"] = True
+            channel.send(answer)
+            return 0
         channel.send(answer)
     return 0
 

@@ -40,7 +40,7 @@ use crate::message::ChatMessage;
 use crate::outcome::{RunError, RunResult, TraceEvent};
 use crate::replay::SeenRequest;
 use crate::scenario::{KeyPath, Scenario, ScenarioError, ScenarioErrorKind};
-use worker::{CallError, Worker, shown};
+use worker::{CallError, Failed, Worker, shown};
 
 /// Why the Haystack engine cannot start: each says what to install or set.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -195,6 +195,18 @@ impl Engine for HaystackEngine {
         self.attached
     }
 
+    fn ahead(&self, scenario: &Scenario, options: RecordOptions) {
+        let body = request::body(scenario, options).to_string();
+        let mut slot = self.slot();
+        if slot.is_none() {
+            // One that does not start says so when the scenario is recorded.
+            *slot = Worker::start(&self.python).ok();
+        }
+        if let Some(worker) = slot.as_mut() {
+            worker.ahead("run", &body);
+        }
+    }
+
     fn record(&self, scenario: &Scenario, options: RecordOptions) -> Record {
         let body = request::body(scenario, options);
         match self.call("run", body) {
@@ -250,31 +262,37 @@ impl HaystackEngine {
         &self,
         key: &str,
         body: Value,
-        relay: Option<worker::Relay<'_>>,
+        mut relay: Option<worker::Relay<'_>>,
     ) -> Result<Value, String> {
-        let mut slot = match self.worker.lock() {
-            Ok(slot) => slot,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        if slot.is_none() {
-            *slot = Some(Worker::start(&self.python).map_err(|error| error.to_string())?);
-        }
-        let worker = slot.as_mut().expect("a worker was just started");
-        let answered = match relay {
-            Some(relay) => worker.call_relaying(key, body, self.timeout, Some(relay)),
-            None => worker.call(key, body, self.timeout),
-        };
-        let error = match answered {
-            Ok(answer) => {
-                if answer.get("retire").and_then(Value::as_bool) == Some(true) {
-                    // The scenario left a thread running, whose output would
-                    // reach the next scenario's trace: the next one gets a
-                    // new worker (dropping this one ends its process group).
-                    *slot = None;
-                }
-                return Ok(answer);
+        let body = body.to_string();
+        let mut slot = self.slot();
+        let error = loop {
+            if slot.is_none() {
+                *slot = Some(Worker::start(&self.python).map_err(|error| error.to_string())?);
             }
-            Err(error) => error,
+            let worker = slot.as_mut().expect("a worker was just started");
+            let answered = match relay.as_mut() {
+                Some(relay) => worker.call_relaying(key, &body, self.timeout, Some(&mut **relay)),
+                None => worker.call(key, &body, self.timeout),
+            };
+            match answered {
+                Ok(answer) => {
+                    if answer.get("retire").and_then(Value::as_bool) == Some(true) {
+                        // The scenario left a thread running, whose output would
+                        // reach the next scenario's trace: the next one gets a
+                        // new worker (dropping this one ends its process group,
+                        // and the requests sent ahead to it, which it never
+                        // starts: they go to the new one).
+                        *slot = None;
+                    }
+                    return Ok(answer);
+                }
+                // A request sent ahead and never asked for timed out or
+                // ended the worker before this one started: this one goes
+                // to a new worker (which has nothing else to run first).
+                Err(Failed { started: false, .. }) => *slot = None,
+                Err(Failed { error, .. }) => break error,
+            }
         };
         *slot = None;
         Err(match error {
@@ -326,11 +344,15 @@ impl HaystackEngine {
     }
 
     fn drop_worker(&self) {
-        let mut slot = match self.worker.lock() {
+        *self.slot() = None;
+    }
+
+    /// The worker's slot (`None`: the next request starts one).
+    fn slot(&self) -> std::sync::MutexGuard<'_, Option<Worker>> {
+        match self.worker.lock() {
             Ok(slot) => slot,
             Err(poisoned) => poisoned.into_inner(),
-        };
-        *slot = None;
+        }
     }
 
     /// `check --engine haystack` of one loaded, valid scenario: what only

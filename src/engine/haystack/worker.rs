@@ -2,6 +2,12 @@
 //! (its whole process group) when a scenario outlives its deadline, and
 //! started again for the next one.
 //!
+//! A caller may send the next request before it reads the answer to the
+//! last ([`Worker::ahead`]): the worker finds it waiting when it finishes a
+//! scenario, so it never waits on the caller. The worker runs its requests
+//! one after another, so a request's deadline runs from when the worker
+//! could start it: the later of its sending and the previous answer.
+//!
 //! Requests go to the worker's stdin and answers come back on its stdout,
 //! which the worker moves to a private descriptor before any user code
 //! runs: what a hook prints is captured, never mixed into the protocol.
@@ -133,13 +139,36 @@ impl Process {
     }
 }
 
+/// A request written to the worker and not answered yet.
+struct Sent {
+    id: u64,
+    key: String,
+    body: String,
+    at: Instant,
+}
+
+/// Why [`Worker::call`] got no answer, and whether the worker had started
+/// on that request: when it had not, an earlier request (one sent ahead and
+/// never asked for) is what timed out or killed the worker, and the request
+/// itself may go to another worker.
+#[derive(Debug)]
+pub(crate) struct Failed {
+    pub error: CallError,
+    pub started: bool,
+}
+
 pub(crate) struct Worker {
     child: Process,
     stdin: Option<Box<dyn Write + Send>>,
-    lines: Receiver<Result<String, String>>,
+    lines: Receiver<(Instant, Result<String, String>)>,
     stderr: Arc<Mutex<Tail>>,
     pub hello: Hello,
     next_id: u64,
+    /// The requests sent and not answered, oldest first.
+    pending: VecDeque<Sent>,
+    /// When the last answer (or the greeting) arrived: the worker starts
+    /// its next request then, or when that request arrives if later.
+    answered: Instant,
 }
 
 impl Worker {
@@ -259,11 +288,16 @@ impl Worker {
                 error: None,
             },
             next_id: 0,
+            pending: VecDeque::new(),
+            answered: Instant::now(),
         };
         let python = python.to_owned();
         let first = match worker.lines.recv_timeout(START_TIMEOUT) {
-            Ok(Ok(line)) => line,
-            Ok(Err(message)) => return Err(SetupError::Protocol { python, message }),
+            Ok((at, Ok(line))) => {
+                worker.answered = at;
+                line
+            }
+            Ok((_, Err(message))) => return Err(SetupError::Protocol { python, message }),
             Err(RecvTimeoutError::Timeout) => {
                 worker.kill();
                 return Err(SetupError::NoHello {
@@ -325,14 +359,60 @@ impl Worker {
         matches!(self.child, Process::Attached { .. })
     }
 
-    /// Sends one request and waits up to `timeout` for its answer (the
-    /// answer object without its `id`).
+    /// Writes the request `{"id": N, KEY: BODY}` (`body` is JSON text)
+    /// and notes it as pending.
+    fn send(&mut self, key: &str, body: &str) -> Result<(), CallError> {
+        self.next_id += 1;
+        let id = self.next_id;
+        let line = format!("{{\"id\":{id},{}:{body}}}\n", Value::String(key.to_owned()));
+        let sent = match self.stdin.as_mut() {
+            Some(stdin) => stdin
+                .write_all(line.as_bytes())
+                .and_then(|()| stdin.flush()),
+            None => Err(std::io::Error::other("stdin closed")),
+        };
+        if sent.is_err() {
+            return Err(self.died());
+        }
+        self.pending.push_back(Sent {
+            id,
+            key: key.to_owned(),
+            body: body.to_owned(),
+            at: Instant::now(),
+        });
+        Ok(())
+    }
+
+    /// The id of the pending request `KEY: BODY`, if it was sent.
+    fn pending_id(&self, key: &str, body: &str) -> Option<u64> {
+        self.pending
+            .iter()
+            .find(|sent| sent.key == key && sent.body == body)
+            .map(|sent| sent.id)
+    }
+
+    /// Sends `KEY: BODY` now, unless it is pending already, so that the
+    /// worker finds it waiting when it finishes what it runs; [`call`]
+    /// with the same request then reads its answer. A worker that cannot
+    /// take it is left as it is: the answer being waited for says why.
+    ///
+    /// [`call`]: Self::call
+    pub(crate) fn ahead(&mut self, key: &str, body: &str) {
+        if self.pending_id(key, body).is_none() {
+            let _ = self.send(key, body);
+        }
+    }
+
+    /// Sends `KEY: BODY` (unless [`ahead`](Self::ahead) did) and waits for
+    /// its answer (the answer object), each request given up to `timeout`
+    /// from when the worker could start it. Answers to requests sent ahead
+    /// and never asked for are read and dropped on the way.
     pub(crate) fn call(
         &mut self,
         key: &str,
-        body: Value,
+        body: &str,
         timeout: Duration,
-    ) -> Result<Value, CallError> {
+    ) -> Result<Value, Failed> {
         self.call_relaying(key, body, timeout, None)
     }
 
@@ -340,62 +420,83 @@ impl Worker {
     /// sends before its answer is handed to `relay`, whose reply goes back
     /// as `model_reply` (protocol 3); the time `relay` takes is not the
     /// worker's, so it does not count against `timeout`. Without `relay`
-    /// a `model_call` is a protocol error.
+    /// a `model_call` is a protocol error. A record run is never sent
+    /// ahead: its exchange needs the worker to itself.
     pub(crate) fn call_relaying(
         &mut self,
         key: &str,
-        body: Value,
+        body: &str,
         timeout: Duration,
         mut relay: Option<Relay<'_>>,
-    ) -> Result<Value, CallError> {
-        self.next_id += 1;
-        let id = self.next_id;
-        let mut request = serde_json::Map::new();
-        request.insert("id".into(), id.into());
-        request.insert(key.into(), body);
-        self.send_line(&Value::Object(request))?;
-        let mut deadline = Instant::now() + timeout;
+    ) -> Result<Value, Failed> {
+        let mut relayed = Duration::ZERO;
+        let id = match self.pending_id(key, body) {
+            Some(id) => id,
+            None => {
+                let started = self.pending.is_empty();
+                self.send(key, body)
+                    .map_err(|error| Failed { error, started })?;
+                self.next_id
+            }
+        };
         loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(Ok(line)) => {
+            let Some(head) = self.pending.front() else {
+                return Err(Failed {
+                    error: CallError::Protocol("no request is waiting for an answer".to_owned()),
+                    started: true,
+                });
+            };
+            let started = head.id == id;
+            let fail = |error| Failed { error, started };
+            let deadline = head.at.max(self.answered) + timeout + relayed;
+            let wait = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(wait) {
+                Ok((at, Ok(line))) => {
                     let value: Value = serde_json::from_str(&line).map_err(|e| {
-                        CallError::Protocol(format!(
+                        fail(CallError::Protocol(format!(
                             "an answer that is not JSON ({e}): `{}`",
                             cut(&line)
-                        ))
+                        )))
                     })?;
                     match value.get("id").and_then(Value::as_u64) {
-                        Some(got) if got == id && value.get("model_call").is_some() => {
+                        Some(got) if got == id && got == head.id && value.get("model_call").is_some() => {
                             let Some(relay) = relay.as_mut() else {
-                                return Err(CallError::Protocol(format!(
+                                return Err(fail(CallError::Protocol(format!(
                                     "a model call in a run that answers from its scripts: `{}`",
                                     cut(&line)
-                                )));
+                                ))));
                             };
-                            let started = Instant::now();
-                            let reply = relay(&value["model_call"]).map_err(CallError::Protocol)?;
-                            deadline += started.elapsed();
-                            self.send_line(&json!({"id": id, "model_reply": reply}))?;
+                            let asked = Instant::now();
+                            let reply = relay(&value["model_call"])
+                                .map_err(|message| fail(CallError::Protocol(message)))?;
+                            relayed += asked.elapsed();
+                            self.send_line(&json!({"id": id, "model_reply": reply}))
+                                .map_err(fail)?;
                         }
-                        Some(got) if got == id => return Ok(value),
-                        // A late answer to a request already given up on.
-                        Some(got) if got < id => continue,
+                        Some(got) if got == head.id => {
+                            self.answered = at;
+                            self.pending.pop_front();
+                            if got == id {
+                                return Ok(value);
+                            }
+                        }
+                        // A late answer to a request no longer waited for.
+                        Some(got) if got < head.id => {}
                         _ => {
-                            return Err(CallError::Protocol(format!(
+                            return Err(fail(CallError::Protocol(format!(
                                 "an answer to another request: `{}`",
                                 cut(&line)
-                            )));
+                            ))));
                         }
                     }
                 }
-                Ok(Err(message)) => return Err(CallError::Protocol(message)),
+                Ok((_, Err(message))) => return Err(fail(CallError::Protocol(message))),
                 Err(RecvTimeoutError::Timeout) => {
                     let stack = self.stack();
                     self.kill();
-                    return Err(CallError::Timeout { stack });
+                    return Err(fail(CallError::Timeout { stack }));
                 }
-                Err(RecvTimeoutError::Disconnected) => return Err(self.died()),
+                Err(RecvTimeoutError::Disconnected) => return Err(fail(self.died())),
             }
         }
     }
@@ -556,9 +657,12 @@ fn found(python: &Path) -> bool {
         .is_some_and(|paths| std::env::split_paths(&paths).any(|dir| dir.join(python).is_file()))
 }
 
-/// Reads stdout line by line on a thread; a line past [`MAX_LINE`] or
-/// invalid UTF-8 is an error, the end of the stream a disconnect.
-fn spawn_line_reader(stdout: impl Read + Send + 'static) -> Receiver<Result<String, String>> {
+/// Reads stdout line by line on a thread, each line with when it arrived;
+/// a line past [`MAX_LINE`] or invalid UTF-8 is an error, the end of the
+/// stream a disconnect.
+fn spawn_line_reader(
+    stdout: impl Read + Send + 'static,
+) -> Receiver<(Instant, Result<String, String>)> {
     let (send, receive) = channel();
     std::thread::spawn(move || {
         let mut reader = BufReader::new(stdout);
@@ -567,10 +671,13 @@ fn spawn_line_reader(stdout: impl Read + Send + 'static) -> Receiver<Result<Stri
             match (&mut reader).take(MAX_LINE).read_until(b'\n', &mut buffer) {
                 Ok(0) | Err(_) => return,
                 Ok(_) if buffer.last() != Some(&b'\n') && buffer.len() as u64 >= MAX_LINE => {
-                    let _ = send.send(Err(format!(
-                        "an answer longer than {} MiB",
-                        MAX_LINE / (1024 * 1024)
-                    )));
+                    let _ = send.send((
+                        Instant::now(),
+                        Err(format!(
+                            "an answer longer than {} MiB",
+                            MAX_LINE / (1024 * 1024)
+                        )),
+                    ));
                     return;
                 }
                 Ok(_) => {
@@ -578,7 +685,7 @@ fn spawn_line_reader(stdout: impl Read + Send + 'static) -> Receiver<Result<Stri
                         Ok(line) => Ok(line),
                         Err(_) => Err("an answer that is not UTF-8".to_owned()),
                     };
-                    if send.send(line).is_err() {
+                    if send.send((Instant::now(), line)).is_err() {
                         return;
                     }
                 }

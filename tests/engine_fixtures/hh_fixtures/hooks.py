@@ -22,6 +22,11 @@ def hang(state: State) -> None:
 
 
 @hook
+def nap(state: State) -> None:
+    time.sleep(1.2)
+
+
+@hook
 def crash(state: State) -> None:
     os._exit(3)
 
