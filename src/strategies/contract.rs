@@ -589,6 +589,13 @@ fn prompts() -> BoxedStrategy<Option<Prompts>> {
             Some("{% if topic %}{{ topic|nosuchfilter }}{% endif %}"),
             Some("{{ (topic] }}"),
             Some("{% endif %}"),
+            // Python's str methods on whatever `topic` and `name` are,
+            // with odd arguments: Python's results and TypeError texts.
+            Some(
+                "{{ topic.title() }} {{ topic.isalnum() }} {{ topic.rsplit(none, 1) }} \
+                 {{ topic.count('', -2) }} {{ topic.startswith(('x', name), 1) }} {{ name.lower(1) }}",
+            ),
+            Some("{{ topic.split(x=1) }}{{ '-'.join(items) }}{{ ''.maketrans(topic, name) }}"),
             // Many variables in nested frames: a run missing one prints the
             // provided ones as a set, in Haystack's insertion order.
             Some(
