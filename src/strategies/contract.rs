@@ -596,6 +596,15 @@ fn prompts() -> BoxedStrategy<Option<Prompts>> {
                  {{ topic.count('', -2) }} {{ topic.startswith(('x', name), 1) }} {{ name.lower(1) }}",
             ),
             Some("{{ topic.split(x=1) }}{{ '-'.join(items) }}{{ ''.maketrans(topic, name) }}"),
+            // Loading tags without a loader, and `%` of undefined or odd
+            // operands: Jinja2's errors.
+            Some("{% include 'prompt' %}{{ topic }}"),
+            Some(
+                "{% include items ignore missing %}{% if false %}{% include topic without context %}{% endif %}",
+            ),
+            Some(
+                "{% from 'prompt' import x %}{{ count % 2 }} {{ 'a' % topic }} {{ items % count }}",
+            ),
             // Many variables in nested frames: a run missing one prints the
             // provided ones as a set, in Haystack's insertion order.
             Some(
