@@ -1555,7 +1555,17 @@ impl Parser {
             children.push(self.parse_subscribed()?);
             args += 1;
         }
-        self.expect("rbracket")?;
+        let closing = self.expect("rbracket")?;
+        if args == 0 {
+            // Jinja2 reads `x[]` as `x[()]`, an empty tuple's subscript;
+            // minijinja does not parse the empty one.
+            self.edits.push(Edit {
+                start: closing.span.0,
+                end: closing.span.0,
+                text: "()".to_owned(),
+                closing: false,
+            });
+        }
         Ok(Expr::new("Getitem", token.line, children))
     }
 
