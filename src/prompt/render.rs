@@ -147,6 +147,74 @@ pub(super) fn call_method(
         }
     }
     minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args)
+        .map_err(|error| no_attribute(value, method).unwrap_or(error))
+}
+
+/// Jinja2's error for calling what a value does not have (`x.title()` of
+/// a dict): `getattr` gives an `Undefined`, which raises when called. `None`
+/// when Python's type has the attribute (the method is one minijinja
+/// lacks), the value is undefined (Jinja2 names the variable, which the
+/// value does not know), or a dict holds the name as a key.
+fn no_attribute(value: &JinjaValue, method: &str) -> Option<Error> {
+    const LIST: &[&str] = &[
+        "append", "clear", "copy", "count", "extend", "index", "insert", "pop", "remove",
+        "reverse", "sort",
+    ];
+    const DICT: &[&str] = &[
+        "clear",
+        "copy",
+        "fromkeys",
+        "get",
+        "items",
+        "keys",
+        "pop",
+        "popitem",
+        "setdefault",
+        "update",
+        "values",
+    ];
+    const INT: &[&str] = &[
+        "as_integer_ratio",
+        "bit_count",
+        "bit_length",
+        "conjugate",
+        "denominator",
+        "from_bytes",
+        "imag",
+        "numerator",
+        "real",
+        "to_bytes",
+    ];
+    const FLOAT: &[&str] = &[
+        "as_integer_ratio",
+        "conjugate",
+        "fromhex",
+        "hex",
+        "imag",
+        "is_integer",
+        "real",
+    ];
+    let python = pystr::python_type(value);
+    let has = match python {
+        "list" => LIST.contains(&method),
+        "tuple" => matches!(method, "count" | "index"),
+        "dict" => DICT.contains(&method) || value.get_attr(method).is_ok_and(|v| !v.is_undefined()),
+        "int" | "bool" => INT.contains(&method),
+        "float" => FLOAT.contains(&method),
+        "str" | "NoneType" => false,
+        _ => true,
+    };
+    if has || method.starts_with('_') {
+        return None;
+    }
+    let owner = if value.is_none() {
+        "None".to_owned()
+    } else {
+        format!("{python} object")
+    };
+    Some(haystack_error(format!(
+        "UndefinedError: '{owner}' has no attribute '{method}'"
+    )))
 }
 
 /// `str.format_map(mapping)` as Jinja2's sandbox calls it: one mapping,

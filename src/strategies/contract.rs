@@ -605,6 +605,8 @@ fn prompts() -> BoxedStrategy<Option<Prompts>> {
             Some(
                 "{% from 'prompt' import x %}{{ count % 2 }} {{ 'a' % topic }} {{ items % count }}",
             ),
+            // An empty subscript: Jinja2's subscript by the empty tuple.
+            Some("[{{ items[] }}] {{ topic[] is defined }} {{ name[]|default('none') }}"),
             // Many variables in nested frames: a run missing one prints the
             // provided ones as a set, in Haystack's insertion order.
             Some(
