@@ -107,6 +107,20 @@ CASES = [
         "failures[0]",
     ),
     (
+        "an undefined value: Jinja2's UndefinedError text, minijinja's at the same place",
+        _failed("invalid operation: tried to use + operator on unsupported types undefined and number (in prompt:1)"),
+        _failed("'count' is undefined"),
+        "documented",
+        ["prompt-undefined-operations"],
+    ),
+    (
+        "an UndefinedError against a text of minijinja's that is not about an undefined value",
+        _failed("invalid operation: tried to use + operator on unsupported types string and number (in prompt:1)"),
+        _failed("'count' is undefined"),
+        "different",
+        "error",
+    ),
+    (
         "a set of names in another order (both run with PYTHONHASHSEED=0)",
         _failed("The following tool names are not valid: {'a', 'b'}."),
         _failed("The following tool names are not valid: {'b', 'a'}."),

@@ -251,9 +251,31 @@ def _file_error_text(params: dict, diff: Difference, rust: dict, python: dict) -
     )
 
 
+# Jinja2's `UndefinedError` texts, and minijinja's for an undefined value at the same place.
+_JINJA2_UNDEFINED = re.compile(r"'[^']*' is undefined|'[^']*' has no attribute '[^']*'|\S+ object has no element .*")
+_MINIJINJA_UNDEFINED = re.compile(
+    r"undefined value|on unsupported types (undefined and \w+|\w+ and undefined)|"
+    r"undefined has no method named \w+|unknown function: \w+ is unknown"
+)
+
+
+def _undefined_error_text(params: dict, diff: Difference, rust: dict, python: dict) -> bool:
+    """An undefined value used in an operation: both runs fail there, Haystack with Jinja2's
+    `UndefinedError` text, the harness with minijinja's (docs/deviations.md,
+    `prompt-undefined-operations`)."""
+    if diff.path != "error" or not isinstance(diff.rust, str) or not isinstance(diff.python, str):
+        return False
+    return (
+        rust.get("status") == python.get("status") == "error"
+        and _JINJA2_UNDEFINED.fullmatch(diff.python.strip()) is not None
+        and _MINIJINJA_UNDEFINED.search(diff.rust) is not None
+    )
+
+
 RULES = {
     "error-schema-keys": _schema_keys,
     "file-error-text": _file_error_text,
+    "undefined-error-text": _undefined_error_text,
 }
 
 

@@ -1,10 +1,13 @@
 """Generate src/prompt/pystr_table.rs: the Unicode data of Python's `str` methods a template calls.
 
-`str.casefold`, `str.swapcase`, `str.istitle`, `str.isdecimal` and `str.isidentifier` read the
+Python's case methods (`lower`, `upper`, `title`, `capitalize`, `casefold`, `swapcase`) and
+predicates (`isalpha`, `isdigit`, `isnumeric`, `isalnum`, `isspace`, `islower`, `isupper`,
+`istitle`, `isdecimal`, `isidentifier`), and the whitespace `split` and `strip` take, read the
 interpreter's Unicode database: the case mappings (full, with SpecialCasing and CaseFolding), the
-Uppercase, Lowercase, Titlecase (Lt), Decimal (Nd), XID_Start and XID_Continue properties, and for
-the final sigma of `swapcase` the Cased and Case_Ignorable properties. Python does not expose the
-last two: they are read from how `str.lower` treats a capital sigma after the character (CPython's
+Uppercase, Lowercase, Titlecase (Lt), letter, Decimal (Nd), digit, numeric, whitespace, XID_Start
+and XID_Continue properties, and for the final sigma of `lower` and `swapcase` the Cased and
+Case_Ignorable properties. Python does not expose the
+last two: they are read from how `str.lower` (and, for Cased alone, `str.title`) treats a capital sigma after the character (CPython's
 `handle_capital_sigma` skips case-ignorable characters, then asks whether the one before is cased).
 Run it with the reference venv's Python (3.11, Unicode 14.0), the one Haystack 3.4.1 is checked
 against. `src/prompt/pystr_unicode.rs` tests the table against the interpreter `HOOKHARNESS_PYTHON`
@@ -79,6 +82,12 @@ def main():
         ("CASE_IGNORABLE", "Case_Ignorable: skipped when a capital sigma looks for the word around it.",
          case_ignorable),
         ("CASED", "Cased and not Case_Ignorable: what makes a capital sigma final.", cased),
+        ("CASED_ANY", "Cased (CPython's `_PyUnicode_IsCased`): what makes `str.title` lower the next letter.",
+         lambda ch: (ch + "A").title()[-1] == "a"),
+        ("ALPHA", "`ch.isalpha()`: the letters (Lu, Ll, Lt, Lm, Lo).", str.isalpha),
+        ("DIGIT", "`ch.isdigit()`: Numeric_Type Decimal or Digit.", str.isdigit),
+        ("NUMERIC", "`ch.isnumeric()`: any Numeric_Type.", str.isnumeric),
+        ("SPACE", "`ch.isspace()`: what `str.split()` and `str.strip()` take as whitespace.", str.isspace),
     ]
     sizes = []
     for name, doc, test in properties:
@@ -91,6 +100,8 @@ def main():
         ("LOWER_MAP", "`ch.lower()` where it is not `ch`, sorted by code point.", str.lower),
         ("UPPER_MAP", "`ch.upper()` where it is not `ch`, sorted by code point.", str.upper),
         ("FOLD_MAP", "`ch.casefold()` where it is not `ch`, sorted by code point.", str.casefold),
+        ("TITLE_MAP", "`ch.title()` (the full titlecase mapping) where it is not `ch`, sorted by code point.",
+         str.title),
     ]:
         block, count = mapping(name, doc, method)
         sizes.append(f"{name} {count}")

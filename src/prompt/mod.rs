@@ -52,6 +52,7 @@ mod message_tag;
 mod pybytes;
 mod pypercent;
 mod pystr;
+mod pystr_builtin;
 mod pystr_unicode;
 mod render;
 mod show;

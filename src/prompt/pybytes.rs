@@ -8,7 +8,7 @@
 //! for from the rendering's budget before the bytes are built.
 
 use super::budget;
-use super::pystr::python_type;
+use super::pystr::clinic_type;
 use super::render::haystack_error;
 use minijinja::value::{Value as JinjaValue, ValueKind};
 use minijinja::{Error, State};
@@ -165,7 +165,7 @@ fn codec_args(method: &str, args: &[JinjaValue]) -> Result<(String, String), Err
             Some(v) => Err(type_error(&format!(
                 "{method}() argument '{}' must be str, not {}",
                 names[index],
-                python_type(v)
+                clinic_type(v)
             ))),
         }
     };

@@ -49,7 +49,10 @@ pub(super) fn percent_format(
 ) -> Result<JinjaValue, Error> {
     let tuple = args.is_tuple();
     let mapping =
-        (!tuple && matches!(args.kind(), ValueKind::Map | ValueKind::Seq)).then_some(args);
+        // Jinja2's `Undefined` has `__getitem__`: Python takes it for a
+        // mapping (`'a' % x` is `'a'`).
+        (!tuple && matches!(args.kind(), ValueKind::Map | ValueKind::Seq | ValueKind::Undefined))
+            .then_some(args);
     let mut args = Args {
         items: if tuple {
             args.try_iter()?.collect()

@@ -2,7 +2,8 @@
 //! (`ljust`, `rjust`, `center`, `zfill`, `expandtabs`, `removeprefix`,
 //! `removesuffix`, `partition`, `rpartition`, `index`, `rindex`,
 //! `isprintable`, `istitle`, `isdecimal`, `isidentifier`, `casefold`,
-//! `swapcase`, `translate`, `encode`), with
+//! `swapcase`, `translate`, `encode`; the others, which minijinja-contrib
+//! has with other rules, are in `pystr_builtin`), with
 //! CPython 3.11's semantics and exception texts, and the checks Python's
 //! `str.format` makes on a field's width and precision before it formats
 //! (`ValueError: precision too big`, `Too many decimal digits in format
@@ -16,6 +17,7 @@
 
 use super::budget;
 use super::pybytes;
+use super::pystr_builtin;
 use super::pystr_unicode;
 use super::render::haystack_error;
 use super::show;
@@ -56,13 +58,13 @@ pub(super) fn string_method(
         }),
         "translate" => translate(state, text, args),
         "encode" => pybytes::encode(state, text, args),
-        _ => return None,
+        _ => return pystr_builtin::string_method(state, text, method, args),
     };
     Some(result)
 }
 
 /// The positional arguments, and the names of the keyword arguments.
-fn split_args(args: &[JinjaValue]) -> (&[JinjaValue], Vec<String>) {
+pub(super) fn split_args(args: &[JinjaValue]) -> (&[JinjaValue], Vec<String>) {
     match args.split_last() {
         Some((last, positional)) if last.is_kwargs() => {
             let names = last
@@ -75,7 +77,8 @@ fn split_args(args: &[JinjaValue]) -> (&[JinjaValue], Vec<String>) {
     }
 }
 
-fn type_error(message: String) -> Error {
+/// Python's `TypeError` with its text.
+pub(super) fn type_error(message: String) -> Error {
     haystack_error(format!("TypeError: {message}"))
 }
 
@@ -86,7 +89,8 @@ pub(super) fn python_type(value: &JinjaValue) -> &'static str {
         ValueKind::Number if value.is_integer() => "int",
         ValueKind::Number => "float",
         ValueKind::Bool => "bool",
-        ValueKind::None | ValueKind::Undefined => "NoneType",
+        ValueKind::None => "NoneType",
+        ValueKind::Undefined => "Undefined",
         ValueKind::Seq if value.is_tuple() => "tuple",
         ValueKind::Seq | ValueKind::Iterable => "list",
         ValueKind::Map => "dict",
@@ -94,10 +98,20 @@ pub(super) fn python_type(value: &JinjaValue) -> &'static str {
     }
 }
 
+/// The type Argument Clinic names in "argument must be str, not …":
+/// `None` for `None`, the type's name otherwise.
+pub(super) fn clinic_type(value: &JinjaValue) -> &'static str {
+    if value.is_none() {
+        "None"
+    } else {
+        python_type(value)
+    }
+}
+
 /// An integer argument as C's `ssize_t` (`c_int` when `int_only`):
 /// `TypeError` for a value that is not an integer, `OverflowError` past
 /// the C type.
-fn c_integer(value: &JinjaValue, int_only: bool) -> Result<i64, Error> {
+pub(super) fn c_integer(value: &JinjaValue, int_only: bool) -> Result<i64, Error> {
     let c_type = if int_only { "int" } else { "ssize_t" };
     let overflow = || {
         haystack_error(format!(
@@ -314,13 +328,17 @@ fn one_str<'a>(method: &str, args: &'a [JinjaValue], what: &str) -> Result<&'a s
     };
     match value.as_str().filter(|_| value.kind() == ValueKind::String) {
         Some(text) => Ok(text),
+        // `removeprefix` and `removesuffix` are Argument Clinic's.
+        None if what.contains("argument") => {
+            Err(type_error(format!("{what}, not {}", clinic_type(value))))
+        }
         None => Err(type_error(format!("{what}, not {}", python_type(value)))),
     }
 }
 
 /// The arguments of a method that takes none (`str.isprintable()`,
 /// `str.casefold()`, …): Python's `TypeError` for any.
-fn no_args(method: &str, args: &[JinjaValue]) -> Result<(), Error> {
+pub(super) fn no_args(method: &str, args: &[JinjaValue]) -> Result<(), Error> {
     let (positional, keywords) = split_args(args);
     if !keywords.is_empty() {
         return Err(type_error(format!(
@@ -465,9 +483,9 @@ fn partition(text: &str, method: &str, args: &[JinjaValue]) -> Result<JinjaValue
 fn index(text: &str, method: &str, args: &[JinjaValue]) -> Result<JinjaValue, Error> {
     let (positional, keywords) = split_args(args);
     if !keywords.is_empty() {
-        return Err(type_error(format!(
-            "str.{method}() takes no keyword arguments"
-        )));
+        // Called with a dict of keywords, as Jinja2 calls, a
+        // `METH_VARARGS` method does not name its type.
+        return Err(type_error(format!("{method}() takes no keyword arguments")));
     }
     if positional.is_empty() || positional.len() > 3 {
         let bound = if positional.is_empty() {

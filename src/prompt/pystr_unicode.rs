@@ -1,5 +1,7 @@
-//! The Unicode data behind Python's `str.casefold`, `str.swapcase`,
-//! `str.istitle`, `str.isdecimal` and `str.isidentifier`, from the
+//! The Unicode data behind Python's case methods (`str.lower`, `upper`,
+//! `title`, `capitalize`, `casefold`, `swapcase`) and predicates
+//! (`isalpha`, `isdigit`, `isnumeric`, `isalnum`, `isspace`, `islower`,
+//! `isupper`, `istitle`, `isdecimal`, `isidentifier`), from the
 //! database of the interpreter Haystack is checked against (Python 3.11,
 //! Unicode 14.0; `conformance/make_str_tables.py` writes the table), so
 //! that a template's text is Python's even where Rust's own Unicode
@@ -32,6 +34,154 @@ fn is_upper(ch: char) -> bool {
 /// `ch.islower()`.
 fn is_lower(ch: char) -> bool {
     in_ranges(table::LOWER, ch)
+}
+
+/// `ch.isspace()`: the whitespace of `str.split()` and `str.strip()`.
+pub(super) fn is_space(ch: char) -> bool {
+    in_ranges(table::SPACE, ch)
+}
+
+/// Which of Python's character predicates a `str.isX()` method asks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Predicate {
+    /// `isalpha`: letters.
+    Alpha,
+    /// `isdigit`: decimal and other digits.
+    Digit,
+    /// `isnumeric`: any numeric character.
+    Numeric,
+    /// `isalnum`: letters and numeric characters.
+    Alnum,
+    /// `isspace`: whitespace.
+    Space,
+}
+
+impl Predicate {
+    /// The predicate of a method's name, if it is one of these.
+    pub(super) fn of_method(method: &str) -> Option<Predicate> {
+        Some(match method {
+            "isalpha" => Predicate::Alpha,
+            "isdigit" => Predicate::Digit,
+            "isnumeric" => Predicate::Numeric,
+            "isalnum" => Predicate::Alnum,
+            "isspace" => Predicate::Space,
+            _ => return None,
+        })
+    }
+
+    fn holds(self, ch: char) -> bool {
+        match self {
+            Predicate::Alpha => in_ranges(table::ALPHA, ch),
+            Predicate::Digit => in_ranges(table::DIGIT, ch),
+            Predicate::Numeric => in_ranges(table::NUMERIC, ch),
+            // Decimal and digit characters are numeric ones.
+            Predicate::Alnum => in_ranges(table::ALPHA, ch) || in_ranges(table::NUMERIC, ch),
+            Predicate::Space => is_space(ch),
+        }
+    }
+
+    /// `text.isX()`: not empty, and every character has the property.
+    pub(super) fn test(self, text: &str) -> bool {
+        !text.is_empty() && text.chars().all(|ch| self.holds(ch))
+    }
+}
+
+/// `str.islower()` (`upper` false) or `str.isupper()` (`upper` true): no
+/// character of the other case or titlecase, and at least one of this one.
+pub(super) fn is_cased_as(text: &str, upper: bool) -> bool {
+    let mut cased = false;
+    for ch in text.chars() {
+        let (this, other) = if upper {
+            (is_upper(ch), is_lower(ch))
+        } else {
+            (is_lower(ch), is_upper(ch))
+        };
+        if other || in_ranges(table::TITLE, ch) {
+            return false;
+        }
+        cased |= this;
+    }
+    cased
+}
+
+/// Which case mapping `str.lower`, `upper`, `title` or `capitalize` makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Case {
+    /// `lower`: every character lowered, a capital sigma by its place.
+    Lower,
+    /// `upper`: every character raised.
+    Upper,
+    /// `title`: the first cased letter of each run titlecased, the
+    /// others lowered.
+    Title,
+    /// `capitalize`: the first character titlecased, the others lowered.
+    Capitalize,
+}
+
+impl Case {
+    /// The case of a method's name, if it is one of these.
+    pub(super) fn of_method(method: &str) -> Option<Case> {
+        Some(match method {
+            "lower" => Case::Lower,
+            "upper" => Case::Upper,
+            "title" => Case::Title,
+            "capitalize" => Case::Capitalize,
+            _ => return None,
+        })
+    }
+
+    /// Each character's mapping, as CPython's `do_lower`, `do_upper`,
+    /// `do_title` and `do_capitalize` (its `lower_ucs4` decides a capital
+    /// sigma by the word around it).
+    fn each(self, text: &str, mut push: impl FnMut(char, Option<&'static str>)) {
+        let chars: Vec<char> = text.chars().collect();
+        let lower = |i: usize, ch: char| -> (char, Option<&'static str>) {
+            if ch == '\u{3a3}' {
+                (
+                    if final_sigma(&chars, i) {
+                        '\u{3c2}'
+                    } else {
+                        '\u{3c3}'
+                    },
+                    None,
+                )
+            } else {
+                (ch, mapped(table::LOWER_MAP, ch))
+            }
+        };
+        let mut previous_cased = false;
+        for (i, &ch) in chars.iter().enumerate() {
+            let (ch2, text) = match self {
+                Case::Upper => (ch, mapped(table::UPPER_MAP, ch)),
+                Case::Lower => lower(i, ch),
+                Case::Capitalize if i == 0 => (ch, mapped(table::TITLE_MAP, ch)),
+                Case::Capitalize => lower(i, ch),
+                Case::Title if previous_cased => lower(i, ch),
+                Case::Title => (ch, mapped(table::TITLE_MAP, ch)),
+            };
+            previous_cased = in_ranges(table::CASED_ANY, ch);
+            push(ch2, text);
+        }
+    }
+
+    /// The bytes of the mapped text, counted before it is built.
+    pub(super) fn len(self, text: &str) -> usize {
+        let mut size = 0usize;
+        self.each(text, |ch, mapped| {
+            size = size.saturating_add(mapped.map_or(ch.len_utf8(), str::len));
+        });
+        size
+    }
+
+    /// The mapped text.
+    pub(super) fn apply(self, text: &str) -> String {
+        let mut out = String::with_capacity(text.len());
+        self.each(text, |ch, mapped| match mapped {
+            Some(text) => out.push_str(text),
+            None => out.push(ch),
+        });
+        out
+    }
 }
 
 /// The bytes of `str.casefold()`'s result, counted before it is built.
@@ -162,12 +312,22 @@ mod tests {
             table::XID_CONTINUE,
             table::CASE_IGNORABLE,
             table::CASED,
+            table::CASED_ANY,
+            table::ALPHA,
+            table::DIGIT,
+            table::NUMERIC,
+            table::SPACE,
         ] {
             for pair in ranges.windows(2) {
                 assert!(pair[0].0 <= pair[0].1 && pair[0].1 < pair[1].0, "{pair:?}");
             }
         }
-        for map in [table::LOWER_MAP, table::UPPER_MAP, table::FOLD_MAP] {
+        for map in [
+            table::LOWER_MAP,
+            table::UPPER_MAP,
+            table::FOLD_MAP,
+            table::TITLE_MAP,
+        ] {
             assert!(map.windows(2).all(|pair| pair[0].0 < pair[1].0));
         }
     }
@@ -186,6 +346,26 @@ mod tests {
         assert!(isdecimal("0١२") && !isdecimal("½") && !isdecimal("²") && !isdecimal(""));
         assert!(isidentifier("_x1") && isidentifier("été") && isidentifier("℘"));
         assert!(!isidentifier("1a") && !isidentifier("") && !isidentifier("a-b"));
+        assert_eq!(Case::Lower.apply("ΟΔΟΣ ΑΣ.Σ İ"), "οδος ασ.ς i\u{307}");
+        assert_eq!(Case::Upper.apply("straße ﬁ"), "STRASSE FI");
+        assert_eq!(
+            Case::Title.apply("hello wORLD ǆx 1a ßa"),
+            "Hello World ǅx 1A Ssa"
+        );
+        assert_eq!(Case::Capitalize.apply("ǆX ΑΣ"), "ǅx ας");
+        for case in [Case::Lower, Case::Upper, Case::Title, Case::Capitalize] {
+            let text = "Straße ΣΑΣ ﬁ ǅ İ";
+            assert_eq!(case.len(text), case.apply(text).len());
+        }
+        assert!(Predicate::Alpha.test("été") && !Predicate::Alpha.test("a1"));
+        assert!(Predicate::Digit.test("1²") && !Predicate::Digit.test("½"));
+        assert!(Predicate::Numeric.test("½一") && !Predicate::Numeric.test(""));
+        assert!(Predicate::Alnum.test("a½") && !Predicate::Alnum.test("a "));
+        assert!(
+            Predicate::Space.test(" \u{1c}\u{85}\u{3000}") && !Predicate::Space.test("\u{200b}")
+        );
+        assert!(is_cased_as("ab1", false) && !is_cased_as("aǅ", false) && !is_cased_as("1", false));
+        assert!(is_cased_as("AB1", true) && !is_cased_as("Ab", true));
     }
 
     /// Every code point, and words around a capital sigma, against the
@@ -211,8 +391,11 @@ for c in range(0x110000):
         continue
     ch = chr(c)
     flags = "".join("1" if f else "0" for f in (
-        ch.istitle(), ch.isdecimal(), ch.isidentifier(), ("a" + ch).isidentifier()))
-    print(c, flags, hexes(ch.casefold()), hexes(ch.swapcase()))
+        ch.istitle(), ch.isdecimal(), ch.isidentifier(), ("a" + ch).isidentifier(),
+        ch.isalpha(), ch.isdigit(), ch.isnumeric(), ch.isalnum(), ch.isspace(),
+        (ch + "a").islower(), (ch + "A").isupper()))
+    print(c, flags, hexes(ch.casefold()), hexes(ch.swapcase()), hexes(ch.lower()),
+          hexes(ch.upper()), hexes((ch + "A").title()), hexes((ch + "A").capitalize()))
 "#;
         let output = Command::new(&python)
             .args(["-c", script])
@@ -256,6 +439,13 @@ for c in range(0x110000):
                 isdecimal(&s),
                 isidentifier(&s),
                 isidentifier(&format!("a{ch}")),
+                Predicate::Alpha.test(&s),
+                Predicate::Digit.test(&s),
+                Predicate::Numeric.test(&s),
+                Predicate::Alnum.test(&s),
+                Predicate::Space.test(&s),
+                is_cased_as(&format!("{ch}a"), false),
+                is_cased_as(&format!("{ch}A"), true),
             ];
             let expected: Vec<bool> = fields[1].bytes().map(|b| b == b'1').collect();
             if flags[..] != expected[..] {
@@ -266,6 +456,17 @@ for c in range(0x110000):
             }
             if swapcase(&s) != unescape(fields[3]) {
                 differ.push(format!("U+{:04X} swapcase", ch as u32));
+            }
+            let pair = format!("{ch}A");
+            for (case, text, field) in [
+                (Case::Lower, &s, 4),
+                (Case::Upper, &s, 5),
+                (Case::Title, &pair, 6),
+                (Case::Capitalize, &pair, 7),
+            ] {
+                if case.apply(text) != unescape(fields[field]) {
+                    differ.push(format!("U+{:04X} {case:?}", ch as u32));
+                }
             }
         }
         assert!(

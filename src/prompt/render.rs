@@ -82,15 +82,18 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
     env.add_function(jinja2::MOD_FUNCTION, py_mod);
     env.add_function(jinja2::KEY_FUNCTION, py_key);
     env.add_function(jinja2::POS_FUNCTION, py_pos);
+    env.add_function(jinja2::LOAD_FUNCTION, py_load);
+    env.add_function(jinja2::GENERATOR_BODY_FUNCTION, || -> Result<(), Error> {
+        Err(haystack_error(
+            "AttributeError: 'generator' object has no attribute 'strip'".to_owned(),
+        ))
+    });
     env.add_filter(MESSAGE_FILTER, message_filter);
     env.add_filter(ITERABLE_FILTER, iterable);
     // Haystack's environment has no loader: `extends`, `include` and
-    // `import` fail when rendered, with Jinja2's text.
-    env.set_loader(|_| {
-        Err::<Option<String>, _>(haystack_error(
-            "TypeError: no loader for this environment specified".to_owned(),
-        ))
-    });
+    // `import` are calls of `py_load` (which fail as Jinja2 fails), and
+    // no template can load another, this one included.
+    env.set_loader(|_| Err::<Option<String>, _>(no_loader()));
     env.add_template_owned(TEMPLATE, source)?;
     Ok(env)
 }
@@ -144,6 +147,74 @@ pub(super) fn call_method(
         }
     }
     minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args)
+        .map_err(|error| no_attribute(value, method).unwrap_or(error))
+}
+
+/// Jinja2's error for calling what a value does not have (`x.title()` of
+/// a dict): `getattr` gives an `Undefined`, which raises when called. `None`
+/// when Python's type has the attribute (the method is one minijinja
+/// lacks), the value is undefined (Jinja2 names the variable, which the
+/// value does not know), or a dict holds the name as a key.
+fn no_attribute(value: &JinjaValue, method: &str) -> Option<Error> {
+    const LIST: &[&str] = &[
+        "append", "clear", "copy", "count", "extend", "index", "insert", "pop", "remove",
+        "reverse", "sort",
+    ];
+    const DICT: &[&str] = &[
+        "clear",
+        "copy",
+        "fromkeys",
+        "get",
+        "items",
+        "keys",
+        "pop",
+        "popitem",
+        "setdefault",
+        "update",
+        "values",
+    ];
+    const INT: &[&str] = &[
+        "as_integer_ratio",
+        "bit_count",
+        "bit_length",
+        "conjugate",
+        "denominator",
+        "from_bytes",
+        "imag",
+        "numerator",
+        "real",
+        "to_bytes",
+    ];
+    const FLOAT: &[&str] = &[
+        "as_integer_ratio",
+        "conjugate",
+        "fromhex",
+        "hex",
+        "imag",
+        "is_integer",
+        "real",
+    ];
+    let python = pystr::python_type(value);
+    let has = match python {
+        "list" => LIST.contains(&method),
+        "tuple" => matches!(method, "count" | "index"),
+        "dict" => DICT.contains(&method) || value.get_attr(method).is_ok_and(|v| !v.is_undefined()),
+        "int" | "bool" => INT.contains(&method),
+        "float" => FLOAT.contains(&method),
+        "str" | "NoneType" => false,
+        _ => true,
+    };
+    if has || method.starts_with('_') {
+        return None;
+    }
+    let owner = if value.is_none() {
+        "None".to_owned()
+    } else {
+        format!("{python} object")
+    };
+    Some(haystack_error(format!(
+        "UndefinedError: '{owner}' has no attribute '{method}'"
+    )))
 }
 
 /// `str.format_map(mapping)` as Jinja2's sandbox calls it: one mapping,
@@ -198,13 +269,26 @@ fn format_map(
 
 /// Jinja2's `%`: Python's string formatting when the left side is a
 /// string, else the remainder (minijinja's own `%`).
+/// `hints` are Jinja2's texts for an operand that is undefined (`'x' is
+/// undefined`), when the operand is a name: `Undefined.__mod__` (or
+/// `__rmod__`) raises it.
 fn py_mod(
     state: &mut minijinja::State,
+    left_hint: Option<String>,
+    right_hint: Option<String>,
     left: JinjaValue,
     right: JinjaValue,
 ) -> Result<JinjaValue, Error> {
+    let hints = [left_hint, right_hint];
     if let Some(text) = left.as_str().filter(|_| left.kind() == ValueKind::String) {
         return pypercent::percent_format(state, text, &right);
+    }
+    for (index, operand) in [&left, &right].into_iter().enumerate() {
+        if operand.is_undefined() {
+            if let Some(Some(hint)) = hints.get(index) {
+                return Err(haystack_error(format!("UndefinedError: {hint}")));
+            }
+        }
     }
     // Two integers: Python's remainder takes the divisor's sign, as
     // minijinja's does; anything else (a float, zero) goes to minijinja's
@@ -220,6 +304,15 @@ fn py_mod(
         }
     }
     let number = |v: &JinjaValue| matches!(v.kind(), ValueKind::Number | ValueKind::Bool);
+    let undefined = left.is_undefined() || right.is_undefined();
+    let numbers = number(&left) && number(&right);
+    if !undefined && !numbers {
+        return Err(haystack_error(format!(
+            "TypeError: unsupported operand type(s) for %: '{}' and '{}'",
+            pystr::python_type(&left),
+            pystr::python_type(&right)
+        )));
+    }
     let zero = integer(&right) == Some(0) || f64::try_from(right.clone()).is_ok_and(|r| r == 0.0);
     if number(&left) && number(&right) && zero {
         let kind = if integer(&left).is_some() && integer(&right).is_some() {
@@ -261,6 +354,39 @@ fn py_key(key: JinjaValue) -> Result<JinjaValue, Error> {
             "TypeError: unhashable type: '{kind}'"
         ))),
         None => Ok(key),
+    }
+}
+
+/// Jinja2's error for a template loaded without a loader.
+fn no_loader() -> Error {
+    haystack_error("TypeError: no loader for this environment specified".to_owned())
+}
+
+/// What a tag loading a template raises in Haystack's environment, which
+/// has no loader: `extends`, `import` and `from` call `get_template`
+/// (`TypeError`); `include` calls it for a name, else `select_template`,
+/// which refuses an empty list (`TemplatesNotFound`, which `ignore missing`
+/// ignores) and what is not iterable before it would load the first name.
+fn py_load(name: JinjaValue, include: bool, ignore_missing: bool) -> Result<JinjaValue, Error> {
+    if !include || matches!(name.kind(), ValueKind::String | ValueKind::Undefined) {
+        return Err(no_loader());
+    }
+    if !name.is_true() {
+        if ignore_missing {
+            return Ok(JinjaValue::from(""));
+        }
+        return Err(haystack_error(
+            "TemplatesNotFound: Tried to select from an empty list of templates.".to_owned(),
+        ));
+    }
+    match name.kind() {
+        ValueKind::Seq | ValueKind::Map | ValueKind::Iterable | ValueKind::Bytes => {
+            Err(no_loader())
+        }
+        _ => Err(haystack_error(format!(
+            "TypeError: '{}' object is not iterable",
+            pystr::python_type(&name)
+        ))),
     }
 }
 

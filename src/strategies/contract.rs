@@ -589,6 +589,24 @@ fn prompts() -> BoxedStrategy<Option<Prompts>> {
             Some("{% if topic %}{{ topic|nosuchfilter }}{% endif %}"),
             Some("{{ (topic] }}"),
             Some("{% endif %}"),
+            // Python's str methods on whatever `topic` and `name` are,
+            // with odd arguments: Python's results and TypeError texts.
+            Some(
+                "{{ topic.title() }} {{ topic.isalnum() }} {{ topic.rsplit(none, 1) }} \
+                 {{ topic.count('', -2) }} {{ topic.startswith(('x', name), 1) }} {{ name.lower(1) }}",
+            ),
+            Some("{{ topic.split(x=1) }}{{ '-'.join(items) }}{{ ''.maketrans(topic, name) }}"),
+            // Loading tags without a loader, and `%` of undefined or odd
+            // operands: Jinja2's errors.
+            Some("{% include 'prompt' %}{{ topic }}"),
+            Some(
+                "{% include items ignore missing %}{% if false %}{% include topic without context %}{% endif %}",
+            ),
+            Some(
+                "{% from 'prompt' import x %}{{ count % 2 }} {{ 'a' % topic }} {{ items % count }}",
+            ),
+            // An empty subscript: Jinja2's subscript by the empty tuple.
+            Some("[{{ items[] }}] {{ topic[] is defined }} {{ name[]|default('none') }}"),
             // Many variables in nested frames: a run missing one prints the
             // provided ones as a set, in Haystack's insertion order.
             Some(

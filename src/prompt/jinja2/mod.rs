@@ -9,7 +9,9 @@ mod lexer;
 mod names;
 mod parser;
 
-pub(super) use parser::{KEY_FUNCTION, MOD_FUNCTION, POS_FUNCTION};
+pub(super) use parser::{
+    GENERATOR_BODY_FUNCTION, KEY_FUNCTION, LOAD_FUNCTION, MOD_FUNCTION, POS_FUNCTION,
+};
 
 /// A `TemplateSyntaxError`: Jinja2's message and the template line.
 #[derive(Debug, Clone, PartialEq, Eq)]

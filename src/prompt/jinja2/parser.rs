@@ -91,6 +91,10 @@ pub(super) struct Parser {
     /// Whether it assigns `self` (`{% set self = ... %}`, a loop variable,
     /// a macro argument): Jinja2 lets it, minijinja reserves the name.
     pub(super) assigns_self: bool,
+    /// For each `{% message %}` being parsed, whether its body holds an
+    /// `include ... without context` of its own (not in a macro, call
+    /// block or block inside it).
+    message_generators: Vec<bool>,
 }
 
 /// A change of the template's source (its newlines made `\n`): the
@@ -105,7 +109,7 @@ pub(crate) struct Edit {
     pub(crate) closing: bool,
 }
 
-/// The function a `%` becomes (`a % b` is `__py_mod(a, b)`): Python's
+/// The function a `%` becomes (`a % b` is `__py_mod(hint_a, hint_b, a, b)`): Python's
 /// string formatting for a string, the remainder for numbers.
 pub(crate) const MOD_FUNCTION: &str = "__py_mod";
 
@@ -115,6 +119,19 @@ pub(crate) const KEY_FUNCTION: &str = "__py_key";
 
 /// The function a unary `+` becomes (`+a` is `__py_pos(a)`).
 pub(crate) const POS_FUNCTION: &str = "__py_pos";
+
+/// The function a tag loading a template becomes (`{% include x %}` is
+/// `{{ __py_load(x, true, false) }}`, its arguments whether it is an
+/// `include` and whether it ignores a missing template): Haystack's
+/// environment has no loader, so it raises Jinja2's error when reached.
+pub(crate) const LOAD_FUNCTION: &str = "__py_load";
+
+/// The function the body of a `{% message %}` becomes when Jinja2 3.1
+/// compiles it into a generator: an `include ... without context` in it is
+/// a `yield from`, so the body's function returns a generator, which
+/// Haystack's extension cannot strip (`AttributeError`, whether or not
+/// the include is reached).
+pub(crate) const GENERATOR_BODY_FUNCTION: &str = "__py_generator_body";
 
 /// The name `self` takes, for minijinja, in a template that assigns it.
 pub(crate) const SELF_NAME: &str = "__py_self";
@@ -242,6 +259,7 @@ impl Parser {
             nested_extends: Vec::new(),
             self_names: Vec::new(),
             assigns_self: false,
+            message_generators: Vec::new(),
         })
     }
 
@@ -653,7 +671,64 @@ impl Parser {
         Ok(Node::Block { body, scoped })
     }
 
+    /// The first half of the rewrite of a tag loading a template, before
+    /// its keyword is consumed: `{% include` becomes `{{ __py_load(`. Gives
+    /// whether the tag is rewritten (it is unless it is a line statement).
+    fn open_load_tag(&mut self) -> bool {
+        let opening = self
+            .index
+            .checked_sub(1)
+            .and_then(|i| self.tokens.get(i))
+            .filter(|t| t.kind == "block_begin")
+            .cloned();
+        let (Some(opening), Some(keyword)) = (opening, self.tokens.get(self.index).cloned()) else {
+            return false;
+        };
+        let trim = if opening.value.ends_with('-') {
+            "-"
+        } else {
+            ""
+        };
+        self.edits.push(Edit {
+            start: opening.span.0,
+            end: keyword.span.1,
+            text: format!("{{{{{trim} {LOAD_FUNCTION}("),
+            closing: false,
+        });
+        true
+    }
+
+    /// Where the template's expression of a loading tag ends.
+    fn expression_end(&self) -> usize {
+        self.index
+            .checked_sub(1)
+            .and_then(|i| self.tokens.get(i))
+            .map_or(0, |t| t.span.1)
+    }
+
+    /// The second half of the rewrite of a loading tag, once the parser
+    /// stands at its `%}`: what follows the expression becomes
+    /// `, include, ignore_missing) }}`.
+    fn close_load_tag(&mut self, opened: bool, expression_end: usize, include: bool, ignore: bool) {
+        let closing = self.current().clone();
+        if !opened || closing.kind != "block_end" {
+            return;
+        }
+        let trim = if closing.value.starts_with('-') {
+            "-"
+        } else {
+            ""
+        };
+        self.edits.push(Edit {
+            start: expression_end,
+            end: closing.span.1,
+            text: format!(", {include}, {ignore}) {trim}}}}}"),
+            closing: false,
+        });
+    }
+
     fn parse_extends(&mut self) -> Parsed<Node> {
+        let opened = self.open_load_tag();
         let token = self.next()?;
         // Jinja2's compiler refuses an `extends` inside anything but an
         // `if` (whose frame stays the template's top level).
@@ -662,6 +737,8 @@ impl Parser {
             self.nested_extends.push(token.line);
         }
         let template = self.parse_expression(true)?.node;
+        let end = self.expression_end();
+        self.close_load_tag(opened, end, false, false);
         Ok(Node::Group(vec![template]))
     }
 
@@ -676,22 +753,48 @@ impl Parser {
     }
 
     fn parse_include(&mut self) -> Parsed<Node> {
+        let opened = self.open_load_tag();
         self.next()?;
         let template = self.parse_expression(true)?.node;
+        let end = self.expression_end();
+        let mut ignore = false;
         if self.is("name:ignore") && test_token(&self.look()?, "name:missing") {
             self.next()?;
             self.next()?;
+            ignore = true;
+        }
+        if (self.is("name:with") || self.is("name:without"))
+            && test_token(&self.look()?, "name:context")
+            && self.is("name:without")
+        {
+            // The function the include is compiled into: the innermost
+            // macro, call block, message or block around it.
+            let function = self
+                .tag_stack
+                .iter()
+                .rev()
+                .skip(1)
+                .find(|tag| matches!(tag.as_str(), "macro" | "call" | "message" | "block"));
+            if function.is_some_and(|tag| tag == "message") {
+                if let Some(generator) = self.message_generators.last_mut() {
+                    *generator = true;
+                }
+            }
         }
         self.parse_import_context()?;
+        self.close_load_tag(opened, end, true, ignore);
         Ok(Node::Group(vec![template]))
     }
 
     fn parse_import(&mut self) -> Parsed<Node> {
+        let opened = self.open_load_tag();
         self.next()?;
         let template = Box::new(self.parse_expression(true)?.node);
+        let end = self.expression_end();
         self.expect("name:as")?;
         let target = self.parse_assign_target(true, true, &[], false)?;
         self.parse_import_context()?;
+        self.close_load_tag(opened, end, false, false);
         Ok(Node::Import {
             template,
             targets: target.text.into_iter().collect(),
@@ -699,8 +802,10 @@ impl Parser {
     }
 
     fn parse_from(&mut self) -> Parsed<Node> {
+        let opened = self.open_load_tag();
         self.next()?;
         let template = Box::new(self.parse_expression(true)?.node);
+        let end = self.expression_end();
         self.expect("name:import")?;
         let mut targets = Vec::new();
         let mut names = 0;
@@ -732,6 +837,7 @@ impl Parser {
                 self.expect("name")?;
             }
         }
+        self.close_load_tag(opened, end, false, false);
         Ok(Node::Import { template, targets })
     }
 
@@ -935,7 +1041,24 @@ impl Parser {
             }
             arguments.push(meta.node);
         }
-        let (_, body) = self.inner(|p| p.parse_statements(&["name:endmessage"], true))?;
+        let body_start = self.current().span.1;
+        self.message_generators.push(false);
+        let parsed = self.inner(|p| p.parse_statements(&["name:endmessage"], true));
+        let generator = self.message_generators.pop().unwrap_or(false);
+        let (_, body) = parsed?;
+        let ending = self.index.checked_sub(2).and_then(|i| self.tokens.get(i));
+        if let Some(ending) = ending.filter(|t| generator && t.kind == "block_begin") {
+            // The body is never run: it is the call that raises.
+            let body_end = ending.span.0;
+            self.edits
+                .retain(|e| !(e.start >= body_start && e.end <= body_end));
+            self.edits.push(Edit {
+                start: body_start,
+                end: body_end,
+                text: format!("{{{{ {GENERATOR_BODY_FUNCTION}() }}}}"),
+                closing: false,
+            });
+        }
         Ok(Node::CallBlock {
             call: Box::new(Node::Group(arguments)),
             args: Vec::new(),
@@ -1119,8 +1242,24 @@ impl Parser {
             let operator = self.next()?;
             let right = self.parse_pow()?;
             if class == "Mod" {
-                // `a % b` is `__py_mod(a, b)`.
+                // `a % b` is `__py_mod(hint_a, hint_b, a, b)`, a name's
+                // hint being Jinja2's text when it is undefined.
                 self.wrap_in_call(from, MOD_FUNCTION);
+                let hint = |e: &Expr| match (e.class, &e.text) {
+                    ("Name", Some(name)) => format!("\"'{name}' is undefined\""),
+                    _ => "none".to_owned(),
+                };
+                // In the opening, which no other call shares: a call closing
+                // at the same place would land its `)` in front of them.
+                let opening = format!("{MOD_FUNCTION}({}, {}, ", hint(&left), hint(&right));
+                let count = self.edits.len();
+                if let Some(edit) = count
+                    .checked_sub(2)
+                    .and_then(|at| self.edits.get_mut(at))
+                    .filter(|e| !e.closing)
+                {
+                    edit.text = opening;
+                }
                 let (start, end) = operator.span;
                 self.edits.push(Edit {
                     start,
@@ -1416,7 +1555,17 @@ impl Parser {
             children.push(self.parse_subscribed()?);
             args += 1;
         }
-        self.expect("rbracket")?;
+        let closing = self.expect("rbracket")?;
+        if args == 0 {
+            // Jinja2 reads `x[]` as `x[()]`, an empty tuple's subscript;
+            // minijinja does not parse the empty one.
+            self.edits.push(Edit {
+                start: closing.span.0,
+                end: closing.span.0,
+                text: "()".to_owned(),
+                closing: false,
+            });
+        }
         Ok(Expr::new("Getitem", token.line, children))
     }
 
