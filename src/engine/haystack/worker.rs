@@ -459,7 +459,9 @@ impl Worker {
                         )))
                     })?;
                     match value.get("id").and_then(Value::as_u64) {
-                        Some(got) if got == id && got == head.id && value.get("model_call").is_some() => {
+                        Some(got)
+                            if got == id && got == head.id && value.get("model_call").is_some() =>
+                        {
                             let Some(relay) = relay.as_mut() else {
                                 return Err(fail(CallError::Protocol(format!(
                                     "a model call in a run that answers from its scripts: `{}`",
