@@ -103,6 +103,7 @@ pub mod bench;
 pub mod cli;
 mod elide;
 pub mod engine;
+pub mod expect;
 pub mod explore;
 pub mod future;
 pub mod generator;

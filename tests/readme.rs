@@ -31,7 +31,7 @@ fn the_readme_matcher_example_holds_for_the_scenario_example() {
     let text = format!("{without_expect}{matchers}");
     let scenario =
         Scenario::from_str(&text, "README.md", Format::Yaml).unwrap_or_else(|e| panic!("{e}"));
-    assert!(scenario.expect.trace.is_some());
+    assert!(scenario.expect.get("trace").is_some());
     let outcome = Replay::new().run(&scenario);
     assert!(outcome.passed(), "{:?}", outcome.failures);
 }

@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 
 use hookharness::ChatRole;
 use hookharness::scenario::{
-    Action, Format, HookEntry, LastMessageExpect, ListExpect, MessageSpec, ReadyMadeKind,
-    ResultRewrite, Scenario, ScenarioErrorKind, StateValue, StepCountCondition, ToolSelection,
-    UnusedReplies, ValuePattern,
+    Action, Expectation, Format, HookEntry, LastMessageExpect, ListExpect, MessageSpec,
+    ReadyMadeKind, ResultRewrite, Scenario, ScenarioErrorKind, StateValue, StepCountCondition,
+    ToolSelection, UnusedReplies, ValuePattern,
 };
 use hookharness::scripted::{FinishReason, ModelReply, ScriptedResult};
 use hookharness::state::{Handler, ValueType};
@@ -208,7 +208,7 @@ fn an_omitted_key_takes_the_documented_default() {
     assert!(scenario.shared_hooks.is_empty() && scenario.model.is_empty());
     assert!(scenario.run.messages.is_empty() && !scenario.run.is_async);
     assert_eq!(scenario.expect.unused_replies, UnusedReplies::Fail);
-    assert_eq!(scenario.expect.error, None);
+    assert_eq!(scenario.expect.error(), None);
 }
 
 #[test]
@@ -417,12 +417,12 @@ expect:
 
     let expected = &scenario.expect;
     assert_eq!(expected.unused_replies, UnusedReplies::Allow);
-    let Some(LastMessageExpect {
-        text, tool_calls, ..
-    }) = &expected.last_message
-    else {
+    let Some(Expectation::LastMessage(last)) = expected.get("last_message") else {
         panic!("last_message expected");
     };
+    let LastMessageExpect {
+        text, tool_calls, ..
+    } = &**last;
     assert_eq!(text, &Some(ValuePattern::Equals(serde_json::Value::Null)));
     let Some(ListExpect::Exact(calls)) = tool_calls else {
         panic!("an exact tool_calls list expected");
@@ -438,7 +438,10 @@ fn expect_last_message_text_distinguishes_absent_from_null() {
     let absent = yaml("model: []\nexpect: {last_message: {role: user}}\n");
     let null = yaml("model: []\nexpect: {last_message: {text: null}}\n");
     let given = yaml("model: []\nexpect: {last_message: {text: hi}}\n");
-    let text = |s: &Scenario| s.expect.last_message.as_ref().unwrap().text.clone();
+    let text = |s: &Scenario| match s.expect.get("last_message") {
+        Some(Expectation::LastMessage(last)) => last.text.clone(),
+        other => panic!("last_message expected, got {other:?}"),
+    };
     assert_eq!(text(&absent), None);
     assert_eq!(text(&null), Some(ValuePattern::Equals(json!(null))));
     assert_eq!(text(&given), Some(ValuePattern::Equals(json!("hi"))));

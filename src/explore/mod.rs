@@ -70,6 +70,7 @@ mod orders;
 mod rng;
 mod shrink;
 
+use crate::expect::Expectation;
 use crate::invariants::{Invariant, Invariants, Violation};
 use crate::outcome::{Detail, Outcome};
 use crate::replay::Replay;
@@ -376,9 +377,6 @@ impl Explore {
     }
 }
 
-/// The expectation keys read from the trace, which a failed run still has.
-const TRACE_KEYS: [&str; 4] = ["hooks", "llm_calls", "tools_run", "trace"];
-
 /// What a variant is held to: `always` (its `under_faults` part when
 /// faulted), replies left unused allowed.
 fn held_to(scenario: &Scenario, faulted: bool) -> Expect {
@@ -401,19 +399,19 @@ pub fn check(
     let replay = replay.clone().detail(Detail::Full).for_variants();
     let mut outcome = replay.run(&variant.scenario);
     if variant.faulted && outcome.result.is_none() {
-        // A fault that failed the run leaves no result: only the keys the
-        // trace shows can be held.
-        let kept: Vec<&str> = variant
-            .scenario
-            .expect
-            .keys()
-            .into_iter()
-            .filter(|k| TRACE_KEYS.contains(k))
+        // A fault that failed the run leaves no result: only the keys a
+        // failed run shows are held (their failures stand as checked).
+        let expect = &mut variant.scenario.expect;
+        let dropped: Vec<&str> = expect
+            .list
+            .iter()
+            .filter(|e| !e.holds_without_result())
+            .map(Expectation::key)
             .collect();
-        if kept.len() < variant.scenario.expect.keys().len() {
-            variant.scenario.expect = variant.scenario.expect.only(&kept);
-            outcome = replay.run(&variant.scenario);
-        }
+        expect.list.retain(Expectation::holds_without_result);
+        outcome
+            .failures
+            .retain(|f| !dropped.contains(&f.key.as_str()));
     }
     let violations: Vec<Violation> = Invariants::new()
         .scenario(&variant.scenario)
@@ -429,7 +427,7 @@ pub fn check(
     );
     if let Some(error) = &outcome.error {
         let invalid = outcome.status == crate::outcome::Status::Invalid;
-        if invalid || (!variant.faulted && scenario.expect.error.is_none()) {
+        if invalid || (!variant.faulted && scenario.expect.error().is_none()) {
             reasons.push(format!("the run failed: {}", error.message));
         }
     }

@@ -42,7 +42,6 @@ mod as_test;
 mod build;
 mod culprit;
 mod declarative;
-mod expect;
 mod named;
 mod prepare_error;
 mod ready_made;
@@ -50,11 +49,12 @@ pub(crate) mod seen;
 mod stream;
 mod validity;
 
+use crate::expect::{self, Run};
+pub(crate) use crate::expect::{SeesListed, sees_difference, sees_listed};
 pub use crate::outcome::{Failure, Outcome, Status, TraceEvent, TraceRecorder};
 pub use crate::value::sorted;
 pub use as_test::ScenarioFailure;
 pub use declarative::DeclarativeHook;
-pub(crate) use expect::{SeesListed, sees_difference, sees_listed};
 pub use prepare_error::PrepareError;
 pub use seen::SeenRequest;
 pub(crate) use validity::file_name;
@@ -190,7 +190,7 @@ impl Replay {
     /// `expect.error` does not expect an error: the error `run` would end
     /// with before the first step. `hookharness check` reports it.
     pub fn unexpected_construction_error(&self, scenario: &Scenario) -> Option<AgentError> {
-        if scenario.expect.error.is_some() {
+        if scenario.expect.error().is_some() {
             return None;
         }
         match self.prepare_with_placeholders(scenario) {
@@ -415,7 +415,7 @@ impl Replay {
                             validity::prepare_error(scenario, message, place.as_deref(), at_value);
                         return unprepared(Status::Invalid, validity::invalid(&[error]));
                     }
-                    Err(PrepareError::Construction(error)) if scenario.expect.error.is_none() => {
+                    Err(PrepareError::Construction(error)) if scenario.expect.error().is_none() => {
                         Err((RunError::construction(&error), error.haystack_message()))
                     }
                     _ => {
@@ -468,16 +468,18 @@ impl Replay {
         let requests = seen.as_ref().map(seen::take).unwrap_or_default();
         let failures = expect::check(
             scenario,
-            result.as_ref(),
-            &trace,
-            haystack_error.as_deref(),
-            &streamed,
+            Run::new(
+                result.as_ref(),
+                &trace,
+                haystack_error.as_deref(),
+                &streamed,
+            ),
             &requests,
         );
         if let Some(capture) = capture {
             *capture = requests;
         }
-        let status = if error.is_some() && scenario.expect.error.is_none() {
+        let status = if error.is_some() && scenario.expect.error().is_none() {
             Status::Error
         } else if failures.is_empty() {
             Status::Pass
@@ -580,10 +582,12 @@ impl Replay {
         // The Haystack engine's error text is Haystack's own.
         let mut failures = expect::check(
             scenario,
-            result.as_ref(),
-            &trace,
-            error.as_ref().map(|e| e.message.as_str()),
-            &streamed,
+            Run::new(
+                result.as_ref(),
+                &trace,
+                error.as_ref().map(|e| e.message.as_str()),
+                &streamed,
+            ),
             &requests,
         );
         if result.is_some()
@@ -608,7 +612,7 @@ impl Replay {
         if let Some(capture) = capture {
             *capture = requests;
         }
-        let status = if error.is_some() && scenario.expect.error.is_none() {
+        let status = if error.is_some() && scenario.expect.error().is_none() {
             Status::Error
         } else if failures.is_empty() {
             Status::Pass

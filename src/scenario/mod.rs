@@ -11,7 +11,7 @@
 //!                                                  │ reader.rs: typed access, known keys
 //!                                                  ▼
 //!        spec.rs, agent.rs, tool.rs, model.rs, hook.rs, when.rs,
-//!        action.rs, message.rs, run.rs, expect.rs (pattern.rs,
+//!        action.rs, message.rs, run.rs, crate::expect (pattern.rs,
 //!        list_expect.rs, event_pattern.rs) ──▶ Scenario
 //! ```
 //!
@@ -50,10 +50,8 @@
 
 mod action;
 mod agent;
-mod always;
 mod error;
 mod event_pattern;
-mod expect;
 mod haystack;
 mod hook;
 mod import;
@@ -80,15 +78,16 @@ mod when;
 mod write;
 mod yaml;
 
+pub use crate::expect::{
+    Always, Expect, Expectation, LastMessageExpect, ToolCallExpect, UnderFaults, UnusedReplies,
+};
 pub use action::{Action, ResultRewrite, StateValue, ToolSelection};
 pub use agent::AgentSpec;
-pub use always::{Always, UnderFaults};
 pub use error::{ScenarioError, ScenarioErrorKind};
 pub(crate) use error::{invalid_value, unknown_parameter};
 #[cfg(test)]
 pub(crate) use event_pattern::KINDS as EVENT_KINDS;
 pub use event_pattern::{EventKind, EventPattern};
-pub use expect::{Expect, LastMessageExpect, ToolCallExpect, UnusedReplies};
 pub use haystack::{
     AGENT_TYPE, HaystackAgent, HaystackDictError, agent_from_haystack, agent_to_haystack,
 };
@@ -113,6 +112,15 @@ pub(crate) use write::{
     message as write_message, named_recorded_depth, recorded_depth, reply as write_reply,
     write_compact,
 };
+
+/// What [`crate::expect`] reads its keys with.
+pub(crate) mod reading {
+    pub(crate) use super::event_pattern::read_event_pattern;
+    pub(crate) use super::list_expect::read_list;
+    pub(crate) use super::message::roles;
+    pub(crate) use super::pattern::{Slot, read_pattern};
+    pub(crate) use super::reader::{Field, MapReader, Read};
+}
 
 /// The words the loader accepts at each place, read by the JSON Schema
 /// (`crate::schema`) so that the two cannot disagree on a name.

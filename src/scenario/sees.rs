@@ -5,9 +5,9 @@
 use serde_json::{Map, Value, json};
 
 use super::error::ScenarioErrorKind;
-use super::expect::{LastMessageExpect, read_last_message};
 use super::message::{MessageSpec, read_messages, roles};
 use super::reader::{Field, Read};
+use crate::expect::{LastMessageExpect, read_last_message};
 use crate::message::ChatRole;
 
 /// What the model must be sent for this reply to be the right answer. Every
@@ -185,7 +185,10 @@ impl Sees {
             out.insert("message_count".into(), json!(count));
         }
         if let Some(last) = &self.last_message {
-            out.insert("last_message".into(), super::write::last_message(last));
+            out.insert(
+                "last_message".into(),
+                crate::expect::write_last_message(last),
+            );
         }
         if let Some(text) = &self.contains {
             out.insert("contains".into(), json!(text));

@@ -7,7 +7,6 @@ use indexmap::IndexMap;
 
 use super::agent::{AgentSpec, read_agent};
 use super::error::ScenarioErrorKind;
-use super::expect::{Expect, read_expect};
 use super::hook::{HookEntry, Place, read_hook};
 use super::model::read_reply;
 use super::node::{Entry, Node, NodeValue};
@@ -18,6 +17,7 @@ use super::sees::{Sees, read_sees};
 use super::source_map::SourceMap;
 use super::suggest;
 use super::tool::{ToolScript, read_tool};
+use crate::expect::{Expect, read_expect};
 use crate::scripted::ModelReply;
 
 /// The format versions this loader reads.

@@ -14,12 +14,8 @@ use serde_json::{Map, Value, json};
 
 use super::action::{Action, ResultRewrite, StateValue, ToolSelection};
 use super::agent::{AgentSpec, type_name};
-use super::always::UnderFaults;
-use super::event_pattern::EventPattern;
-use super::expect::{Expect, LastMessageExpect, ToolCallExpect, UnusedReplies};
 use super::hook::HookEntry;
 use super::message::MessageSpec;
-use super::pattern::ValuePattern;
 use super::run::RunSpec;
 use super::spec::Scenario;
 use super::tool::{ToolScript, default_parameters};
@@ -83,7 +79,7 @@ impl Scenario {
         if !run.is_empty() {
             out.insert("run".into(), Value::Object(run));
         }
-        let expect = expect(&self.expect);
+        let expect = self.expect.to_map();
         if !expect.is_empty() {
             out.insert("expect".into(), Value::Object(expect));
         }
@@ -602,110 +598,6 @@ fn run(spec: &RunSpec) -> Map<String, Value> {
         out.insert("async".into(), json!(true));
     }
     out
-}
-
-fn expect(spec: &Expect) -> Map<String, Value> {
-    let mut out = Map::new();
-    let mut put = |key: &str, value: Option<Value>| {
-        if let Some(value) = value {
-            out.insert(key.into(), value);
-        }
-    };
-    put("exit_reason", spec.exit_reason.as_ref().map(|v| json!(v)));
-    put("step_count", spec.step_count.map(|v| json!(v)));
-    put(
-        "token_usage",
-        spec.token_usage.as_ref().map(ValuePattern::to_value),
-    );
-    put(
-        "tool_call_counts",
-        spec.tool_call_counts.as_ref().map(counts),
-    );
-    put(
-        "state",
-        spec.state.as_ref().map(|state| {
-            state
-                .iter()
-                .map(|(key, pattern)| (key.clone(), pattern.to_value()))
-                .collect()
-        }),
-    );
-    put("last_message", spec.last_message.as_ref().map(last_message));
-    put("message_count", spec.message_count.map(|v| json!(v)));
-    put(
-        "hooks",
-        spec.hooks.as_ref().map(|v| v.to_value(|h| json!(h))),
-    );
-    put("llm_calls", spec.llm_calls.map(|v| json!(v)));
-    put(
-        "tools_run",
-        spec.tools_run.as_ref().map(|v| v.to_value(|t| json!(t))),
-    );
-    put("printed", spec.printed.as_ref().map(|v| json!(v)));
-    put(
-        "trace",
-        spec.trace
-            .as_ref()
-            .map(|v| v.to_value(EventPattern::to_value)),
-    );
-    put("streamed", spec.streamed.as_ref().map(|v| json!(v)));
-    put("error", spec.error.as_ref().map(|v| json!(v)));
-    if spec.unused_replies == UnusedReplies::Allow {
-        put("unused_replies", Some(json!("allow")));
-    }
-    if let Some(always) = &spec.always {
-        let mut map = expect(&always.expect);
-        match &always.under_faults {
-            UnderFaults::None => {}
-            UnderFaults::All => {
-                map.insert("under_faults".into(), json!("all"));
-            }
-            UnderFaults::Keys(keys) => {
-                map.insert("under_faults".into(), json!(keys));
-            }
-        }
-        out.insert("always".into(), Value::Object(map));
-    }
-    out
-}
-
-/// `expect.last_message` (and `sees.last_message`).
-pub(crate) fn last_message(last: &LastMessageExpect) -> Value {
-    let mut map = Map::new();
-    if let Some(role) = last.role {
-        map.insert("role".into(), json!(role.as_str()));
-    }
-    if let Some(text) = &last.text {
-        map.insert("text".into(), text.to_value());
-    }
-    if let Some(text) = &last.text_contains {
-        map.insert("text_contains".into(), json!(text));
-    }
-    if let Some(calls) = &last.tool_calls {
-        map.insert("tool_calls".into(), calls.to_value(expected_call));
-    }
-    if let Some(result) = &last.tool_result {
-        map.insert("tool_result".into(), result.to_value());
-    }
-    if let Some(meta) = &last.meta {
-        map.insert("meta".into(), meta.to_value());
-    }
-    Value::Object(map)
-}
-
-fn expected_call(call: &ToolCallExpect) -> Value {
-    if call.arguments.is_none() && call.id.is_none() {
-        return json!(call.tool);
-    }
-    let mut out = Map::new();
-    out.insert("tool".into(), json!(call.tool));
-    if let Some(arguments) = &call.arguments {
-        out.insert("arguments".into(), Value::Object(arguments.clone()));
-    }
-    if let Some(id) = &call.id {
-        out.insert("id".into(), json!(id));
-    }
-    Value::Object(out)
 }
 
 /// Indented JSON; empty lists and maps stay on one line.

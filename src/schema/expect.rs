@@ -4,6 +4,7 @@
 use serde_json::{Map, Value, json};
 
 use super::roles;
+use crate::expect::Expectation;
 use crate::scenario::vocabulary::{EVENT_KINDS, MATCHER_WORDS, MODES};
 
 pub(super) fn definitions() -> Vec<(&'static str, Value)> {
@@ -20,7 +21,7 @@ pub(super) fn definitions() -> Vec<(&'static str, Value)> {
 }
 
 /// A list expectation: a plain list (exact), or a map of match modes.
-fn list(item: Value, description: &str) -> Value {
+pub(crate) fn list(item: Value, description: &str) -> Value {
     let items = json!({"type": "array", "items": item});
     let modes: Map<String, Value> = MODES
         .iter()
@@ -42,70 +43,19 @@ fn list(item: Value, description: &str) -> Value {
 }
 
 /// `expect` (`outcome` true) or `expect.always` (the keys of `expect`
-/// except `error`, `unused_replies` and `always`, plus `under_faults`).
+/// except `error`, `unused_replies` and `always`, plus `under_faults`):
+/// each key's schema as its file in `crate::expect` gives it.
 fn expect(outcome: bool) -> Value {
-    let mut properties = json!({
-        "exit_reason": {"description": "equals the outcome's `exit_reason`", "type": "string"},
-        "step_count": {"description": "equal", "type": "integer"},
-        "token_usage": {
-            "description": "equal (a map; values may be matchers)",
-            "type": "object",
-            "allOf": [pattern()],
-        },
-        "tool_call_counts": {
-            "description": "equal",
-            "type": "object",
-            "additionalProperties": {"type": "integer"},
-        },
-        "state": {
-            "description": "each listed public state key equals (a value, or a matcher: `contains`, `gte`/`lte`, `absent`, `equals`)",
-            "type": "object",
-            "additionalProperties": pattern(),
-        },
-        "last_message": {"$ref": "#/definitions/last_message_expect"},
-        "message_count": {"description": "`len(messages)` equals", "type": "integer"},
-        "hooks": list(
-            json!({"type": "string"}),
-            "the ordered list of hooks that ran, each `POINT` or `POINT:NAME`, equals",
-        ),
-        "llm_calls": {"description": "the number of chat-generator calls equals", "type": "integer"},
-        "tools_run": list(
-            json!({"type": "string"}),
-            "the ordered list of executed tool names equals",
-        ),
-        "trace": list(
-            json!({"$ref": "#/definitions/event_pattern"}),
-            "matches the run's events, each item naming a `kind` and the fields that matter (any field may be a value matcher); a plain list is exact over the events of all six kinds",
-        ),
-        "streamed": {
-            "description": "what the callback received, in order: a text chunk is its text, a tool-result chunk `{tool_result: TEXT}`, an empty chunk with a finish reason `{finish_reason: R}`",
-            "type": "array",
-            "items": {
-                "oneOf": [
-                    {"type": "string"},
-                    {"type": "object", "required": ["tool_result"], "additionalProperties": false,
-                     "properties": {"tool_result": {"type": ["string", "null"]}}},
-                    {"type": "object", "required": ["finish_reason"], "additionalProperties": false,
-                     "properties": {"finish_reason": {"type": ["string", "null"]}}},
-                ],
-            },
-        },
-        "printed": {
-            "description": "each text appears in what hooks and tools printed or logged, in this order (Haystack engine)",
-            "type": "array",
-            "items": {"type": "string"},
-        },
-    });
+    let mut properties: Map<String, Value> = Expectation::schemas(outcome)
+        .into_iter()
+        .map(|(key, schema)| (key.to_owned(), schema))
+        .collect();
     if outcome {
-        properties["error"] = json!({
-            "description": "the run fails (at construction or during the run) with an error whose text contains this string",
-            "type": "string",
-        });
-        properties["unused_replies"] = json!({
+        properties.insert("unused_replies".into(), json!({
             "description": "`fail` (default) or `allow`. A run that succeeds while scripted `model` replies are left unused fails the scenario (\"the scenario scripts M replies but the run made K LLM calls\") unless this is `allow`; a failed run is not checked for it",
             "enum": ["fail", "allow"],
-        });
-        properties["always"] = json!({"$ref": "#/definitions/always"});
+        }));
+        properties.insert("always".into(), json!({"$ref": "#/definitions/always"}));
         json!({
             "description": "what the outcome must show: every key is optional; each one given must hold",
             "type": "object",
@@ -113,10 +63,10 @@ fn expect(outcome: bool) -> Value {
             "properties": properties,
         })
     } else {
-        properties["under_faults"] = json!({
+        properties.insert("under_faults".into(), json!({
             "description": "the `always` keys that still hold when `explore --faults` injects a fault; `all` for every key",
             "oneOf": [{"const": "all"}, {"type": "array", "items": {"type": "string"}}],
-        });
+        }));
         json!({
             "description": "every variant `hookharness explore` runs: the keys of `expect` except `error`, `unused_replies` and `always`",
             "type": "object",
@@ -207,7 +157,7 @@ fn event_pattern() -> Value {
     })
 }
 
-fn pattern() -> Value {
+pub(crate) fn pattern() -> Value {
     json!({"$ref": "#/definitions/value_pattern"})
 }
 

@@ -22,6 +22,7 @@
 //! ```
 
 mod expect;
+pub(crate) use expect::{list as list_expectation, pattern as value_pattern};
 mod hooks;
 mod parts;
 

@@ -8,6 +8,7 @@ use super::Shape;
 use super::model::UNKNOWN_TOOL;
 use super::scenario::scenarios_shaped;
 use super::tools::TOOL_NAMES;
+use crate::expect::Expectation;
 use crate::hook::HookPoint;
 use crate::message::ChatRole;
 use crate::prompt::RequiredVariables;
@@ -719,17 +720,23 @@ fn expectations() -> BoxedStrategy<Option<Expect>> {
         )
             .prop_map(
                 |(llm_calls, exit_reason, step_count, message_count, tools_run, hooks, error)| {
-                    Expect {
-                        llm_calls,
-                        exit_reason: exit_reason.map(str::to_owned),
-                        step_count,
-                        message_count,
-                        tools_run,
-                        hooks,
-                        error: error.map(str::to_owned),
+                    let mut expect = Expect {
                         unused_replies: UnusedReplies::Allow,
                         ..Expect::default()
+                    };
+                    let given = [
+                        llm_calls.map(Expectation::LlmCalls),
+                        exit_reason.map(|r| Expectation::ExitReason(r.to_owned())),
+                        step_count.map(Expectation::StepCount),
+                        message_count.map(Expectation::MessageCount),
+                        tools_run.map(Expectation::ToolsRun),
+                        hooks.map(Expectation::Hooks),
+                        error.map(|e| Expectation::Error(e.to_owned())),
+                    ];
+                    for expectation in given.into_iter().flatten() {
+                        expect.set(expectation);
                     }
+                    expect
                 },
             ),
     )

@@ -392,7 +392,7 @@ impl HaystackEngine {
                     .to_owned(),
             );
         };
-        let expected = scenario.expect.error.as_deref();
+        let expected = scenario.expect.error();
         let errors = wire
             .problems
             .into_iter()

@@ -3,17 +3,18 @@
 //! confirmation answers, injected faults), beside the plain `expect`, which
 //! holds for the scenario as written.
 
-use super::error::ScenarioErrorKind;
-use super::expect::{Expect, read_expect_keys};
-use super::reader::{Field, Read};
-use super::suggest;
+use super::{Expect, Expectation};
+use crate::scenario::ScenarioErrorKind;
+use crate::scenario::reading::{Field, Read};
 use crate::state::SchemaEntry;
 use indexmap::IndexMap;
+use serde_json::{Value, json};
 
 /// `expect.always`.
 ///
 /// ```
-/// use hookharness::scenario::{Format, Scenario, UnderFaults};
+/// use hookharness::expect::{Expectation, UnderFaults};
+/// use hookharness::scenario::{Format, Scenario};
 ///
 /// let scenario = Scenario::from_str(
 ///     "model: [{text: hi}]\nexpect:\n  always:\n    tool_call_counts: {delete_file: 0}\n    exit_reason: text\n    under_faults: [tool_call_counts]\n",
@@ -21,7 +22,7 @@ use indexmap::IndexMap;
 ///     Format::Yaml,
 /// )?;
 /// let always = scenario.expect.always.as_deref().unwrap();
-/// assert_eq!(always.expect.exit_reason.as_deref(), Some("text"));
+/// assert_eq!(always.expect.list[0], Expectation::ExitReason("text".into()));
 /// assert_eq!(always.under_faults, UnderFaults::Keys(vec!["tool_call_counts".into()]));
 /// assert_eq!(always.keys(), ["exit_reason", "tool_call_counts"]);
 /// assert_eq!(always.under_faults().keys(), ["tool_call_counts"]);
@@ -66,6 +67,23 @@ impl Always {
     }
 }
 
+impl Always {
+    /// The file's form of `always`.
+    pub(crate) fn to_value(&self) -> Value {
+        let mut map = self.expect.to_map();
+        match &self.under_faults {
+            UnderFaults::None => {}
+            UnderFaults::All => {
+                map.insert("under_faults".into(), json!("all"));
+            }
+            UnderFaults::Keys(keys) => {
+                map.insert("under_faults".into(), json!(keys));
+            }
+        }
+        Value::Object(map)
+    }
+}
+
 /// `expect.always.under_faults`: which `always` expectations still hold
 /// when `explore --faults` makes a tool, the model or a hook fail.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -86,7 +104,10 @@ pub(crate) fn read_always(
 ) -> Read<Always> {
     let mut map = field.map()?;
     let under = map.get("under_faults");
-    let expect = read_expect_keys(&mut map, schema, false)?;
+    let expect = Expect {
+        list: Expectation::read_all(&mut map, schema, false)?,
+        ..Expect::default()
+    };
     map.finish()?;
     let keys: Vec<String> = expect.keys().into_iter().map(str::to_owned).collect();
     let under_faults = match under {
@@ -101,7 +122,7 @@ pub(crate) fn read_always(
                 let key = item.string()?;
                 if !keys.contains(&key) {
                     return Err(item.error(ScenarioErrorKind::UnknownVariant {
-                        suggestion: suggest::closest(&key, &keys),
+                        suggestion: crate::scenario::closest(&key, &keys),
                         value: key,
                         valid: keys.clone(),
                     }));

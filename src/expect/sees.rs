@@ -3,7 +3,8 @@
 //! once, naming the first stale reply, its place in the file, the LLM call
 //! and the first message or field that differs.
 
-use super::{check_last_message, render};
+use super::keys::last_message::check_message as check_last_message;
+use super::render;
 use crate::message::ChatMessage;
 use crate::outcome::Failure;
 use crate::replay::SeenRequest;
