@@ -132,6 +132,7 @@ pub mod strategies;
 pub mod stream;
 pub mod tool;
 mod value;
+mod wording;
 
 pub use agent::{Agent, AgentBuilder, AgentError, AgentOutput, RunOptions};
 pub use future::CallFuture;

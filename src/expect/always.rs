@@ -122,7 +122,7 @@ pub(crate) fn read_always(
                 let key = item.string()?;
                 if !keys.contains(&key) {
                     return Err(item.error(ScenarioErrorKind::UnknownVariant {
-                        suggestion: crate::scenario::closest(&key, &keys),
+                        suggestion: crate::wording::closest(&key, &keys),
                         value: key,
                         valid: keys.clone(),
                     }));

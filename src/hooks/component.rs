@@ -196,7 +196,7 @@ impl<'a> Init<'a> {
             if !known.contains(&key.as_str()) {
                 return Err(format_error(
                     self.at(key),
-                    crate::scenario::unknown_parameter(key, &self.path, known),
+                    crate::wording::unknown_parameter(key, &self.path, known),
                 ));
             }
         }
@@ -282,7 +282,7 @@ impl<'a> Init<'a> {
             Value::String(s) if valid.contains(&s.as_str()) => Ok(s),
             Value::String(s) => Err(value_error(
                 self.at(key),
-                crate::scenario::invalid_value(s, &self.at(key), valid),
+                crate::wording::invalid_value(s, &self.at(key), valid),
             )),
             other => Err(format_error(
                 self.at(key),

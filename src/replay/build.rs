@@ -198,7 +198,7 @@ fn hook_for(
         HookEntry::Custom(name) => match custom.get(name) {
             Some(hook) => hook.clone(),
             None => {
-                let message = match crate::scenario::closest(name, custom.keys()) {
+                let message = match crate::wording::closest(name, custom.keys()) {
                     Some(known) => format!(
                         "custom hook `{name}` is not registered; did you mean `{known}`, the name \
                          the Rust test registers?"

@@ -9,7 +9,8 @@ use super::Replay;
 use crate::agent::AgentError;
 use crate::hook::HookPoint;
 use crate::prompt::PromptError;
-use crate::scenario::{KeyPath, Scenario, ScenarioError, ScenarioErrorKind, closest};
+use crate::scenario::{KeyPath, Scenario, ScenarioError, ScenarioErrorKind};
+use crate::wording::closest;
 
 /// At most this many construction errors are reported for one file.
 const MAX_REPORTED: usize = 32;

@@ -7,7 +7,7 @@ use super::error::ScenarioErrorKind;
 use super::message::{MessageSpec, read_messages};
 use super::node::NodeValue;
 use super::reader::{Field, Read};
-use super::suggest;
+use crate::wording::suggest;
 
 /// One `do` action.
 #[derive(Debug, Clone, PartialEq)]

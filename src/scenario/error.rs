@@ -5,8 +5,6 @@ use super::Format;
 
 mod wording;
 
-pub(crate) use wording::{invalid_value, unknown_parameter};
-
 /// Why a scenario file could not be loaded.
 ///
 /// Displays as `FILE:LINE:COLUMN: MESSAGE` (or `FILE: MESSAGE` when the

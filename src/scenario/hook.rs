@@ -8,8 +8,8 @@ use super::action::{Action, read_actions};
 use super::error::ScenarioErrorKind;
 use super::python::{PythonCall, read_python_keys};
 use super::reader::{Field, Read};
-use super::suggest;
 use super::when::{When, read_when};
+use crate::wording::suggest;
 
 /// One hook registered at a hook point (or defined under `shared_hooks`).
 #[derive(Debug, Clone, PartialEq)]

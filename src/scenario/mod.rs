@@ -72,7 +72,6 @@ mod sees;
 mod source_map;
 mod spec;
 mod substitute;
-mod suggest;
 mod tool;
 mod when;
 mod write;
@@ -84,7 +83,6 @@ pub use crate::expect::{
 pub use action::{Action, ResultRewrite, StateValue, ToolSelection};
 pub use agent::AgentSpec;
 pub use error::{ScenarioError, ScenarioErrorKind};
-pub(crate) use error::{invalid_value, unknown_parameter};
 #[cfg(test)]
 pub(crate) use event_pattern::KINDS as EVENT_KINDS;
 pub use event_pattern::{EventKind, EventPattern};
@@ -105,7 +103,6 @@ pub use run::RunSpec;
 pub use sees::Sees;
 pub(crate) use source_map::SourceMap;
 pub use spec::{SUPPORTED_VERSIONS, Scenario};
-pub(crate) use suggest::closest;
 pub use tool::ToolScript;
 pub use when::{LastMessageCondition, StepCountCondition, When};
 pub(crate) use write::{

@@ -2,6 +2,7 @@
 //! column of every node and key, so that decoding errors can point at them.
 
 use crate::elide::elide;
+use crate::wording::MAX_SHOWN_KEY;
 use std::fmt;
 
 /// A 1-based line and column (in characters) in the scenario file.
@@ -155,9 +156,6 @@ fn is_bare(key: &str) -> bool {
             .chars()
             .all(|c| c.is_alphanumeric() || c == '_' || c == '-')
 }
-
-/// The longest key a path or an error message shows whole.
-pub(crate) const MAX_SHOWN_KEY: usize = 80;
 
 impl fmt::Display for KeyPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -13,8 +13,8 @@ use serde_json::{Map, Number, Value};
 
 use super::error::ScenarioErrorKind;
 use super::reader::{Field, Read};
-use super::suggest;
 use crate::state::ValueType;
+use crate::wording::suggest;
 
 /// The keys of a matcher map.
 pub(crate) const MATCHER_WORDS: &[&str] = &["absent", "contains", "gte", "lte", "equals"];

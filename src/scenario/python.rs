@@ -9,8 +9,8 @@ use serde_json::{Map, Value};
 use super::error::ScenarioErrorKind;
 use super::model::read_reply;
 use super::reader::{Field, Read};
-use super::suggest;
 use crate::scripted::ModelReply;
+use crate::wording::suggest;
 
 /// The name of the main model script (`model`), as `models:` mappings name it.
 pub const MAIN_MODEL: &str = "model";

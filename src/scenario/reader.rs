@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::error::{ScenarioError, ScenarioErrorKind};
 use super::node::{Entry, KeyPath, Node, NodeValue};
-use super::suggest;
+use crate::wording::suggest;
 
 /// One value of the file with its key path.
 #[derive(Clone)]

@@ -6,9 +6,9 @@ use serde_json::{Map, Value};
 use super::error::ScenarioErrorKind;
 use super::message::{MessageSpec, read_messages};
 use super::reader::{Field, Read};
-use super::suggest;
 use crate::agent::RUN_PARAMETERS;
 use crate::state::SchemaEntry;
+use crate::wording::suggest;
 
 /// The inputs of the run (`run:`).
 #[derive(Debug, Clone, Default, PartialEq)]

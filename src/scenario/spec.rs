@@ -15,10 +15,10 @@ use super::reader::{Field, Read};
 use super::run::{RunSpec, read_run};
 use super::sees::{Sees, read_sees};
 use super::source_map::SourceMap;
-use super::suggest;
 use super::tool::{ToolScript, read_tool};
 use crate::expect::{Expect, read_expect};
 use crate::scripted::ModelReply;
+use crate::wording::suggest;
 
 /// The format versions this loader reads.
 pub const SUPPORTED_VERSIONS: &[i64] = &[1];

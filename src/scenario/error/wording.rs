@@ -4,6 +4,7 @@
 use std::fmt;
 
 use super::{ScenarioError, ScenarioErrorKind};
+use crate::wording::{cut, did_you_mean, invalid_value_for, tick_list};
 
 impl ScenarioError {
     /// ``in `agent` `` or `at the top level`: the map holding the offending key.
@@ -30,67 +31,6 @@ impl ScenarioError {
         } else {
             format!("in `{}`", self.0.path)
         }
-    }
-}
-
-/// `` `a`, `b`, `c` ``
-fn tick_list<S: AsRef<str>>(items: &[S]) -> String {
-    items
-        .iter()
-        .map(|item| format!("`{}`", item.as_ref()))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-fn did_you_mean<S: AsRef<str>>(suggestion: Option<&String>, valid: &[S], what: &str) -> String {
-    match suggestion {
-        Some(s) => format!("did you mean `{s}`?"),
-        None if valid.is_empty() => format!("no {what} are defined"),
-        None => format!("valid {what} are {}", tick_list(valid)),
-    }
-}
-
-/// ``unknown parameter `feedbak` in `ui`; did you mean `feedback`?``: a
-/// ready-made hook's parameter outside `valid`, worded as an unknown key of
-/// the file is.
-pub(crate) fn unknown_parameter<S: AsRef<str>>(key: &str, parent: &str, valid: &[S]) -> String {
-    let suggestion = crate::scenario::closest(key, valid);
-    format!(
-        "unknown parameter `{}` in `{parent}`; {}",
-        cut(key),
-        did_you_mean(suggestion.as_ref(), valid, "parameters")
-    )
-}
-
-/// ``invalid value `deny` for `path`; use one of `a`, `b` `` (or ``did you
-/// mean `b`? (valid: ...)``): a value outside a fixed set, in the file's
-/// own keys and in ready-made hooks' parameters alike.
-pub(crate) fn invalid_value<S: AsRef<str>>(value: &str, path: &str, valid: &[S]) -> String {
-    let suggestion = crate::scenario::closest(value, valid);
-    invalid_value_for(
-        value,
-        &format!("for `{path}`"),
-        suggestion.as_deref(),
-        valid,
-    )
-}
-
-fn invalid_value_for<S: AsRef<str>>(
-    value: &str,
-    for_path: &str,
-    suggestion: Option<&str>,
-    valid: &[S],
-) -> String {
-    let value = cut(value);
-    match suggestion {
-        Some(s) => format!(
-            "invalid value `{value}` {for_path}; did you mean `{s}`? (valid: {})",
-            tick_list(valid)
-        ),
-        None => format!(
-            "invalid value `{value}` {for_path}; use one of {}",
-            tick_list(valid)
-        ),
     }
 }
 
@@ -472,10 +412,4 @@ write!(
             format!("`{}`", self.0.path)
         }
     }
-}
-
-/// A text from the file as a message shows it: cut past
-/// [`MAX_SHOWN_KEY`](crate::scenario::node::MAX_SHOWN_KEY) characters.
-fn cut(text: &str) -> String {
-    crate::elide::elide(text, crate::scenario::node::MAX_SHOWN_KEY)
 }
