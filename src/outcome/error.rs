@@ -29,6 +29,7 @@ use serde::{Deserialize, Serialize};
 /// # Ok::<(), hookharness::scenario::ScenarioError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct RunError {
     /// What failed, with its context.
     #[serde(flatten)]
@@ -95,6 +96,15 @@ pub enum ErrorKind {
 }
 
 impl RunError {
+    /// An error of this kind and text.
+    #[must_use]
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        RunError {
+            kind,
+            message: message.into(),
+        }
+    }
+
     /// An invalid file; `message` names the file and the place.
     pub(crate) fn invalid(message: String) -> Self {
         RunError {

@@ -113,6 +113,7 @@ impl Failure {
 
 /// The outcome of a scenario.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Outcome {
     /// The scenario's `name`, else the file stem.
     pub scenario: String,
@@ -131,6 +132,21 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// The outcome of `scenario` (from `file`) with this status and
+    /// nothing else yet: no failures, error, result or events.
+    #[must_use]
+    pub fn new(scenario: impl Into<String>, file: impl Into<String>, status: Status) -> Self {
+        Outcome {
+            scenario: scenario.into(),
+            file: file.into(),
+            status,
+            failures: Vec::new(),
+            error: None,
+            result: None,
+            trace: Vec::new(),
+        }
+    }
+
     /// `true` when the status is pass.
     pub fn passed(&self) -> bool {
         self.status == Status::Pass

@@ -96,27 +96,20 @@ pub fn result(result: Value) -> RunResult {
 /// missing result keys get empty values.
 pub fn outcome(result: Value, trace: Vec<TraceEvent>) -> Outcome {
     let result = (!result.is_null()).then(|| self::result(result));
-    Outcome {
-        scenario: "broken".into(),
-        file: "broken.yaml".into(),
-        status: if result.is_some() {
-            Status::Pass
-        } else {
-            Status::Error
-        },
-        failures: Vec::new(),
-        error: None,
-        result,
-        trace,
-    }
+    let status = if result.is_some() {
+        Status::Pass
+    } else {
+        Status::Error
+    };
+    let mut outcome = Outcome::new("broken", "broken.yaml", status);
+    outcome.result = result;
+    outcome.trace = trace;
+    outcome
 }
 
 /// A run error of this kind and text.
 pub fn error(kind: ErrorKind, message: &str) -> Option<RunError> {
-    Some(RunError {
-        kind,
-        message: message.into(),
-    })
+    Some(RunError::new(kind, message))
 }
 
 pub fn hook(point: &str, name: &str, step: i64) -> TraceEvent {
