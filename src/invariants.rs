@@ -263,20 +263,14 @@ impl fmt::Display for Invariant {
 /// use serde_json::json;
 ///
 /// // A run that ended at an exit that continued: the exit was not consumed.
-/// let outcome = Outcome {
-///     scenario: "broken".into(),
-///     file: String::new(),
-///     status: Status::Pass,
-///     failures: vec![],
-///     error: None,
-///     result: serde_json::from_value(json!({"exit_reason": "text", "step_count": 1,
-///         "token_usage": {}, "tool_call_counts": {}, "messages": [], "last_message": null,
-///         "state": {}})).ok(),
-///     trace: vec![
-///         TraceEvent::LlmStarted { step: Some(json!(0)), messages_in: 1, last: None, model: None },
-///         TraceEvent::Exit { step: Some(json!(1)), reason: json!("text"), continues: true },
-///     ],
-/// };
+/// let mut outcome = Outcome::new("broken", "", Status::Pass);
+/// outcome.result = serde_json::from_value(json!({"exit_reason": "text", "step_count": 1,
+///     "token_usage": {}, "tool_call_counts": {}, "messages": [], "last_message": null,
+///     "state": {}})).ok();
+/// outcome.trace = vec![
+///     TraceEvent::LlmStarted { step: Some(json!(0)), messages_in: 1, last: None, model: None },
+///     TraceEvent::Exit { step: Some(json!(1)), reason: json!("text"), continues: true },
+/// ];
 /// let violation = &check_invariants(&outcome)[0];
 /// assert_eq!(violation.invariant, Invariant::ContinueRunIsConsumed);
 /// assert_eq!(violation.at, Some(1));
@@ -330,22 +324,16 @@ impl fmt::Display for Violation {
     /// use hookharness::HookPoint;
     /// use serde_json::json;
     ///
-    /// let outcome = Outcome {
-    ///     scenario: "broken".into(),
-    ///     file: String::new(),
-    ///     status: Status::Pass,
-    ///     failures: vec![],
-    ///     error: None,
-    ///     result: serde_json::from_value(json!({"exit_reason": "max_agent_steps", "step_count": 1,
-    ///         "token_usage": {}, "tool_call_counts": {}, "messages": [], "last_message": null,
-    ///         "state": {}})).ok(),
-    ///     trace: vec![
-    ///         TraceEvent::LlmStarted { step: Some(json!(0)), messages_in: 1, last: None, model: None },
-    ///         TraceEvent::HookStarted {
-    ///             point: HookPoint::OnExit, index: 0, hook: "late".into(), step: Some(json!(1)),
-    ///         },
-    ///     ],
-    /// };
+    /// let mut outcome = Outcome::new("broken", "", Status::Pass);
+    /// outcome.result = serde_json::from_value(json!({"exit_reason": "max_agent_steps",
+    ///     "step_count": 1, "token_usage": {}, "tool_call_counts": {}, "messages": [],
+    ///     "last_message": null, "state": {}})).ok();
+    /// outcome.trace = vec![
+    ///     TraceEvent::LlmStarted { step: Some(json!(0)), messages_in: 1, last: None, model: None },
+    ///     TraceEvent::HookStarted {
+    ///         point: HookPoint::OnExit, index: 0, hook: "late".into(), step: Some(json!(1)),
+    ///     },
+    /// ];
     /// let text = check_invariants(&outcome)[0].to_string();
     /// assert!(text.starts_with("on_exit_skipped_at_max_steps: "), "{text}");
     /// assert!(text.contains("> trace[1] {\"event\":\"hook\""), "{text}");
