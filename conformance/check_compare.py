@@ -114,6 +114,28 @@ CASES = [
         ["prompt-undefined-operations"],
     ),
     (
+        "an undefined value where expect.error expected another text: both verdicts quote their engine's text",
+        _failed(
+            "unknown method: undefined has no method named title (in prompt:1)",
+            [_verdict("Invalid", "unknown method: undefined has no method named title (in prompt:1)")],
+            status="fail",
+        ),
+        _failed("'topic' is undefined", [_verdict("Invalid", "'topic' is undefined")], status="fail"),
+        "documented",
+        ["prompt-undefined-operations"],
+    ),
+    (
+        "an undefined value in one run's verdict, another verdict in the other's",
+        _failed(
+            "undefined value (in prompt:1)",
+            [_verdict("failed", "undefined value (in prompt:1)")],
+            status="fail",
+        ),
+        _failed("'items' is undefined", [_verdict("Invalid", "'items' is undefined")], status="fail"),
+        "different",
+        "failures[0]",
+    ),
+    (
         "an UndefinedError against a text of minijinja's that is not about an undefined value",
         _failed("invalid operation: tried to use + operator on unsupported types string and number (in prompt:1)"),
         _failed("'count' is undefined"),

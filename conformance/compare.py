@@ -262,11 +262,15 @@ _MINIJINJA_UNDEFINED = re.compile(
 def _undefined_error_text(params: dict, diff: Difference, rust: dict, python: dict) -> bool:
     """An undefined value used in an operation: both runs fail there, Haystack with Jinja2's
     `UndefinedError` text, the harness with minijinja's (docs/deviations.md,
-    `prompt-undefined-operations`)."""
+    `prompt-undefined-operations`); in `error`, and in the `expect.error` verdicts of `failures`
+    when both runs expected another text (both `fail`)."""
+    quoted = _error_verdicts(diff)
+    if quoted is not None:
+        diff = quoted
     if diff.path != "error" or not isinstance(diff.rust, str) or not isinstance(diff.python, str):
         return False
     return (
-        rust.get("status") == python.get("status") == "error"
+        rust.get("status") == python.get("status") in ("error", "fail")
         and _JINJA2_UNDEFINED.fullmatch(diff.python.strip()) is not None
         and _MINIJINJA_UNDEFINED.search(diff.rust) is not None
     )

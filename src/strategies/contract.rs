@@ -606,6 +606,13 @@ fn prompts() -> BoxedStrategy<Option<Prompts>> {
             Some(
                 "{% from 'prompt' import x %}{{ count % 2 }} {{ 'a' % topic }} {{ items % count }}",
             ),
+            // String literals with escapes Python's unicode-escape reads
+            // and minijinja reads otherwise, and names Python lacks.
+            Some(
+                "{{ '[\\N{LATIN SMALL LETTER A}\\N{byte order mark}\\N{HANGUL SYLLABLE GAG}\\a\\v\\U0001F600\\101\\/\\q]' ~ topic }}",
+            ),
+            Some("{{ topic ~ '\\N{NO SUCH NAME}' }}"),
+            Some("{{ '\\N' if topic else '\\N{}' }}"),
             // An empty subscript: Jinja2's subscript by the empty tuple.
             Some("[{{ items[] }}] {{ topic[] is defined }} {{ name[]|default('none') }}"),
             // Many variables in nested frames: a run missing one prints the

@@ -635,7 +635,23 @@ fn unescape(body: &str) -> Result<String, &'static str> {
                 }
                 out.push(char::from_u32(value).unwrap_or('\u{fffd}'));
             }
-            'N' => return Err("malformed \\N character escape"),
+            'N' => {
+                if chars.next_if_eq(&'{').is_none() {
+                    return Err("malformed \\N character escape");
+                }
+                let mut name = String::new();
+                loop {
+                    match chars.next() {
+                        Some('}') => break,
+                        Some(c) => name.push(c),
+                        None => return Err("malformed \\N character escape"),
+                    }
+                }
+                if name.is_empty() {
+                    return Err("malformed \\N character escape");
+                }
+                out.push(super::char_name::lookup(&name).ok_or("unknown Unicode character name")?);
+            }
             other => {
                 out.push('\\');
                 out.push(other);

@@ -5,6 +5,7 @@
 //! minijinja renders the template; these checks only decide what Jinja2
 //! refuses, so that the error texts are Jinja2's.
 
+mod char_name;
 mod lexer;
 mod names;
 mod parser;
@@ -31,6 +32,11 @@ pub(super) struct SyntaxError {
 /// checked for hashability).
 pub(super) fn check(template: &str) -> Result<(Vec<String>, String), SyntaxError> {
     let (tokens, error) = lexer::tokenize(template);
+    let strings: Vec<lexer::Token> = tokens
+        .iter()
+        .filter(|token| token.kind == "string")
+        .cloned()
+        .collect();
     let mut parser = parser::Parser::new(tokens, error)?;
     let body = parser.parse()?;
     let unknown = parser.lookups.iter().find(|lookup| {
@@ -72,16 +78,67 @@ pub(super) fn check(template: &str) -> Result<(Vec<String>, String), SyntaxError
                     closing: false,
                 }));
             }
-            Ok((
-                names::variables(&body),
-                apply_edits(&lexer::normalize_newlines(template), edits),
-            ))
+            let source = lexer::normalize_newlines(template);
+            edits.extend(literal_edits(&source, &strings));
+            Ok((names::variables(&body), apply_edits(&source, edits)))
         }
     }
 }
 
 /// `source` with the parser's edits made, from the end (a closing call
 /// before an opening at the same place).
+/// A string literal with an escape minijinja reads otherwise than Python's
+/// `unicode-escape` codec (`\a`, `\v`, `\U0001F600` and `\N{NAME}` stay as
+/// written there, `\/` is `/`, an octal escape is a byte, a backslash
+/// before a newline stays), written again from the value Python gives it,
+/// spelled with only `\\` and `\'`. The escapes both read alike (`\n`,
+/// `\xHH`, `\uXXXX` among them) are left as written: a surrogate pair of
+/// `\u` escapes stays one character there.
+fn literal_edits(source: &str, strings: &[lexer::Token]) -> Vec<parser::Edit> {
+    let chars: Vec<char> = source.chars().collect();
+    strings
+        .iter()
+        .filter(|token| {
+            chars
+                .get(token.span.0..token.span.1)
+                .is_some_and(read_otherwise)
+        })
+        .map(|token| {
+            let mut text = String::with_capacity(token.value.len() + 2);
+            text.push('\'');
+            for c in token.value.chars() {
+                if c == '\\' || c == '\'' {
+                    text.push('\\');
+                }
+                text.push(c);
+            }
+            text.push('\'');
+            parser::Edit {
+                start: token.span.0,
+                end: token.span.1,
+                text,
+                closing: false,
+            }
+        })
+        .collect()
+}
+
+/// Whether a literal's text has an escape minijinja reads otherwise.
+fn read_otherwise(text: &[char]) -> bool {
+    let mut escaped = false;
+    for &c in text {
+        if escaped {
+            if matches!(c, 'a' | 'v' | 'U' | 'N' | '/' | '\n' | '0'..='7') {
+                return true;
+            }
+            escaped = false;
+        } else if c == '\\' {
+            escaped = true;
+        }
+    }
+    false
+}
+
 fn apply_edits(source: &str, mut edits: Vec<parser::Edit>) -> String {
     if edits.is_empty() {
         return source.to_owned();
