@@ -125,15 +125,22 @@ CASES = [
         ["prompt-undefined-operations"],
     ),
     (
-        "an undefined value in one run's verdict, another verdict in the other's",
+        "an undefined value whose Jinja2 text holds what expect.error expects and minijinja's does not",
         _failed(
-            "undefined value (in prompt:1)",
-            [_verdict("failed", "undefined value (in prompt:1)")],
+            "unknown method: undefined has no method named title (in prompt:1)",
+            [_verdict("'", "unknown method: undefined has no method named title (in prompt:1)")],
             status="fail",
         ),
-        _failed("'items' is undefined", [_verdict("Invalid", "'items' is undefined")], status="fail"),
+        _failed("'topic' is undefined", [], status="error"),
+        "documented",
+        ["prompt-undefined-operations"],
+    ),
+    (
+        "an undefined value on one side only: another failure stays a difference",
+        _failed("boom", ["llm_calls: expected 1, got 0"], status="fail"),
+        _failed("'topic' is undefined", [], status="error"),
         "different",
-        "failures[0]",
+        "error",
     ),
     (
         "an UndefinedError against a text of minijinja's that is not about an undefined value",
