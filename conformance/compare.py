@@ -259,6 +259,14 @@ _MINIJINJA_UNDEFINED = re.compile(
 )
 
 
+def _error_text(outcome: dict) -> str | None:
+    """An outcome's error text: `error` in the contract's form, `error.message` in the full one."""
+    error = outcome.get("error")
+    if isinstance(error, dict):
+        error = error.get("message")
+    return error if isinstance(error, str) else None
+
+
 def _undefined_error_text(params: dict, diff: Difference, rust: dict, python: dict) -> bool:
     """An undefined value used in an operation: both runs fail there, Haystack with Jinja2's
     `UndefinedError` text, the harness with minijinja's (docs/deviations.md,
@@ -266,7 +274,10 @@ def _undefined_error_text(params: dict, diff: Difference, rust: dict, python: di
     and the `status` and `failures`, which the expectations derive from the result and the trace
     (each compared on its own: a difference there is no part of this) and from the error's text
     (`expect.error` may hold on one side only)."""
-    texts = rust.get("error"), python.get("error")
+    if diff.path == "error" and isinstance(diff.rust, str) and isinstance(diff.python, str):
+        texts = diff.rust, diff.python
+    else:
+        texts = _error_text(rust), _error_text(python)
     if not all(isinstance(text, str) for text in texts) or "invalid" in (rust.get("status"), python.get("status")):
         return False
     return (
