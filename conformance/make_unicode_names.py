@@ -60,7 +60,7 @@ def main() -> None:
         "#[cfg(test)]",
         f'pub(super) const UNICODE_VERSION: &str = "{unicodedata.unidata_version}";',
         "",
-        "/// Inclusive ranges of the code points named `CJK UNIFIED IDEOGRAPH-XXXX`.",
+        "/// Inclusive ranges of the unified ideographs (named `CJK UNIFIED IDEOGRAPH-` and their code in hex).",
         "pub(super) const UNIFIED_IDEOGRAPHS: &[(u32, u32)] = &[",
         *(f"    (0x{a:04X}, 0x{b:04X})," for a, b in ranges),
         "];",

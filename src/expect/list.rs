@@ -24,6 +24,27 @@ pub(crate) struct ListCheck<'a, P, A, M> {
     pub(crate) listed: Option<fn(&[P], &A) -> bool>,
 }
 
+/// The failures of a list expectation of names (`hooks`, `tools_run`)
+/// against the names the run shows, `matches` pairing an expected name
+/// with a shown one.
+pub(crate) fn check_names(
+    key: &str,
+    want: &ListExpect<String>,
+    ran: &[String],
+    matches: impl Fn(&String, &String) -> bool,
+    failures: &mut Vec<Failure>,
+) {
+    let check = ListCheck {
+        key,
+        actual: ran,
+        matches,
+        show_item: |name: &String| Value::from(name.as_str()),
+        show_actual: |name: &String| Value::from(name.as_str()),
+        listed: None,
+    };
+    check.check(want, failures);
+}
+
 impl<P, A, M: Fn(&P, &A) -> bool> ListCheck<'_, P, A, M> {
     /// The failures of `expect` against the run, one per mode that does not hold.
     pub(crate) fn check(&self, expect: &ListExpect<P>, failures: &mut Vec<Failure>) {

@@ -427,6 +427,12 @@ pub(crate) fn check(scenario: &Scenario, run: Run<'_>, requests: &[SeenRequest])
     failures
 }
 
+/// The failure of the result's `key` when it is not `want`.
+fn compare_field(failures: &mut Vec<Failure>, result: &RunResult, key: &str, want: Value) {
+    let got = result.field(key).cloned().unwrap_or(Value::Null);
+    compare(failures, key, want, got);
+}
+
 /// The failure of `key` when `got` is not `want`.
 fn compare(failures: &mut Vec<Failure>, key: &str, want: Value, got: Value) {
     if !crate::value::json_eq(&got, &want) {

@@ -209,19 +209,7 @@ impl Engine for HaystackEngine {
 
     fn record(&self, scenario: &Scenario, options: RecordOptions) -> Record {
         let body = request::body(scenario, options);
-        match self.call("run", body) {
-            Ok(answer) => match parse_record(&answer) {
-                Ok(record) => record,
-                Err(message) => {
-                    self.drop_worker();
-                    failure(format!(
-                        "the Haystack engine's worker sent a record that does not read ({message}); \
-                         this is a bug in hookharness: report it with this scenario"
-                    ))
-                }
-            },
-            Err(message) => failure(message),
-        }
+        self.record_of(self.call("run", body))
     }
 
     fn record_live(
@@ -233,19 +221,7 @@ impl Engine for HaystackEngine {
         let mut body = request::body(scenario, options);
         body["live"] = Value::Bool(true);
         let mut relay = |call: &Value| relay::answer(call, models);
-        match self.call_relaying("run", body, Some(&mut relay)) {
-            Ok(answer) => match parse_record(&answer) {
-                Ok(record) => record,
-                Err(message) => {
-                    self.drop_worker();
-                    failure(format!(
-                        "the Haystack engine's worker sent a record that does not read ({message}); \
-                         this is a bug in hookharness: report it with this scenario"
-                    ))
-                }
-            },
-            Err(message) => failure(message),
-        }
+        self.record_of(self.call_relaying("run", body, Some(&mut relay)))
     }
 }
 
@@ -345,6 +321,23 @@ impl HaystackEngine {
 
     fn drop_worker(&self) {
         *self.slot() = None;
+    }
+
+    /// The record a `run` request's answer holds; a failed call, or an
+    /// answer that does not read (the worker is dropped), is an engine
+    /// failure.
+    fn record_of(&self, answer: Result<Value, String>) -> Record {
+        match answer.map(|answer| parse_record(&answer)) {
+            Ok(Ok(record)) => record,
+            Ok(Err(message)) => {
+                self.drop_worker();
+                failure(format!(
+                    "the Haystack engine's worker sent a record that does not read ({message}); \
+                     this is a bug in hookharness: report it with this scenario"
+                ))
+            }
+            Err(message) => failure(message),
+        }
     }
 
     /// The worker's slot (`None`: the next request starts one).

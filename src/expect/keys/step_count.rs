@@ -3,7 +3,7 @@
 use indexmap::IndexMap;
 use serde_json::{Value, json};
 
-use super::super::compare;
+use super::super::compare_field;
 use crate::outcome::{Failure, RunResult};
 use crate::scenario::reading::{Field, Read};
 use crate::state::{SchemaEntry, keys};
@@ -21,9 +21,5 @@ pub(crate) fn schema() -> Value {
 }
 
 pub(crate) fn check(want: &i64, result: &RunResult, failures: &mut Vec<Failure>) {
-    let got = result
-        .field(keys::STEP_COUNT)
-        .cloned()
-        .unwrap_or(Value::Null);
-    compare(failures, keys::STEP_COUNT, json!(want), got);
+    compare_field(failures, result, keys::STEP_COUNT, json!(want));
 }

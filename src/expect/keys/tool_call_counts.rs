@@ -3,7 +3,7 @@
 use indexmap::IndexMap;
 use serde_json::{Value, json};
 
-use super::super::compare;
+use super::super::compare_field;
 use crate::outcome::{Failure, RunResult};
 use crate::scenario::reading::{Field, Read};
 use crate::state::{SchemaEntry, keys};
@@ -36,9 +36,5 @@ pub(crate) fn schema() -> Value {
 }
 
 pub(crate) fn check(want: &IndexMap<String, i64>, result: &RunResult, failures: &mut Vec<Failure>) {
-    let got = result
-        .field(keys::TOOL_CALL_COUNTS)
-        .cloned()
-        .unwrap_or(Value::Null);
-    compare(failures, keys::TOOL_CALL_COUNTS, write(want), got);
+    compare_field(failures, result, keys::TOOL_CALL_COUNTS, write(want));
 }

@@ -5,7 +5,7 @@ use indexmap::IndexMap;
 use serde_json::{Value, json};
 
 use super::super::Run;
-use super::super::list::ListCheck;
+use super::super::list::check_names;
 use super::list_schema;
 use crate::outcome::{Failure, TraceEvent};
 use crate::scenario::ListExpect;
@@ -39,13 +39,5 @@ pub(crate) fn check(want: &ListExpect<String>, run: &Run<'_>, failures: &mut Vec
             _ => None,
         })
         .collect();
-    let check = ListCheck {
-        key: "tools_run",
-        actual: &ran,
-        matches: |w: &String, r: &String| w == r,
-        show_item: |w| json!(w),
-        show_actual: |r| json!(r),
-        listed: None,
-    };
-    check.check(want, failures);
+    check_names("tools_run", want, &ran, |w, r| w == r, failures);
 }

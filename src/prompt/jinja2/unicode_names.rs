@@ -5,7 +5,7 @@
 #[cfg(test)]
 pub(super) const UNICODE_VERSION: &str = "14.0.0";
 
-/// Inclusive ranges of the code points named `CJK UNIFIED IDEOGRAPH-XXXX`.
+/// Inclusive ranges of the unified ideographs (named `CJK UNIFIED IDEOGRAPH-` and their code in hex).
 pub(super) const UNIFIED_IDEOGRAPHS: &[(u32, u32)] = &[
     (0x3400, 0x4DBF),
     (0x4E00, 0x9FFF),
