@@ -53,11 +53,36 @@ pub(super) fn ensure_bytes(state: &State, bytes: usize) -> Result<(), Error> {
 
 /// Python's `MemoryError` for a string of `bytes` with `left` to pay.
 pub(super) fn memory_error(bytes: usize, left: u64) -> Error {
+    past_budget(&format!("a string of {bytes} bytes"), left)
+}
+
+/// Python's `MemoryError` for building `what` with `left` bytes to pay.
+fn past_budget(what: &str, left: u64) -> Error {
     haystack_error(format!(
-        "MemoryError (the prompt template would build a string of {bytes} bytes, \
+        "MemoryError (the prompt template would build {what}, \
          past the {left} bytes its rendering has left: the harness bounds a rendering \
          to {} bytes; docs/deviations.md, `prompt-template-budget`)",
         FUEL * BYTES_PER_FUEL
+    ))
+}
+
+/// Bytes one item of a list costs (minijinja's `SLOT_COST`).
+pub(super) const BYTES_PER_ITEM: u64 = 32;
+
+/// `MemoryError` unless the rendering's budget can still pay for a list of
+/// `items` (`more`: of more than `items`, its length unknown).
+pub(super) fn ensure_items(state: &State, items: u64, more: bool) -> Result<(), Error> {
+    let left = bytes_left(state);
+    let bytes = items
+        .saturating_add(u64::from(more))
+        .saturating_mul(BYTES_PER_ITEM);
+    if bytes <= left {
+        return Ok(());
+    }
+    let than = if more { "more than " } else { "" };
+    Err(past_budget(
+        &format!("a list of {than}{items} items ({BYTES_PER_ITEM} bytes an item)"),
+        left,
     ))
 }
 

@@ -44,6 +44,7 @@
 //! # Ok::<(), AgentError>(())
 //! ```
 
+mod arith;
 mod budget;
 mod error;
 mod for_loops;
@@ -685,6 +686,39 @@ mod hostile {
             rendered("{{ (1, 'a') }}|{{ (1,) }}|{{ 'a=b'.partition('=') }}|{{ [1.5, none, true, {'k': (2,)}] }}")
                 .unwrap(),
             "(1, 'a')|(1,)|('a', '=', 'b')|[1.5, None, True, {'k': (2,)}]"
+        );
+    }
+
+    #[test]
+    fn a_list_joined_or_repeated_past_the_budget_is_memory_error_when_it_is_made() {
+        let doubled = |times: usize, read: &str| {
+            format!(
+                "{{% set ns = namespace(l=[1]) %}}{{% for i in range({times}) %}}\
+                 {{% set ns.l = ns.l + ns.l %}}{{% endfor %}}{read}"
+            )
+        };
+        // Each read of a list 2^60 items long ran for hours.
+        for read in ["{{ ns.l|length }}", "{{ ns.l[0] }}", "{{ ns.l|join(',') }}"] {
+            let got = rendered(&doubled(60, read)).unwrap_err();
+            assert!(
+                got.starts_with(
+                    "MemoryError (the prompt template would build a list of 4194304 items"
+                ),
+                "{read}: {got}"
+            );
+        }
+        assert_eq!(rendered(&doubled(10, "{{ ns.l|length }}")).unwrap(), "1024");
+        // Reversed lists (iterators in minijinja) are built, up to what is left.
+        let got = rendered(
+            "{% set ns = namespace(l=[1]) %}{% for i in range(60) %}\
+             {% set ns.l = (ns.l|reverse) + (ns.l|reverse) %}{% endfor %}",
+        )
+        .unwrap_err();
+        assert!(got.contains("prompt-template-budget"), "{got}");
+        assert_eq!(
+            rendered("{{ 1 + 2 * 3 }}|{{ 'a' + 'b' }}|{{ (1, 2) + (3,) }}|{{ [1] + [2] * 2 }}|{{ ((1|reverse) if false else [1, 2]|reverse) + [3] }}")
+                .unwrap(),
+            "7|ab|(1, 2, 3)|[1, 2, 2]|[2, 1, 3]"
         );
     }
 

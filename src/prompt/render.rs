@@ -5,6 +5,7 @@
 //! so that a hostile template fails instead of hanging or exhausting memory.
 
 use super::PromptError;
+use super::arith;
 use super::budget::{self, FUEL};
 use super::for_loops::ITERABLE_FILTER;
 use super::jinja2;
@@ -82,6 +83,18 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
     env.add_function(jinja2::MOD_FUNCTION, py_mod);
     env.add_function(jinja2::KEY_FUNCTION, py_key);
     env.add_function(jinja2::POS_FUNCTION, py_pos);
+    env.add_function(
+        jinja2::ADD_FUNCTION,
+        |state: &minijinja::State, left_hint, right_hint, left, right| {
+            arith::add(state, [left_hint, right_hint], left, right)
+        },
+    );
+    env.add_function(
+        jinja2::MUL_FUNCTION,
+        |state: &minijinja::State, left_hint, right_hint, left, right| {
+            arith::mul(state, [left_hint, right_hint], left, right)
+        },
+    );
     env.add_function(jinja2::LOAD_FUNCTION, py_load);
     env.add_function(jinja2::GENERATOR_BODY_FUNCTION, || -> Result<(), Error> {
         Err(haystack_error(

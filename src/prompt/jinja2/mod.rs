@@ -11,7 +11,8 @@ mod names;
 mod parser;
 
 pub(super) use parser::{
-    GENERATOR_BODY_FUNCTION, KEY_FUNCTION, LOAD_FUNCTION, MOD_FUNCTION, POS_FUNCTION,
+    ADD_FUNCTION, GENERATOR_BODY_FUNCTION, KEY_FUNCTION, LOAD_FUNCTION, MOD_FUNCTION, MUL_FUNCTION,
+    POS_FUNCTION,
 };
 
 /// A `TemplateSyntaxError`: Jinja2's message and the template line.

@@ -120,6 +120,14 @@ pub(crate) const KEY_FUNCTION: &str = "__py_key";
 /// The function a unary `+` becomes (`+a` is `__py_pos(a)`).
 pub(crate) const POS_FUNCTION: &str = "__py_pos";
 
+/// The function a binary `+` becomes (`a + b` is `__py_add(hint_a, hint_b,
+/// a, b)`, as for `%`): Python's addition, within the rendering's budget.
+pub(crate) const ADD_FUNCTION: &str = "__py_add";
+
+/// The function a binary `*` becomes (`a * b` is `__py_mul(hint_a, hint_b,
+/// a, b)`, as for `%`): Python's multiplication, within the budget.
+pub(crate) const MUL_FUNCTION: &str = "__py_mul";
+
 /// The function a tag loading a template becomes (`{% include x %}` is
 /// `{{ __py_load(x, true, false) }}`, its arguments whether it is an
 /// `include` and whether it ignores a missing template): Haystack's
@@ -287,6 +295,41 @@ impl Parser {
             end,
             text: ")".to_owned(),
             closing: true,
+        });
+    }
+
+    /// Makes the operation just parsed (the tokens `from..self.index`, its
+    /// operator at `operator`) a call `function(hint_left, hint_right, left,
+    /// right)`, a name's hint being Jinja2's text when it is undefined.
+    fn binary_call(
+        &mut self,
+        from: usize,
+        function: &str,
+        (left, right): (&Expr, &Expr),
+        operator: (usize, usize),
+    ) {
+        self.wrap_in_call(from, function);
+        let hint = |e: &Expr| match (e.class, &e.text) {
+            ("Name", Some(name)) => format!("\"'{name}' is undefined\""),
+            _ => "none".to_owned(),
+        };
+        // In the opening, which no other call shares: a call closing at the
+        // same place would land its `)` in front of them.
+        let opening = format!("{function}({}, {}, ", hint(left), hint(right));
+        let count = self.edits.len();
+        if let Some(edit) = count
+            .checked_sub(2)
+            .and_then(|at| self.edits.get_mut(at))
+            .filter(|e| !e.closing)
+        {
+            edit.text = opening;
+        }
+        let (start, end) = operator;
+        self.edits.push(Edit {
+            start,
+            end,
+            text: ",".to_owned(),
+            closing: false,
         });
     }
 
@@ -1202,11 +1245,15 @@ impl Parser {
 
     fn parse_math1(&mut self) -> Parsed<Expr> {
         let line = self.current().line;
+        let from = self.index;
         let mut left = self.parse_concat()?;
         while matches!(self.kind(), "add" | "sub") {
             let class = if self.kind() == "add" { "Add" } else { "Sub" };
-            self.next()?;
+            let operator = self.next()?;
             let right = self.parse_concat()?;
+            if class == "Add" {
+                self.binary_call(from, ADD_FUNCTION, (&left, &right), operator.span);
+            }
             left = Expr::new(class, line, vec![left.node, right.node]);
         }
         Ok(left)
@@ -1241,32 +1288,13 @@ impl Parser {
             };
             let operator = self.next()?;
             let right = self.parse_pow()?;
-            if class == "Mod" {
-                // `a % b` is `__py_mod(hint_a, hint_b, a, b)`, a name's
-                // hint being Jinja2's text when it is undefined.
-                self.wrap_in_call(from, MOD_FUNCTION);
-                let hint = |e: &Expr| match (e.class, &e.text) {
-                    ("Name", Some(name)) => format!("\"'{name}' is undefined\""),
-                    _ => "none".to_owned(),
-                };
-                // In the opening, which no other call shares: a call closing
-                // at the same place would land its `)` in front of them.
-                let opening = format!("{MOD_FUNCTION}({}, {}, ", hint(&left), hint(&right));
-                let count = self.edits.len();
-                if let Some(edit) = count
-                    .checked_sub(2)
-                    .and_then(|at| self.edits.get_mut(at))
-                    .filter(|e| !e.closing)
-                {
-                    edit.text = opening;
-                }
-                let (start, end) = operator.span;
-                self.edits.push(Edit {
-                    start,
-                    end,
-                    text: ",".to_owned(),
-                    closing: false,
-                });
+            let function = match class {
+                "Mul" => Some(MUL_FUNCTION),
+                "Mod" => Some(MOD_FUNCTION),
+                _ => None,
+            };
+            if let Some(function) = function {
+                self.binary_call(from, function, (&left, &right), operator.span);
             }
             left = Expr::new(class, line, vec![left.node, right.node]);
         }
