@@ -294,6 +294,38 @@ ERROR_CASES += [
     ("{{ +none }}", {}),
 ]
 
+# An undefined name (an optional variable not given): Jinja2's `Undefined` prints as nothing, iterates
+# as empty, compares with `==` and tests; it raises `UndefinedError` naming it when computed with,
+# ordered, or looked into. And `+` and `*` over every kind of operand.
+CASES += [
+    ("[{{ count }}]{{ count == 2 }}{{ count != 2 }}{{ 1 in count }}{{ count in [1] }}{{ count|length }}"
+     "{{ count is defined }}{{ count|default(3) }}{% for x in count %}{{ x }}{% endfor %}"
+     "{{ count ~ 'x' }}{{ not count }}{{ count or 4 }}", {}),
+    ("{{ 2**70 + 1 }}|{{ 9223372036854775807 * 3 }}|{{ 1.5 + 1 }}|{{ 0.1 * 3 }}|{{ true + 1 }}|{{ 'ab' * 3 }}|"
+     "{{ 3 * [1, 2] }}|{{ -1 * 'a' }}|{{ [0] * 0 }}|{{ [1] + [2, 3] }}|{{ (1, 2) + (3,) }}|{{ 'a' + 'b' * 2 }}|"
+     "{{ 2 * (1,) }}|{{ true * 'a' }}|{{ 1 - 2.5 }}|{{ 7 // 2 }}|{{ 7 / 2 }}|{{ 2 ** -1 }}|{{ 1 < 2 < 3 }}", {}),
+]
+
+ERROR_CASES += [
+    ("{{ count + 1 }}", {}),
+    ("{{ 1 + count }}", {}),
+    ("{{ count * 2 }}", {}),
+    ("{{ count - 1 }}", {}),
+    ("{{ 2 / count }}", {}),
+    ("{{ count // 2 }}", {}),
+    ("{{ count ** 2 }}", {}),
+    ("{{ count < 2 }}", {}),
+    ("{{ 2 >= count }}", {}),
+    ("{{ 1 < 2 < count }}", {}),
+    ("{{ -count }}", {}),
+    ("{{ +count }}", {}),
+    ("{{ count.x }}", {}),
+    ("{{ count['x'] }}", {}),
+    ("{{ count[0] is defined }}", {}),
+    ("{{ (count) < 1 }}", {}),
+    ("{% for i in [1] %}{{ i - count }}{% endfor %}", {}),
+]
+
 def render(template: str, variables: dict) -> str:
     builder = ChatPromptBuilder(template='{% message role="user" %}' + template + "{% endmessage %}",
                                 required_variables=None)

@@ -84,6 +84,15 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
     env.add_function(jinja2::KEY_FUNCTION, py_key);
     env.add_function(jinja2::POS_FUNCTION, py_pos);
     env.add_function(
+        jinja2::DEFINED_FUNCTION,
+        |hint: String, value: JinjaValue| {
+            if value.is_undefined() {
+                return Err(haystack_error(format!("UndefinedError: {hint}")));
+            }
+            Ok(true)
+        },
+    );
+    env.add_function(
         jinja2::ADD_FUNCTION,
         |state: &minijinja::State, left_hint, right_hint, left, right| {
             arith::add(state, [left_hint, right_hint], left, right)

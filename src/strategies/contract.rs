@@ -606,6 +606,15 @@ fn prompts() -> BoxedStrategy<Option<Prompts>> {
             Some(
                 "{% from 'prompt' import x %}{{ count % 2 }} {{ 'a' % topic }} {{ items % count }}",
             ),
+            // Operators over whatever `count`, `items` and `topic` are
+            // (undefined too): Python's values, Jinja2's UndefinedError
+            // where an undefined name is computed with, ordered or looked
+            // into, and none where it is compared, tested or printed.
+            Some(
+                "{{ count == 2 }} {{ 1 in items }} {{ items|length }} {{ count + 1 }} {{ items * 2 }} \
+                 {{ topic + topic }} {{ -count }} {{ count - 1 }} {{ count < 3 }} {{ items[0] }}",
+            ),
+            Some("{{ [count] * 3 }} {{ items + items }} {{ count * topic }} {{ count // 2 }} {{ topic.k1 }}"),
             // String literals with escapes Python's unicode-escape reads
             // and minijinja reads otherwise, and names Python lacks.
             Some(

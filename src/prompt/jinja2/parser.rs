@@ -19,6 +19,8 @@ pub(super) struct Expr {
     text: Option<String>,
     /// The node, as the variable analysis reads it.
     node: Node,
+    /// Where a `Name` read in an expression sits in the source.
+    span: Option<(usize, usize)>,
 }
 
 impl Expr {
@@ -29,6 +31,7 @@ impl Expr {
             assignable: false,
             text: None,
             node: Node::Group(children),
+            span: None,
         }
     }
 }
@@ -127,6 +130,13 @@ pub(crate) const ADD_FUNCTION: &str = "__py_add";
 /// The function a binary `*` becomes (`a * b` is `__py_mul(hint_a, hint_b,
 /// a, b)`, as for `%`): Python's multiplication, within the budget.
 pub(crate) const MUL_FUNCTION: &str = "__py_mul";
+
+/// The check a name goes through where Jinja2's `Undefined` raises and
+/// minijinja's does not, or raises its own text: an operand of `-`, `/`,
+/// `//`, `**`, an ordering comparison or a unary sign, and the object of an
+/// attribute or item (`count - 1` is `(__py_defined("'count' is undefined",
+/// count) and count) - 1`): Jinja2's `UndefinedError` when it is undefined.
+pub(crate) const DEFINED_FUNCTION: &str = "__py_defined";
 
 /// The function a tag loading a template becomes (`{% include x %}` is
 /// `{{ __py_load(x, true, false) }}`, its arguments whether it is an
@@ -329,6 +339,23 @@ impl Parser {
             start,
             end,
             text: ",".to_owned(),
+            closing: false,
+        });
+    }
+
+    /// Makes a name read in `expr` go through [`DEFINED_FUNCTION`] (not
+    /// `self`, which minijinja reads under another name).
+    fn guard_name(&mut self, expr: &Expr) {
+        let (Some(span), Some(name)) = (expr.span, &expr.text) else {
+            return;
+        };
+        if expr.class != "Name" || name == "self" {
+            return;
+        }
+        self.edits.push(Edit {
+            start: span.0,
+            end: span.1,
+            text: format!("({DEFINED_FUNCTION}(\"'{name}' is undefined\", {name}) and {name})"),
             closing: false,
         });
     }
@@ -1127,6 +1154,7 @@ impl Parser {
                 line: token.line,
                 assignable: true,
                 node: Node::Name(token.value.clone(), Ctx::Load),
+                span: None,
                 text: Some(token.value),
             }
         } else if with_tuple {
@@ -1223,8 +1251,12 @@ impl Parser {
         let line = self.current().line;
         let expr = self.parse_math1()?;
         let mut operands = Vec::new();
+        let mut before = expr.clone();
+        // Whether `before` went through the check already (`a < b < c`).
+        let mut checked = false;
         loop {
-            if matches!(self.kind(), "eq" | "ne" | "lt" | "lteq" | "gt" | "gteq") {
+            let ordering = matches!(self.kind(), "lt" | "lteq" | "gt" | "gteq");
+            if ordering || matches!(self.kind(), "eq" | "ne") {
                 self.next()?;
             } else if self.skip_if("name:in")? {
             } else if self.is("name:not") && test_token(&self.look()?, "name:in") {
@@ -1233,7 +1265,17 @@ impl Parser {
             } else {
                 break;
             }
-            operands.push(self.parse_math1()?.node);
+            let operand = self.parse_math1()?;
+            if ordering {
+                // Jinja2's `Undefined` raises on `<`, not on `==` or `in`.
+                if !checked {
+                    self.guard_name(&before);
+                }
+                self.guard_name(&operand);
+            }
+            checked = ordering;
+            operands.push(operand.node.clone());
+            before = operand;
         }
         if operands.is_empty() {
             return Ok(expr);
@@ -1253,6 +1295,9 @@ impl Parser {
             let right = self.parse_concat()?;
             if class == "Add" {
                 self.binary_call(from, ADD_FUNCTION, (&left, &right), operator.span);
+            } else {
+                self.guard_name(&left);
+                self.guard_name(&right);
             }
             left = Expr::new(class, line, vec![left.node, right.node]);
         }
@@ -1295,6 +1340,9 @@ impl Parser {
             };
             if let Some(function) = function {
                 self.binary_call(from, function, (&left, &right), operator.span);
+            } else {
+                self.guard_name(&left);
+                self.guard_name(&right);
             }
             left = Expr::new(class, line, vec![left.node, right.node]);
         }
@@ -1307,6 +1355,8 @@ impl Parser {
         while self.kind() == "pow" {
             self.next()?;
             let right = self.parse_unary(true)?;
+            self.guard_name(&left);
+            self.guard_name(&right);
             left = Expr::new("Pow", line, vec![left.node, right.node]);
         }
         Ok(left)
@@ -1323,12 +1373,14 @@ impl Parser {
             "sub" => {
                 self.next()?;
                 let operand = self.parse_unary(false)?;
+                self.guard_name(&operand);
                 Expr::new("Neg", line, vec![operand.node])
             }
             "add" => {
                 // `+a` is `__py_pos(a)`: minijinja has no unary plus.
                 let plus = self.next()?;
                 let operand = self.parse_unary(false)?;
+                self.guard_name(&operand);
                 if let Some(last) = self.index.checked_sub(1).and_then(|i| self.tokens.get(i)) {
                     let end = last.span.1;
                     self.edits.push(Edit {
@@ -1373,6 +1425,7 @@ impl Parser {
                         assignable: true,
                         text: None,
                         node: Node::NsRef(token.value),
+                        span: None,
                     });
                 }
                 self.note_self(&token);
@@ -1382,6 +1435,7 @@ impl Parser {
                     assignable: true,
                     node: Node::Name(token.value.clone(), Ctx::Load),
                     text: Some(token.value),
+                    span: Some(token.span),
                 })
             }
             "string" => {
@@ -1396,6 +1450,7 @@ impl Parser {
                     assignable: false,
                     text: Some(text),
                     node: Node::Group(Vec::new()),
+                    span: None,
                 })
             }
             "integer" | "float" => {
@@ -1464,6 +1519,7 @@ impl Parser {
                 assignable: true,
                 text: None,
                 node: Node::Seq(Vec::new()),
+                span: None,
             });
         }
         if !simplified && !explicit_parentheses {
@@ -1495,6 +1551,7 @@ impl Parser {
             assignable,
             text: None,
             node: Node::Seq(args.into_iter().map(|a| a.node).collect()),
+            span: None,
         })
     }
 
@@ -1538,7 +1595,15 @@ impl Parser {
     fn parse_postfix(&mut self, mut node: Expr) -> Parsed<Expr> {
         loop {
             match self.kind() {
-                "dot" | "lbracket" => node = self.parse_subscript(node)?,
+                "dot" | "lbracket" => {
+                    // A dunder attribute of `Undefined` is Python's own
+                    // (`count.__class__`), which the sandbox hides.
+                    let dunder = self.kind() == "dot" && self.look()?.value.starts_with("__");
+                    if !dunder {
+                        self.guard_name(&node);
+                    }
+                    node = self.parse_subscript(node)?;
+                }
                 "lparen" => node = self.parse_call(node)?,
                 _ => return Ok(node),
             }
