@@ -324,6 +324,76 @@ ERROR_CASES += [
     ("{{ count[0] is defined }}", {}),
     ("{{ (count) < 1 }}", {}),
     ("{% for i in [1] %}{{ i - count }}{% endfor %}", {}),
+    # An attribute a value lacks, computed with or ordered: Jinja2 names the value's type.
+    ("{{ d.x < 1 }}", {"d": {}}),
+    ("{{ d.x - 1 }}", {"d": {"y": 1}}),
+    ("{{ 1 + d.x }}", {"d": {}}),
+    ("{{ d.x * 2 }}", {"d": {}}),
+    ("{{ d.x % 2 }}", {"d": {}}),
+    ("{{ -d.x }}", {"d": {}}),
+    ("{{ d.a.x ** 2 }}", {"d": {"a": {}}}),
+    ("{{ s.x > 1 }}", {"s": "abc"}),
+    ("{{ n.x > 1 }}", {"n": None}),
+    ("{{ xs.x // 1 }}", {"xs": [1]}),
+    ("{{ i.x >= 1 }}", {"i": 3}),
+    ("{{ f.x / 1 }}", {"f": 1.5}),
+    ("{{ b.x <= 1 }}", {"b": True}),
+    ("{{ d.x * 2 + 1 < 3 - d.y }}", {"d": {"x": 1}}),
+    ("{% for u in users %}{% if u.age > 18 %}{{ u.name }}{% endif %}{% endfor %}",
+     {"users": [{"name": "a", "age": 20}, {"name": "b"}]}),
+]
+
+# Ordering comparisons as Python orders: numbers, strings, lists and tuples item by item; a TypeError otherwise.
+CASES += [
+    ("{{ 1 < 2 }}{{ 2 <= 2.0 }}{{ true > 0 }}{{ 'a' < 'b' }}{{ 'é' > 'z' }}{{ [1, 2] < [1, 3] }}{{ [1] < [1, 0] }}"
+     "{{ (1, 'a') >= (1, 'a') }}{{ 2**70 > 2**69 }}{{ 1.5 < 2 }}{{ [1, 'a'] < [2, 1] }}{{ 0 < x < 10 }}"
+     "{{ 'abcd'|length > 2 }}{{ 1 < 2 == true }}{{ not 1 < 2 }}{{ 'y' if 1 < 2 else 'n' }}", {"x": 5}),
+]
+
+ERROR_CASES += [
+    ("{{ none < 1 }}", {}),
+    ("{{ 1 > none }}", {}),
+    ("{{ 'a' <= 1 }}", {}),
+    ("{{ [1] < (1,) }}", {}),
+    ("{{ {} >= {} }}", {}),
+    ("{{ [1, 'a'] < [1, 2] }}", {}),
+    ("{% if score > 0.5 %}high{% endif %}", {"score": None}),
+    ("{{ t.k2 < 3 }}", {"t": {"k2": [2]}}),
+    ("{{ 0 < none < 1 }}", {}),
+    ("{{ x > 1 == 'a' }}", {"x": "s"}),
+    ("{{ a < b }}", {"a": [1, [2, "x"]], "b": [1, [2, 3]]}),
+]
+
+# `+` and `*` over built-in types Python does not add or multiply: its TypeError texts.
+ERROR_CASES += [(f"{{{{ {operation} }}}}", {}) for operation in [
+    "{} + {}", "'a' + 1", "[1] + 1", "(1,) + 1", "1 + 'a'", "none + 1", "[1] + (1,)", "(1,) + [1]", "'a' + none",
+    "'a' * 'b'", "[1] * 1.5", "{} * 2", "none * 2", "'a' * none", "1.5 * 'a'", "2 * {}", "[1] * [2]",
+]]
+
+# `in` as Python searches: a substring, an item, a key; its TypeError for what it cannot search.
+ERROR_CASES += [(f"{{{{ {operation} }}}}", {}) for operation in [
+    "1 in ''", "1 in none", "1 in 3", "[1] in {}", "(1, [2]) in {}", "none in 'abc'", "1 not in 'abc'",
+]]
+
+CASES += [
+    ("{{ 'a' in 'cat' }}{{ '' in '' }}{{ (1, 2) in {} }}{{ 'a' in {'a': 1} }}{{ 1 in {'a': 1} }}{{ 1 in [1, 2] }}"
+     "{{ 1 not in [1, 2] }}{{ 3 not in (1, 2) }}{{ 1 in u }}{{ u in [1] }}{{ 'a' in u }}{{ 1 in x|reverse }}"
+     "{{ [1] in [[1]] }}{{ x.a in x }}{{ 1.0 in [1] }}{{ true in [1] }}{{ 'a' in 'a'|safe }}", {"x": [1, 2]}),
+]
+
+CASES += [
+    ("{{ 1.5 + true }}|{{ 'a' * true }}|{{ [1, 2] * false }}|{{ true * 'ab' }}|{{ 'a' + 'b'|safe }}", {}),
+]
+
+CASES += [
+    ("{{ 0 < x > 10 }}{{ 1 == 1 < 2 }}{{ 3 > 2 > 1 }}{{ 1 < 2 != 2 }}{{ 2 < 1 < none }}{{ 1 < 2 in [1] }}"
+     "{% for u in users %}{{ 18 <= u.age < 65 }}{% endfor %}", {"x": 5, "users": [{"age": 20}, {"age": 70}]}),
+]
+
+CASES += [
+    ("{{ d.x == 1 }}{{ d.x is defined }}[{{ d.x }}]{{ d.a * 2 }}{{ d.a + d.a }}{{ d.x|default(3) - 1 }}"
+     "{% for i in [1] %}{{ loop.index - 1 }}{{ loop.index < 2 }}{% endfor %}"
+     "{% set ns = namespace(c=1) %}{{ ns.c + 1 }}{{ ns.c < 2 }}", {"d": {"a": 2}}),
 ]
 
 def render(template: str, variables: dict) -> str:

@@ -9,11 +9,12 @@
 //! rendering has left ([`budget::ensure_items`]), and one of unknown length
 //! is built, item by item, up to that bound. A string is built here, paid
 //! for first ([`budget::ensure_bytes`]). An undefined name is Jinja2's
-//! `UndefinedError`. Any other pair of operands goes to minijinja's own
-//! operator, which gives what it gave before (numbers past 64 bits, tuples,
-//! the errors of operands Python refuses).
+//! `UndefinedError`; operands of built-in types Python does not add or
+//! multiply are its `TypeError`. Any other pair of operands goes to
+//! minijinja's own operator (numbers past 64 bits, tuples, booleans).
 
 use super::budget;
+use super::pystr;
 use super::render::haystack_error;
 use minijinja::value::{Value as JinjaValue, ValueKind};
 use minijinja::{Error, State};
@@ -45,7 +46,55 @@ pub(super) fn add(
         let joined = native(state, "left + right", left, right)?;
         return bounded(state, joined);
     }
+    if let Some(error) = unsupported_add(&left, &right) {
+        return Err(pystr::type_error(error));
+    }
     native(state, "left + right", left, right)
+}
+
+/// Python's `TypeError` text for `left + right` of built-in types it does
+/// not add (`None` when it adds them, or a type is not a built-in one).
+fn unsupported_add(left: &JinjaValue, right: &JinjaValue) -> Option<String> {
+    let (a, b) = (builtin(left)?, builtin(right)?);
+    let numeric = |t: &str| matches!(t, "int" | "float" | "bool");
+    if a == b && matches!(a, "str" | "list" | "tuple") || numeric(a) && numeric(b) {
+        return None;
+    }
+    Some(match a {
+        "str" | "list" | "tuple" => format!("can only concatenate {a} (not \"{b}\") to {a}"),
+        _ => format!("unsupported operand type(s) for +: '{a}' and '{b}'"),
+    })
+}
+
+/// Python's `TypeError` text for `left * right` of built-in types it does
+/// not multiply (`None` when it does, or a type is not a built-in one).
+fn unsupported_mul(left: &JinjaValue, right: &JinjaValue) -> Option<String> {
+    let (a, b) = (builtin(left)?, builtin(right)?);
+    let sequence = |t: &str| matches!(t, "str" | "list" | "tuple");
+    let integral = |t: &str| matches!(t, "int" | "bool");
+    let numeric = |t: &str| integral(t) || t == "float";
+    if numeric(a) && numeric(b) || sequence(a) && integral(b) || integral(a) && sequence(b) {
+        return None;
+    }
+    Some(if sequence(a) {
+        format!("can't multiply sequence by non-int of type '{b}'")
+    } else if sequence(b) {
+        format!("can't multiply sequence by non-int of type '{a}'")
+    } else {
+        format!("unsupported operand type(s) for *: '{a}' and '{b}'")
+    })
+}
+
+/// The name of a value's Python built-in type, when it has one (a lazy
+/// sequence of minijinja's, an iterator in Python, has none).
+fn builtin(value: &JinjaValue) -> Option<&'static str> {
+    if value.kind() == ValueKind::Iterable {
+        return None;
+    }
+    match pystr::python_type(value) {
+        "object" | "Undefined" => None,
+        name => Some(name),
+    }
 }
 
 /// `left * right`, `hints` saying what Jinja2 raises for an undefined name.
@@ -64,13 +113,16 @@ pub(super) fn mul(
     if let (Some(a), Some(b)) = (float(&left, &right), float(&right, &left)) {
         return Ok(JinjaValue::from(a * b));
     }
+    if let Some(error) = unsupported_mul(&left, &right) {
+        return Err(pystr::type_error(error));
+    }
     // A sequence and a count, in either order.
-    let (repeated, count) = match (int(&left), int(&right)) {
+    let (repeated, times) = match (count(&left), count(&right)) {
         (None, Some(n)) => (&left, n),
         (Some(n), None) => (&right, n),
         _ => return native(state, "left * right", left, right),
     };
-    let times = u64::try_from(count).unwrap_or(0);
+    let times = u64::try_from(times).unwrap_or(0);
     if let Some(text) = plain_str(repeated) {
         let bytes = (text.len() as u64).saturating_mul(times);
         budget::ensure_bytes(state, usize::try_from(bytes).unwrap_or(usize::MAX))?;
@@ -84,6 +136,14 @@ pub(super) fn mul(
         return bounded(state, product);
     }
     native(state, "left * right", left, right)
+}
+
+/// The count of a repetition: an integer that fits 64 bits, or a boolean.
+fn count(value: &JinjaValue) -> Option<i64> {
+    match value.kind() {
+        ValueKind::Bool => Some(i64::from(value.is_true())),
+        _ => int(value),
+    }
 }
 
 /// Jinja2's `UndefinedError` for an undefined operand that is a name.
@@ -143,6 +203,8 @@ fn native(
         .env()
         .compile_expression(expression)?
         .eval(minijinja::context! { left, right })
+        // Its error located in the template, as minijinja's own operator's.
+        .map_err(|e| Error::new(e.kind(), e.detail().unwrap_or_default().to_owned()))
 }
 
 /// `value` as it is when its length is known, else built within the budget.

@@ -46,6 +46,7 @@
 
 mod arith;
 mod budget;
+mod compare;
 mod error;
 mod for_loops;
 mod jinja2;

@@ -7,6 +7,7 @@
 use super::PromptError;
 use super::arith;
 use super::budget::{self, FUEL};
+use super::compare;
 use super::for_loops::ITERABLE_FILTER;
 use super::jinja2;
 use super::message_tag::{MESSAGE_FILTER, is_py_space};
@@ -92,6 +93,9 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
             Ok(true)
         },
     );
+    env.add_function(jinja2::ATTR_FUNCTION, py_attr);
+    env.add_function(jinja2::COMPARE_FUNCTION, compare::compare_chain);
+    env.add_function(jinja2::IN_FUNCTION, compare::contains);
     env.add_function(
         jinja2::ADD_FUNCTION,
         |state: &minijinja::State, left_hint, right_hint, left, right| {
@@ -346,6 +350,24 @@ fn py_mod(
     }
     let remainder = state.env().compile_expression("left % right")?;
     remainder.eval(minijinja::context! { left, right })
+}
+
+/// `object.name` where Jinja2's `Undefined` raises (an operand, see
+/// [`jinja2::ATTR_FUNCTION`]): its `UndefinedError` when a value of a
+/// Python built-in type lacks the attribute; minijinja's lookup otherwise.
+fn py_attr(object: JinjaValue, name: String) -> Result<JinjaValue, Error> {
+    let value = object.get_attr(&name)?;
+    if !value.is_undefined() || object.is_undefined() {
+        return Ok(value);
+    }
+    let owner = match pystr::python_type(&object) {
+        "NoneType" => "None".to_owned(),
+        "object" | "Undefined" => return Ok(value),
+        builtin => format!("{builtin} object"),
+    };
+    Err(haystack_error(format!(
+        "UndefinedError: '{owner}' has no attribute '{name}'"
+    )))
 }
 
 /// An integer operand of `%` (a boolean counts as 0 or 1, as in Python).

@@ -614,7 +614,9 @@ fn prompts() -> BoxedStrategy<Option<Prompts>> {
                 "{{ count == 2 }} {{ 1 in items }} {{ items|length }} {{ count + 1 }} {{ items * 2 }} \
                  {{ topic + topic }} {{ -count }} {{ count - 1 }} {{ count < 3 }} {{ items[0] }}",
             ),
-            Some("{{ [count] * 3 }} {{ items + items }} {{ count * topic }} {{ count // 2 }} {{ topic.k1 }}"),
+            Some(
+                "{{ [count] * 3 }} {{ items + items }} {{ count * topic }} {{ count // 2 }} {{ topic.k1 }}",
+            ),
             // String literals with escapes Python's unicode-escape reads
             // and minijinja reads otherwise, and names Python lacks.
             Some(

@@ -21,6 +21,18 @@ pub(super) struct Expr {
     node: Node,
     /// Where a `Name` read in an expression sits in the source.
     span: Option<(usize, usize)>,
+    /// Where a `Getattr` by a name sits in the source.
+    attr: Option<AttrSite>,
+}
+
+/// A `Getattr` by a name (`obj.name`) in the source: where its object
+/// starts, where its `.` starts, where the name ends, and the name.
+#[derive(Debug, Clone)]
+struct AttrSite {
+    start: usize,
+    dot: usize,
+    end: usize,
+    name: String,
 }
 
 impl Expr {
@@ -32,6 +44,7 @@ impl Expr {
             text: None,
             node: Node::Group(children),
             span: None,
+            attr: None,
         }
     }
 }
@@ -137,6 +150,24 @@ pub(crate) const MUL_FUNCTION: &str = "__py_mul";
 /// attribute or item (`count - 1` is `(__py_defined("'count' is undefined",
 /// count) and count) - 1`): Jinja2's `UndefinedError` when it is undefined.
 pub(crate) const DEFINED_FUNCTION: &str = "__py_defined";
+
+/// The function an attribute by a name becomes where Jinja2's `Undefined`
+/// raises (`obj.name - 1` is `__py_attr(obj, "name") - 1`, where
+/// [`DEFINED_FUNCTION`] checks a name): `UndefinedError` naming the
+/// object's type and the attribute when the object lacks it.
+pub(crate) const ATTR_FUNCTION: &str = "__py_attr";
+
+/// The function a comparison with `<`, `<=`, `>` or `>=` becomes, when
+/// its operators are these, `==` and `!=` (`a < b == c` is
+/// `__py_compare(a, "<", b, "==", c)`): Python's order, and its
+/// `TypeError` for operands of types it does not order (minijinja orders
+/// any two values).
+pub(crate) const COMPARE_FUNCTION: &str = "__py_compare";
+
+/// The function a comparison of two operands by `in` or `not in` becomes
+/// (`a not in b` is `__py_in(true, a, b)`): Python's membership, and its
+/// `TypeError` for a container it cannot search for that item.
+pub(crate) const IN_FUNCTION: &str = "__py_in";
 
 /// The function a tag loading a template becomes (`{% include x %}` is
 /// `{{ __py_load(x, true, false) }}`, its arguments whether it is an
@@ -318,14 +349,27 @@ impl Parser {
         (left, right): (&Expr, &Expr),
         operator: (usize, usize),
     ) {
-        self.wrap_in_call(from, function);
         let hint = |e: &Expr| match (e.class, &e.text) {
             ("Name", Some(name)) => format!("\"'{name}' is undefined\""),
             _ => "none".to_owned(),
         };
+        let leading = format!("{}, {}, ", hint(left), hint(right));
+        self.call_around(from, function, &leading, operator);
+    }
+
+    /// Makes the operation just parsed (the tokens `from..self.index`, its
+    /// operator at `operator`) a call `function(leading left, right)`.
+    fn call_around(
+        &mut self,
+        from: usize,
+        function: &str,
+        leading: &str,
+        operator: (usize, usize),
+    ) {
+        self.wrap_in_call(from, function);
         // In the opening, which no other call shares: a call closing at the
         // same place would land its `)` in front of them.
-        let opening = format!("{function}({}, {}, ", hint(left), hint(right));
+        let opening = format!("{function}({leading}");
         let count = self.edits.len();
         if let Some(edit) = count
             .checked_sub(2)
@@ -356,6 +400,37 @@ impl Parser {
             start: span.0,
             end: span.1,
             text: format!("({DEFINED_FUNCTION}(\"'{name}' is undefined\", {name}) and {name})"),
+            closing: false,
+        });
+    }
+
+    /// Makes an operand Jinja2's `Undefined` raises on go through a check:
+    /// a name ([`Parser::guard_name`]), or an attribute by a name
+    /// (`obj.name` is `__py_attr(obj, "name")`, not a dunder, which the
+    /// sandbox hides).
+    fn guard_operand(&mut self, expr: &Expr) {
+        self.guard_name(expr);
+        self.guard_attr(expr);
+    }
+
+    /// Makes an attribute by a name go through [`ATTR_FUNCTION`].
+    fn guard_attr(&mut self, expr: &Expr) {
+        let Some(site) = &expr.attr else {
+            return;
+        };
+        if expr.class != "Getattr" || site.name.starts_with("__") {
+            return;
+        }
+        self.edits.push(Edit {
+            start: site.start,
+            end: site.start,
+            text: format!("{ATTR_FUNCTION}("),
+            closing: false,
+        });
+        self.edits.push(Edit {
+            start: site.dot,
+            end: site.end,
+            text: format!(", \"{}\")", site.name),
             closing: false,
         });
     }
@@ -1155,6 +1230,7 @@ impl Parser {
                 assignable: true,
                 node: Node::Name(token.value.clone(), Ctx::Load),
                 span: None,
+                attr: None,
                 text: Some(token.value),
             }
         } else if with_tuple {
@@ -1249,19 +1325,34 @@ impl Parser {
 
     fn parse_compare(&mut self) -> Parsed<Expr> {
         let line = self.current().line;
+        let from = self.index;
         let expr = self.parse_math1()?;
         let mut operands = Vec::new();
         let mut before = expr.clone();
         // Whether `before` went through the check already (`a < b < c`).
         let mut checked = false;
+        // The operators, when each is `<`, `<=`, `>`, `>=`, `==` or `!=`.
+        let mut operators = Some(Vec::new());
+        let mut ordered = false;
+        // The last `in` or `not in`: whether it is `not in`, and where.
+        let mut membership = None;
         loop {
             let ordering = matches!(self.kind(), "lt" | "lteq" | "gt" | "gteq");
             if ordering || matches!(self.kind(), "eq" | "ne") {
-                self.next()?;
-            } else if self.skip_if("name:in")? {
+                let operator = self.next()?;
+                ordered |= ordering;
+                if let Some(operators) = &mut operators {
+                    operators.push(operator);
+                }
+            } else if self.is("name:in") {
+                let operator = self.next()?;
+                membership = Some((false, operator.span));
+                operators = None;
             } else if self.is("name:not") && test_token(&self.look()?, "name:in") {
-                self.next()?;
-                self.next()?;
+                let not = self.next()?;
+                let operator = self.next()?;
+                membership = Some((true, (not.span.0, operator.span.1)));
+                operators = None;
             } else {
                 break;
             }
@@ -1269,9 +1360,9 @@ impl Parser {
             if ordering {
                 // Jinja2's `Undefined` raises on `<`, not on `==` or `in`.
                 if !checked {
-                    self.guard_name(&before);
+                    self.guard_operand(&before);
                 }
-                self.guard_name(&operand);
+                self.guard_operand(&operand);
             }
             checked = ordering;
             operands.push(operand.node.clone());
@@ -1279,6 +1370,22 @@ impl Parser {
         }
         if operands.is_empty() {
             return Ok(expr);
+        }
+        if let (Some((negated, operator)), 1) = (membership, operands.len()) {
+            // `a not in b` is `__py_in(true, a, b)`.
+            self.call_around(from, IN_FUNCTION, &format!("{negated}, "), operator);
+        }
+        if let (Some(operators), true) = (operators, ordered) {
+            // `a < b == c` is `__py_compare(a, "<", b, "==", c)`.
+            self.wrap_in_call(from, COMPARE_FUNCTION);
+            for operator in operators {
+                self.edits.push(Edit {
+                    start: operator.span.0,
+                    end: operator.span.1,
+                    text: format!(", \"{}\", ", operator.value),
+                    closing: false,
+                });
+            }
         }
         let mut children = vec![expr.node];
         children.extend(operands);
@@ -1294,10 +1401,12 @@ impl Parser {
             let operator = self.next()?;
             let right = self.parse_concat()?;
             if class == "Add" {
+                self.guard_attr(&left);
+                self.guard_attr(&right);
                 self.binary_call(from, ADD_FUNCTION, (&left, &right), operator.span);
             } else {
-                self.guard_name(&left);
-                self.guard_name(&right);
+                self.guard_operand(&left);
+                self.guard_operand(&right);
             }
             left = Expr::new(class, line, vec![left.node, right.node]);
         }
@@ -1339,10 +1448,12 @@ impl Parser {
                 _ => None,
             };
             if let Some(function) = function {
+                self.guard_attr(&left);
+                self.guard_attr(&right);
                 self.binary_call(from, function, (&left, &right), operator.span);
             } else {
-                self.guard_name(&left);
-                self.guard_name(&right);
+                self.guard_operand(&left);
+                self.guard_operand(&right);
             }
             left = Expr::new(class, line, vec![left.node, right.node]);
         }
@@ -1355,8 +1466,8 @@ impl Parser {
         while self.kind() == "pow" {
             self.next()?;
             let right = self.parse_unary(true)?;
-            self.guard_name(&left);
-            self.guard_name(&right);
+            self.guard_operand(&left);
+            self.guard_operand(&right);
             left = Expr::new("Pow", line, vec![left.node, right.node]);
         }
         Ok(left)
@@ -1368,19 +1479,20 @@ impl Parser {
 
     fn parse_unary_at(&mut self, with_filter: bool) -> Parsed<Expr> {
         let line = self.current().line;
+        let begin = self.current().span.0;
         let start = self.lookups.len();
         let mut node = match self.kind() {
             "sub" => {
                 self.next()?;
                 let operand = self.parse_unary(false)?;
-                self.guard_name(&operand);
+                self.guard_operand(&operand);
                 Expr::new("Neg", line, vec![operand.node])
             }
             "add" => {
                 // `+a` is `__py_pos(a)`: minijinja has no unary plus.
                 let plus = self.next()?;
                 let operand = self.parse_unary(false)?;
-                self.guard_name(&operand);
+                self.guard_operand(&operand);
                 if let Some(last) = self.index.checked_sub(1).and_then(|i| self.tokens.get(i)) {
                     let end = last.span.1;
                     self.edits.push(Edit {
@@ -1400,7 +1512,7 @@ impl Parser {
             }
             _ => self.parse_primary(false)?,
         };
-        node = self.parse_postfix(node)?;
+        node = self.parse_postfix(node, begin)?;
         if with_filter {
             node = self.parse_filter_expr(node, start)?;
         }
@@ -1426,6 +1538,7 @@ impl Parser {
                         text: None,
                         node: Node::NsRef(token.value),
                         span: None,
+                        attr: None,
                     });
                 }
                 self.note_self(&token);
@@ -1436,6 +1549,7 @@ impl Parser {
                     node: Node::Name(token.value.clone(), Ctx::Load),
                     text: Some(token.value),
                     span: Some(token.span),
+                    attr: None,
                 })
             }
             "string" => {
@@ -1451,6 +1565,7 @@ impl Parser {
                     text: Some(text),
                     node: Node::Group(Vec::new()),
                     span: None,
+                    attr: None,
                 })
             }
             "integer" | "float" => {
@@ -1520,6 +1635,7 @@ impl Parser {
                 text: None,
                 node: Node::Seq(Vec::new()),
                 span: None,
+                attr: None,
             });
         }
         if !simplified && !explicit_parentheses {
@@ -1552,6 +1668,7 @@ impl Parser {
             text: None,
             node: Node::Seq(args.into_iter().map(|a| a.node).collect()),
             span: None,
+            attr: None,
         })
     }
 
@@ -1592,7 +1709,8 @@ impl Parser {
         Ok(Expr::new("Dict", token.line, items))
     }
 
-    fn parse_postfix(&mut self, mut node: Expr) -> Parsed<Expr> {
+    /// The postfixes of `node`, which starts at `begin` in the source.
+    fn parse_postfix(&mut self, mut node: Expr, begin: usize) -> Parsed<Expr> {
         loop {
             match self.kind() {
                 "dot" | "lbracket" => {
@@ -1602,7 +1720,7 @@ impl Parser {
                     if !dunder {
                         self.guard_name(&node);
                     }
-                    node = self.parse_subscript(node)?;
+                    node = self.parse_subscript(node, begin)?;
                 }
                 "lparen" => node = self.parse_call(node)?,
                 _ => return Ok(node),
@@ -1626,13 +1744,20 @@ impl Parser {
         }
     }
 
-    fn parse_subscript(&mut self, node: Expr) -> Parsed<Expr> {
+    fn parse_subscript(&mut self, node: Expr, begin: usize) -> Parsed<Expr> {
         let token = self.next()?;
         if token.kind == "dot" {
             let attr = self.current().clone();
             self.next()?;
             if attr.kind == "name" {
-                return Ok(Expr::new("Getattr", token.line, vec![node.node]));
+                let mut getattr = Expr::new("Getattr", token.line, vec![node.node]);
+                getattr.attr = Some(AttrSite {
+                    start: begin,
+                    dot: token.span.0,
+                    end: attr.span.1,
+                    name: attr.value,
+                });
+                return Ok(getattr);
             }
             if attr.kind != "integer" {
                 return self.fail("expected name or number".to_owned(), attr.line);
@@ -1800,8 +1925,9 @@ impl Parser {
             if self.is("name:is") {
                 return self.fail_here("You cannot chain multiple tests with is".to_owned());
             }
+            let begin = self.current().span.0;
             let arg = self.parse_primary(false)?;
-            children.push(self.parse_postfix(arg)?.node);
+            children.push(self.parse_postfix(arg, begin)?.node);
         }
         self.lookup(start, false, name, token.line);
         let test = Expr::new("Test", token.line, children);

@@ -1,0 +1,181 @@
+//! Python's comparisons in a template: `<`, `<=`, `>`, `>=` as Python
+//! orders, in a chain with `==` and `!=` (`__py_compare`), and `in`
+//! (`__py_in`).
+//!
+//! minijinja orders any two values (a list below a number, `none` below
+//! everything); Python orders numbers (booleans among them), strings, and
+//! lists or tuples item by item, and raises `TypeError: '<' not supported
+//! between instances of 'list' and 'int'` for anything else. An undefined
+//! operand (one Jinja2's `Undefined` raises on) fails with minijinja's
+//! text, as where it is used in other operations; a name or an attribute
+//! by a name has Jinja2's text already (`__py_defined`, `__py_attr`).
+
+use super::pystr;
+use super::render::haystack_error;
+use minijinja::value::{Rest, Value as JinjaValue, ValueKind};
+use minijinja::{Error, ErrorKind};
+use std::cmp::Ordering;
+
+/// A comparison `operands[0] op operands[1] op operands[2] …` (operand and
+/// operator alternating, each operator `<`, `<=`, `>`, `>=`, `==` or
+/// `!=`): Python's `a < b and b < c`, stopping at the first that is false.
+pub(super) fn compare_chain(operands: Rest<JinjaValue>) -> Result<JinjaValue, Error> {
+    let mut items = operands.iter();
+    let Some(mut left) = items.next() else {
+        return Ok(JinjaValue::from(true));
+    };
+    while let (Some(operator), Some(right)) = (items.next(), items.next()) {
+        let operator = operator.as_str().unwrap_or_default();
+        if !holds(operator, left, right)? {
+            return Ok(JinjaValue::from(false));
+        }
+        left = right;
+    }
+    Ok(JinjaValue::from(true))
+}
+
+/// Whether `left operator right` holds.
+fn holds(operator: &str, left: &JinjaValue, right: &JinjaValue) -> Result<bool, Error> {
+    match operator {
+        "==" => return Ok(left == right),
+        "!=" => return Ok(left != right),
+        _ => {}
+    }
+    if left.is_undefined() || right.is_undefined() {
+        return Err(Error::from(ErrorKind::UndefinedError));
+    }
+    // `None`: unordered (a NaN), where every ordering is false.
+    Ok(
+        compare(operator, left, right)?.is_some_and(|ordering| match operator {
+            "<" => ordering == Ordering::Less,
+            "<=" => ordering != Ordering::Greater,
+            ">" => ordering == Ordering::Greater,
+            _ => ordering != Ordering::Less,
+        }),
+    )
+}
+
+/// How Python orders `left` and `right` (`None` for a NaN), or its
+/// `TypeError`.
+fn compare(
+    operator: &str,
+    left: &JinjaValue,
+    right: &JinjaValue,
+) -> Result<Option<Ordering>, Error> {
+    if let (Some(a), Some(b)) = (number(left), number(right)) {
+        return Ok(match (a, b) {
+            (Number::Int(a), Number::Int(b)) => Some(a.cmp(&b)),
+            (a, b) => a.float().partial_cmp(&b.float()),
+        });
+    }
+    match (builtin(left), builtin(right)) {
+        (Some("str"), Some("str")) => {
+            if let (Some(x), Some(y)) = (left.as_str(), right.as_str()) {
+                return Ok(Some(x.cmp(y)));
+            }
+        }
+        (Some(x), Some(y)) if x == y && (x == "list" || x == "tuple") => {
+            let xs: Vec<JinjaValue> = left.try_iter()?.collect();
+            let ys: Vec<JinjaValue> = right.try_iter()?.collect();
+            for (x, y) in xs.iter().zip(&ys) {
+                if x != y {
+                    return compare(operator, x, y);
+                }
+            }
+            return Ok(Some(xs.len().cmp(&ys.len())));
+        }
+        (Some(x), Some(y)) => {
+            return Err(haystack_error(format!(
+                "TypeError: '{operator}' not supported between instances of '{x}' and '{y}'"
+            )));
+        }
+        _ => {}
+    }
+    // A value of no Python built-in type: minijinja's order.
+    Ok(Some(left.cmp(right)))
+}
+
+/// A number or a boolean, as Python orders it.
+#[derive(Clone, Copy)]
+enum Number {
+    Int(i128),
+    Float(f64),
+}
+
+impl Number {
+    fn float(self) -> f64 {
+        match self {
+            Number::Int(n) => n as f64,
+            Number::Float(x) => x,
+        }
+    }
+}
+
+fn number(value: &JinjaValue) -> Option<Number> {
+    match value.kind() {
+        ValueKind::Bool => Some(Number::Int(i128::from(value.is_true()))),
+        ValueKind::Number if value.is_integer() => {
+            i128::try_from(value.clone()).ok().map(Number::Int)
+        }
+        ValueKind::Number => f64::try_from(value.clone()).ok().map(Number::Float),
+        _ => None,
+    }
+}
+
+/// `item in container` (`negated`: `not in`), as Python searches: a
+/// substring of a string, an item of a list or tuple, a key of a dict (a
+/// list or dict is no key: `TypeError: unhashable type`); nothing in an
+/// undefined value; `TypeError` for a container of another built-in type.
+pub(super) fn contains(
+    negated: bool,
+    item: JinjaValue,
+    container: JinjaValue,
+) -> Result<JinjaValue, Error> {
+    let found = match (builtin(&container), container.is_undefined()) {
+        (_, true) => false,
+        (Some("str"), _) => match (item.kind(), item.as_str(), container.as_str()) {
+            (ValueKind::String, Some(needle), Some(text)) => text.contains(needle),
+            _ => {
+                return Err(haystack_error(format!(
+                    "TypeError: 'in <string>' requires string as left operand, not {}",
+                    pystr::python_type(&item)
+                )));
+            }
+        },
+        (Some("list" | "tuple"), _) => container.try_iter()?.any(|x| x == item),
+        (Some("dict"), _) => {
+            if let Some(kind) = unhashable(&item) {
+                return Err(haystack_error(format!(
+                    "TypeError: unhashable type: '{kind}'"
+                )));
+            }
+            container.get_item(&item).is_ok_and(|v| !v.is_undefined())
+        }
+        (Some(other), _) if container.kind() != ValueKind::Iterable => {
+            return Err(haystack_error(format!(
+                "TypeError: argument of type '{other}' is not iterable"
+            )));
+        }
+        _ => container.try_iter()?.any(|x| x == item),
+    };
+    Ok(JinjaValue::from(found != negated))
+}
+
+/// The type that makes `value` unhashable in Python (a list or dict, or a
+/// tuple holding one).
+fn unhashable(value: &JinjaValue) -> Option<&'static str> {
+    match builtin(value)? {
+        "list" => Some("list"),
+        "dict" => Some("dict"),
+        "tuple" => value.try_iter().ok()?.find_map(|x| unhashable(&x)),
+        _ => None,
+    }
+}
+
+/// The name of a value's Python built-in type, when it has one.
+fn builtin(value: &JinjaValue) -> Option<&'static str> {
+    match pystr::python_type(value) {
+        "object" | "Undefined" => None,
+        name => Some(name),
+    }
+}
