@@ -731,33 +731,10 @@ fn explain(file: &std::path::Path, format: ExplainFormat, engine: &engine::Engin
     };
     // This crate's loop runs in a child process (src/cli/isolate.rs), so
     // that an abort still gives the outcome's explanation.
-    let mut isolated = None;
-    if engine.engine == engine::Engine::Rust {
-        let limit = std::time::Duration::from_secs(engine.timeout.max(1));
-        let files = [file.to_owned()];
-        let started = isolate::each_file(&files, isolate::Job::RunFull, None, limit, |_, line| {
-            let abort = |how: String| isolate::Abort {
-                started: Some(scenario.name.clone()),
-                how,
-                timed_out: false,
-            };
-            let abort = match line {
-                Ok(isolate::Line::Done(json)) => match Outcome::from_full_json(&json) {
-                    Ok(outcome) => {
-                        isolated = Some(outcome);
-                        return;
-                    }
-                    Err(error) => abort(format!("its report did not read back ({error})")),
-                },
-                Ok(isolate::Line::Skipped) => abort("it gave no outcome".to_owned()),
-                Err(abort) => abort,
-            };
-            isolated = Some(aborted_then(file, abort.started.clone(), &abort, ""));
-        });
-        if started.is_err() {
-            isolated = None;
-        }
-    }
+    let isolated = match run_in_child(file, &scenario, engine) {
+        Isolated::Ran(outcome) | Isolated::Aborted(outcome) => Some(outcome),
+        Isolated::InProcess => None,
+    };
     let outcome = isolated.unwrap_or_else(|| replay.run(&scenario));
     if outcome.status == Status::Invalid {
         // Nothing ran: the file's errors, as `check` words them.
@@ -767,6 +744,57 @@ fn explain(file: &std::path::Path, format: ExplainFormat, engine: &engine::Engin
         return ExitCode::Invalid;
     }
     print_explained(&outcome, format)
+}
+
+/// How a run of one file in a child process went ([`run_in_child`]).
+enum Isolated {
+    /// The child gave the outcome (its full trace).
+    Ran(Outcome),
+    /// The child ended before it (an abort or the time limit), as `run`
+    /// reports it.
+    Aborted(Outcome),
+    /// The engine is Haystack's (its worker is a process already), or no
+    /// child could be started: the caller runs the file itself.
+    InProcess,
+}
+
+/// Runs `file` (holding `scenario`) on this crate's loop in a child
+/// process, killed past `--timeout`, so that a command working on one file
+/// reports an abort or a run that does not end instead of ending with it.
+fn run_in_child(
+    file: &std::path::Path,
+    scenario: &Scenario,
+    engine: &engine::EngineArgs,
+) -> Isolated {
+    if engine.engine != engine::Engine::Rust {
+        return Isolated::InProcess;
+    }
+    let limit = std::time::Duration::from_secs(engine.timeout.max(1));
+    let files = [file.to_owned()];
+    let mut isolated = Isolated::InProcess;
+    let started = isolate::each_file(&files, isolate::Job::RunFull, None, limit, |_, line| {
+        let abort = |how: String| isolate::Abort {
+            started: Some(scenario.name.clone()),
+            how,
+            timed_out: false,
+        };
+        let abort = match line {
+            Ok(isolate::Line::Done(json)) => match Outcome::from_full_json(&json) {
+                Ok(outcome) => {
+                    isolated = Isolated::Ran(outcome);
+                    return;
+                }
+                Err(error) => abort(format!("its report did not read back ({error})")),
+            },
+            Ok(isolate::Line::Skipped) => abort("it gave no outcome".to_owned()),
+            Err(abort) => abort,
+        };
+        isolated = Isolated::Aborted(aborted_then(file, abort.started.clone(), &abort, ""));
+    });
+    if started.is_err() {
+        return Isolated::InProcess;
+    }
+    isolated
 }
 
 /// `explain --outcome FILE`: every line of a `run --format json --trace

@@ -27,7 +27,8 @@ pub(super) struct RebaseArgs {
 
 /// Runs the scenario, rewrites its `sees`, prints what changed. 0 when the
 /// rebased scenario passes (or, with `--check`, nothing would change), 1
-/// when it still fails, 2 when the file is invalid, 4 when it is not
+/// when it still fails (or its run aborts, or runs past `--timeout`, in
+/// its child process: nothing is written), 2 when the file is invalid, 4 when it is not
 /// rewritten (it has several hard links, or changed while the run went on),
 /// 5 when it cannot be written.
 pub(super) fn run(args: RebaseArgs) -> ExitCode {
@@ -53,6 +54,15 @@ pub(super) fn run(args: RebaseArgs) -> ExitCode {
             errln!("{error}");
         }
         return ExitCode::Invalid;
+    }
+    // The run goes first to a child process, killed past `--timeout`: a
+    // run that aborts or does not end is reported, and nothing is written.
+    // (The rebase below runs it again, as it ran there.)
+    if let super::Isolated::Aborted(outcome) =
+        super::run_in_child(&args.file, &scenario, &args.engine)
+    {
+        outln!("{origin}: the run gave no outcome, so nothing was rebased");
+        return finish(&outcome);
     }
     let rebased = rebase(&replay, &scenario, args.all);
     if rebased.changes.is_empty() {

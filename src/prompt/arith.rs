@@ -1,5 +1,6 @@
-//! Python's binary `+` and `*` in a template (`__py_add`, `__py_mul`):
-//! what Jinja2 does, within the rendering's budget.
+//! Python's binary `+` and `*` in a template (`__py_add`, `__py_mul`), and
+//! Jinja2's `~` (`__py_concat`): what Jinja2 does, within the rendering's
+//! budget.
 //!
 //! minijinja joins (`a + b`) and repeats (`a * n`) lists lazily and pays
 //! nothing for their items, so a list doubled 60 times in a loop is 2^60
@@ -16,8 +17,10 @@
 use super::budget;
 use super::pystr;
 use super::render::haystack_error;
-use minijinja::value::{Value as JinjaValue, ValueKind};
+use super::show;
+use minijinja::value::{Rest, Value as JinjaValue, ValueKind};
 use minijinja::{Error, State};
+use std::borrow::Cow;
 
 /// `left + right`, `hints` saying what Jinja2 raises for an undefined name.
 pub(super) fn add(
@@ -95,6 +98,26 @@ fn builtin(value: &JinjaValue) -> Option<&'static str> {
         "object" | "Undefined" => None,
         name => Some(name),
     }
+}
+
+/// `a ~ b ~ …`: each operand as Python's `str()` prints it (printing a
+/// list or dict is paid for as it is walked), the whole paid for first.
+pub(super) fn concat(state: &State, operands: Rest<JinjaValue>) -> Result<JinjaValue, Error> {
+    let mut shown = Vec::with_capacity(operands.len());
+    let mut total = 0usize;
+    for operand in operands.iter() {
+        let text = match operand
+            .as_str()
+            .filter(|_| operand.kind() == ValueKind::String)
+        {
+            Some(text) => Cow::Borrowed(text),
+            None => Cow::Owned(show::python_str(Some(state), operand)?),
+        };
+        total = total.saturating_add(text.len());
+        budget::ensure_bytes(state, total)?;
+        shown.push(text);
+    }
+    Ok(JinjaValue::from(shown.concat()))
 }
 
 /// `left * right`, `hints` saying what Jinja2 raises for an undefined name.

@@ -94,6 +94,7 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
         },
     );
     env.add_function(jinja2::ATTR_FUNCTION, py_attr);
+    env.add_function(jinja2::CONCAT_FUNCTION, arith::concat);
     env.add_function(jinja2::COMPARE_FUNCTION, compare::compare_chain);
     env.add_function(jinja2::IN_FUNCTION, compare::contains);
     env.add_function(

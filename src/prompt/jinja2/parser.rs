@@ -169,6 +169,11 @@ pub(crate) const COMPARE_FUNCTION: &str = "__py_compare";
 /// `TypeError` for a container it cannot search for that item.
 pub(crate) const IN_FUNCTION: &str = "__py_in";
 
+/// The function a `~` chain becomes (`a ~ b ~ c` is `__py_concat(a, b,
+/// c)`): each operand as Python's `str()` prints it, paid for before the
+/// string is built (minijinja printed a list in full, unbounded).
+pub(crate) const CONCAT_FUNCTION: &str = "__py_concat";
+
 /// The function a tag loading a template becomes (`{% include x %}` is
 /// `{{ __py_load(x, true, false) }}`, its arguments whether it is an
 /// `include` and whether it ignores a missing template): Haystack's
@@ -1415,14 +1420,26 @@ impl Parser {
 
     fn parse_concat(&mut self) -> Parsed<Expr> {
         let line = self.current().line;
+        let from = self.index;
         let first = self.parse_math2()?;
         let mut rest = Vec::new();
+        let mut tildes = Vec::new();
         while self.kind() == "tilde" {
-            self.next()?;
+            tildes.push(self.next()?.span);
             rest.push(self.parse_math2()?.node);
         }
         if rest.is_empty() {
             return Ok(first);
+        }
+        // `a ~ b ~ c` is `__py_concat(a, b, c)`.
+        self.wrap_in_call(from, CONCAT_FUNCTION);
+        for (start, end) in tildes {
+            self.edits.push(Edit {
+                start,
+                end,
+                text: ",".to_owned(),
+                closing: false,
+            });
         }
         let mut children = vec![first.node];
         children.extend(rest);
