@@ -396,6 +396,26 @@ CASES += [
      "{% set ns = namespace(c=1) %}{{ ns.c + 1 }}{{ ns.c < 2 }}", {"d": {"a": 2}}),
 ]
 
+# MarkupSafe's escape and the filters built on it: escape, forceescape, xmlattr, urlencode.
+CASES += [
+    ("{{ s|escape }}|{{ s|e }}|{{ s|forceescape }}|{{ s|safe|escape }}|{{ s|safe|forceescape }}|{{ x|e }}|"
+     "{{ none|e }}|{{ (s|e) ~ s }}|{{ {'a': s, 'b': none, 'c': 1, 'd': u}|xmlattr }}|{{ {'a': s}|xmlattr(false) }}|"
+     "{{ s|urlencode }}|{{ 'a/b c&d=é~_.-'|urlencode }}|{{ {'a b': 'c/d', 'e': 1}|urlencode }}|"
+     "{{ [('a', 1), ['b', 'c d']]|urlencode }}|{{ ['ab']|urlencode }}|{{ 3|urlencode }}|{{ none|urlencode }}",
+     {"s": "it's <b> & \"q\"", "x": [1, "a"]}),
+    ("{{ 'ab'.encode() ~ 'c' }}|{{ 'ab'.encode() + 'c'.encode() }}|{{ 'ab'.encode() * 2 }}|"
+     "{{ 'x' ~ 'é'.encode('utf-16') }}", {}),
+]
+
+ERROR_CASES += [
+    ("{{ {'a b': 1}|xmlattr }}", {}),
+    ("{{ {'a/': 1}|xmlattr }}", {}),
+    ("{{ 'a'|xmlattr }}", {}),
+    ("{{ [1]|urlencode }}", {}),
+    ("{{ [(1, 2, 3)]|urlencode }}", {}),
+    ("{{ [(1,)]|urlencode }}", {}),
+]
+
 def render(template: str, variables: dict) -> str:
     builder = ChatPromptBuilder(template='{% message role="user" %}' + template + "{% endmessage %}",
                                 required_variables=None)

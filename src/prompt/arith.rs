@@ -34,6 +34,10 @@ pub(super) fn add(
         budget::ensure_bytes(state, a.len().saturating_add(b.len()))?;
         return Ok(JinjaValue::from([a, b].concat()));
     }
+    if let (Some(a), Some(b)) = (bytes(&left), bytes(&right)) {
+        budget::ensure_bytes(state, a.len().saturating_add(b.len()))?;
+        return Ok(JinjaValue::from_bytes([a, b].concat()));
+    }
     if let (Some(a), Some(b)) = (int(&left), int(&right)) {
         if let Some(sum) = a.checked_add(b) {
             return Ok(JinjaValue::from(sum));
@@ -151,6 +155,11 @@ pub(super) fn mul(
         budget::ensure_bytes(state, usize::try_from(bytes).unwrap_or(usize::MAX))?;
         return Ok(JinjaValue::from(text.repeat(times as usize)));
     }
+    if let Some(data) = bytes(repeated) {
+        let size = (data.len() as u64).saturating_mul(times);
+        budget::ensure_bytes(state, usize::try_from(size).unwrap_or(usize::MAX))?;
+        return Ok(JinjaValue::from_bytes(data.repeat(times as usize)));
+    }
     if list(repeated) {
         if let Some(len) = repeated.len() {
             budget::ensure_items(state, (len as u64).saturating_mul(times), false)?;
@@ -187,6 +196,13 @@ fn undefined(
 fn plain_str(value: &JinjaValue) -> Option<&str> {
     (value.kind() == ValueKind::String && !value.is_safe())
         .then(|| value.as_str())
+        .flatten()
+}
+
+/// A `bytes` value's bytes.
+fn bytes(value: &JinjaValue) -> Option<&[u8]> {
+    (value.kind() == ValueKind::Bytes)
+        .then(|| value.as_bytes())
         .flatten()
 }
 

@@ -50,6 +50,7 @@ mod compare;
 mod error;
 mod for_loops;
 mod jinja2;
+mod markup;
 mod message_tag;
 mod pybytes;
 mod pypercent;

@@ -10,6 +10,7 @@ use super::budget::{self, FUEL};
 use super::compare;
 use super::for_loops::ITERABLE_FILTER;
 use super::jinja2;
+use super::markup;
 use super::message_tag::{MESSAGE_FILTER, is_py_space};
 use super::pybytes;
 use super::pypercent;
@@ -66,6 +67,12 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
         show::python_str(Some(state), value)
     });
     env.add_filter("join", join);
+    // MarkupSafe's entities, and the filters minijinja does not have.
+    env.add_filter("escape", markup::escape);
+    env.add_filter("e", markup::escape);
+    env.add_filter("forceescape", markup::forceescape);
+    env.add_filter("xmlattr", markup::xmlattr);
+    env.add_filter("urlencode", markup::urlencode);
     // Jinja2's `list` makes a list of a `bytes` value's integers.
     env.add_filter(
         "list",
