@@ -403,6 +403,9 @@ CASES += [
      "{{ s|urlencode }}|{{ 'a/b c&d=é~_.-'|urlencode }}|{{ {'a b': 'c/d', 'e': 1}|urlencode }}|"
      "{{ [('a', 1), ['b', 'c d']]|urlencode }}|{{ ['ab']|urlencode }}|{{ 3|urlencode }}|{{ none|urlencode }}",
      {"s": "it's <b> & \"q\"", "x": [1, "a"]}),
+    ("{{ x|upper }}|{{ x|lower }}|{{ x|trim }}|{{ x|title }}|{{ x|capitalize }}|{{ x|striptags }}|{{ x|wordcount }}|"
+     "{{ d|upper }}|{{ 3|upper }}|{{ 'hello world'|trim('h') }}|{{ 'hello world'|trim(chars='h') }}",
+     {"x": [1, "a"], "d": {"k": None}}),
     ("{{ 'ab'.encode() ~ 'c' }}|{{ 'ab'.encode() + 'c'.encode() }}|{{ 'ab'.encode() * 2 }}|"
      "{{ 'x' ~ 'é'.encode('utf-16') }}", {}),
 ]

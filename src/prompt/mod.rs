@@ -59,6 +59,7 @@ mod pystr_builtin;
 mod pystr_unicode;
 mod render;
 mod show;
+mod text_filters;
 #[cfg(test)]
 mod variables_haystack;
 
@@ -671,6 +672,10 @@ mod hostile {
             (doubled, "{{ ns.d|join(',') }}"),
             (doubled, "{{ ns.d|pprint }}"),
             (doubled, "{{ '{}'.format(ns.d) }}"),
+            (doubled, "{{ ns.d ~ '' }}"),
+            (doubled, "{{ ns.d|upper }}"),
+            (doubled, "{{ ns.d|escape }}"),
+            (doubled, "{{ ns.d|wordcount }}"),
         ] {
             let template = format!("{BURN}{build}{show}");
             let got = rendered(&template).unwrap_err();

@@ -16,6 +16,7 @@ use super::pybytes;
 use super::pypercent;
 use super::pystr;
 use super::show;
+use super::text_filters;
 use crate::message::ChatMessage;
 use crate::pyfmt;
 use indexmap::IndexMap;
@@ -57,6 +58,7 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
     // (`d.items()`, `s.upper()`), which Haystack's templates use.
     minijinja_contrib::add_to_environment(&mut env);
     env.set_unknown_method_callback(call_method);
+    text_filters::add_to(&mut env);
     env.add_filter("truncate", truncate);
     env.add_filter("wordwrap", wordwrap);
     env.add_filter("tojson", tojson);
