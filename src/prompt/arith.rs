@@ -62,7 +62,7 @@ pub(super) fn add(
 /// Python's `TypeError` text for `left + right` of built-in types it does
 /// not add (`None` when it adds them, or a type is not a built-in one).
 fn unsupported_add(left: &JinjaValue, right: &JinjaValue) -> Option<String> {
-    let (a, b) = (builtin(left)?, builtin(right)?);
+    let (a, b) = (pystr::builtin_type(left)?, pystr::builtin_type(right)?);
     let numeric = |t: &str| matches!(t, "int" | "float" | "bool");
     if a == b && matches!(a, "str" | "list" | "tuple") || numeric(a) && numeric(b) {
         return None;
@@ -76,7 +76,7 @@ fn unsupported_add(left: &JinjaValue, right: &JinjaValue) -> Option<String> {
 /// Python's `TypeError` text for `left * right` of built-in types it does
 /// not multiply (`None` when it does, or a type is not a built-in one).
 fn unsupported_mul(left: &JinjaValue, right: &JinjaValue) -> Option<String> {
-    let (a, b) = (builtin(left)?, builtin(right)?);
+    let (a, b) = (pystr::builtin_type(left)?, pystr::builtin_type(right)?);
     let sequence = |t: &str| matches!(t, "str" | "list" | "tuple");
     let integral = |t: &str| matches!(t, "int" | "bool");
     let numeric = |t: &str| integral(t) || t == "float";
@@ -90,18 +90,6 @@ fn unsupported_mul(left: &JinjaValue, right: &JinjaValue) -> Option<String> {
     } else {
         format!("unsupported operand type(s) for *: '{a}' and '{b}'")
     })
-}
-
-/// The name of a value's Python built-in type, when it has one (a lazy
-/// sequence of minijinja's, an iterator in Python, has none).
-fn builtin(value: &JinjaValue) -> Option<&'static str> {
-    if value.kind() == ValueKind::Iterable {
-        return None;
-    }
-    match pystr::python_type(value) {
-        "object" | "Undefined" => None,
-        name => Some(name),
-    }
 }
 
 /// `a ~ b ~ …`: each operand as Python's `str()` prints it (printing a

@@ -68,7 +68,7 @@ fn compare(
             (a, b) => a.float().partial_cmp(&b.float()),
         });
     }
-    match (builtin(left), builtin(right)) {
+    match (pystr::builtin_type(left), pystr::builtin_type(right)) {
         (Some("str"), Some("str")) => {
             if let (Some(x), Some(y)) = (left.as_str(), right.as_str()) {
                 return Ok(Some(x.cmp(y)));
@@ -131,7 +131,7 @@ pub(super) fn contains(
     item: JinjaValue,
     container: JinjaValue,
 ) -> Result<JinjaValue, Error> {
-    let found = match (builtin(&container), container.is_undefined()) {
+    let found = match (pystr::builtin_type(&container), container.is_undefined()) {
         (_, true) => false,
         (Some("str"), _) => match (item.kind(), item.as_str(), container.as_str()) {
             (ValueKind::String, Some(needle), Some(text)) => text.contains(needle),
@@ -151,7 +151,7 @@ pub(super) fn contains(
             }
             container.get_item(&item).is_ok_and(|v| !v.is_undefined())
         }
-        (Some(other), _) if container.kind() != ValueKind::Iterable => {
+        (Some(other), _) => {
             return Err(haystack_error(format!(
                 "TypeError: argument of type '{other}' is not iterable"
             )));
@@ -164,18 +164,10 @@ pub(super) fn contains(
 /// The type that makes `value` unhashable in Python (a list or dict, or a
 /// tuple holding one).
 fn unhashable(value: &JinjaValue) -> Option<&'static str> {
-    match builtin(value)? {
+    match pystr::builtin_type(value)? {
         "list" => Some("list"),
         "dict" => Some("dict"),
         "tuple" => value.try_iter().ok()?.find_map(|x| unhashable(&x)),
         _ => None,
-    }
-}
-
-/// The name of a value's Python built-in type, when it has one.
-fn builtin(value: &JinjaValue) -> Option<&'static str> {
-    match pystr::python_type(value) {
-        "object" | "Undefined" => None,
-        name => Some(name),
     }
 }

@@ -18,12 +18,11 @@ pub(super) fn escape(state: &State, value: &JinjaValue) -> Result<JinjaValue, Er
     if value.is_safe() {
         return Ok(value.clone());
     }
-    let text = show::python_str(Some(state), value)?;
-    budget::ensure_bytes(state, text.len().saturating_mul(6))?;
-    Ok(JinjaValue::from_safe_string(escaped(&text)))
+    forceescape(state, value)
 }
 
-/// Jinja2's `forceescape`: a safe string escaped again.
+/// Jinja2's `forceescape`: a safe string escaped again. The escaped text
+/// (6 bytes at most a character) is paid for first.
 pub(super) fn forceescape(state: &State, value: &JinjaValue) -> Result<JinjaValue, Error> {
     let text = show::python_str(Some(state), value)?;
     budget::ensure_bytes(state, text.len().saturating_mul(6))?;

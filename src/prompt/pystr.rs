@@ -98,6 +98,19 @@ pub(super) fn python_type(value: &JinjaValue) -> &'static str {
     }
 }
 
+/// The name of a value's Python built-in type, when it has one: not an
+/// object of minijinja's (a namespace, a loop), an undefined value, or a
+/// lazy sequence of minijinja's (an iterator in Python, `reversed(x)`).
+pub(super) fn builtin_type(value: &JinjaValue) -> Option<&'static str> {
+    if value.kind() == ValueKind::Iterable {
+        return None;
+    }
+    match python_type(value) {
+        "object" | "Undefined" => None,
+        name => Some(name),
+    }
+}
+
 /// The type Argument Clinic names in "argument must be str, not …":
 /// `None` for `None`, the type's name otherwise.
 pub(super) fn clinic_type(value: &JinjaValue) -> &'static str {

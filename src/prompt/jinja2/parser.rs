@@ -344,6 +344,31 @@ impl Parser {
         });
     }
 
+    /// The binary operation just parsed (the tokens `from..self.index`, its
+    /// operator at `operator`): a call of `function` when the harness has
+    /// one for it ([`Parser::binary_call`], its names passing their hints,
+    /// its attributes checked), else minijinja's operator over checked
+    /// operands ([`Parser::guard_operand`]).
+    fn operation(
+        &mut self,
+        from: usize,
+        function: Option<&str>,
+        (left, right): (&Expr, &Expr),
+        operator: (usize, usize),
+    ) {
+        match function {
+            Some(function) => {
+                self.guard_attr(left);
+                self.guard_attr(right);
+                self.binary_call(from, function, (left, right), operator);
+            }
+            None => {
+                self.guard_operand(left);
+                self.guard_operand(right);
+            }
+        }
+    }
+
     /// Makes the operation just parsed (the tokens `from..self.index`, its
     /// operator at `operator`) a call `function(hint_left, hint_right, left,
     /// right)`, a name's hint being Jinja2's text when it is undefined.
@@ -1405,14 +1430,8 @@ impl Parser {
             let class = if self.kind() == "add" { "Add" } else { "Sub" };
             let operator = self.next()?;
             let right = self.parse_concat()?;
-            if class == "Add" {
-                self.guard_attr(&left);
-                self.guard_attr(&right);
-                self.binary_call(from, ADD_FUNCTION, (&left, &right), operator.span);
-            } else {
-                self.guard_operand(&left);
-                self.guard_operand(&right);
-            }
+            let function = (class == "Add").then_some(ADD_FUNCTION);
+            self.operation(from, function, (&left, &right), operator.span);
             left = Expr::new(class, line, vec![left.node, right.node]);
         }
         Ok(left)
@@ -1464,14 +1483,7 @@ impl Parser {
                 "Mod" => Some(MOD_FUNCTION),
                 _ => None,
             };
-            if let Some(function) = function {
-                self.guard_attr(&left);
-                self.guard_attr(&right);
-                self.binary_call(from, function, (&left, &right), operator.span);
-            } else {
-                self.guard_operand(&left);
-                self.guard_operand(&right);
-            }
+            self.operation(from, function, (&left, &right), operator.span);
             left = Expr::new(class, line, vec![left.node, right.node]);
         }
         Ok(left)
