@@ -29,9 +29,11 @@ pub(super) struct SyntaxError {
 /// sits in an `if`, where it fails only when called). Gives the builder's
 /// `variables`, in its order (see [`names`]), and the source minijinja
 /// renders: newlines made `\n` as Jinja2 reads them, and the constructs
-/// minijinja has not rewritten into ones it has (`a % b` as a call that
-/// formats a string, `{% print a %}` as `{{ a }}`, a dict literal's key
-/// checked for hashability).
+/// minijinja reads otherwise rewritten into ones it has (`{% print a %}` as
+/// `{{ a }}`; the operators `+`, `*`, `%`, `~`, comparisons and `in` as
+/// calls of Python's operators, an undefined name or missing attribute
+/// checked where Jinja2 raises; a dict literal's key checked for
+/// hashability): the `*_FUNCTION` constants of the parser name each.
 pub(super) fn check(template: &str) -> Result<(Vec<String>, String), SyntaxError> {
     let (tokens, error) = lexer::tokenize(template);
     let strings: Vec<lexer::Token> = tokens
