@@ -190,6 +190,21 @@ def test_a_replaced_generator_needs_no_api_key(worker, monkeypatch):
     assert judge[0]["replies"][0]["content"] == [{"text": "STOP"}]
 
 
+def test_credentials_in_the_shell_never_reach_user_code(monkeypatch):
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-real-key")
+    monkeypatch.setenv("MY_SERVICE_API_TOKEN", "real-token")
+    monkeypatch.setenv("HH_TEST_KEPT", "kept")
+    fresh = Worker()
+    try:
+        record = fresh.run(hook_request("before_llm", "misbehaving:read_credentials"))
+    finally:
+        fresh.close()
+    assert record["error"] is None, record["error"]
+    (event,) = finished(record, "read_credentials")
+    placeholder = "hookharness-scripted-no-key"
+    assert event["output"] == f"None None kept\n{placeholder}\n{placeholder}\n", event["output"]
+
+
 def test_sys_exit_in_user_code_ends_the_scenario_not_the_worker(worker):
     record = worker.run(hook_request("before_llm", "misbehaving:leave"))
     error = record["error"]

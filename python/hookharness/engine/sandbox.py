@@ -19,6 +19,10 @@
   requests and httpx. Unix-domain sockets and socket pairs stay open (asyncio's own plumbing). What this cannot
   reach (C code opening sockets itself, a subprocess) the worker's network namespace covers where the system gives
   one (docs/engines.md).
+- Credentials are not handed on: the worker takes the variables that hold a model provider's or a cloud's
+  credentials (`is_credential`: `OPENAI_API_KEY`, `HF_TOKEN`, `AWS_SECRET_ACCESS_KEY`, ...) out of its environment
+  when it starts, so your code never reads a real key and a scenario's outcome does not depend on whether the shell
+  that ran it had one; a Haystack `Secret` read from such a variable resolves to a placeholder (`scripted.py`).
 """
 
 from __future__ import annotations
@@ -36,6 +40,32 @@ from typing import Any
 from .errors import ScenarioAbort
 
 _ENGINE_DIR = os.path.dirname(os.path.abspath(__file__))
+
+# What names a credential variable: the endings model providers' and clouds' SDKs (and Haystack's integrations) read
+# keys and tokens from, and the names that have no such ending.
+_CREDENTIAL_ENDINGS = (
+    "_API_KEY",
+    "_API_TOKEN",
+    "_ACCESS_TOKEN",
+    "_ACCESS_KEY",
+    "_ACCESS_KEY_ID",
+    "_SECRET_KEY",
+    "_SESSION_TOKEN",
+    "_AD_TOKEN",
+)
+_CREDENTIAL_NAMES = ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "GOOGLE_APPLICATION_CREDENTIALS")
+
+
+def is_credential(name: str) -> bool:
+    """Whether an environment variable of this name holds a credential the worker does not hand on."""
+    upper = name.upper()
+    return upper in _CREDENTIAL_NAMES or upper.endswith(_CREDENTIAL_ENDINGS)
+
+
+def hide_credentials() -> None:
+    """Takes every credential variable out of this process's environment (and so out of what it starts)."""
+    for name in [name for name in os.environ if is_credential(name)]:
+        del os.environ[name]
 
 _HOW_TO_SCRIPT = (
     "the network is closed while a scenario runs; script the call instead: a generator with "

@@ -31,7 +31,7 @@ from haystack.tools import Tool
 
 from .errors import ScenarioAbort, ScenarioRunError, ScriptedError
 from .recorder import Failure, Recorder
-from .sandbox import caller
+from .sandbox import caller, is_credential
 from .spec import ModelScript, Reply, ToolSpec
 
 HANDLERS = {"merge_lists": merge_lists, "replace_values": replace_values}
@@ -364,8 +364,10 @@ class _WatchedRegistry(dict):
 
 @contextlib.contextmanager
 def placeholder_secrets() -> Iterator[None]:
-    """While a substituted class's constructor runs, an environment secret that is not set resolves to a
-    placeholder instead of raising (the scripted instance never uses it)."""
+    """An environment secret that is not set resolves to a placeholder instead of raising: while a substituted
+    class's constructor runs (the scripted instance never uses it), and at any time when it names only credential
+    variables, which the worker does not hand on (`sandbox.hide_credentials`): a generator your factory builds with
+    the key from the environment is built, with or without a key in the shell, and answers from no network."""
     from haystack.utils.auth import EnvVarSecret
 
     original = EnvVarSecret.resolve_value
@@ -374,7 +376,7 @@ def placeholder_secrets() -> Iterator[None]:
         try:
             return original(self)
         except ValueError:
-            if _CONSTRUCTING.get():
+            if _CONSTRUCTING.get() or all(is_credential(name) for name in getattr(self, "_env_vars", ())):
                 return _PLACEHOLDER_KEY
             raise
 

@@ -218,6 +218,9 @@ def main(attached: bool = False) -> int:
     plugin's, `hookharness._attached`), whose `sys.path` is the test's and is kept."""
     if not attached:
         _forget_working_directory()
+    from .sandbox import hide_credentials
+
+    hide_credentials()
     channel = Channel(_private(1))
     crash = os.fdopen(_private(2), "w", buffering=1, encoding="utf-8")
     faulthandler.enable(crash)
