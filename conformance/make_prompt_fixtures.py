@@ -419,6 +419,77 @@ ERROR_CASES += [
     ("{{ [(1,)]|urlencode }}", {}),
 ]
 
+# Jinja2's indent and replace (Python's splitlines, str() of the value), tojson's indent, int and float as
+# Python parses them, and the errors of abs, round, length and of filters over an undefined name.
+CASES += [
+    ("{{ t|indent }}|{{ t|indent(2, true) }}|{{ t|indent(2, blank=true) }}|{{ t|indent('> ', first=true, blank=true) }}|"
+     "{{ 'a\n'|indent(first=true) }}|{{ s|indent(-2) }}|{{ s|indent(true) }}|{{ 'a\nb'|indent(width=3) }}|"
+     "{{ 'a\n  \nb'|indent(2) }}|{{ 'a\nb'|safe|indent|escape }}",
+     {"t": "a\nb\r\nc\x0bd\x1ce\u2028f\n\ng", "s": "hello world"}),
+    ("{{ x|replace('1', '9') }}|{{ n|replace(5, 6) }}|{{ s|replace('o', '0', -1) }}|{{ s|replace('', '-', 3) }}|"
+     "{{ none|replace('N', 'n') }}|{{ s|replace('o', none) }}|{{ s|replace(old='o', new='0') }}|"
+     "{{ s|replace('o', '0', count=1) }}|{{ s|replace('o', '0', true) }}|{{ missing|replace('a', 'b') }}|"
+     "{{ s|replace(missing, '-') }}",
+     {"x": [1, "a"], "n": 5, "s": "hello world"}),
+    ("{{ d|tojson(2) }}|{{ x|tojson(indent=2) }}|{{ {'a': [1, {'b': 2}], 'c': {}, 'e': []}|tojson(indent=1) }}|"
+     "{{ x|tojson(indent='--') }}|{{ x|tojson(0) }}|{{ x|tojson(-1) }}|{{ x|tojson(none) }}|{{ x|tojson(true) }}|"
+     "{{ 's'|tojson(2.5) }}|{{ '<a>'|tojson(2) }}", {"x": [1, "a"], "d": {"k": None, "<": "'"}}),
+    ("{{ 'a'|float }}|{{ none|float }}|{{ x|float }}|{{ true|float }}|{{ ' 12 '|float }}|{{ '1_000'|float }}|"
+     "{{ '1e3'|float }}|{{ '-Infinity'|float }}|{{ '.5'|float }}|{{ '5.'|float }}|{{ '1__0'|float }}|{{ ''|float }}|"
+     "{{ 'a'|float('x') }}|{{ 'a'|float(default=none) }}", {"x": [1]}),
+    ("{{ 'a'|int }}|{{ none|int }}|{{ x|int }}|{{ ' 12 '|int }}|{{ '1_000'|int }}|{{ '12.7'|int }}|{{ '1e3'|int }}|"
+     "{{ 12.7|int }}|{{ true|int }}|{{ '0b101'|int(0) }}|{{ '010'|int(0) }}|{{ 'ff'|int(base=16) }}|"
+     "{{ '0x_1f'|int(16) }}|{{ 'z'|int(default=3) }}|{{ '-7.9'|int }}|{{ 'inf'|int }}|{{ '12'|int(base='x') }}|"
+     "{{ '12'|int(base=40) }}", {"x": [1]}),
+    ("{{ true|abs }}|{{ -3|abs }}|{{ true|round }}|{{ 2|round(1) }}|{{ 2.567|round(1, 'floor') }}|"
+     "{{ missing|length }}|{{ 'ab'|count }}|{{ s|center(true) }}|", {"s": "x"}),
+]
+
+ERROR_CASES += [
+    ("{{ x|indent }}", {"x": [1, "a"]}),
+    ("{{ 5|indent }}", {}),
+    ("{{ none|indent }}", {}),
+    ("{{ (1, 2)|indent }}", {}),
+    ("{{ 'ab'.encode()|indent }}", {}),
+    ("{{ 's'|indent(2.5) }}", {}),
+    ("{{ 's'|indent(none) }}", {}),
+    ("{{ 's'|indent(10**20) }}", {}),
+    ("{{ 'a'|indent(3, false, false, 1) }}", {}),
+    ("{{ 'a'|indent(foo=1) }}", {}),
+    ("{{ 'a'|indent(2, width=3) }}", {}),
+    ("{{ 's'|replace('o', '0', '1') }}", {}),
+    ("{{ 's'|replace('o') }}", {}),
+    ("{{ 's'|replace('o', '0', 1, 2) }}", {}),
+    ("{{ 's'|replace('o', old='0') }}", {}),
+    ("{{ 's'|replace('o', '0', 1.5) }}", {}),
+    ("{{ [1]|tojson(2.5) }}", {}),
+    ("{{ missing|tojson }}", {}),
+    ("{{ 'a'|abs }}", {}),
+    ("{{ none|abs }}", {}),
+    ("{{ 'a'|round }}", {}),
+    ("{{ 2.5|round(precision='x') }}", {}),
+    ("{{ 's'|round(missing) }}", {}),
+    ("{{ 5|length }}", {}),
+    ("{{ none|count }}", {}),
+    ("{{ [1]|length(1) }}", {}),
+    ("{{ 's'|center(none) }}", {}),
+    ("{{ 's'|center(missing) }}", {}),
+    ("{{ missing|indent }}", {}),
+    ("{{ 's'|indent(missing) }}", {}),
+    ("{{ missing|int }}", {}),
+    ("{{ missing|float }}", {}),
+    ("{{ missing|wordwrap }}", {}),
+    ("{{ 's'|wordwrap(missing) }}", {}),
+    ("{{ 's'|truncate(missing) }}", {}),
+    ("{{ missing|dictsort }}", {}),
+    ("{{ missing|xmlattr }}", {}),
+    ("{{ missing|filesizeformat }}", {}),
+    ("{{ missing|attr('x') }}", {}),
+    ("{{ u.age|int }}", {"u": {"name": "a"}}),
+    ("{{ missing|abs }}", {}),
+    ("{{ missing|round }}", {}),
+]
+
 def render(template: str, variables: dict) -> str:
     builder = ChatPromptBuilder(template='{% message role="user" %}' + template + "{% endmessage %}",
                                 required_variables=None)

@@ -18,6 +18,7 @@
 //!   `OverflowError`.
 
 use super::PromptError;
+use super::pystr::python_type;
 use super::render::haystack_error;
 use minijinja::value::Value as JinjaValue;
 use minijinja::{Error, State};
@@ -99,19 +100,6 @@ pub(super) fn ssize(value: &JinjaValue) -> Result<i64, Error> {
             "TypeError: '{}' object cannot be interpreted as an integer",
             python_type(value)
         ))),
-    }
-}
-
-fn python_type(value: &JinjaValue) -> &'static str {
-    use minijinja::value::ValueKind;
-    match value.kind() {
-        ValueKind::String => "str",
-        ValueKind::Number => "float",
-        ValueKind::Bool => "bool",
-        ValueKind::None | ValueKind::Undefined => "NoneType",
-        ValueKind::Seq => "list",
-        ValueKind::Map => "dict",
-        _ => "object",
     }
 }
 

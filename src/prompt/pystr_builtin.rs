@@ -96,7 +96,7 @@ fn strip(text: &str, method: &str, args: &[JinjaValue]) -> Result<JinjaValue, Er
 
 /// `str.replace(old, new[, count])`: at most `count` occurrences (all
 /// when negative); an empty `old` inserts `new` around each character.
-fn replace(state: &State, text: &str, args: &[JinjaValue]) -> Result<JinjaValue, Error> {
+pub(super) fn replace(state: &State, text: &str, args: &[JinjaValue]) -> Result<JinjaValue, Error> {
     let (positional, keywords) = split_args(args);
     if !keywords.is_empty() {
         return Err(type_error(
@@ -295,6 +295,14 @@ fn splitlines(state: &State, text: &str, args: &[JinjaValue]) -> Result<JinjaVal
         None => false,
     };
     budget::ensure_bytes(state, text.len())?;
+    let lines = split_lines(text, keepends);
+    Ok(lines.into_iter().map(JinjaValue::from).collect())
+}
+
+/// Python's `str.splitlines(keepends)`: the lines of `text`, at each of
+/// Python's line boundaries (`\r\n` is one), with their ends when
+/// `keepends`.
+pub(super) fn split_lines(text: &str, keepends: bool) -> Vec<&str> {
     let mut lines = Vec::new();
     let mut rest = text;
     while let Some(at) = rest.find(is_line_break) {
@@ -303,13 +311,13 @@ fn splitlines(state: &State, text: &str, args: &[JinjaValue]) -> Result<JinjaVal
         } else {
             at + rest[at..].chars().next().map_or(1, char::len_utf8)
         };
-        lines.push(JinjaValue::from(&rest[..if keepends { end } else { at }]));
+        lines.push(&rest[..if keepends { end } else { at }]);
         rest = &rest[end..];
     }
     if !rest.is_empty() {
-        lines.push(JinjaValue::from(rest));
+        lines.push(rest);
     }
-    Ok(JinjaValue::from(lines))
+    lines
 }
 
 /// A slice index of `count`, `find` or `startswith`: an integer (clamped

@@ -12,10 +12,12 @@ use super::for_loops::ITERABLE_FILTER;
 use super::jinja2;
 use super::markup;
 use super::message_tag::{MESSAGE_FILTER, is_py_space};
+use super::number_filters;
 use super::pybytes;
 use super::pypercent;
 use super::pystr;
 use super::show;
+use super::signature::Signature;
 use super::text_filters;
 use crate::message::ChatMessage;
 use crate::pyfmt;
@@ -59,6 +61,7 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
     minijinja_contrib::add_to_environment(&mut env);
     env.set_unknown_method_callback(call_method);
     text_filters::add_to(&mut env);
+    number_filters::add_to(&mut env);
     env.add_filter("truncate", truncate);
     env.add_filter("wordwrap", wordwrap);
     env.add_filter("tojson", tojson);
@@ -597,8 +600,20 @@ fn join(
 fn center(
     state: &minijinja::State,
     value: &JinjaValue,
-    width: Option<JinjaValue>,
+    positional: Rest<JinjaValue>,
+    kwargs: Kwargs,
 ) -> Result<String, Error> {
+    const CENTER: Signature = Signature {
+        function: "do_center",
+        leading: 1,
+        parameters: &["width"],
+        required: 0,
+    };
+    let width = CENTER
+        .bind(&positional, &kwargs)?
+        .into_iter()
+        .next()
+        .flatten();
     let text = show::python_str(Some(state), value)?;
     let width = width.as_ref().map_or(Ok(80), budget::ssize)?;
     let length = text.chars().count();
@@ -618,23 +633,75 @@ fn center(
     ))
 }
 
-/// Jinja2's `tojson`: `json.dumps(value, sort_keys=True)` with `<`, `>`,
-/// `&` and `'` escaped for HTML.
-fn tojson(state: &minijinja::State, value: &JinjaValue) -> Result<JinjaValue, Error> {
+/// Jinja2's `tojson(value, indent=None)`: `json.dumps(value,
+/// sort_keys=True, indent=indent)` with `<`, `>`, `&` and `'` escaped for
+/// HTML. What an indentation adds is paid for before it is written.
+fn tojson(
+    state: &minijinja::State,
+    value: &JinjaValue,
+    positional: Rest<JinjaValue>,
+    kwargs: Kwargs,
+) -> Result<JinjaValue, Error> {
+    const TOJSON: Signature = Signature {
+        function: "do_tojson",
+        leading: 2,
+        parameters: &["indent"],
+        required: 0,
+    };
+    let indent = TOJSON
+        .bind(&positional, &kwargs)?
+        .into_iter()
+        .next()
+        .flatten();
+    if value.is_undefined() {
+        return Err(haystack_error(
+            "TypeError: Object of type Undefined is not JSON serializable".to_owned(),
+        ));
+    }
     show::ensure_json_fits(state, value)?;
     if holds_bytes(value) {
         return Err(haystack_error(
             "TypeError: Object of type bytes is not JSON serializable".to_owned(),
         ));
     }
-    let json = serde_json::to_value(value)
-        .map_err(|e| Error::new(ErrorKind::InvalidOperation, e.to_string()))?;
-    let text = pyfmt::json_dumps_ascii(&sort_keys(json))
-        .replace('<', "\\u003c")
-        .replace('>', "\\u003e")
-        .replace('&', "\\u0026")
-        .replace('\'', "\\u0027");
-    Ok(JinjaValue::from_safe_string(text))
+    let json = sort_keys(
+        serde_json::to_value(value)
+            .map_err(|e| Error::new(ErrorKind::InvalidOperation, e.to_string()))?,
+    );
+    // Python's encoder writes a string whole; it reads the indentation
+    // only for any other value.
+    let indent = match indent.filter(|i| !i.is_none() && !json.is_string()) {
+        None => None,
+        Some(indent) if indent.kind() == ValueKind::String => {
+            Some(indent.as_str().unwrap_or_default().to_owned())
+        }
+        Some(indent) => Some(text_filters::spaces(state, &indent)?),
+    };
+    let text = match indent {
+        None => pyfmt::json_dumps_ascii(&json),
+        Some(indent) => {
+            let compact = pyfmt::json_dumps_ascii(&json).len();
+            let added = pyfmt::json_indent_added(&json, indent.len());
+            budget::ensure_bytes(
+                state,
+                usize::try_from(added)
+                    .unwrap_or(usize::MAX)
+                    .saturating_add(compact),
+            )?;
+            pyfmt::json_dumps_ascii_indented(&json, &indent)
+        }
+    };
+    let mut escaped = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '<' => escaped.push_str("\\u003c"),
+            '>' => escaped.push_str("\\u003e"),
+            '&' => escaped.push_str("\\u0026"),
+            '\'' => escaped.push_str("\\u0027"),
+            c => escaped.push(c),
+        }
+    }
+    Ok(JinjaValue::from_safe_string(escaped))
 }
 
 /// Whether `value` is or holds a `bytes` value (`json.dumps` refuses it).

@@ -9,6 +9,7 @@
 
 use super::budget;
 use super::pybytes;
+use super::pystr_builtin;
 use super::render::haystack_error;
 use crate::pyfmt;
 use minijinja::value::{Value as JinjaValue, ValueKind};
@@ -406,7 +407,7 @@ impl Pretty {
         }
         let max_width = PPRINT_WIDTH.saturating_sub(indent);
         let mut max_width1 = max_width;
-        let lines = split_lines_keepends(text);
+        let lines = pystr_builtin::split_lines(text, true);
         let mut chunks: Vec<String> = Vec::new();
         let mut rep = String::new();
         for (i, line) in lines.iter().enumerate() {
@@ -458,31 +459,6 @@ impl Pretty {
         }
         Ok(())
     }
-}
-
-/// Python's `str.splitlines(True)`: the lines with their ends (`\n`,
-/// `\r\n`, `\r`, and the other line boundaries Python knows).
-fn split_lines_keepends(text: &str) -> Vec<&str> {
-    let mut lines = Vec::new();
-    let mut start = 0;
-    let mut iter = text.char_indices().peekable();
-    while let Some((at, c)) = iter.next() {
-        let end = match c {
-            '\r' if iter.peek().map(|(_, n)| *n) == Some('\n') => {
-                iter.next();
-                at + 2
-            }
-            '\n' | '\r' | '\u{b}' | '\u{c}' | '\u{1c}' | '\u{1d}' | '\u{1e}' | '\u{85}'
-            | '\u{2028}' | '\u{2029}' => at + c.len_utf8(),
-            _ => continue,
-        };
-        lines.push(&text[start..end]);
-        start = end;
-    }
-    if start < text.len() {
-        lines.push(&text[start..]);
-    }
-    lines
 }
 
 /// `re.findall(r'\S*\s*', line)` without its final empty match.

@@ -74,6 +74,72 @@ pub(crate) fn json_dumps_ascii(value: &Value) -> String {
     out
 }
 
+/// `json.dumps(value, indent=indent)`: each item of a non-empty list or
+/// object on a line of its own, `indent` repeated once per level before
+/// it, items separated by `,` (Python's separators with an indentation).
+pub(crate) fn json_dumps_ascii_indented(value: &Value, indent: &str) -> String {
+    let mut out = String::new();
+    write_json_indented(&mut out, value, indent, 1);
+    out
+}
+
+/// How many bytes [`json_dumps_ascii_indented`] adds to
+/// [`json_dumps_ascii`] at most, for an indentation of `indent` bytes.
+pub(crate) fn json_indent_added(value: &Value, indent: usize) -> u64 {
+    fn added(value: &Value, indent: u64, level: u64) -> u64 {
+        let items: Box<dyn Iterator<Item = &Value>> = match value {
+            Value::Array(items) => Box::new(items.iter()),
+            Value::Object(map) => Box::new(map.values()),
+            _ => return 0,
+        };
+        // Each item: a newline and its indentation; the closing one too.
+        let line = |level: u64| indent.saturating_mul(level).saturating_add(1);
+        items.fold(line(level - 1), |sum, item| {
+            sum.saturating_add(line(level))
+                .saturating_add(added(item, indent, level + 1))
+        })
+    }
+    added(value, indent as u64, 1)
+}
+
+fn write_json_indented(out: &mut String, value: &Value, indent: &str, level: usize) {
+    let newline = |out: &mut String, level: usize| {
+        out.push('\n');
+        for _ in 0..level {
+            out.push_str(indent);
+        }
+    };
+    match value {
+        Value::Array(items) if !items.is_empty() => {
+            out.push('[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                newline(out, level);
+                write_json_indented(out, item, indent, level + 1);
+            }
+            newline(out, level - 1);
+            out.push(']');
+        }
+        Value::Object(map) if !map.is_empty() => {
+            out.push('{');
+            for (i, (key, item)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                newline(out, level);
+                write_json_str(out, key, true);
+                out.push_str(": ");
+                write_json_indented(out, item, indent, level + 1);
+            }
+            newline(out, level - 1);
+            out.push('}');
+        }
+        _ => write_json(out, value, true),
+    }
+}
+
 fn write_json(out: &mut String, value: &Value, ascii: bool) {
     match value {
         Value::Null => out.push_str("null"),

@@ -617,6 +617,19 @@ fn prompts() -> BoxedStrategy<Option<Prompts>> {
             Some(
                 "{{ [count] * 3 }} {{ items + items }} {{ count * topic }} {{ count // 2 }} {{ topic.k1 }}",
             ),
+            // Filters over whatever `count`, `items`, `topic` and `name`
+            // are (undefined too): Python's `int()`/`float()` with Jinja2's
+            // defaults, `tojson`'s indentation, `indent` and `replace` over
+            // values that are not strings, and Jinja2's UndefinedError where
+            // a filter computes with an undefined name.
+            Some(
+                "{{ topic|float }} {{ count|int }} {{ name|int(base=16) }} {{ items|tojson(indent=2) }} \
+                 {{ topic|replace('a', count) }} {{ count|abs }} {{ items|length }}",
+            ),
+            Some("{{ topic|indent(count) }}|{{ items|indent(2, true) }}|{{ name|round(count) }}"),
+            Some(
+                "{{ topic|wordwrap(count) }}|{{ name|truncate(count) }}|{{ items|tojson(count) }}",
+            ),
             // String literals with escapes Python's unicode-escape reads
             // and minijinja reads otherwise, and names Python lacks.
             Some(
@@ -649,6 +662,8 @@ fn prompts() -> BoxedStrategy<Option<Prompts>> {
             ),
             prop_oneof![
                 3 => prop::sample::select(&["French", "fusion", "ada", "abc", ""][..]).prop_map(Value::from),
+                1 => prop::sample::select(&[" 12 ", "1_000", "2.5", "0x1f", "inf", "a\r\nb\u{2028}c"][..])
+                    .prop_map(Value::from),
                 1 => Just(json!({"k1": 1, "k2": [2]})),
                 2 => odd_value(),
             ],

@@ -9,6 +9,7 @@ mod char_name;
 mod lexer;
 mod names;
 mod parser;
+mod undefined_filters;
 
 pub(super) use parser::{
     ADD_FUNCTION, ATTR_FUNCTION, COMPARE_FUNCTION, CONCAT_FUNCTION, DEFINED_FUNCTION,

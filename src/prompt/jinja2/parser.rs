@@ -7,6 +7,7 @@
 use super::SyntaxError;
 use super::lexer::Token;
 use super::names::{Ctx, Node};
+use super::undefined_filters;
 
 /// What the checks read of an expression node.
 #[derive(Debug, Clone)]
@@ -36,6 +37,20 @@ struct AttrSite {
 }
 
 impl Expr {
+    /// This expression without its node: what a guard
+    /// ([`Parser::guard_operand`]) reads of it.
+    fn site(&self) -> Expr {
+        Expr {
+            class: self.class,
+            line: self.line,
+            assignable: false,
+            text: self.text.clone(),
+            node: Node::Group(Vec::new()),
+            span: self.span,
+            attr: self.attr.clone(),
+        }
+    }
+
     fn new(class: &'static str, line: usize, children: Vec<Node>) -> Expr {
         Expr {
             class,
@@ -111,6 +126,9 @@ pub(super) struct Parser {
     /// `include ... without context` of its own (not in a macro, call
     /// block or block inside it).
     message_generators: Vec<bool>,
+    /// The arguments of the call, filter or test parsed last: each one's
+    /// keyword, if any, and its expression ([`Expr::site`]).
+    arguments: Vec<(Option<String>, Expr)>,
 }
 
 /// A change of the template's source (its newlines made `\n`): the
@@ -314,6 +332,7 @@ impl Parser {
             self_names: Vec::new(),
             assigns_self: false,
             message_generators: Vec::new(),
+            arguments: Vec::new(),
         })
     }
 
@@ -441,6 +460,27 @@ impl Parser {
     fn guard_operand(&mut self, expr: &Expr) {
         self.guard_name(expr);
         self.guard_attr(expr);
+    }
+
+    /// Makes the operand and the arguments of a filter that raises on an
+    /// undefined value ([`undefined_filters`]) go through a check
+    /// ([`Parser::guard_operand`]) where it raises.
+    fn guard_filter(
+        &mut self,
+        raising: &undefined_filters::Raising,
+        operand: Option<&Expr>,
+        arguments: &[(Option<String>, Expr)],
+    ) {
+        if let Some(operand) = operand.filter(|_| raising.operand) {
+            self.guard_operand(operand);
+        }
+        let mut position = 0;
+        for (keyword, argument) in arguments {
+            if raising.raises_in(position, keyword.as_deref()) {
+                self.guard_operand(argument);
+            }
+            position += usize::from(keyword.is_none());
+        }
     }
 
     /// Makes an attribute by a name go through [`ATTR_FUNCTION`].
@@ -1847,6 +1887,7 @@ impl Parser {
         let token = self.expect("lparen")?;
         let (mut args, mut kwargs) = (Vec::new(), Vec::new());
         let (mut dyn_args, mut dyn_kwargs): (Option<Node>, Option<Node>) = (None, None);
+        let mut sites = Vec::new();
         let mut require_comma = false;
         let ensure = |p: &Self, ok: bool| -> Parsed<()> {
             if ok {
@@ -1875,15 +1916,19 @@ impl Parser {
                 dyn_kwargs = Some(self.parse_expression(true)?.node);
             } else if self.kind() == "name" && self.look()?.kind == "assign" {
                 ensure(self, dyn_kwargs.is_none())?;
+                let keyword = self.next()?.value;
                 self.next()?;
-                self.next()?;
-                kwargs.push(self.parse_expression(true)?.node);
+                let value = self.parse_expression(true)?;
+                sites.push((Some(keyword), value.site()));
+                kwargs.push(value.node);
             } else {
                 ensure(
                     self,
                     dyn_args.is_none() && dyn_kwargs.is_none() && kwargs.is_empty(),
                 )?;
-                args.push(self.parse_expression(true)?.node);
+                let value = self.parse_expression(true)?;
+                sites.push((None, value.site()));
+                args.push(value.node);
             }
             require_comma = true;
         }
@@ -1891,6 +1936,7 @@ impl Parser {
         args.extend(kwargs);
         args.extend(dyn_args);
         args.extend(dyn_kwargs);
+        self.arguments = sites;
         Ok(args)
     }
 
@@ -1922,9 +1968,15 @@ impl Parser {
                 name.push('.');
                 name.push_str(&self.expect("name")?.value);
             }
+            let operand = node.as_ref().map(Expr::site);
             let mut children: Vec<Node> = node.take().map(|n| n.node).into_iter().collect();
+            let mut arguments = Vec::new();
             if self.kind() == "lparen" {
                 children.extend(self.parse_call_args()?);
+                arguments = std::mem::take(&mut self.arguments);
+            }
+            if let Some(raising) = undefined_filters::raising(&name) {
+                self.guard_filter(raising, operand.as_ref(), &arguments);
             }
             self.lookup(start, true, name, token.line);
             node = Some(Expr::new("Filter", token.line, children));
