@@ -34,7 +34,9 @@ def main() -> int:
     if first != second:
         problems.append("two runs gave different output")
     seen = set()
-    for line in first.splitlines():
+    for line in first.split("\n"):
+        if not line.strip():
+            continue
         outcome = json.loads(line)
         rel = Path(outcome["file"]).relative_to("selftest").as_posix()
         seen.add(rel)

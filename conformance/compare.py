@@ -96,7 +96,7 @@ def _run(name: str, argv: list[str], ok_codes: tuple[int, ...]) -> dict[str, dic
         # e.g. a usage error (clap and argparse exit 2): no outcome was printed at all.
         raise RunnerCrash(f"{name} exited with status {proc.returncode} and printed no outcome:\n{tail}")
     outcomes: dict[str, dict] = {}
-    for n, line in enumerate(proc.stdout.splitlines(), 1):
+    for n, line in enumerate(proc.stdout.split("\n"), 1):
         if not line.strip():
             continue
         try:

@@ -75,7 +75,7 @@ class Campaign:
         if proc.returncode not in RUST_OK_CODES or (proc.returncode and not proc.stdout.strip()):
             raise RunnerCrash(f"hookharness run exited with status {proc.returncode}:\n{proc.stderr[-2000:]}")
         outcomes = {}
-        for line in proc.stdout.splitlines():
+        for line in proc.stdout.split("\n"):
             if line.strip():
                 outcome = json.loads(line)
                 outcomes[_file_key(outcome["file"])] = outcome

@@ -110,7 +110,7 @@ def run_attached(path, objects, timeout=None, not_inherited=()):
 def read_outcomes(stdout):
     """file -> (outcome, its JSON line), from what `hookharness run --format json` printed."""
     found = {}
-    for line in stdout.decode("utf-8", "replace").splitlines():
+    for line in stdout.decode("utf-8", "replace").split("\n"):
         if not line.strip():
             continue
         try:
@@ -137,7 +137,7 @@ def report(line, path):
     text = done.stdout.decode("utf-8", "replace")
     # `explain --outcome` prints the timeline, a blank line, then the report,
     # whose first line is the status and the file.
-    lines = text.splitlines()
+    lines = text.split("\n")
     for index, line_text in enumerate(lines):
         if line_text.startswith(("FAIL ", "ERROR")) and shown(path) in line_text:
             return "\n".join(lines[index:])

@@ -36,6 +36,13 @@ def test_a_passing_and_a_failing_scenario(pytester, monkeypatch):
     assert "FAILED scenarios/steps.yaml::counts-steps" in text
 
 
+def test_an_outcome_holding_a_unicode_line_separator_is_read_whole(pytester, monkeypatch):
+    """JSON keeps U+2028 and U+2029 raw inside strings; Python's str.splitlines() ends a line there."""
+    separated = PASSES.replace("Hello.", '"Hello\u2028there\u2029."').replace("name: greets", "name: separated")
+    project(pytester, {"separated.yaml": separated})
+    run(pytester, monkeypatch).assert_outcomes(passed=2)
+
+
 def test_an_invalid_file_fails_with_the_loader_error(pytester, monkeypatch):
     project(pytester, {"nameless.yaml": INVALID})
     result = run(pytester, monkeypatch)
