@@ -490,6 +490,55 @@ ERROR_CASES += [
     ("{{ missing|round }}", {}),
 ]
 
+# Filters that read their arguments in Python's order (an undefined name raises where Python reads it),
+# truncate and wordwrap over values of every type, sort as Python's sorted compares.
+CASES += [
+    ("{{ ''|wordwrap(count) }}|{{ 'a b c d'|wordwrap(2.5) }}|{{ 'ab-cd ef'|wordwrap(3.5) }}|{{ 'abc def'|wordwrap(0.5) }}|"
+     "{{ 'hello\nworld foo bar'|wordwrap(7, wrapstring='|') }}|{{ s|wordwrap(5, false, '|') }}|"
+     "{{ s|truncate(5, leeway=0) }}|{{ s|truncate(5, leeway=none) }}|{{ s|truncate(4, end='', leeway=0) }}|"
+     "{{ 'ab cdefgh ij'|truncate(9, leeway=0) }}|{{ s|truncate(length=5, killwords=true, end='!', leeway=0) }}|"
+     "{{ x|truncate(9) }}|{{ [3, 1, 2]|sort(true) }}|{{ ['B', 'a', 'C']|sort }}|{{ ['B', 'a']|sort(false, true) }}|"
+     "{{ [2, 1.5, true]|sort }}|{{ [none, none]|sort }}|{{ [{'a': 2}, {'a': 1}]|sort(false, false, 'a') }}|"
+     "{{ [1, 2, 3]|max(false, none) }}|{{ x|unique(true)|list }}|{{ s|trim(none) }}",
+     {"s": "hello world", "x": [1, "a"]}),
+]
+
+ERROR_CASES += [
+    ("{{ topic|indent(count) }}", {}),
+    ("{{ 's'|wordwrap(count) }}", {}),
+    ("{{ 's'|wordwrap(5, wrapstring=count) }}", {}),
+    ("{{ 's'|wordwrap('ada') }}", {}),
+    ("{{ 's'|wordwrap(none) }}", {}),
+    ("{{ true|wordwrap(count) }}", {}),
+    ("{{ 's'|wordwrap(5, wrapstring=5) }}", {}),
+    ("{{ 's'|wordwrap(false) }}", {}),
+    ("{{ 'hello world'|wordwrap(2.5) }}", {}),
+    ("{{ [1]|truncate('ada') }}", {}),
+    ("{{ 's'|truncate(5, end=count) }}", {}),
+    ("{{ 's'|truncate(5, leeway=count) }}", {}),
+    ("{{ 'hello world'|truncate(2) }}", {}),
+    ("{{ 'hello world'|truncate(2.5) }}", {}),
+    ("{{ 'hello world'|truncate(3.5, leeway=0) }}", {}),
+    ("{{ 'hello world'|truncate(5, end=7) }}", {}),
+    ("{{ 'hello world'|truncate(4, end=[1], leeway=0) }}", {}),
+    ("{{ [1, 2]|truncate(0, end='', leeway=0) }}", {}),
+    ("{{ [1, 2]|truncate(0, true, end='', leeway=0) }}", {}),
+    ("{{ 5|truncate(3) }}", {}),
+    ("{{ 's'|truncate(5, leeway=-1) }}", {}),
+    ("{{ 's'|truncate(5, 1, 2, 3, 4) }}", {}),
+    ("{{ [1, 'a']|sort }}", {}),
+    ("{{ ['a', 1]|sort }}", {}),
+    ("{{ [3, 1, 2, none]|sort }}", {}),
+    ("{{ [1, 'a']|sort(reverse=true) }}", {}),
+    ("{{ [[1], ['a']]|sort }}", {}),
+    ("{{ [{'a': 1}, {'a': 2}]|sort }}", {}),
+    ("{{ [5, 4, 3, 'x', 1]|sort }}", {}),
+    ("{{ [{'a': 1}, {'a': none}]|sort(attribute='a') }}", {}),
+    ("{{ [{'a': 2}, {'c': 1}]|sort(attribute='a') }}", {}),
+    ("{{ [none, {'a': 1}]|sort(attribute='a') }}", {}),
+    ("{{ 's'|trim(5) }}", {}),
+]
+
 def render(template: str, variables: dict) -> str:
     builder = ChatPromptBuilder(template='{% message role="user" %}' + template + "{% endmessage %}",
                                 required_variables=None)

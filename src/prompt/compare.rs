@@ -34,6 +34,12 @@ pub(super) fn compare_chain(operands: Rest<JinjaValue>) -> Result<JinjaValue, Er
     Ok(JinjaValue::from(true))
 }
 
+/// Python's `left < right`, or its `TypeError` for values it does not
+/// order.
+pub(super) fn less(left: &JinjaValue, right: &JinjaValue) -> Result<bool, Error> {
+    holds("<", left, right)
+}
+
 /// Whether `left operator right` holds.
 fn holds(operator: &str, left: &JinjaValue, right: &JinjaValue) -> Result<bool, Error> {
     match operator {
@@ -62,6 +68,10 @@ fn compare(
     left: &JinjaValue,
     right: &JinjaValue,
 ) -> Result<Option<Ordering>, Error> {
+    // Jinja2's `Undefined` raises when ordered, inside a list too.
+    if left.is_undefined() || right.is_undefined() {
+        return Err(Error::from(ErrorKind::UndefinedError));
+    }
     if let (Some(a), Some(b)) = (number(left), number(right)) {
         return Ok(match (a, b) {
             (Number::Int(a), Number::Int(b)) => Some(a.cmp(&b)),

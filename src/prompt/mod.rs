@@ -50,6 +50,7 @@ mod compare;
 mod error;
 mod for_loops;
 mod jinja2;
+mod list_filters;
 mod markup;
 mod message_tag;
 mod number_filters;

@@ -10,6 +10,7 @@ use super::budget::{self, FUEL};
 use super::compare;
 use super::for_loops::ITERABLE_FILTER;
 use super::jinja2;
+use super::list_filters;
 use super::markup;
 use super::message_tag::{MESSAGE_FILTER, is_py_space};
 use super::number_filters;
@@ -62,8 +63,7 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
     env.set_unknown_method_callback(call_method);
     text_filters::add_to(&mut env);
     number_filters::add_to(&mut env);
-    env.add_filter("truncate", truncate);
-    env.add_filter("wordwrap", wordwrap);
+    list_filters::add_to(&mut env);
     env.add_filter("tojson", tojson);
     env.add_filter("center", center);
     // Jinja2's `string` is Python's `str()`; `join` and `pprint` print the
@@ -498,88 +498,6 @@ fn escape_sentinel(text: &str) -> String {
     }
     text.replace(&format!("<{TAG}"), &format!("&lt;{TAG}"))
         .replace(&format!("</{TAG}"), &format!("&lt;/{TAG}"))
-}
-
-/// Jinja2's `truncate(s, length=255, killwords=False, end='...', leeway=None)`,
-/// positional arguments included.
-fn truncate(
-    state: &mut minijinja::State,
-    value: &JinjaValue,
-    positional: Rest<JinjaValue>,
-    kwargs: Kwargs,
-) -> Result<JinjaValue, Error> {
-    const NAMES: [&str; 4] = ["length", "killwords", "end", "leeway"];
-    if positional.len() > NAMES.len() {
-        return Err(Error::new(
-            ErrorKind::TooManyArguments,
-            "truncate takes at most 4 arguments",
-        ));
-    }
-    let mut pairs: Vec<(&str, JinjaValue)> = Vec::new();
-    for (index, name) in NAMES.into_iter().enumerate() {
-        let keyword: Option<JinjaValue> = kwargs.get(name)?;
-        if let Some(value) = positional.get(index).cloned().or(keyword) {
-            pairs.push((name, value));
-        }
-    }
-    kwargs.assert_all_used()?;
-    minijinja_contrib::filters::truncate(state, value, Kwargs::from_iter(pairs))
-}
-
-/// Jinja2's `wordwrap(s, width=79, break_long_words=True, wrapstring=None,
-/// break_on_hyphens=True)`, positional arguments included. Each break
-/// writes `wrapstring`: the most it can build (a break after every
-/// character) is paid for first.
-fn wordwrap(
-    state: &minijinja::State,
-    value: &JinjaValue,
-    positional: Rest<JinjaValue>,
-    kwargs: Kwargs,
-) -> Result<JinjaValue, Error> {
-    const NAMES: [&str; 4] = [
-        "width",
-        "break_long_words",
-        "wrapstring",
-        "break_on_hyphens",
-    ];
-    if positional.len() > NAMES.len() {
-        return Err(haystack_error(format!(
-            "TypeError: do_wordwrap() takes from 2 to 6 positional arguments but {} were given",
-            positional.len() + 2
-        )));
-    }
-    let mut pairs: Vec<(&str, JinjaValue)> = Vec::new();
-    for (index, name) in NAMES.into_iter().enumerate() {
-        let keyword: Option<JinjaValue> = kwargs.get(name)?;
-        if let Some(value) = positional.get(index).cloned().or(keyword) {
-            pairs.push((name, value));
-        }
-    }
-    kwargs.assert_all_used()?;
-    let text = show::python_str(Some(state), value)?;
-    if let Some((_, width)) = pairs.iter_mut().find(|(name, _)| *name == "width") {
-        let n = match i128::try_from(width.clone()) {
-            Ok(n) => n,
-            // Python's `textwrap` compares a float width as it is.
-            Err(_) => f64::try_from(width.clone()).map_or(79, |f| f.ceil() as i128),
-        };
-        if n <= 0 {
-            return Err(haystack_error(format!(
-                "ValueError: invalid width {width} (must be > 0)"
-            )));
-        }
-        *width = JinjaValue::from(usize::try_from(n).unwrap_or(usize::MAX));
-    }
-    let wrapstring = pairs
-        .iter()
-        .find(|(name, _)| *name == "wrapstring")
-        .map_or(1, |(_, w)| w.as_str().map_or(1, str::len));
-    let breaks = text.chars().count();
-    budget::ensure_bytes(
-        state,
-        text.len().saturating_add(breaks.saturating_mul(wrapstring)),
-    )?;
-    minijinja_contrib::filters::wordwrap(&JinjaValue::from(text), Kwargs::from_iter(pairs))
 }
 
 /// Jinja2's `join`, once the value is known to print within the budget.

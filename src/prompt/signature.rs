@@ -2,7 +2,9 @@
 //! `TypeError` texts (`do_indent() got an unexpected keyword argument
 //! 'foo'`), for the filters the harness writes as Jinja2 does.
 
+use super::jinja2::HINTS_KEYWORD;
 use super::pystr::type_error;
+use super::render::haystack_error;
 use minijinja::Error;
 use minijinja::value::{Kwargs, Value as JinjaValue};
 
@@ -44,7 +46,7 @@ impl Signature {
         }
         let mut bound: Vec<Option<JinjaValue>> = positional.iter().cloned().map(Some).collect();
         bound.resize(self.parameters.len(), None);
-        for name in kwargs.args() {
+        for name in kwargs.args().filter(|name| *name != HINTS_KEYWORD) {
             let Some(index) = self.parameters.iter().position(|p| *p == name) else {
                 return Err(type_error(format!(
                     "{function}() got an unexpected keyword argument '{name}'"
@@ -71,6 +73,35 @@ impl Signature {
             )));
         }
         Ok(bound)
+    }
+}
+
+/// The names a filter's undefined operand and arguments had in the
+/// template, as the parser hands them on ([`HINTS_KEYWORD`]): the filter
+/// raises Jinja2's `UndefinedError` with one when Python reads the value.
+pub(super) struct Hints(Option<JinjaValue>);
+
+impl Hints {
+    /// The hints a call carries (none when the template named nothing).
+    pub(super) fn take(kwargs: &Kwargs) -> Result<Hints, Error> {
+        Ok(Hints(kwargs.get::<Option<JinjaValue>>(HINTS_KEYWORD)?))
+    }
+
+    /// Jinja2's `UndefinedError` when `value`, given for `parameter` (`""`
+    /// for the operand), is undefined and was a name in the template.
+    pub(super) fn check(&self, parameter: &str, value: Option<&JinjaValue>) -> Result<(), Error> {
+        if !value.is_some_and(JinjaValue::is_undefined) {
+            return Ok(());
+        }
+        let hint = self
+            .0
+            .as_ref()
+            .and_then(|hints| hints.get_item(&JinjaValue::from(parameter)).ok())
+            .filter(|hint| !hint.is_undefined());
+        match hint {
+            Some(hint) => Err(haystack_error(format!("UndefinedError: {hint}"))),
+            None => Ok(()),
+        }
     }
 }
 

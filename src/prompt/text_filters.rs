@@ -19,7 +19,7 @@ use super::pystr::{self, type_error};
 use super::pystr_builtin;
 use super::render::haystack_error;
 use super::show;
-use super::signature::Signature;
+use super::signature::{Hints, Signature};
 use minijinja::value::{Kwargs, Rest, Value as JinjaValue, ValueKind};
 use minijinja::{Environment, Error, State};
 
@@ -28,6 +28,29 @@ const INDENT: Signature = Signature {
     function: "do_indent",
     leading: 1,
     parameters: &["width", "first", "blank"],
+    required: 0,
+};
+
+/// Jinja2's `do_truncate(env, s, length=255, killwords=False, end='...',
+/// leeway=None)`.
+const TRUNCATE: Signature = Signature {
+    function: "do_truncate",
+    leading: 2,
+    parameters: &["length", "killwords", "end", "leeway"],
+    required: 0,
+};
+
+/// Jinja2's `do_wordwrap(environment, s, width=79, break_long_words=True,
+/// wrapstring=None, break_on_hyphens=True)`.
+const WORDWRAP: Signature = Signature {
+    function: "do_wordwrap",
+    leading: 2,
+    parameters: &[
+        "width",
+        "break_long_words",
+        "wrapstring",
+        "break_on_hyphens",
+    ],
     required: 0,
 };
 
@@ -64,6 +87,8 @@ pub(super) fn add_to(env: &mut Environment<'static>) {
     );
     env.add_filter("indent", indent);
     env.add_filter("replace", replace);
+    env.add_filter("truncate", truncate);
+    env.add_filter("wordwrap", wordwrap);
 }
 
 /// Jinja2's `indent`: each line after the first (and the first too with
@@ -75,12 +100,16 @@ fn indent(
     positional: Rest<JinjaValue>,
     kwargs: Kwargs,
 ) -> Result<JinjaValue, Error> {
+    let hints = Hints::take(&kwargs)?;
     let mut bound = INDENT.bind(&positional, &kwargs)?.into_iter();
     let (width, first, blank) = (
         bound.next().flatten(),
         bound.next().flatten(),
         bound.next().flatten(),
     );
+    // `" " * width` first, then `s += "\n"`.
+    hints.check("width", width.as_ref())?;
+    hints.check("", Some(&value))?;
     let indention = match width {
         None => "    ".to_owned(),
         Some(width) if width.kind() == ValueKind::String => {
@@ -206,7 +235,252 @@ fn wrap(env: &mut Environment<'static>, name: &'static str, filter: JinjaValue) 
                     *value = JinjaValue::from(show::python_str(Some(&*state), value)?);
                 }
             }
+            // `trim(chars)` is Python's `str.strip(chars)`.
+            let chars = args.get(1).filter(|_| name == "trim");
+            if chars.is_some_and(|c| c.kind() != ValueKind::String && !c.is_none()) {
+                return Err(type_error("strip arg must be None or str".to_owned()));
+            }
             filter.call(state, &args)
         },
     );
+}
+
+/// Jinja2's `truncate`: `s` whole when it is at most `length + leeway`
+/// long, else cut to `length - len(end)` (at the last space before it,
+/// unless `killwords`) and `end` added, with Python's errors for values it
+/// cannot compare, measure, cut or add, in the order Python meets them.
+fn truncate(
+    state: &State,
+    value: JinjaValue,
+    positional: Rest<JinjaValue>,
+    kwargs: Kwargs,
+) -> Result<JinjaValue, Error> {
+    let hints = Hints::take(&kwargs)?;
+    let mut bound = TRUNCATE.bind(&positional, &kwargs)?.into_iter();
+    let length = bound.next().flatten().unwrap_or(JinjaValue::from(255));
+    let killwords = bound.next().flatten().is_some_and(|k| k.is_true());
+    let end = bound.next().flatten().unwrap_or(JinjaValue::from("..."));
+    let leeway = bound
+        .next()
+        .flatten()
+        .filter(|l| !l.is_none())
+        .unwrap_or(JinjaValue::from(5));
+    // `assert length >= len(end)`, `assert leeway >= 0`.
+    hints.check("length", Some(&length))?;
+    hints.check("end", Some(&end))?;
+    let end_len = py_len(&end)?;
+    let length_n = compared(&length, ">=")?;
+    if length_n < end_len as f64 {
+        return Err(haystack_error(format!(
+            "AssertionError: expected length >= {end_len}, got {}",
+            show::python_str(Some(state), &length)?
+        )));
+    }
+    hints.check("leeway", Some(&leeway))?;
+    if compared(&leeway, ">=")? < 0.0 {
+        return Err(haystack_error(format!(
+            "AssertionError: expected leeway >= 0, got {}",
+            show::python_str(Some(state), &leeway)?
+        )));
+    }
+    // `if len(s) <= length + leeway: return s`.
+    let leeway_n = compared(&leeway, ">=")?;
+    if py_len(&value)? as f64 <= length_n + leeway_n {
+        return Ok(value);
+    }
+    let stop = length_n - end_len as f64;
+    if length.kind() != ValueKind::Number && length.kind() != ValueKind::Bool
+        || !length.is_integer() && length.kind() == ValueKind::Number
+    {
+        return Err(type_error(
+            "slice indices must be integers or None or have an __index__ method".to_owned(),
+        ));
+    }
+    let Some(text) = value.as_str().filter(|_| value.kind() == ValueKind::String) else {
+        let kind = pystr::python_type(&value);
+        return Err(if killwords {
+            type_error(format!(
+                "can only concatenate {kind} (not \"{}\") to {kind}",
+                pystr::python_type(&end)
+            ))
+        } else {
+            haystack_error(format!(
+                "AttributeError: '{kind}' object has no attribute 'rsplit'"
+            ))
+        });
+    };
+    let Some(end_text) = end.as_str().filter(|_| end.kind() == ValueKind::String) else {
+        return Err(type_error(format!(
+            "can only concatenate str (not \"{}\") to str",
+            pystr::python_type(&end)
+        )));
+    };
+    let chars = text.chars().count() as i64;
+    let stop = stop as i64;
+    let stop = if stop < 0 {
+        (chars + stop).max(0)
+    } else {
+        stop.min(chars)
+    };
+    let cut: String = text.chars().take(stop as usize).collect();
+    let kept = if killwords {
+        cut.as_str()
+    } else {
+        cut.rsplit_once(' ').map_or(cut.as_str(), |(head, _)| head)
+    };
+    let out = format!("{kept}{end_text}");
+    Ok(if value.is_safe() {
+        JinjaValue::from_safe_string(out)
+    } else {
+        JinjaValue::from(out)
+    })
+}
+
+/// Python's `len(value)`: `TypeError` for a value without a length (an
+/// undefined one is 0, as Jinja2's `Undefined` says).
+fn py_len(value: &JinjaValue) -> Result<usize, Error> {
+    if value.is_undefined() {
+        return Ok(0);
+    }
+    match value.kind() {
+        ValueKind::String => Ok(value.as_str().unwrap_or_default().chars().count()),
+        ValueKind::Seq | ValueKind::Map | ValueKind::Bytes => {
+            value.len().ok_or_else(|| no_len(value))
+        }
+        _ => Err(no_len(value)),
+    }
+}
+
+fn no_len(value: &JinjaValue) -> Error {
+    type_error(format!(
+        "object of type '{}' has no len()",
+        pystr::python_type(value)
+    ))
+}
+
+/// A number Python compares with an int by `operator`, or its `TypeError`.
+fn compared(value: &JinjaValue, operator: &str) -> Result<f64, Error> {
+    match value.kind() {
+        ValueKind::Bool => Ok(if value.is_true() { 1.0 } else { 0.0 }),
+        ValueKind::Number => f64::try_from(value.clone())
+            .map_err(|e| Error::new(minijinja::ErrorKind::InvalidOperation, e.to_string())),
+        _ => Err(type_error(format!(
+            "'{operator}' not supported between instances of '{}' and 'int'",
+            pystr::python_type(value)
+        ))),
+    }
+}
+
+/// Jinja2's `wordwrap`: each of the value's lines wrapped at `width` as
+/// Python's `textwrap` wraps, joined by `wrapstring` (a newline by
+/// default), with Python's errors for a value that is not a string or a
+/// width that is not a number, in the order Python meets them. Each break
+/// writes `wrapstring`: the most it can build (a break after every
+/// character) is paid for first.
+fn wordwrap(
+    state: &State,
+    value: JinjaValue,
+    positional: Rest<JinjaValue>,
+    kwargs: Kwargs,
+) -> Result<JinjaValue, Error> {
+    let hints = Hints::take(&kwargs)?;
+    let mut bound = WORDWRAP.bind(&positional, &kwargs)?.into_iter();
+    let (width, break_long_words, wrapstring, break_on_hyphens) = (
+        bound.next().flatten(),
+        bound.next().flatten(),
+        bound.next().flatten(),
+        bound.next().flatten(),
+    );
+    // `wrapstring.join(...)`, then `s.splitlines()`, then each line's
+    // `textwrap.wrap(line, width=width, ...)`.
+    let wrapstring = wrapstring.filter(|w| !w.is_none());
+    hints.check("wrapstring", wrapstring.as_ref())?;
+    if let Some(w) = wrapstring
+        .as_ref()
+        .filter(|w| w.kind() != ValueKind::String)
+    {
+        return Err(no_attribute(w, "join"));
+    }
+    if value.kind() != ValueKind::String {
+        return Err(no_attribute(&value, "splitlines"));
+    }
+    let text = value.as_str().unwrap_or_default();
+    if pystr_builtin::split_lines(text, false).is_empty() {
+        return Ok(JinjaValue::from(""));
+    }
+    hints.check("width", width.as_ref())?;
+    let mut pairs: Vec<(&str, JinjaValue)> = Vec::new();
+    if let Some(width) = width {
+        let n = compared(&width, "<=")?;
+        if n <= 0.0 {
+            return Err(haystack_error(format!(
+                "ValueError: invalid width {} (must be > 0)",
+                show::python_str(Some(state), &width)?
+            )));
+        }
+        let float = width.kind() == ValueKind::Number && !width.is_integer();
+        let breaks_words = break_long_words.as_ref().is_none_or(JinjaValue::is_true);
+        let hyphens = break_on_hyphens.as_ref().is_none_or(JinjaValue::is_true);
+        if float && n >= 1.0 && breaks_words && longest_chunk(text, hyphens) as f64 > n {
+            // `textwrap` cuts a word longer than the width at `width - n`,
+            // a float: Python's slice refuses it.
+            return Err(type_error(
+                "slice indices must be integers or None or have an __index__ method".to_owned(),
+            ));
+        }
+        // Python's `textwrap` compares lengths, integers, with the width
+        // as it is: at most its floor fits (and a width below 1 takes one
+        // character a line).
+        pairs.push((
+            "width",
+            JinjaValue::from(n.floor().clamp(1.0, usize::MAX as f64) as usize),
+        ));
+    }
+    let joiner = wrapstring
+        .as_ref()
+        .and_then(|w| w.as_str())
+        .map_or(1, str::len);
+    if let Some(w) = wrapstring {
+        pairs.push(("wrapstring", w));
+    }
+    if let Some(b) = break_long_words {
+        pairs.push(("break_long_words", b));
+    }
+    if let Some(b) = break_on_hyphens {
+        pairs.push(("break_on_hyphens", b));
+    }
+    let breaks = text.chars().count();
+    budget::ensure_bytes(
+        state,
+        text.len().saturating_add(breaks.saturating_mul(joiner)),
+    )?;
+    minijinja_contrib::filters::wordwrap(&JinjaValue::from(text), Kwargs::from_iter(pairs))
+}
+
+/// The longest chunk `textwrap` splits `text` into: a run of characters
+/// other than whitespace, cut after each hyphen when `hyphens`.
+fn longest_chunk(text: &str, hyphens: bool) -> usize {
+    text.split(char::is_whitespace)
+        .flat_map(|word| {
+            let pieces: Vec<&str> = if hyphens {
+                word.split_inclusive('-').collect()
+            } else {
+                vec![word]
+            };
+            pieces
+        })
+        .map(|piece| piece.chars().count())
+        .max()
+        .unwrap_or(0)
+}
+
+/// Python's `AttributeError` for a value's missing method.
+fn no_attribute(value: &JinjaValue, method: &str) -> Error {
+    let kind = match value.kind() {
+        ValueKind::Undefined => "Undefined",
+        _ => pystr::python_type(value),
+    };
+    haystack_error(format!(
+        "AttributeError: '{kind}' object has no attribute '{method}'"
+    ))
 }

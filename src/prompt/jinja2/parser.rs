@@ -64,6 +64,14 @@ impl Expr {
     }
 }
 
+/// Where a filter's call ends in the source: right after its name when it
+/// is written without parentheses, at its closing parenthesis otherwise.
+#[derive(Debug, Clone, Copy)]
+enum Call {
+    Bare(usize),
+    Closing(usize),
+}
+
 /// Whether an assignment target names `self`.
 fn names_self(node: &Node) -> bool {
     match node {
@@ -129,6 +137,9 @@ pub(super) struct Parser {
     /// The arguments of the call, filter or test parsed last: each one's
     /// keyword, if any, and its expression ([`Expr::site`]).
     arguments: Vec<(Option<String>, Expr)>,
+    /// Where the closing parenthesis of that call sits (`None` when it
+    /// passes `*args` or `**kwargs`, after which nothing may be added).
+    call_end: Option<usize>,
 }
 
 /// A change of the template's source (its newlines made `\n`): the
@@ -174,6 +185,11 @@ pub(crate) const DEFINED_FUNCTION: &str = "__py_defined";
 /// [`DEFINED_FUNCTION`] checks a name): `UndefinedError` naming the
 /// object's type and the attribute when the object lacks it.
 pub(crate) const ATTR_FUNCTION: &str = "__py_attr";
+
+/// The keyword argument naming, to a filter that raises on an undefined
+/// value where Python reads it, the names its operand and arguments were
+/// (`{"width": "'count' is undefined"}`; `""` is the operand).
+pub(crate) const HINTS_KEYWORD: &str = "__py_hints";
 
 /// The function a comparison with `<`, `<=`, `>` or `>=` becomes, when
 /// its operators are these, `==` and `!=` (`a < b == c` is
@@ -333,6 +349,7 @@ impl Parser {
             assigns_self: false,
             message_generators: Vec::new(),
             arguments: Vec::new(),
+            call_end: None,
         })
     }
 
@@ -463,24 +480,59 @@ impl Parser {
     }
 
     /// Makes the operand and the arguments of a filter that raises on an
-    /// undefined value ([`undefined_filters`]) go through a check
-    /// ([`Parser::guard_operand`]) where it raises.
+    /// undefined value ([`undefined_filters`]) raise where Jinja2 does: an
+    /// operand the filter computes with first goes through a check
+    /// ([`Parser::guard_operand`]); an argument, or an operand the filter
+    /// reads after its arguments, that is a name is named to the filter in
+    /// its hints ([`HINTS_KEYWORD`]), for the filter to raise when Python
+    /// reads it; an attribute by a name goes through its check.
     fn guard_filter(
         &mut self,
         raising: &undefined_filters::Raising,
         operand: Option<&Expr>,
         arguments: &[(Option<String>, Expr)],
+        call: Option<Call>,
     ) {
-        if let Some(operand) = operand.filter(|_| raising.operand) {
-            self.guard_operand(operand);
+        let mut hints: Vec<(&str, String)> = Vec::new();
+        let mut hint = |parser: &mut Self, parameter: &'static str, expr: &Expr| match (
+            expr.class, &expr.text,
+        ) {
+            ("Name", Some(name)) if name != "self" && call.is_some() => {
+                hints.push((parameter, format!("'{name}' is undefined")));
+            }
+            _ => parser.guard_operand(expr),
+        };
+        match (operand, raising.operand) {
+            (Some(operand), undefined_filters::Operand::Checked) => self.guard_operand(operand),
+            (Some(operand), undefined_filters::Operand::Hinted) => hint(self, "", operand),
+            _ => {}
         }
         let mut position = 0;
         for (keyword, argument) in arguments {
-            if raising.raises_in(position, keyword.as_deref()) {
-                self.guard_operand(argument);
+            if let Some(parameter) = raising.parameter(position, keyword.as_deref()) {
+                hint(self, parameter, argument);
             }
             position += usize::from(keyword.is_none());
         }
+        let (Some(call), false) = (call, hints.is_empty()) else {
+            return;
+        };
+        let entries: Vec<String> = hints
+            .iter()
+            .map(|(parameter, text)| format!("\"{parameter}\": \"{text}\""))
+            .collect();
+        let hints = format!("{HINTS_KEYWORD}={{{}}}", entries.join(", "));
+        let (at, text) = match call {
+            Call::Bare(at) => (at, format!("({hints})")),
+            Call::Closing(at) if arguments.is_empty() => (at, hints),
+            Call::Closing(at) => (at, format!(", {hints}")),
+        };
+        self.edits.push(Edit {
+            start: at,
+            end: at,
+            text,
+            closing: false,
+        });
     }
 
     /// Makes an attribute by a name go through [`ATTR_FUNCTION`].
@@ -1932,11 +1984,13 @@ impl Parser {
             }
             require_comma = true;
         }
-        self.expect("rparen")?;
+        let closing = self.expect("rparen")?;
+        let dynamic = dyn_args.is_some() || dyn_kwargs.is_some();
         args.extend(kwargs);
         args.extend(dyn_args);
         args.extend(dyn_kwargs);
         self.arguments = sites;
+        self.call_end = (!dynamic).then_some(closing.span.0);
         Ok(args)
     }
 
@@ -1963,20 +2017,25 @@ impl Parser {
             }
             let token = self.expect("name")?;
             let mut name = token.value;
+            let mut name_end = token.span.1;
             while self.kind() == "dot" {
                 self.next()?;
                 name.push('.');
-                name.push_str(&self.expect("name")?.value);
+                let part = self.expect("name")?;
+                name_end = part.span.1;
+                name.push_str(&part.value);
             }
             let operand = node.as_ref().map(Expr::site);
             let mut children: Vec<Node> = node.take().map(|n| n.node).into_iter().collect();
             let mut arguments = Vec::new();
+            let mut call = Some(Call::Bare(name_end));
             if self.kind() == "lparen" {
                 children.extend(self.parse_call_args()?);
                 arguments = std::mem::take(&mut self.arguments);
+                call = self.call_end.map(Call::Closing);
             }
             if let Some(raising) = undefined_filters::raising(&name) {
-                self.guard_filter(raising, operand.as_ref(), &arguments);
+                self.guard_filter(raising, operand.as_ref(), &arguments, call);
             }
             self.lookup(start, true, name, token.line);
             node = Some(Expr::new("Filter", token.line, children));

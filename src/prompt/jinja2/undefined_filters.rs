@@ -2,71 +2,85 @@
 //!
 //! Jinja2's `Undefined` prints as nothing and iterates as empty, so most
 //! filters pass it through; a filter that computes with it (`int` calls
-//! `int(value)`, `indent` adds a newline to it, `truncate` adds to its
-//! length) raises `UndefinedError` naming the variable. The parser makes
-//! such an operand or argument, when it is a name or an attribute by a
-//! name, go through the harness's check ([`super::DEFINED_FUNCTION`],
+//! `int(value)`, `indent` repeats a space `width` times, `truncate`
+//! compares its length) raises `UndefinedError` naming the variable. The
+//! parser makes such an operand, when the filter reads it first, go through
+//! the harness's check ([`super::DEFINED_FUNCTION`],
 //! [`super::ATTR_FUNCTION`]), which raises the same error with the same
-//! text. Each entry was read from Jinja2 3.1's filters and checked against
+//! text; a name the filter reads later (an argument, `indent`'s operand) is
+//! named to the filter ([`super::HINTS_KEYWORD`]), which raises when Python
+//! would. Each entry was read from Jinja2 3.1's filters and checked against
 //! Haystack (`conformance/make_prompt_fixtures.py`).
+
+/// How a filter reads an undefined operand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Operand {
+    /// It does not raise on it.
+    Passed,
+    /// It raises before anything else: checked before the filter runs.
+    Checked,
+    /// It raises after reading some arguments: named to the filter.
+    Hinted,
+}
 
 /// A filter that raises on an undefined operand or argument.
 pub(super) struct Raising {
     /// The filter's name.
     pub(super) filter: &'static str,
-    /// Whether an undefined operand (the value filtered) raises.
-    pub(super) operand: bool,
-    /// The arguments an undefined value raises in, by their names in the
-    /// order the filter takes them positionally.
-    pub(super) arguments: &'static [&'static str],
+    /// How it reads an undefined operand (the value filtered).
+    pub(super) operand: Operand,
+    /// Its parameters, in the order it takes them positionally, an
+    /// undefined value of which raises when the filter reads it (`""` for
+    /// one that does not).
+    pub(super) parameters: &'static [&'static str],
 }
 
 /// The filters that raise, by name.
 const RAISING: &[Raising] = &[
     Raising {
         filter: "attr",
-        operand: true,
-        arguments: &[],
+        operand: Operand::Checked,
+        parameters: &[],
     },
     Raising {
         filter: "dictsort",
-        operand: true,
-        arguments: &[],
+        operand: Operand::Checked,
+        parameters: &[],
     },
     Raising {
         filter: "filesizeformat",
-        operand: true,
-        arguments: &[],
+        operand: Operand::Checked,
+        parameters: &[],
     },
     Raising {
         filter: "float",
-        operand: true,
-        arguments: &[],
+        operand: Operand::Checked,
+        parameters: &[],
     },
     Raising {
         filter: "int",
-        operand: true,
-        arguments: &[],
+        operand: Operand::Checked,
+        parameters: &[],
     },
     Raising {
         filter: "indent",
-        operand: true,
-        arguments: &["width"],
+        operand: Operand::Hinted,
+        parameters: &["width"],
     },
     Raising {
         filter: "wordwrap",
-        operand: true,
-        arguments: &["width", "", "wrapstring"],
+        operand: Operand::Checked,
+        parameters: &["width", "", "wrapstring"],
     },
     Raising {
         filter: "xmlattr",
-        operand: true,
-        arguments: &[],
+        operand: Operand::Checked,
+        parameters: &[],
     },
     Raising {
         filter: "truncate",
-        operand: false,
-        arguments: &["length", "", "", "leeway"],
+        operand: Operand::Passed,
+        parameters: &["length", "", "end", "leeway"],
     },
 ];
 
@@ -76,15 +90,14 @@ pub(super) fn raising(filter: &str) -> Option<&'static Raising> {
 }
 
 impl Raising {
-    /// Whether the argument at `position` (counting positional arguments),
-    /// or given by `keyword`, raises when undefined.
-    pub(super) fn raises_in(&self, position: usize, keyword: Option<&str>) -> bool {
-        match keyword {
-            Some(keyword) => self.arguments.contains(&keyword),
-            None => self
-                .arguments
-                .get(position)
-                .is_some_and(|name| !name.is_empty()),
-        }
+    /// The parameter the argument at `position` (counting positional
+    /// arguments), or given by `keyword`, is, when an undefined value of it
+    /// raises.
+    pub(super) fn parameter(&self, position: usize, keyword: Option<&str>) -> Option<&'static str> {
+        let found = match keyword {
+            Some(keyword) => self.parameters.iter().find(|name| **name == keyword),
+            None => self.parameters.get(position),
+        };
+        found.copied().filter(|name| !name.is_empty())
     }
 }

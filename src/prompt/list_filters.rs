@@ -1,0 +1,217 @@
+//! Jinja2's `sort`, `unique`, `min` and `max` with their positional
+//! arguments (`items|sort(true)` is `reverse=True`), which minijinja's take
+//! only by keyword: the arguments are bound as Python binds them
+//! ([`Signature`]) and handed to minijinja's filter by name. `sort` first
+//! compares its keys as Python's `sorted` does
+//! ([`python_sort_check`]): minijinja orders any two values, Python raises
+//! `TypeError` for a list of a number and a string.
+
+use super::compare;
+use super::pystr;
+use super::render::haystack_error;
+use super::signature::Signature;
+use minijinja::value::{Kwargs, Rest, Value as JinjaValue, ValueKind};
+use minijinja::{Environment, Error, ErrorKind, State};
+
+/// `do_sort(environment, value, reverse=False, case_sensitive=False,
+/// attribute=None)`.
+const SORT: Signature = Signature {
+    function: "do_sort",
+    leading: 2,
+    parameters: &["reverse", "case_sensitive", "attribute"],
+    required: 0,
+};
+
+/// `do_unique(environment, value, case_sensitive=False, attribute=None)`.
+const UNIQUE: Signature = Signature {
+    function: "sync_do_unique",
+    leading: 2,
+    parameters: &["case_sensitive", "attribute"],
+    required: 0,
+};
+
+/// `do_min(environment, value, case_sensitive=False, attribute=None)`.
+const MIN: Signature = Signature {
+    function: "do_min",
+    leading: 2,
+    parameters: &["case_sensitive", "attribute"],
+    required: 0,
+};
+
+/// `do_max(environment, value, case_sensitive=False, attribute=None)`.
+const MAX: Signature = Signature {
+    function: "do_max",
+    leading: 2,
+    parameters: &["case_sensitive", "attribute"],
+    required: 0,
+};
+
+/// A filter of minijinja's that takes its arguments by keyword.
+type Filter = fn(&State, JinjaValue, Kwargs) -> Result<JinjaValue, Error>;
+
+/// Registers the filters of this module over minijinja's own.
+pub(super) fn add_to(env: &mut Environment<'static>) {
+    bound(env, "sort", &SORT, sort);
+    bound(env, "unique", &UNIQUE, minijinja::filters::unique);
+    bound(env, "min", &MIN, minijinja::filters::min);
+    bound(env, "max", &MAX, minijinja::filters::max);
+}
+
+/// `name` as `filter` over its arguments bound by `signature`. A `None`
+/// argument is left out, as the filter's default (all of these defaults
+/// are `None` or false).
+fn bound(
+    env: &mut Environment<'static>,
+    name: &'static str,
+    signature: &'static Signature,
+    filter: Filter,
+) {
+    env.add_filter(
+        name,
+        move |state: &State, value: JinjaValue, positional: Rest<JinjaValue>, kwargs: Kwargs| {
+            let bound = signature.bind(&positional, &kwargs)?;
+            let pairs: Vec<(&str, JinjaValue)> = signature
+                .parameters
+                .iter()
+                .zip(bound)
+                .filter_map(|(name, value)| value.filter(|v| !v.is_none()).map(|v| (*name, v)))
+                .collect();
+            filter(state, value, Kwargs::from_iter(pairs))
+        },
+    );
+}
+
+/// Jinja2's `sort`: Python's `TypeError` for keys it does not order, else
+/// minijinja's sort (stable, case-insensitive unless asked, as Jinja2's).
+fn sort(state: &State, value: JinjaValue, kwargs: Kwargs) -> Result<JinjaValue, Error> {
+    let reverse = kwargs.get::<Option<JinjaValue>>("reverse")?;
+    let case_sensitive = kwargs.get::<Option<JinjaValue>>("case_sensitive")?;
+    let attribute = kwargs.get::<Option<JinjaValue>>("attribute")?;
+    let listed = matches!(value.kind(), ValueKind::Seq | ValueKind::Iterable);
+    let paths = attribute_paths(attribute.as_ref());
+    if let (true, Some(paths)) = (listed, paths) {
+        // Jinja2's key is the list of the item's attributes (the item
+        // itself without one), each lowercased when a string and the sort
+        // is not case-sensitive.
+        let folds = !case_sensitive.as_ref().is_some_and(JinjaValue::is_true);
+        let mut keys = Vec::new();
+        // What Jinja2's `Undefined` for a missing attribute says when the
+        // sort compares it.
+        let mut missing: Option<String> = None;
+        for item in value.try_iter()? {
+            let mut key = Vec::new();
+            for path in &paths {
+                let mut part = item.clone();
+                for name in path {
+                    let owner = part;
+                    part = owner.get_attr(name).unwrap_or_default();
+                    if part.is_undefined() && !owner.is_undefined() && missing.is_none() {
+                        let owner = match pystr::python_type(&owner) {
+                            "NoneType" => "None".to_owned(),
+                            kind => format!("{kind} object"),
+                        };
+                        missing = Some(format!("'{owner}' has no attribute '{name}'"));
+                    }
+                }
+                key.push(
+                    match part
+                        .as_str()
+                        .filter(|_| folds && part.kind() == ValueKind::String)
+                    {
+                        Some(text) => JinjaValue::from(text.to_lowercase()),
+                        None => part,
+                    },
+                );
+            }
+            keys.push(JinjaValue::from(key));
+        }
+        if reverse.as_ref().is_some_and(JinjaValue::is_true) {
+            keys.reverse();
+        }
+        python_sort_check(&keys).map_err(|error| match (&missing, error.kind()) {
+            (Some(hint), ErrorKind::UndefinedError) => {
+                haystack_error(format!("UndefinedError: {hint}"))
+            }
+            _ => error,
+        })?;
+    }
+    let pairs = [
+        ("reverse", reverse),
+        ("case_sensitive", case_sensitive),
+        ("attribute", attribute),
+    ];
+    let given = pairs
+        .into_iter()
+        .filter_map(|(name, value)| value.map(|v| (name, v)));
+    minijinja::filters::sort(state, value, Kwargs::from_iter(given))
+}
+
+/// The attribute paths of a sort's key (`"a.b,c"` is `[[a, b], [c]]`; no
+/// attribute is one empty path), or `None` for an attribute this does not
+/// read (an integer index).
+fn attribute_paths(attribute: Option<&JinjaValue>) -> Option<Vec<Vec<String>>> {
+    let Some(attribute) = attribute.filter(|a| !a.is_none()) else {
+        return Some(vec![Vec::new()]);
+    };
+    let text = attribute
+        .as_str()
+        .filter(|_| attribute.kind() == ValueKind::String)?;
+    let paths: Vec<Vec<String>> = text
+        .split(',')
+        .map(|path| path.split('.').map(str::to_owned).collect())
+        .collect();
+    let plain = paths
+        .iter()
+        .flatten()
+        .all(|name| !name.is_empty() && !name.bytes().all(|b| b.is_ascii_digit()));
+    plain.then_some(paths)
+}
+
+/// The comparisons CPython's `list.sort` makes on a short list (a run
+/// counted from the start, then a binary insertion of each item after it),
+/// so that keys it cannot order fail with its `TypeError`, naming the same
+/// two types in the same order. A list of 64 items or more (merged by
+/// CPython in an order this does not follow) is checked by inserting each
+/// item the same way, which meets an unordered pair if there is one.
+fn python_sort_check(keys: &[JinjaValue]) -> Result<(), Error> {
+    let n = keys.len();
+    if n < 2 {
+        return Ok(());
+    }
+    if n >= 64 {
+        // Python's sort must order some pair across two kinds of keys that
+        // do not order; it names the pair it meets first, which may differ.
+        for pair in keys.windows(2) {
+            compare::less(&pair[1], &pair[0])?;
+        }
+        return Ok(());
+    }
+    let mut items: Vec<&JinjaValue> = keys.iter().collect();
+    // count_run
+    let mut run = 2;
+    if compare::less(items[1], items[0])? {
+        while run < n && compare::less(items[run], items[run - 1])? {
+            run += 1;
+        }
+        items[..run].reverse();
+    } else {
+        while run < n && !compare::less(items[run], items[run - 1])? {
+            run += 1;
+        }
+    }
+    // binarysort from the end of the run
+    for start in run..n {
+        let pivot = items[start];
+        let (mut low, mut high) = (0, start);
+        while low < high {
+            let middle = low + (high - low) / 2;
+            if compare::less(pivot, items[middle])? {
+                high = middle;
+            } else {
+                low = middle + 1;
+            }
+        }
+        items[low..=start].rotate_right(1);
+    }
+    Ok(())
+}
