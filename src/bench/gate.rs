@@ -36,7 +36,7 @@ use super::{StepBench, StepKind};
 use crate::HookPoint;
 use crate::RunOptions;
 use crate::hook::Hook;
-use crate::outcome::TraceRecorder;
+use crate::outcome::{TraceRecorder, WireEvent};
 use serde_json::{Value, json};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -295,7 +295,7 @@ impl HookGate {
         let mut lines: Vec<String> = recorder
             .events()
             .iter()
-            .filter_map(|event| event.to_wire())
+            .filter_map(WireEvent::of)
             .map(|event| event.to_value().to_string())
             .collect();
         match result {

@@ -286,7 +286,7 @@ fn continue_run_is_consumed(view: &View<'_>, found: &mut Vec<Violation>) {
 /// The first difference between two outcomes of one scenario.
 pub(super) fn same_outcome(left: &Outcome, right: &Outcome) -> Vec<Violation> {
     let (left_trace, right_trace): (Vec<WireEvent>, Vec<WireEvent>) =
-        (left.wire_trace().collect(), right.wire_trace().collect());
+        (left.wire_events().collect(), right.wire_events().collect());
     let difference = |message: String, at: Option<usize>| {
         vec![Violation::new(
             Invariant::SameOutcome,

@@ -4,7 +4,7 @@
 
 use super::{Invariant, Violation};
 use crate::hook::HookPoint;
-use crate::outcome::{CallRef, Outcome, PendingTools, RunResult, TraceEvent, WireEvent};
+use crate::outcome::{CallRef, Outcome, PendingTools, RunResult, TraceKind, WireEvent};
 use crate::state::keys;
 use serde_json::Value;
 
@@ -90,7 +90,7 @@ impl<'a> View<'a> {
         let mut wire_at = Vec::with_capacity(outcome.trace.len());
         let mut seen: usize = 0;
         for event in &outcome.trace {
-            if event.to_wire().is_some() {
+            if WireEvent::of(event).is_some() {
                 seen += 1;
             }
             wire_at.push(seen.checked_sub(1));
@@ -211,8 +211,8 @@ impl<'a> View<'a> {
     /// `continue_run` when the run finished (after `after_run`); `None`
     /// when it did not finish, `Some(Null)` when the key was absent.
     pub fn continue_run_at_finish(&self) -> Option<&'a Value> {
-        self.outcome.trace.iter().rev().find_map(|e| match e {
-            TraceEvent::RunFinished { continue_run, .. } => Some(continue_run),
+        self.outcome.trace.iter().rev().find_map(|e| match &e.kind {
+            TraceKind::RunFinished { continue_run, .. } => Some(continue_run),
             _ => None,
         })
     }
@@ -227,8 +227,8 @@ impl<'a> View<'a> {
         let mut open = false;
         let mut wire_index = 0;
         for event in &self.outcome.trace {
-            match event {
-                TraceEvent::HookStarted {
+            match &event.kind {
+                TraceKind::HookStarted {
                     point: HookPoint::BeforeTool,
                     index: 0,
                     ..
@@ -242,14 +242,14 @@ impl<'a> View<'a> {
                         tool_exit: None,
                     });
                 }
-                TraceEvent::HookFinished {
+                TraceKind::HookFinished {
                     tools: Some(tools), ..
                 } => {
                     if let (true, Some(round)) = (open, rounds.last_mut()) {
                         round.pending = Some(tools);
                     }
                 }
-                TraceEvent::ToolFinished {
+                TraceKind::ToolFinished {
                     tool,
                     id,
                     arguments,
@@ -263,26 +263,26 @@ impl<'a> View<'a> {
                         });
                     }
                 }
-                TraceEvent::ToolsFinished {
+                TraceKind::ToolsFinished {
                     tool_call_counts, ..
                 } => {
                     if let (true, Some(round)) = (open, rounds.last_mut()) {
                         round.counts_after = Some(tool_call_counts);
                     }
                 }
-                TraceEvent::Exit { reason, .. } => {
+                TraceKind::Exit { reason, .. } => {
                     if let (true, Some(round)) = (open, rounds.last_mut()) {
                         round.tool_exit = Some(reason);
                     }
                     open = false;
                 }
-                TraceEvent::LlmStarted { model: None, .. }
-                | TraceEvent::Stopped { .. }
-                | TraceEvent::MaxStepsReached { .. }
-                | TraceEvent::RunFinished { .. } => open = false,
+                TraceKind::LlmStarted { model: None, .. }
+                | TraceKind::Stopped { .. }
+                | TraceKind::MaxStepsReached
+                | TraceKind::RunFinished { .. } => open = false,
                 _ => {}
             }
-            if event.to_wire().is_some() {
+            if WireEvent::of(event).is_some() {
                 wire_index += 1;
             }
         }

@@ -4,7 +4,7 @@
 //! outcome (`run --format json --trace full`) explains the same as a run.
 
 use crate::message::ChatMessage;
-use crate::outcome::{Outcome, StateChanges, TraceEvent};
+use crate::outcome::{Outcome, StateChanges, TraceEvent, TraceKind};
 use serde_json::Value;
 use std::fmt::Write;
 
@@ -66,8 +66,8 @@ pub(crate) fn tail(outcome: &Outcome, events: usize) -> Option<String> {
     let mut start = shown.len().saturating_sub(events);
     if start > 0
         && matches!(
-            shown[start].0,
-            TraceEvent::LlmFinished { .. } | TraceEvent::LlmFailed { .. }
+            shown[start].0.kind,
+            TraceKind::LlmFinished { .. } | TraceKind::LlmFailed { .. }
         )
     {
         start -= 1;
@@ -81,11 +81,11 @@ pub(crate) fn tail(outcome: &Outcome, events: usize) -> Option<String> {
 
 fn line(event: &TraceEvent, out: &mut String) {
     let step = event.step().map_or_else(|| "-".into(), Value::to_string);
-    let _ = match event {
-        TraceEvent::RunStarted { messages } => {
+    let _ = match &event.kind {
+        TraceKind::RunStarted { messages } => {
             writeln!(out, "run starts with {messages} message(s)")
         }
-        TraceEvent::HookFinished {
+        TraceKind::HookFinished {
             point,
             hook,
             error,
@@ -101,7 +101,7 @@ fn line(event: &TraceEvent, out: &mut String) {
                 None => Ok(()),
             }
         }
-        TraceEvent::LlmStarted {
+        TraceKind::LlmStarted {
             messages_in, last, ..
         } => {
             let _ = writeln!(out, "[step {step}] model receives {messages_in} message(s)");
@@ -110,18 +110,18 @@ fn line(event: &TraceEvent, out: &mut String) {
                 None => Ok(()),
             }
         }
-        TraceEvent::LlmFinished { replies, .. } => {
+        TraceKind::LlmFinished { replies, .. } => {
             for reply in replies {
                 let _ = writeln!(out, "    model answers {}", describe(reply));
             }
             Ok(())
         }
-        TraceEvent::LlmFailed { error, .. } => writeln!(out, "    model fails: {error}"),
-        TraceEvent::ToolFinished { tool, error, .. } => {
+        TraceKind::LlmFailed { error, .. } => writeln!(out, "    model fails: {error}"),
+        TraceKind::ToolFinished { tool, error, .. } => {
             let flag = if *error { " (error)" } else { "" };
             writeln!(out, "[step {step}] tool `{tool}` ran{flag}")
         }
-        TraceEvent::Exit {
+        TraceKind::Exit {
             reason, continues, ..
         } => {
             let decision = if *continues {
@@ -131,19 +131,19 @@ fn line(event: &TraceEvent, out: &mut String) {
             };
             writeln!(out, "[step {step}] exit attempt ({reason}): {decision}")
         }
-        TraceEvent::Stopped { reason, .. } => writeln!(
+        TraceKind::Stopped { reason, .. } => writeln!(
             out,
             "[step {step}] stop_run is {reason} after before_llm: the run stops before the model call"
         ),
-        TraceEvent::MaxStepsReached { .. } => writeln!(
+        TraceKind::MaxStepsReached => writeln!(
             out,
             "[step {step}] max_agent_steps reached: on_exit is skipped, exit_reason is max_agent_steps"
         ),
-        TraceEvent::RunFinished { exit_reason, .. } => writeln!(
+        TraceKind::RunFinished { exit_reason, .. } => writeln!(
             out,
             "run ends: exit_reason {exit_reason}, step_count {step}"
         ),
-        TraceEvent::HookStarted { .. } | TraceEvent::ToolsFinished { .. } => Ok(()),
+        TraceKind::HookStarted { .. } | TraceKind::ToolsFinished { .. } => Ok(()),
     };
 }
 

@@ -6,7 +6,7 @@
 //! as [`explain`](super::explain) is.
 
 use crate::message::ChatMessage;
-use crate::outcome::{Outcome, TraceEvent};
+use crate::outcome::{Outcome, TraceEvent, TraceKind};
 use serde_json::Value;
 use std::fmt::Write;
 
@@ -72,8 +72,8 @@ pub fn explain_html(outcome: &Outcome) -> String {
     let mut calls: Vec<&crate::message::ToolCall> = Vec::new();
     for event in &outcome.trace {
         if matches!(
-            event,
-            TraceEvent::HookStarted { .. } | TraceEvent::ToolsFinished { .. }
+            event.kind,
+            TraceKind::HookStarted { .. } | TraceKind::ToolsFinished { .. }
         ) {
             continue;
         }
@@ -94,7 +94,7 @@ pub fn explain_html(outcome: &Outcome) -> String {
             );
             open = Some(step);
         }
-        if let TraceEvent::LlmFinished { replies, .. } = event {
+        if let TraceKind::LlmFinished { replies, .. } = &event.kind {
             calls = replies.iter().flat_map(ChatMessage::tool_calls).collect();
         }
         event_html(event, &calls, outcome, &mut out);
@@ -112,12 +112,12 @@ fn event_html(
     outcome: &Outcome,
     out: &mut String,
 ) {
-    let _ = match event {
-        TraceEvent::RunStarted { messages } => writeln!(
+    let _ = match &event.kind {
+        TraceKind::RunStarted { messages } => writeln!(
             out,
             "<div class=\"event run\">run starts with {messages} message(s)</div>"
         ),
-        TraceEvent::HookFinished {
+        TraceKind::HookFinished {
             point,
             hook,
             error,
@@ -149,7 +149,7 @@ fn event_html(
             }
             writeln!(out, "</div>")
         }
-        TraceEvent::LlmStarted {
+        TraceKind::LlmStarted {
             messages_in, last, ..
         } => {
             let last = last.as_ref().map(describe).unwrap_or_default();
@@ -159,7 +159,7 @@ fn event_html(
                 escape(&last)
             )
         }
-        TraceEvent::LlmFinished { replies, .. } => {
+        TraceKind::LlmFinished { replies, .. } => {
             let text: Vec<_> = replies.iter().map(describe).collect();
             writeln!(
                 out,
@@ -167,12 +167,12 @@ fn event_html(
                 escape(&text.join("\n"))
             )
         }
-        TraceEvent::LlmFailed { error, .. } => writeln!(
+        TraceKind::LlmFailed { error, .. } => writeln!(
             out,
             "<div class=\"event llm failed\">model fails<pre>{}</pre></div>",
             escape(error)
         ),
-        TraceEvent::ToolFinished {
+        TraceKind::ToolFinished {
             tool, id, error, ..
         } => {
             let class = if *error {
@@ -194,7 +194,7 @@ fn event_html(
                 escape(&result)
             )
         }
-        TraceEvent::Exit {
+        TraceKind::Exit {
             reason, continues, ..
         } => {
             let decision = if *continues {
@@ -208,16 +208,16 @@ fn event_html(
                 escape(&reason.to_string())
             )
         }
-        TraceEvent::Stopped { reason, .. } => writeln!(
+        TraceKind::Stopped { reason, .. } => writeln!(
             out,
             "<div class=\"event exit\">stop_run is {} after before_llm: the run stops before the model call</div>",
             escape(&reason.to_string())
         ),
-        TraceEvent::MaxStepsReached { .. } => writeln!(
+        TraceKind::MaxStepsReached => writeln!(
             out,
             "<div class=\"event exit\">max_agent_steps reached: on_exit is skipped</div>"
         ),
-        TraceEvent::RunFinished { exit_reason, .. } => writeln!(
+        TraceKind::RunFinished { exit_reason, .. } => writeln!(
             out,
             "<div class=\"event exit\">run ends: exit_reason {}</div>",
             escape(&exit_reason.to_string())
