@@ -78,7 +78,7 @@ mod view;
 pub use usage::sum_usages;
 
 use crate::hooks::offload::ToolResultStore;
-use crate::outcome::{Outcome, WireEvent};
+use crate::outcome::{Outcome, TraceEvent};
 use crate::scenario::{ReadyMadeKind, Scenario};
 use serde_json::Value;
 use std::fmt;
@@ -298,7 +298,7 @@ const EXCERPT_RADIUS: usize = 2;
 impl Violation {
     pub(crate) fn new(
         invariant: Invariant,
-        trace: &[WireEvent],
+        trace: &[&TraceEvent],
         at: Option<usize>,
         message: impl Into<String>,
     ) -> Self {
@@ -312,7 +312,14 @@ impl Violation {
             message: message.into(),
             at,
             excerpt: range
-                .map(|i| (i, crate::value::sorted(trace[i].to_value())))
+                .map(|i| {
+                    (
+                        i,
+                        trace[i]
+                            .wire_value()
+                            .map_or(Value::Null, crate::value::sorted),
+                    )
+                })
                 .collect(),
         }
     }
@@ -560,7 +567,7 @@ impl<'a> Invariants<'a> {
     /// ```
     #[must_use]
     pub fn check(&self, outcome: &Outcome) -> Vec<Violation> {
-        let trace: Vec<WireEvent> = outcome.wire_events().collect();
+        let trace: Vec<&TraceEvent> = outcome.trace.iter().filter(|e| e.on_wire()).collect();
         let view = View::new(outcome, &trace);
         let mut violations = outcome_checks::check(&view);
         violations.extend(round_checks::check(&view));

@@ -36,7 +36,7 @@ use super::{StepBench, StepKind};
 use crate::HookPoint;
 use crate::RunOptions;
 use crate::hook::Hook;
-use crate::outcome::{TraceRecorder, WireEvent};
+use crate::outcome::TraceRecorder;
 use serde_json::{Value, json};
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -295,8 +295,8 @@ impl HookGate {
         let mut lines: Vec<String> = recorder
             .events()
             .iter()
-            .filter_map(WireEvent::of)
-            .map(|event| event.to_value().to_string())
+            .filter_map(|event| event.wire_value())
+            .map(|event| event.to_string())
             .collect();
         match result {
             Ok(output) => {

@@ -194,10 +194,7 @@ mod tests {
             "{error:?}"
         );
         assert_eq!(
-            outcome
-                .wire_events()
-                .filter(|e| matches!(e, crate::outcome::WireEvent::Llm { .. }))
-                .count(),
+            outcome.wire_trace().filter(|e| e["event"] == "llm").count(),
             1
         );
     }

@@ -30,7 +30,7 @@ pub use snapshot::Snapshot;
 pub use trace::{
     CallRef, KeyChange, MessageChanges, PendingTools, Rewrite, StateChanges, TraceEvent, TraceKind,
 };
-pub(crate) use wire::WireEvent;
+use wire::WireEvent;
 
 use crate::value::sorted;
 use serde::{Deserialize, Serialize};
@@ -173,7 +173,7 @@ impl Outcome {
     }
 
     /// The trace as the outcome JSON shows it, typed.
-    pub(crate) fn wire_events(&self) -> impl Iterator<Item = WireEvent> + '_ {
+    fn wire_events(&self) -> impl Iterator<Item = WireEvent> + '_ {
         self.trace.iter().filter_map(WireEvent::of)
     }
 

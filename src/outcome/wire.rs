@@ -1,6 +1,7 @@
 //! The trace of the contract's outcome JSON: the four event kinds the
 //! scenario-format contract compares with the Python reference, projected
-//! from the recorded [`TraceEvent`]s.
+//! from the recorded [`TraceEvent`]s. The projection stays here; the rest of
+//! the crate asks an event whether the JSON shows it and how.
 
 use super::trace::{TraceEvent, TraceKind};
 use crate::hook::HookPoint;
@@ -9,7 +10,7 @@ use serde_json::{Map, Value};
 /// One event of the outcome JSON's trace: the four kinds the
 /// scenario-format contract compares with the Python reference.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum WireEvent {
+pub(super) enum WireEvent {
     /// A hook was invoked (before its `when` was evaluated).
     Hook {
         /// The hook point.
@@ -51,7 +52,7 @@ pub(crate) enum WireEvent {
 impl WireEvent {
     /// `event` as the outcome JSON's trace shows it, for the four kinds it
     /// keeps (hook started, LLM started, tool finished, exit).
-    pub(crate) fn of(event: &TraceEvent) -> Option<Self> {
+    pub(super) fn of(event: &TraceEvent) -> Option<Self> {
         let step = || event.step().cloned().unwrap_or(Value::Null);
         Some(match &event.kind {
             TraceKind::HookStarted { point, hook, .. } => WireEvent::Hook {
@@ -87,7 +88,7 @@ impl WireEvent {
     }
 
     /// The event as the outcome JSON writes it.
-    pub(crate) fn to_value(&self) -> Value {
+    pub(super) fn to_value(&self) -> Value {
         let mut map = Map::new();
         match self {
             WireEvent::Hook { point, hook, step } => {
@@ -125,5 +126,19 @@ impl WireEvent {
             }
         }
         Value::Object(map)
+    }
+}
+
+impl TraceEvent {
+    /// `true` when the outcome JSON's trace shows the event: a hook
+    /// starting, a call of the Agent's model, a tool that ran, an exit.
+    pub(crate) fn on_wire(&self) -> bool {
+        WireEvent::of(self).is_some()
+    }
+
+    /// The event as the outcome JSON's trace writes it (keys unsorted);
+    /// `None` when that trace does not show it.
+    pub(crate) fn wire_value(&self) -> Option<Value> {
+        WireEvent::of(self).map(|e| e.to_value())
     }
 }
