@@ -52,9 +52,7 @@ mod action;
 mod agent;
 mod error;
 mod event_pattern;
-mod haystack;
 mod hook;
-mod import;
 mod json;
 mod list_expect;
 mod load;
@@ -71,7 +69,6 @@ mod scalar;
 mod sees;
 mod source_map;
 mod spec;
-mod substitute;
 mod tool;
 mod when;
 mod write;
@@ -80,17 +77,17 @@ mod yaml;
 pub use crate::expect::{
     Always, Expect, Expectation, LastMessageExpect, ToolCallExpect, UnderFaults, UnusedReplies,
 };
+pub use crate::haystack::{
+    AGENT_TYPE, HaystackAgent, HaystackDictError, ImportError, agent_from_haystack,
+    agent_to_haystack, import_haystack,
+};
 pub use action::{Action, ResultRewrite, StateValue, ToolSelection};
 pub use agent::AgentSpec;
 pub use error::{ScenarioError, ScenarioErrorKind};
 #[cfg(test)]
 pub(crate) use event_pattern::KINDS as EVENT_KINDS;
 pub use event_pattern::{EventKind, EventPattern};
-pub use haystack::{
-    AGENT_TYPE, HaystackAgent, HaystackDictError, agent_from_haystack, agent_to_haystack,
-};
 pub use hook::{HookEntry, ReadyMadeKind};
-pub use import::{ImportError, import_haystack};
 pub use list_expect::{ListExpect, ListModes};
 pub use load::Format;
 pub(crate) use load::not_a_file;
@@ -109,6 +106,16 @@ pub(crate) use write::{
     message as write_message, named_recorded_depth, recorded_depth, reply as write_reply,
     write_compact,
 };
+
+/// What the Haystack interop (`crate::haystack`) reads and writes a
+/// scenario's text with.
+pub(crate) mod interop {
+    pub(crate) use super::json::parse as parse_json;
+    pub(crate) use super::node::{Entry, Node, NodeValue, Pos};
+    pub(crate) use super::tool::default_parameters;
+    pub(crate) use super::write::write_value;
+    pub(crate) use super::yaml::parse as parse_yaml;
+}
 
 /// What [`crate::expect`] reads its keys with.
 pub(crate) mod reading {
