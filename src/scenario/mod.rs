@@ -7,8 +7,8 @@
 //! file, the key path, and the line and column.
 //!
 //! ```text
-//!  text ──yaml.rs (yaml/subset.rs) / json.rs──▶ spanned tree (node.rs)
-//!                                                  │ reader.rs: typed access, known keys
+//!  text ──text/yaml.rs (yaml/subset.rs) / text/json.rs──▶ spanned tree (text/node.rs)
+//!                                                  │ text/reader.rs: typed access, known keys
 //!                                                  ▼
 //!        spec.rs, agent.rs, tool.rs, model.rs, hook.rs, when.rs,
 //!        action.rs, message.rs, run.rs, crate::expect (pattern.rs,
@@ -53,26 +53,22 @@ mod agent;
 mod error;
 mod event_pattern;
 mod hook;
-mod json;
 mod list_expect;
 mod load;
-mod locate;
 mod message;
 mod model;
-mod node;
 mod pattern;
 mod python;
-mod reader;
 mod relocate;
 mod run;
-mod scalar;
 mod sees;
-mod source_map;
 mod spec;
+mod text;
 mod tool;
 mod when;
 mod write;
-mod yaml;
+
+use text::{json, locate, node, reader, source_map, yaml};
 
 pub use crate::expect::{
     Always, Expect, Expectation, LastMessageExpect, ToolCallExpect, UnderFaults, UnusedReplies,
