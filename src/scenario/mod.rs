@@ -10,7 +10,7 @@
 //!  text ──text/yaml.rs (yaml/subset.rs) / text/json.rs──▶ spanned tree (text/node.rs)
 //!                                                  │ text/reader.rs: typed access, known keys
 //!                                                  ▼
-//!        spec.rs, agent.rs, tool.rs, model.rs, hook.rs, when.rs,
+//!        format/: spec.rs, agent.rs, tool.rs, model.rs, hook.rs, when.rs,
 //!        action.rs, message.rs, run.rs, crate::expect (pattern.rs,
 //!        list_expect.rs, event_pattern.rs) ──▶ Scenario
 //! ```
@@ -22,7 +22,7 @@
 //! entries are [`SchemaEntry`](crate::state::SchemaEntry)s, `outputs_to_state`
 //! entries are [`StateOutput`](crate::tool::StateOutput)s and roles are
 //! [`ChatRole`](crate::ChatRole)s. A new key touches its type, its reader
-//! here and `write.rs`.
+//! in `format/` and `format/write.rs`.
 //!
 //! ```
 //! use hookharness::scenario::{Format, Scenario};
@@ -48,26 +48,15 @@
 //! );
 //! ```
 
-mod action;
-mod agent;
 mod error;
-mod event_pattern;
-mod hook;
-mod list_expect;
+mod format;
 mod load;
-mod message;
-mod model;
-mod pattern;
-mod python;
-mod relocate;
-mod run;
-mod sees;
-mod spec;
 mod text;
-mod tool;
-mod when;
-mod write;
 
+use format::{
+    action, agent, event_pattern, hook, list_expect, message, pattern, python, run, sees, spec,
+    tool, when, write,
+};
 use text::{json, locate, node, reader, source_map, yaml};
 
 pub use crate::expect::{
