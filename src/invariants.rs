@@ -78,8 +78,9 @@ mod view;
 pub use usage::sum_usages;
 
 use crate::hooks::offload::ToolResultStore;
-use crate::outcome::{Outcome, WireEvent};
+use crate::outcome::{Outcome, TraceEvent};
 use crate::scenario::{ReadyMadeKind, Scenario};
+use serde_json::Value;
 use std::fmt;
 use view::View;
 
@@ -259,7 +260,7 @@ impl fmt::Display for Invariant {
 ///
 /// ```
 /// use hookharness::invariants::{Invariant, check_invariants};
-/// use hookharness::outcome::{Outcome, Status, TraceEvent};
+/// use hookharness::outcome::{Outcome, Status, TraceEvent, TraceKind};
 /// use serde_json::json;
 ///
 /// // A run that ended at an exit that continued: the exit was not consumed.
@@ -268,8 +269,8 @@ impl fmt::Display for Invariant {
 ///     "token_usage": {}, "tool_call_counts": {}, "messages": [], "last_message": null,
 ///     "state": {}})).ok();
 /// outcome.trace = vec![
-///     TraceEvent::LlmStarted { step: Some(json!(0)), messages_in: 1, last: None, model: None },
-///     TraceEvent::Exit { step: Some(json!(1)), reason: json!("text"), continues: true },
+///     TraceEvent::new(Some(json!(0)), TraceKind::LlmStarted { messages_in: 1, last: None, model: None }),
+///     TraceEvent::new(Some(json!(1)), TraceKind::Exit { reason: json!("text"), continues: true }),
 /// ];
 /// let violation = &check_invariants(&outcome)[0];
 /// assert_eq!(violation.invariant, Invariant::ContinueRunIsConsumed);
@@ -285,9 +286,10 @@ pub struct Violation {
     pub message: String,
     /// The index of the trace event that shows it, when one does.
     pub at: Option<usize>,
-    /// A few wire-trace events around `at` (the last events when `at` is
-    /// `None`), with their indices.
-    pub excerpt: Vec<(usize, WireEvent)>,
+    /// A few events of the outcome JSON's trace around `at` (the last
+    /// events when `at` is `None`), with their indices, each as the JSON
+    /// writes it.
+    pub excerpt: Vec<(usize, Value)>,
 }
 
 /// How many events on each side of the violating one an excerpt shows.
@@ -296,7 +298,7 @@ const EXCERPT_RADIUS: usize = 2;
 impl Violation {
     pub(crate) fn new(
         invariant: Invariant,
-        trace: &[WireEvent],
+        trace: &[&TraceEvent],
         at: Option<usize>,
         message: impl Into<String>,
     ) -> Self {
@@ -309,7 +311,16 @@ impl Violation {
             invariant,
             message: message.into(),
             at,
-            excerpt: range.map(|i| (i, trace[i].clone())).collect(),
+            excerpt: range
+                .map(|i| {
+                    (
+                        i,
+                        trace[i]
+                            .wire_value()
+                            .map_or(Value::Null, crate::value::sorted),
+                    )
+                })
+                .collect(),
         }
     }
 }
@@ -320,7 +331,7 @@ impl fmt::Display for Violation {
     ///
     /// ```
     /// use hookharness::invariants::check_invariants;
-    /// use hookharness::outcome::{Outcome, Status, TraceEvent};
+    /// use hookharness::outcome::{Outcome, Status, TraceEvent, TraceKind};
     /// use hookharness::HookPoint;
     /// use serde_json::json;
     ///
@@ -329,10 +340,11 @@ impl fmt::Display for Violation {
     ///     "step_count": 1, "token_usage": {}, "tool_call_counts": {}, "messages": [],
     ///     "last_message": null, "state": {}})).ok();
     /// outcome.trace = vec![
-    ///     TraceEvent::LlmStarted { step: Some(json!(0)), messages_in: 1, last: None, model: None },
-    ///     TraceEvent::HookStarted {
-    ///         point: HookPoint::OnExit, index: 0, hook: "late".into(), step: Some(json!(1)),
-    ///     },
+    ///     TraceEvent::new(Some(json!(0)), TraceKind::LlmStarted { messages_in: 1, last: None, model: None }),
+    ///     TraceEvent::new(
+    ///         Some(json!(1)),
+    ///         TraceKind::HookStarted { point: HookPoint::OnExit, index: 0, hook: "late".into() },
+    ///     ),
     /// ];
     /// let text = check_invariants(&outcome)[0].to_string();
     /// assert!(text.starts_with("on_exit_skipped_at_max_steps: "), "{text}");
@@ -342,8 +354,7 @@ impl fmt::Display for Violation {
         write!(f, "{}: {}", self.invariant, self.message)?;
         for (index, event) in &self.excerpt {
             let mark = if Some(*index) == self.at { '>' } else { ' ' };
-            let value = crate::value::sorted(event.to_value());
-            write!(f, "\n  {mark} trace[{index}] {value}")?;
+            write!(f, "\n  {mark} trace[{index}] {event}")?;
         }
         Ok(())
     }
@@ -556,7 +567,7 @@ impl<'a> Invariants<'a> {
     /// ```
     #[must_use]
     pub fn check(&self, outcome: &Outcome) -> Vec<Violation> {
-        let trace: Vec<WireEvent> = outcome.wire_trace().collect();
+        let trace: Vec<&TraceEvent> = outcome.trace.iter().filter(|e| e.on_wire()).collect();
         let view = View::new(outcome, &trace);
         let mut violations = outcome_checks::check(&view);
         violations.extend(round_checks::check(&view));

@@ -107,6 +107,7 @@ pub mod expect;
 pub mod explore;
 pub mod future;
 pub mod generator;
+mod haystack;
 pub mod hook;
 pub mod hooks;
 pub mod invariants;

@@ -5,7 +5,7 @@
 //! target directory (`CARGO_TARGET_DIR` when set, else `target/`) for CI to
 //! keep. Without Chromium the test says so and skips.
 
-use hookharness::outcome::{Detail, TraceEvent};
+use hookharness::outcome::{Detail, TraceKind};
 use hookharness::replay::Replay;
 use hookharness::scenario::Scenario;
 use std::path::{Path, PathBuf};
@@ -107,8 +107,8 @@ fn the_html_timeline_renders_in_headless_chromium_with_steps_hooks_and_the_failu
     let mut steps: Vec<String> = Vec::new();
     for event in &outcome.trace {
         if matches!(
-            event,
-            TraceEvent::HookStarted { .. } | TraceEvent::ToolsFinished { .. }
+            event.kind,
+            TraceKind::HookStarted { .. } | TraceKind::ToolsFinished { .. }
         ) {
             continue;
         }
@@ -120,7 +120,7 @@ fn the_html_timeline_renders_in_headless_chromium_with_steps_hooks_and_the_failu
     let hooks = outcome
         .trace
         .iter()
-        .filter(|e| matches!(e, TraceEvent::HookFinished { .. }))
+        .filter(|e| matches!(e.kind, TraceKind::HookFinished { .. }))
         .count();
     assert!(steps.len() >= 3 && hooks >= 2, "{steps:?} {hooks}");
 
@@ -193,7 +193,7 @@ fn corpus_timelines_render_one_section_per_step_and_one_element_per_hook_firing(
         let hooks = outcome
             .trace
             .iter()
-            .filter(|e| matches!(e, TraceEvent::HookFinished { .. }))
+            .filter(|e| matches!(e.kind, TraceKind::HookFinished { .. }))
             .count();
         assert_eq!(dom.matches("class=\"event hook").count(), hooks, "{file}");
         assert!(

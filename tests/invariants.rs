@@ -16,7 +16,7 @@
 #![cfg(feature = "proptest")]
 
 use hookharness::invariants::{Invariant, check_invariants, compare_outcomes};
-use hookharness::outcome::{ErrorKind, Outcome, TraceEvent};
+use hookharness::outcome::{ErrorKind, Outcome, TraceKind};
 use hookharness::replay::Replay;
 use hookharness::scenario::{Format, Scenario};
 use hookharness::scripted::ScriptedResult;
@@ -89,12 +89,7 @@ fn on_exit_never_runs_in_a_run_that_ends_because_max_agent_steps_was_reached() {
             .result
             .as_ref()
             .is_some_and(|r| r.exit_reason == "max_agent_steps");
-        covered.hit_if(
-            ended_at_max
-                && outcome
-                    .wire_trace()
-                    .any(|e| e.to_value()["point"] == "on_exit"),
-        );
+        covered.hit_if(ended_at_max && outcome.wire_trace().any(|e| e["point"] == "on_exit"));
         Ok(())
     });
     covered.assert_hit();
@@ -132,12 +127,12 @@ fn when_before_tool_hooks_remove_the_pending_calls_no_tool_runs() {
         let outcome = keeps(Invariant::RemovedToolCallsDoNotRun, &scenario)?;
         // A before_tool hook left no call pending, and the step's tools were counted.
         let emptied = outcome.trace.iter().position(|e| {
-            matches!(e, TraceEvent::HookFinished { tools: Some(tools), .. } if tools.pending.is_empty())
+            matches!(&e.kind, TraceKind::HookFinished { tools: Some(tools), .. } if tools.pending.is_empty())
         });
         covered.hit_if(emptied.is_some_and(|i| {
             outcome.trace[i..]
                 .iter()
-                .any(|e| matches!(e, TraceEvent::ToolsFinished { .. }))
+                .any(|e| matches!(e.kind, TraceKind::ToolsFinished { .. }))
         }));
         Ok(())
     });
@@ -226,10 +221,7 @@ fn hooks_at_one_point_run_in_registration_order() {
     property("hooks_run_in_registration_order").run(strategy, |scenario| {
         let outcome = keeps(Invariant::HooksRunInRegistrationOrder, &scenario)?;
         let before_llm = scenario.hooks.get("before_llm").map_or(0, Vec::len);
-        let llm_calls = outcome
-            .wire_trace()
-            .filter(|e| e.to_value()["event"] == "llm")
-            .count();
+        let llm_calls = outcome.wire_trace().filter(|e| e["event"] == "llm").count();
         covered.hit_if(before_llm >= 2 && llm_calls >= 2);
         Ok(())
     });
@@ -253,10 +245,7 @@ fn step_count_equals_the_number_of_llm_calls_at_exit_and_max_steps_endings() {
     }]);
     property("step_count_is_llm_calls").run(strategy, |scenario| {
         let outcome = keeps(Invariant::StepCountIsLlmCalls, &scenario)?;
-        let first_llm = outcome
-            .wire_trace()
-            .map(|e| e.to_value())
-            .find(|e| e["event"] == "llm");
+        let first_llm = outcome.wire_trace().find(|e| e["event"] == "llm");
         resumed.hit_if(first_llm.is_some_and(|e| e["step"] != 0));
         Ok(())
     });
@@ -292,7 +281,6 @@ fn exit_reason_is_a_model_reason_a_tool_max_agent_steps_or_a_stop_value() {
         let reason = reason.as_ref().and_then(|r| r.as_str()).unwrap_or_default();
         let exits: Vec<serde_json::Value> = outcome
             .wire_trace()
-            .map(|e| e.to_value())
             .filter(|e| e["event"] == "exit")
             .collect();
         tool_exits.hit_if(exits.iter().any(|e| {
@@ -340,17 +328,13 @@ fn continue_run_is_false_after_the_run() {
     property("continue_run_is_consumed").run(strategy, |scenario| {
         let outcome = keeps(Invariant::ContinueRunIsConsumed, &scenario)?;
         if outcome.result.is_some() && !sets_continue_run_outside_on_exit(&scenario) {
-            let at_finish = outcome.trace.iter().find_map(|e| match e {
-                TraceEvent::RunFinished { continue_run, .. } => Some(continue_run.clone()),
+            let at_finish = outcome.trace.iter().find_map(|e| match &e.kind {
+                TraceKind::RunFinished { continue_run, .. } => Some(continue_run.clone()),
                 _ => None,
             });
             prop_assert_eq!(at_finish, Some(serde_json::Value::Bool(false)));
         }
-        continued.hit_if(
-            outcome
-                .wire_trace()
-                .any(|e| e.to_value()["continue"] == true),
-        );
+        continued.hit_if(outcome.wire_trace().any(|e| e["continue"] == true));
         Ok(())
     });
     continued.assert_hit();

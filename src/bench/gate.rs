@@ -295,8 +295,8 @@ impl HookGate {
         let mut lines: Vec<String> = recorder
             .events()
             .iter()
-            .filter_map(|event| event.to_wire())
-            .map(|event| event.to_value().to_string())
+            .filter_map(|event| event.wire_value())
+            .map(|event| event.to_string())
             .collect();
         match result {
             Ok(output) => {

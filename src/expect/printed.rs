@@ -3,15 +3,15 @@
 
 use serde_json::json;
 
-use crate::outcome::{Failure, TraceEvent};
+use crate::outcome::{Failure, TraceEvent, TraceKind};
 use crate::pyfmt;
 
 /// Every call's captured output, in trace order, joined.
 pub(super) fn output(trace: &[TraceEvent]) -> String {
     trace
         .iter()
-        .filter_map(|event| match event {
-            TraceEvent::HookFinished { output, .. } | TraceEvent::ToolFinished { output, .. } => {
+        .filter_map(|event| match &event.kind {
+            TraceKind::HookFinished { output, .. } | TraceKind::ToolFinished { output, .. } => {
                 output.as_deref()
             }
             _ => None,
@@ -59,16 +59,18 @@ mod tests {
     use crate::hook::HookPoint;
 
     fn hook_output(text: &str) -> TraceEvent {
-        TraceEvent::HookFinished {
-            point: HookPoint::AfterTool,
-            index: 0,
-            hook: "audit".into(),
-            step: None,
-            error: None,
-            tools: None,
-            changes: None,
-            output: Some(text.into()),
-        }
+        TraceEvent::new(
+            None,
+            TraceKind::HookFinished {
+                point: HookPoint::AfterTool,
+                index: 0,
+                hook: "audit".into(),
+                error: None,
+                tools: None,
+                changes: None,
+                output: Some(text.into()),
+            },
+        )
     }
 
     #[test]

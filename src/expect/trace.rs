@@ -1,7 +1,7 @@
 //! `expect.trace`: the run's events as the event matchers see them.
 
 use super::value::matches;
-use crate::outcome::TraceEvent;
+use crate::outcome::{TraceEvent, TraceKind};
 use crate::scenario::{EventKind, EventPattern};
 use serde_json::{Map, Value};
 
@@ -11,12 +11,12 @@ pub(crate) fn views(trace: &[TraceEvent]) -> Vec<Value> {
     let step = |event: &TraceEvent| event.step().cloned().unwrap_or(Value::Null);
     let mut out = Vec::new();
     for (i, event) in trace.iter().enumerate() {
-        let (kind, values): (EventKind, Vec<Value>) = match event {
-            TraceEvent::HookStarted {
+        let (kind, values): (EventKind, Vec<Value>) = match &event.kind {
+            TraceKind::HookStarted {
                 point, index, hook, ..
             } => {
-                let error = trace[i + 1..].iter().find_map(|later| match later {
-                    TraceEvent::HookFinished {
+                let error = trace[i + 1..].iter().find_map(|later| match &later.kind {
+                    TraceKind::HookFinished {
                         point: p,
                         index: x,
                         error,
@@ -37,13 +37,13 @@ pub(crate) fn views(trace: &[TraceEvent]) -> Vec<Value> {
                     ],
                 )
             }
-            TraceEvent::LlmStarted {
+            TraceKind::LlmStarted {
                 messages_in,
                 model: None,
                 ..
             } => {
-                let error = match trace.get(i + 1) {
-                    Some(TraceEvent::LlmFailed { error, .. }) => error.clone().into(),
+                let error = match trace.get(i + 1).map(|next| &next.kind) {
+                    Some(TraceKind::LlmFailed { error, .. }) => error.clone().into(),
                     _ => Value::Null,
                 };
                 (
@@ -51,7 +51,7 @@ pub(crate) fn views(trace: &[TraceEvent]) -> Vec<Value> {
                     vec![step(event), (*messages_in).into(), error],
                 )
             }
-            TraceEvent::ToolFinished {
+            TraceKind::ToolFinished {
                 tool,
                 id,
                 error,
@@ -67,16 +67,16 @@ pub(crate) fn views(trace: &[TraceEvent]) -> Vec<Value> {
                     (*error).into(),
                 ],
             ),
-            TraceEvent::Exit {
+            TraceKind::Exit {
                 reason, continues, ..
             } => (
                 EventKind::Exit,
                 vec![reason.clone(), (*continues).into(), step(event)],
             ),
-            TraceEvent::Stopped { reason, .. } => {
+            TraceKind::Stopped { reason, .. } => {
                 (EventKind::Stop, vec![reason.clone(), step(event)])
             }
-            TraceEvent::MaxStepsReached { .. } => (EventKind::MaxSteps, vec![step(event)]),
+            TraceKind::MaxStepsReached => (EventKind::MaxSteps, vec![step(event)]),
             _ => continue,
         };
         let mut view = Map::new();
@@ -113,22 +113,26 @@ mod tests {
     #[test]
     fn a_hook_view_carries_the_error_of_its_finish() {
         let trace = vec![
-            TraceEvent::HookStarted {
-                point: HookPoint::OnExit,
-                index: 0,
-                hook: "require_search".into(),
-                step: Some(json!(1)),
-            },
-            TraceEvent::HookFinished {
-                point: HookPoint::OnExit,
-                index: 0,
-                hook: "require_search".into(),
-                step: Some(json!(1)),
-                error: Some("boom".into()),
-                tools: None,
-                changes: None,
-                output: None,
-            },
+            TraceEvent::new(
+                Some(json!(1)),
+                TraceKind::HookStarted {
+                    point: HookPoint::OnExit,
+                    index: 0,
+                    hook: "require_search".into(),
+                },
+            ),
+            TraceEvent::new(
+                Some(json!(1)),
+                TraceKind::HookFinished {
+                    point: HookPoint::OnExit,
+                    index: 0,
+                    hook: "require_search".into(),
+                    error: Some("boom".into()),
+                    tools: None,
+                    changes: None,
+                    output: None,
+                },
+            ),
         ];
         assert_eq!(
             views(&trace),
@@ -141,30 +145,38 @@ mod tests {
     #[test]
     fn every_kind_lists_exactly_its_fields() {
         let trace = vec![
-            TraceEvent::LlmStarted {
-                step: Some(json!(0)),
-                messages_in: 2,
-                last: None,
-                model: None,
-            },
-            TraceEvent::ToolFinished {
-                step: Some(json!(0)),
-                tool: "search".into(),
-                id: None,
-                error: false,
-                arguments: serde_json::Map::new(),
-                output: None,
-            },
-            TraceEvent::Exit {
-                step: Some(json!(1)),
-                reason: json!("text"),
-                continues: false,
-            },
-            TraceEvent::Stopped {
-                step: None,
-                reason: json!("halt"),
-            },
-            TraceEvent::MaxStepsReached { step: None },
+            TraceEvent::new(
+                Some(json!(0)),
+                TraceKind::LlmStarted {
+                    messages_in: 2,
+                    last: None,
+                    model: None,
+                },
+            ),
+            TraceEvent::new(
+                Some(json!(0)),
+                TraceKind::ToolFinished {
+                    tool: "search".into(),
+                    id: None,
+                    error: false,
+                    arguments: serde_json::Map::new(),
+                    output: None,
+                },
+            ),
+            TraceEvent::new(
+                Some(json!(1)),
+                TraceKind::Exit {
+                    reason: json!("text"),
+                    continues: false,
+                },
+            ),
+            TraceEvent::new(
+                None,
+                TraceKind::Stopped {
+                    reason: json!("halt"),
+                },
+            ),
+            TraceEvent::new(None, TraceKind::MaxStepsReached),
         ];
         for view in views(&trace) {
             let kind = view["kind"].as_str().unwrap();

@@ -8,7 +8,7 @@
 //! placed just before it that fails when `step_count` is the value that
 //! hook saw at that run (`when: {step_count: S}, do: [{fail: ...}]`).
 
-use crate::outcome::{Outcome, TraceEvent};
+use crate::outcome::{Outcome, TraceKind};
 use crate::scenario::{Format, Scenario};
 use serde_json::Value;
 use std::collections::HashMap;
@@ -39,14 +39,9 @@ impl Fault {
         let mut tool_calls: HashMap<&str, usize> = HashMap::new();
         let mut model_calls = 0;
         for event in &as_written.trace {
-            match event {
-                TraceEvent::HookStarted {
-                    point,
-                    index,
-                    hook,
-                    step,
-                } => {
-                    if let Some(step) = step.as_ref().and_then(Value::as_i64) {
+            match &event.kind {
+                TraceKind::HookStarted { point, index, hook } => {
+                    if let Some(step) = event.step().and_then(Value::as_i64) {
                         faults.push(Fault::Hook {
                             point: point.as_str().to_owned(),
                             index: *index,
@@ -55,11 +50,11 @@ impl Fault {
                         });
                     }
                 }
-                TraceEvent::LlmStarted { model: None, .. } => {
+                TraceKind::LlmStarted { model: None, .. } => {
                     faults.push(Fault::Model { call: model_calls });
                     model_calls += 1;
                 }
-                TraceEvent::ToolFinished { tool, .. } => {
+                TraceKind::ToolFinished { tool, .. } => {
                     let seen = tool_calls.entry(tool.as_str()).or_default();
                     faults.push(Fault::Tool {
                         tool: tool.clone(),
@@ -181,8 +176,8 @@ mod tests {
         let errors: Vec<bool> = outcome
             .trace
             .iter()
-            .filter_map(|e| match e {
-                TraceEvent::ToolFinished { error, .. } => Some(*error),
+            .filter_map(|e| match &e.kind {
+                TraceKind::ToolFinished { error, .. } => Some(*error),
                 _ => None,
             })
             .collect();
@@ -199,10 +194,7 @@ mod tests {
             "{error:?}"
         );
         assert_eq!(
-            outcome
-                .wire_trace()
-                .filter(|e| matches!(e, crate::outcome::WireEvent::Llm { .. }))
-                .count(),
+            outcome.wire_trace().filter(|e| e["event"] == "llm").count(),
             1
         );
     }

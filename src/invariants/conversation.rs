@@ -13,7 +13,7 @@ use super::{Invariant, Violation};
 use crate::hooks::compaction::{ApproximateTokenCounter, TokenCounter};
 use crate::hooks::offload::{OFFLOADED_META_KEY, ToolResultStore};
 use crate::message::ChatMessage;
-use crate::outcome::TraceEvent;
+use crate::outcome::TraceKind;
 use std::collections::BTreeSet;
 
 /// A call or a result whose partner is missing, by call id.
@@ -67,11 +67,11 @@ pub(super) fn check(
     let counter = ApproximateTokenCounter::default();
     let mut references: Vec<(String, Option<usize>)> = Vec::new();
     for (i, event) in view.outcome.trace.iter().enumerate() {
-        let TraceEvent::HookFinished {
+        let TraceKind::HookFinished {
             hook,
             changes: Some(changes),
             ..
-        } = event
+        } = &event.kind
         else {
             continue;
         };

@@ -9,7 +9,7 @@
 use super::view::View;
 use super::{Invariant, Violation};
 use crate::hook::HookPoint;
-use crate::outcome::{CallRef, TraceEvent};
+use crate::outcome::{CallRef, TraceKind};
 use crate::value::json_eq;
 use serde_json::{Map, Value};
 use std::collections::HashMap;
@@ -29,8 +29,8 @@ pub(super) fn check(view: &View<'_>, approvers: &[String]) -> Vec<Violation> {
     let mut removed: HashMap<String, Decided<'_>> = HashMap::new();
     let mut approved: HashMap<String, Decided<'_>> = HashMap::new();
     for (i, event) in view.outcome.trace.iter().enumerate() {
-        match event {
-            TraceEvent::LlmFinished { replies, .. } => {
+        match &event.kind {
+            TraceKind::LlmFinished { replies, .. } => {
                 // A new reply's calls are new decisions, even under an old id.
                 pending = replies
                     .last()
@@ -41,7 +41,7 @@ pub(super) fn check(view: &View<'_>, approvers: &[String]) -> Vec<Violation> {
                     approved.remove(id);
                 }
             }
-            TraceEvent::HookFinished {
+            TraceKind::HookFinished {
                 point: HookPoint::BeforeTool,
                 hook,
                 tools: Some(tools),
@@ -76,7 +76,7 @@ pub(super) fn check(view: &View<'_>, approvers: &[String]) -> Vec<Violation> {
                 }
                 pending.clone_from(&tools.pending);
             }
-            TraceEvent::ToolFinished {
+            TraceKind::ToolFinished {
                 tool,
                 id: Some(id),
                 arguments,

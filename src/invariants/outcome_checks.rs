@@ -3,7 +3,7 @@
 use super::view::{MODEL_REASONS, View, event_point};
 use super::{Invariant, Violation};
 use crate::hook::HookPoint;
-use crate::outcome::{Outcome, WireEvent};
+use crate::outcome::{Outcome, TraceEvent, TraceKind};
 use crate::state::keys;
 use serde_json::Value;
 
@@ -29,7 +29,7 @@ fn on_exit_skipped_at_max_steps(view: &View<'_>, found: &mut Vec<Violation>) {
     let head = &view.trace[..view.end];
     let last_exit = head
         .iter()
-        .rposition(|e| matches!(e, WireEvent::Exit { .. }));
+        .rposition(|e| matches!(e.kind, TraceKind::Exit { .. }));
     let from = last_exit.map_or(0, |i| i + 1);
     if let Some(offset) = head[from..]
         .iter()
@@ -45,9 +45,9 @@ fn on_exit_skipped_at_max_steps(view: &View<'_>, found: &mut Vec<Violation>) {
         );
     }
     if let Some(i) = last_exit {
-        if let WireEvent::Exit {
+        if let TraceKind::Exit {
             continues: false, ..
-        } = head[i]
+        } = head[i].kind
         {
             found.push(view.violation(
                 Invariant::OnExitSkippedAtMaxSteps,
@@ -107,7 +107,7 @@ fn removed_tool_calls_do_not_run(view: &View<'_>, found: &mut Vec<Violation>) {
         }
     }
     for (i, event) in view.trace.iter().enumerate() {
-        let WireEvent::Exit { reason, .. } = event else {
+        let TraceKind::Exit { reason, .. } = &event.kind else {
             continue;
         };
         let Some(reason) = reason.as_str() else {
@@ -118,11 +118,11 @@ fn removed_tool_calls_do_not_run(view: &View<'_>, found: &mut Vec<Violation>) {
         }
         let step_start = view.trace[..i]
             .iter()
-            .rposition(|e| matches!(e, WireEvent::Llm { .. }))
+            .rposition(|e| matches!(e.kind, TraceKind::LlmStarted { .. }))
             .map_or(0, |p| p + 1);
         let ran = view.trace[step_start..i]
             .iter()
-            .any(|e| matches!(e, WireEvent::Tool { tool, error: false, .. } if tool == reason));
+            .any(|e| matches!(&e.kind, TraceKind::ToolFinished { tool, error: false, .. } if tool == reason));
         if !ran {
             found.push(view.violation(
                 Invariant::RemovedToolCallsDoNotRun,
@@ -245,16 +245,13 @@ fn exit_reason_is_known(view: &View<'_>, found: &mut Vec<Violation>) {
 fn continue_run_is_consumed(view: &View<'_>, found: &mut Vec<Violation>) {
     // Failed runs too: their exits happened before the failure.
     for (i, event) in view.trace[..view.end].iter().enumerate() {
-        let WireEvent::Exit {
-            reason, continues, ..
-        } = event
-        else {
+        let TraceKind::Exit { reason, continues } = &event.kind else {
             continue;
         };
         let last = i + 1 == view.end;
         let after_on_exit = i
             .checked_sub(1)
-            .is_some_and(|p| event_point(&view.trace[p]) == Some(HookPoint::OnExit));
+            .is_some_and(|p| event_point(view.trace[p]) == Some(HookPoint::OnExit));
         if *continues && !after_on_exit {
             found.push(view.violation(
                 Invariant::ContinueRunIsConsumed,
@@ -285,7 +282,8 @@ fn continue_run_is_consumed(view: &View<'_>, found: &mut Vec<Violation>) {
 
 /// The first difference between two outcomes of one scenario.
 pub(super) fn same_outcome(left: &Outcome, right: &Outcome) -> Vec<Violation> {
-    let (left_trace, right_trace): (Vec<WireEvent>, Vec<WireEvent>) =
+    let left_trace: Vec<&TraceEvent> = left.trace.iter().filter(|e| e.on_wire()).collect();
+    let (left_wire, right_wire): (Vec<Value>, Vec<Value>) =
         (left.wire_trace().collect(), right.wire_trace().collect());
     let difference = |message: String, at: Option<usize>| {
         vec![Violation::new(
@@ -295,13 +293,13 @@ pub(super) fn same_outcome(left: &Outcome, right: &Outcome) -> Vec<Violation> {
             message,
         )]
     };
-    let trace_len = left_trace.len().max(right_trace.len());
+    let trace_len = left_wire.len().max(right_wire.len());
     for i in 0..trace_len {
-        let (a, b) = (left_trace.get(i), right_trace.get(i));
+        let (a, b) = (left_wire.get(i), right_wire.get(i));
         if a != b {
-            let show = |e: Option<&WireEvent>| {
+            let show = |e: Option<&Value>| {
                 e.map_or("nothing".to_owned(), |e| {
-                    crate::value::sorted(e.to_value()).to_string()
+                    crate::value::sorted(e.clone()).to_string()
                 })
             };
             return difference(

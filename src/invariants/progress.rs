@@ -13,7 +13,7 @@ use super::view::View;
 use super::{Invariant, Violation};
 use crate::hook::HookPoint;
 use crate::message::ChatMessage;
-use crate::outcome::TraceEvent;
+use crate::outcome::{TraceEvent, TraceKind};
 use crate::state::keys;
 use serde_json::{Value, json};
 
@@ -65,14 +65,14 @@ fn cycles(trace: &[TraceEvent]) -> Vec<Cycle> {
     let mut cycles = Vec::new();
     let mut signature = Some(Vec::new());
     for (i, event) in trace.iter().enumerate() {
-        match event {
-            TraceEvent::LlmFinished { replies, .. } => {
+        match &event.kind {
+            TraceKind::LlmFinished { replies, .. } => {
                 if let Some(items) = signature.as_mut() {
                     items.extend(replies.iter().map(reply));
                 }
             }
-            TraceEvent::ToolFinished { .. } | TraceEvent::LlmFailed { .. } => signature = None,
-            TraceEvent::HookFinished {
+            TraceKind::ToolFinished { .. } | TraceKind::LlmFailed { .. } => signature = None,
+            TraceKind::HookFinished {
                 point,
                 hook,
                 changes,
@@ -91,7 +91,7 @@ fn cycles(trace: &[TraceEvent]) -> Vec<Cycle> {
                 (None, _) => signature = None,
                 (Some(_), None) => {}
             },
-            TraceEvent::Exit { continues, .. } => {
+            TraceKind::Exit { continues, .. } => {
                 cycles.push(Cycle {
                     signature: signature.take(),
                     exit: i,

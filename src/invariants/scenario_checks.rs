@@ -6,7 +6,7 @@ use super::usage::sum_usages;
 use super::view::{MODEL_REASONS, View};
 use super::{Invariant, Violation};
 use crate::hook::HookPoint;
-use crate::outcome::{ErrorKind, WireEvent};
+use crate::outcome::{ErrorKind, TraceKind};
 use crate::scenario::{Action, HookEntry, Scenario, StateValue};
 use crate::scripted::ModelReply;
 use crate::state::Handler;
@@ -149,8 +149,8 @@ fn after_run_once(
     let expected = registered_at(registered, "after_run");
     let ran: Vec<&str> = view.trace[view.end..]
         .iter()
-        .filter_map(|e| match e {
-            WireEvent::Hook { hook, .. } => Some(hook.as_str()),
+        .filter_map(|e| match &e.kind {
+            TraceKind::HookStarted { hook, .. } => Some(hook.as_str()),
             _ => None,
         })
         .collect();
@@ -206,9 +206,9 @@ fn removed_tool_calls(view: &View<'_>, scenario: &Scenario, found: &mut Vec<Viol
         .flat_map(|m| m.tool_calls().filter_map(|c| c.id.as_deref()))
         .collect();
     for (i, event) in view.trace.iter().enumerate() {
-        if let WireEvent::Tool {
+        if let TraceKind::ToolFinished {
             tool, id: Some(id), ..
-        } = event
+        } = &event.kind
         {
             if !ids.contains(&id.as_str()) {
                 found.push(view.violation(Invariant::RemovedToolCallsDoNotRun,
@@ -249,8 +249,8 @@ fn before_run_once(
     let lead: Vec<&str> = view
         .trace
         .iter()
-        .map_while(|e| match e {
-            WireEvent::Hook { point, hook, .. } if *point == HookPoint::BeforeRun => {
+        .map_while(|e| match &e.kind {
+            TraceKind::HookStarted { point, hook, .. } if *point == HookPoint::BeforeRun => {
                 Some(hook.as_str())
             }
             _ => None,
@@ -368,15 +368,14 @@ fn continue_run(view: &View<'_>, scenario: &Scenario, found: &mut Vec<Violation>
     if !view.ended_at_max_steps() {
         return;
     }
-    if let Some((
-        i,
-        WireEvent::Exit {
-            step,
-            continues: true,
-            ..
-        },
-    )) = view.last_before_after_run()
+    let Some((i, event)) = view.last_before_after_run() else {
+        return;
+    };
+    if let TraceKind::Exit {
+        continues: true, ..
+    } = event.kind
     {
+        let step = event.step().cloned().unwrap_or(Value::Null);
         if step.as_i64() != Some(scenario.agent.max_agent_steps) {
             found.push(view.violation(Invariant::ContinueRunIsConsumed,
                 Some(i),

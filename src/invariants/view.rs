@@ -4,7 +4,7 @@
 
 use super::{Invariant, Violation};
 use crate::hook::HookPoint;
-use crate::outcome::{CallRef, Outcome, PendingTools, RunResult, TraceEvent, WireEvent};
+use crate::outcome::{CallRef, Outcome, PendingTools, RunResult, TraceEvent, TraceKind};
 use crate::state::keys;
 use serde_json::Value;
 
@@ -49,8 +49,9 @@ pub(crate) struct View<'a> {
     /// For each event of the complete trace, the index of the wire event
     /// that shows it (itself, or the last wire event before it).
     wire_at: Vec<Option<usize>>,
-    /// The trace as the outcome JSON shows it; violations index into it.
-    pub trace: &'a [WireEvent],
+    /// The events the outcome JSON's trace shows, in order; violations
+    /// index into it.
+    pub trace: &'a [&'a TraceEvent],
     pub result: Option<&'a RunResult>,
     pub blocks: Vec<Block<'a>>,
     /// Index of the first event of the trailing `after_run` block (or the
@@ -64,10 +65,10 @@ impl<'a> View<'a> {
         Violation::new(invariant, self.trace, at, message)
     }
 
-    pub fn new(outcome: &'a Outcome, trace: &'a [WireEvent]) -> Self {
+    pub fn new(outcome: &'a Outcome, trace: &'a [&'a TraceEvent]) -> Self {
         let mut blocks: Vec<Block<'a>> = Vec::new();
         for (index, event) in trace.iter().enumerate() {
-            let WireEvent::Hook { point, hook, .. } = event else {
+            let TraceKind::HookStarted { point, hook, .. } = &event.kind else {
                 continue;
             };
             match blocks.last_mut() {
@@ -90,7 +91,7 @@ impl<'a> View<'a> {
         let mut wire_at = Vec::with_capacity(outcome.trace.len());
         let mut seen: usize = 0;
         for event in &outcome.trace {
-            if event.to_wire().is_some() {
+            if event.on_wire() {
                 seen += 1;
             }
             wire_at.push(seen.checked_sub(1));
@@ -149,27 +150,24 @@ impl<'a> View<'a> {
     pub fn llm_calls(&self) -> usize {
         self.trace
             .iter()
-            .filter(|e| matches!(e, WireEvent::Llm { .. }))
+            .filter(|e| matches!(e.kind, TraceKind::LlmStarted { .. }))
             .count()
     }
 
     /// The last event before the trailing `after_run` block.
-    pub fn last_before_after_run(&self) -> Option<(usize, &'a WireEvent)> {
-        self.end.checked_sub(1).map(|i| (i, &self.trace[i]))
+    pub fn last_before_after_run(&self) -> Option<(usize, &'a TraceEvent)> {
+        self.end.checked_sub(1).map(|i| (i, self.trace[i]))
     }
 
     /// The exit event the run ended at: the last event before `after_run`
     /// is an exit that did not continue.
     pub fn ending_exit(&self) -> Option<(usize, &'a str)> {
-        match self.last_before_after_run() {
-            Some((
-                i,
-                WireEvent::Exit {
-                    reason,
-                    continues: false,
-                    ..
-                },
-            )) => Some((i, reason.as_str().unwrap_or_default())),
+        let (i, event) = self.last_before_after_run()?;
+        match &event.kind {
+            TraceKind::Exit {
+                reason,
+                continues: false,
+            } => Some((i, reason.as_str().unwrap_or_default())),
             _ => None,
         }
     }
@@ -178,7 +176,7 @@ impl<'a> View<'a> {
     pub fn tool_events(&self) -> Vec<(&'a str, usize)> {
         let mut counts: Vec<(&'a str, usize)> = Vec::new();
         for event in self.trace {
-            if let WireEvent::Tool { tool, .. } = event {
+            if let TraceKind::ToolFinished { tool, .. } = &event.kind {
                 match counts.iter_mut().find(|(name, _)| name == tool) {
                     Some((_, n)) => *n += 1,
                     None => counts.push((tool, 1)),
@@ -192,7 +190,7 @@ impl<'a> View<'a> {
     pub fn last_tool_event(&self, tool: &str) -> Option<usize> {
         self.trace
             .iter()
-            .rposition(|e| matches!(e, WireEvent::Tool { tool: t, .. } if t == tool))
+            .rposition(|e| matches!(&e.kind, TraceKind::ToolFinished { tool: t, .. } if t == tool))
     }
 
     /// `true` when the run ended by `max_agent_steps`.
@@ -200,19 +198,20 @@ impl<'a> View<'a> {
         self.succeeded() && self.exit_reason() == Some("max_agent_steps")
     }
 
-    /// The step of the first `llm` event, if any.
+    /// The step of the first `llm` event, if any (`None` as well when that
+    /// event has none).
     pub fn first_llm_step(&self) -> Option<&'a Value> {
-        self.trace.iter().find_map(|e| match e {
-            WireEvent::Llm { step, .. } => Some(step),
-            _ => None,
-        })
+        self.trace
+            .iter()
+            .find(|e| matches!(e.kind, TraceKind::LlmStarted { .. }))
+            .and_then(|e| e.step())
     }
 
     /// `continue_run` when the run finished (after `after_run`); `None`
     /// when it did not finish, `Some(Null)` when the key was absent.
     pub fn continue_run_at_finish(&self) -> Option<&'a Value> {
-        self.outcome.trace.iter().rev().find_map(|e| match e {
-            TraceEvent::RunFinished { continue_run, .. } => Some(continue_run),
+        self.outcome.trace.iter().rev().find_map(|e| match &e.kind {
+            TraceKind::RunFinished { continue_run, .. } => Some(continue_run),
             _ => None,
         })
     }
@@ -227,8 +226,8 @@ impl<'a> View<'a> {
         let mut open = false;
         let mut wire_index = 0;
         for event in &self.outcome.trace {
-            match event {
-                TraceEvent::HookStarted {
+            match &event.kind {
+                TraceKind::HookStarted {
                     point: HookPoint::BeforeTool,
                     index: 0,
                     ..
@@ -242,14 +241,14 @@ impl<'a> View<'a> {
                         tool_exit: None,
                     });
                 }
-                TraceEvent::HookFinished {
+                TraceKind::HookFinished {
                     tools: Some(tools), ..
                 } => {
                     if let (true, Some(round)) = (open, rounds.last_mut()) {
                         round.pending = Some(tools);
                     }
                 }
-                TraceEvent::ToolFinished {
+                TraceKind::ToolFinished {
                     tool,
                     id,
                     arguments,
@@ -263,26 +262,26 @@ impl<'a> View<'a> {
                         });
                     }
                 }
-                TraceEvent::ToolsFinished {
+                TraceKind::ToolsFinished {
                     tool_call_counts, ..
                 } => {
                     if let (true, Some(round)) = (open, rounds.last_mut()) {
                         round.counts_after = Some(tool_call_counts);
                     }
                 }
-                TraceEvent::Exit { reason, .. } => {
+                TraceKind::Exit { reason, .. } => {
                     if let (true, Some(round)) = (open, rounds.last_mut()) {
                         round.tool_exit = Some(reason);
                     }
                     open = false;
                 }
-                TraceEvent::LlmStarted { model: None, .. }
-                | TraceEvent::Stopped { .. }
-                | TraceEvent::MaxStepsReached { .. }
-                | TraceEvent::RunFinished { .. } => open = false,
+                TraceKind::LlmStarted { model: None, .. }
+                | TraceKind::Stopped { .. }
+                | TraceKind::MaxStepsReached
+                | TraceKind::RunFinished { .. } => open = false,
                 _ => {}
             }
-            if event.to_wire().is_some() {
+            if event.on_wire() {
                 wire_index += 1;
             }
         }
@@ -290,9 +289,9 @@ impl<'a> View<'a> {
     }
 }
 
-pub(crate) fn event_point(event: &WireEvent) -> Option<HookPoint> {
-    match event {
-        WireEvent::Hook { point, .. } => Some(*point),
+pub(crate) fn event_point(event: &TraceEvent) -> Option<HookPoint> {
+    match &event.kind {
+        TraceKind::HookStarted { point, .. } => Some(*point),
         _ => None,
     }
 }

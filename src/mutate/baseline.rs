@@ -5,7 +5,7 @@
 //! and is not replayed. Under `unused_replies: fail`, a successful run
 //! checks that every reply was used, so every reply counts.
 
-use crate::outcome::{Outcome, TraceEvent};
+use crate::outcome::{Outcome, TraceKind};
 use crate::scenario::{HookEntry, Scenario, UnusedReplies};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -57,12 +57,12 @@ impl Baseline {
             shared: BTreeSet::new(),
         };
         for event in &outcome.trace {
-            match event {
-                TraceEvent::LlmStarted { model: None, .. } => baseline.model_calls += 1,
-                TraceEvent::ToolFinished { tool, .. } => {
+            match &event.kind {
+                TraceKind::LlmStarted { model: None, .. } => baseline.model_calls += 1,
+                TraceKind::ToolFinished { tool, .. } => {
                     *baseline.tool_runs.entry(tool.clone()).or_default() += 1;
                 }
-                TraceEvent::HookStarted { point, index, .. } => {
+                TraceKind::HookStarted { point, index, .. } => {
                     let point = point.as_str().to_owned();
                     let entry = scenario.hooks.get(&point).and_then(|e| e.get(*index));
                     if let Some(HookEntry::Shared(name)) = entry {

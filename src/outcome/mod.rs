@@ -11,8 +11,8 @@
 //! ```
 //!
 //! [`Outcome::to_value`] writes the outcome JSON of the scenario-format
-//! contract: its trace holds the four [`WireEvent`] kinds, and that shape is
-//! what the conformance runner compares. [`Outcome::to_full_value`] writes
+//! contract: its trace holds four event kinds (hook, llm, tool, exit), and
+//! that shape is what the conformance runner compares. [`Outcome::to_full_value`] writes
 //! every recorded event as well, and [`Outcome::from_full_json`] reads that
 //! back, so a saved outcome can be explained and checked later.
 
@@ -21,14 +21,16 @@ mod recorder;
 mod result;
 mod snapshot;
 mod trace;
+mod wire;
 
 pub use error::{ErrorKind, RunError};
 pub use recorder::{Detail, TraceRecorder};
 pub use result::RunResult;
 pub use snapshot::Snapshot;
 pub use trace::{
-    CallRef, KeyChange, MessageChanges, PendingTools, Rewrite, StateChanges, TraceEvent, WireEvent,
+    CallRef, KeyChange, MessageChanges, PendingTools, Rewrite, StateChanges, TraceEvent, TraceKind,
 };
+use wire::WireEvent;
 
 use crate::value::sorted;
 use serde::{Deserialize, Serialize};
@@ -152,9 +154,27 @@ impl Outcome {
         self.status == Status::Pass
     }
 
-    /// The trace as the outcome JSON shows it: the four wire kinds.
-    pub fn wire_trace(&self) -> impl Iterator<Item = WireEvent> + '_ {
-        self.trace.iter().filter_map(TraceEvent::to_wire)
+    /// The trace as the outcome JSON shows it: its events of the four
+    /// wire kinds (hook, llm, tool, exit), each as the JSON writes it (keys
+    /// unsorted).
+    ///
+    /// ```
+    /// use hookharness::replay::Replay;
+    /// use hookharness::scenario::{Format, Scenario};
+    ///
+    /// let scenario = Scenario::from_str("model: [{text: hi}]", "hi.yaml", Format::Yaml)?;
+    /// let outcome = Replay::new().run(&scenario);
+    /// let events: Vec<_> = outcome.wire_trace().map(|e| e["event"].clone()).collect();
+    /// assert_eq!(events, ["llm", "exit"]);
+    /// # Ok::<(), hookharness::scenario::ScenarioError>(())
+    /// ```
+    pub fn wire_trace(&self) -> impl Iterator<Item = Value> + '_ {
+        self.wire_events().map(|e| e.to_value())
+    }
+
+    /// The trace as the outcome JSON shows it, typed.
+    fn wire_events(&self) -> impl Iterator<Item = WireEvent> + '_ {
+        self.trace.iter().filter_map(WireEvent::of)
     }
 
     /// The outcome as the contract's JSON value, keys sorted at every
@@ -162,10 +182,7 @@ impl Outcome {
     /// its four wire kinds.
     pub fn to_value(&self) -> Value {
         let mut map = self.value_without_trace();
-        map.insert(
-            "trace".into(),
-            Value::Array(self.wire_trace().map(|e| e.to_value()).collect()),
-        );
+        map.insert("trace".into(), Value::Array(self.wire_trace().collect()));
         sorted(Value::Object(map))
     }
 
@@ -176,7 +193,7 @@ impl Outcome {
     pub fn same_value(&self, other: &Outcome) -> bool {
         // Map equality ignores key order, so the unsorted maps compare as
         // the sorted ones do.
-        self.wire_trace().eq(other.wire_trace())
+        self.wire_events().eq(other.wire_events())
             && self.value_without_trace() == other.value_without_trace()
     }
 

@@ -1,7 +1,7 @@
 //! Recording a run's events into the outcome's trace.
 
 use super::trace::{
-    CallRef, KeyChange, MessageChanges, PendingTools, Rewrite, StateChanges, TraceEvent,
+    CallRef, KeyChange, MessageChanges, PendingTools, Rewrite, StateChanges, TraceEvent, TraceKind,
 };
 use crate::hook::HookPoint;
 use crate::message::ChatMessage;
@@ -26,7 +26,7 @@ pub enum Detail {
 /// Recording never changes the run: the recorder only reads State.
 ///
 /// ```
-/// use hookharness::outcome::{TraceEvent, TraceRecorder};
+/// use hookharness::outcome::{TraceKind, TraceRecorder};
 /// use hookharness::{Agent, ChatMessage, RunOptions, generator_fn};
 ///
 /// let agent = Agent::builder()
@@ -35,8 +35,8 @@ pub enum Detail {
 /// let mut recorder = TraceRecorder::default();
 /// agent.run_observed(vec![ChatMessage::from_user("Hi")], RunOptions::new(), &mut recorder)?;
 /// let events = recorder.into_events();
-/// assert!(matches!(events[0], TraceEvent::RunStarted { messages: 1 }));
-/// assert!(matches!(events.last(), Some(TraceEvent::RunFinished { .. })));
+/// assert!(matches!(events[0].kind, TraceKind::RunStarted { messages: 1 }));
+/// assert!(matches!(events.last().map(|e| &e.kind), Some(TraceKind::RunFinished { .. })));
 /// # Ok::<(), hookharness::AgentError>(())
 /// ```
 #[derive(Debug, Default)]
@@ -77,10 +77,13 @@ fn data(state: &State, key: &str) -> Value {
 
 impl Observer for TraceRecorder {
     fn on_event(&mut self, event: &Event<'_>) {
-        let recorded = match event {
-            Event::RunStarted { state } => TraceEvent::RunStarted {
-                messages: state.messages().len(),
-            },
+        let (step, kind) = match event {
+            Event::RunStarted { state } => (
+                None,
+                TraceKind::RunStarted {
+                    messages: state.messages().len(),
+                },
+            ),
             Event::HookStarted {
                 point,
                 index,
@@ -90,12 +93,14 @@ impl Observer for TraceRecorder {
                 if self.detail == Detail::Full {
                     self.before = Some((state.messages().to_vec(), state.data().clone()));
                 }
-                TraceEvent::HookStarted {
-                    point: *point,
-                    index: *index,
-                    hook: hook.name().into_owned(),
-                    step: step(state),
-                }
+                (
+                    step(state),
+                    TraceKind::HookStarted {
+                        point: *point,
+                        index: *index,
+                        hook: hook.name().into_owned(),
+                    },
+                )
             }
             Event::HookFinished {
                 point,
@@ -103,86 +108,105 @@ impl Observer for TraceRecorder {
                 hook,
                 state,
                 error,
-            } => TraceEvent::HookFinished {
-                point: *point,
-                index: *index,
-                hook: hook.name().into_owned(),
-                step: step(state),
-                error: error.map(str::to_owned),
-                tools: (*point == HookPoint::BeforeTool).then(|| PendingTools {
-                    pending: state
-                        .messages()
-                        .last()
-                        .map(|m| m.tool_calls().map(CallRef::from).collect())
-                        .unwrap_or_default(),
-                    tool_call_counts: data(state, keys::TOOL_CALL_COUNTS),
-                }),
-                changes: self.before.take().map(|(messages, data)| {
-                    let changes = MessageChanges::between(&messages, state.messages());
-                    let rewrite = matches!(changes, MessageChanges::Rewritten { .. }).then(|| {
-                        Box::new(Rewrite {
-                            before: messages,
-                            after: state.messages().to_vec(),
-                        })
-                    });
-                    StateChanges {
-                        messages: changes,
-                        data: KeyChange::between(&data, state.data()),
-                        rewrite,
-                    }
-                }),
-                output: None,
-            },
-            Event::LlmStarted { state, messages } => TraceEvent::LlmStarted {
-                step: step(state),
-                messages_in: messages.len(),
-                last: messages.last().cloned(),
-                model: None,
-            },
-            Event::LlmFinished { state, replies } => TraceEvent::LlmFinished {
-                step: step(state),
-                replies: replies.to_vec(),
-                model: None,
-            },
-            Event::LlmFailed { state, error } => TraceEvent::LlmFailed {
-                step: step(state),
-                error: (*error).to_owned(),
-                model: None,
-            },
+            } => (
+                step(state),
+                TraceKind::HookFinished {
+                    point: *point,
+                    index: *index,
+                    hook: hook.name().into_owned(),
+                    error: error.map(str::to_owned),
+                    tools: (*point == HookPoint::BeforeTool).then(|| PendingTools {
+                        pending: state
+                            .messages()
+                            .last()
+                            .map(|m| m.tool_calls().map(CallRef::from).collect())
+                            .unwrap_or_default(),
+                        tool_call_counts: data(state, keys::TOOL_CALL_COUNTS),
+                    }),
+                    changes: self.before.take().map(|(messages, data)| {
+                        let changes = MessageChanges::between(&messages, state.messages());
+                        let rewrite =
+                            matches!(changes, MessageChanges::Rewritten { .. }).then(|| {
+                                Box::new(Rewrite {
+                                    before: messages,
+                                    after: state.messages().to_vec(),
+                                })
+                            });
+                        StateChanges {
+                            messages: changes,
+                            data: KeyChange::between(&data, state.data()),
+                            rewrite,
+                        }
+                    }),
+                    output: None,
+                },
+            ),
+            Event::LlmStarted { state, messages } => (
+                step(state),
+                TraceKind::LlmStarted {
+                    messages_in: messages.len(),
+                    last: messages.last().cloned(),
+                    model: None,
+                },
+            ),
+            Event::LlmFinished { state, replies } => (
+                step(state),
+                TraceKind::LlmFinished {
+                    replies: replies.to_vec(),
+                    model: None,
+                },
+            ),
+            Event::LlmFailed { state, error } => (
+                step(state),
+                TraceKind::LlmFailed {
+                    error: (*error).to_owned(),
+                    model: None,
+                },
+            ),
             Event::ToolFinished {
                 step, call, error, ..
-            } => TraceEvent::ToolFinished {
-                step: step.cloned(),
-                tool: call.tool_name.clone(),
-                id: call.id.clone(),
-                error: *error,
-                arguments: call.arguments.clone(),
-                output: None,
-            },
-            Event::ToolsFinished { state } => TraceEvent::ToolsFinished {
-                step: step(state),
-                tool_call_counts: data(state, keys::TOOL_CALL_COUNTS),
-            },
+            } => (
+                step.cloned(),
+                TraceKind::ToolFinished {
+                    tool: call.tool_name.clone(),
+                    id: call.id.clone(),
+                    error: *error,
+                    arguments: call.arguments.clone(),
+                    output: None,
+                },
+            ),
+            Event::ToolsFinished { state } => (
+                step(state),
+                TraceKind::ToolsFinished {
+                    tool_call_counts: data(state, keys::TOOL_CALL_COUNTS),
+                },
+            ),
             Event::Exit {
                 state,
                 reason,
                 continues,
-            } => TraceEvent::Exit {
-                step: step(state),
-                reason: (*reason).clone(),
-                continues: *continues,
-            },
-            Event::Stopped { state, reason } => TraceEvent::Stopped {
-                step: step(state),
-                reason: (*reason).clone(),
-            },
-            Event::MaxStepsReached { state } => TraceEvent::MaxStepsReached { step: step(state) },
-            Event::RunFinished { state } => TraceEvent::RunFinished {
-                step: step(state),
-                exit_reason: data(state, keys::EXIT_REASON),
-                continue_run: data(state, keys::CONTINUE_RUN),
-            },
+            } => (
+                step(state),
+                TraceKind::Exit {
+                    reason: (*reason).clone(),
+                    continues: *continues,
+                },
+            ),
+            Event::Stopped { state, reason } => (
+                step(state),
+                TraceKind::Stopped {
+                    reason: (*reason).clone(),
+                },
+            ),
+            Event::MaxStepsReached { state } => (step(state), TraceKind::MaxStepsReached),
+            Event::RunFinished { state } => (
+                step(state),
+                TraceKind::RunFinished {
+                    exit_reason: data(state, keys::EXIT_REASON),
+                    continue_run: data(state, keys::CONTINUE_RUN),
+                },
+            ),
         };
-        self.events.push(recorded);
+        self.events.push(TraceEvent { step, kind });
     }
 }

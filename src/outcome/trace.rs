@@ -1,18 +1,37 @@
 //! The recorded trace: an owned, typed copy of every
-//! [`observe::Event`](crate::observe::Event), and its four-kind wire view.
+//! [`observe::Event`](crate::observe::Event).
 
 use crate::hook::HookPoint;
 use crate::message::{ChatMessage, ToolCall};
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::ser::{Error as _, SerializeMap};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-/// One event of a run, owned. Each kind mirrors an
-/// [`observe::Event`](crate::observe::Event) kind; `step` is `step_count`
-/// at the time (`None` when a hook removed the key).
+/// One event of a run, owned: `step_count` at the time and what happened.
+///
+/// Its JSON is one object: `event` names the kind, `step` sits among the
+/// kind's fields (after `hook` in hook events, after `event` elsewhere) and
+/// is left out when absent.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct TraceEvent {
+    /// `step_count` at the event: before a hook runs, after it ran, at an
+    /// LLM call, before the step's increment for tools, after the `on_exit`
+    /// hooks for an exit, at the end for `RunFinished`. `None` when a hook
+    /// removed the key, and for `RunStarted`. A present `null` is
+    /// `Some(Null)`.
+    #[serde(default, deserialize_with = "present")]
+    pub step: Option<Value>,
+    /// What happened.
+    #[serde(flatten)]
+    pub kind: TraceKind,
+}
+
+/// What happened at one event of a run. Each kind mirrors an
+/// [`observe::Event`](crate::observe::Event) kind.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 #[non_exhaustive]
-pub enum TraceEvent {
+pub enum TraceKind {
     /// State is initialised with this many messages.
     RunStarted {
         /// Messages at the start (the system prompt included).
@@ -26,13 +45,6 @@ pub enum TraceEvent {
         index: usize,
         /// The hook's trace name.
         hook: String,
-        /// `step_count` before it runs.
-        #[serde(
-            default,
-            deserialize_with = "present",
-            skip_serializing_if = "Option::is_none"
-        )]
-        step: Option<Value>,
     },
     /// A hook returned.
     HookFinished {
@@ -42,13 +54,6 @@ pub enum TraceEvent {
         index: usize,
         /// The hook's trace name.
         hook: String,
-        /// `step_count` after it ran.
-        #[serde(
-            default,
-            deserialize_with = "present",
-            skip_serializing_if = "Option::is_none"
-        )]
-        step: Option<Value>,
         /// Its error or panic message, when it failed.
         error: Option<String>,
         /// After a `before_tool` hook: the calls left pending and
@@ -66,13 +71,6 @@ pub enum TraceEvent {
     },
     /// The chat generator is called.
     LlmStarted {
-        /// `step_count` at the call.
-        #[serde(
-            default,
-            deserialize_with = "present",
-            skip_serializing_if = "Option::is_none"
-        )]
-        step: Option<Value>,
         /// How many messages the model receives.
         messages_in: usize,
         /// The last of them.
@@ -84,13 +82,6 @@ pub enum TraceEvent {
     },
     /// The chat generator answered.
     LlmFinished {
-        /// `step_count` at the call.
-        #[serde(
-            default,
-            deserialize_with = "present",
-            skip_serializing_if = "Option::is_none"
-        )]
-        step: Option<Value>,
         /// The replies.
         replies: Vec<ChatMessage>,
         /// The named script (`models:`) that answered, for a generator the
@@ -100,13 +91,6 @@ pub enum TraceEvent {
     },
     /// The chat generator failed.
     LlmFailed {
-        /// `step_count` at the call.
-        #[serde(
-            default,
-            deserialize_with = "present",
-            skip_serializing_if = "Option::is_none"
-        )]
-        step: Option<Value>,
         /// The failure.
         error: String,
         /// The named script (`models:`) that answered, for a generator the
@@ -116,13 +100,6 @@ pub enum TraceEvent {
     },
     /// A tool call ran (in call order, after its batch).
     ToolFinished {
-        /// `step_count` before the step's increment.
-        #[serde(
-            default,
-            deserialize_with = "present",
-            skip_serializing_if = "Option::is_none"
-        )]
-        step: Option<Value>,
         /// The tool.
         tool: String,
         /// The call id.
@@ -139,25 +116,11 @@ pub enum TraceEvent {
     },
     /// The step's tool messages were counted and appended.
     ToolsFinished {
-        /// `step_count` before the step's increment.
-        #[serde(
-            default,
-            deserialize_with = "present",
-            skip_serializing_if = "Option::is_none"
-        )]
-        step: Option<Value>,
         /// `tool_call_counts` now.
         tool_call_counts: Value,
     },
     /// An exit attempt, after the `on_exit` hooks.
     Exit {
-        /// `step_count` after the `on_exit` hooks.
-        #[serde(
-            default,
-            deserialize_with = "present",
-            skip_serializing_if = "Option::is_none"
-        )]
-        step: Option<Value>,
         /// `exit_reason` after the `on_exit` hooks.
         reason: Value,
         /// The loop's decision.
@@ -165,35 +128,13 @@ pub enum TraceEvent {
     },
     /// `stop_run` was found at the stop check.
     Stopped {
-        /// `step_count` at the check.
-        #[serde(
-            default,
-            deserialize_with = "present",
-            skip_serializing_if = "Option::is_none"
-        )]
-        step: Option<Value>,
         /// The `stop_run` value.
         reason: Value,
     },
     /// The loop ran `max_agent_steps` steps.
-    MaxStepsReached {
-        /// `step_count` then.
-        #[serde(
-            default,
-            deserialize_with = "present",
-            skip_serializing_if = "Option::is_none"
-        )]
-        step: Option<Value>,
-    },
+    MaxStepsReached,
     /// The run finished without failing; `after_run` hooks have run.
     RunFinished {
-        /// `step_count` at the end.
-        #[serde(
-            default,
-            deserialize_with = "present",
-            skip_serializing_if = "Option::is_none"
-        )]
-        step: Option<Value>,
         /// `exit_reason` at the end (`null` when absent).
         exit_reason: Value,
         /// `continue_run` at the end (`null` when absent).
@@ -337,145 +278,38 @@ impl KeyChange {
     }
 }
 
+impl Serialize for TraceEvent {
+    /// The kind's object with `step` in its place: after `hook` in hook
+    /// events, after `event` elsewhere.
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let Value::Object(fields) = serde_json::to_value(&self.kind).map_err(S::Error::custom)?
+        else {
+            return Err(S::Error::custom("a trace event is an object"));
+        };
+        let after = match self.kind {
+            TraceKind::HookStarted { .. } | TraceKind::HookFinished { .. } => "hook",
+            _ => "event",
+        };
+        let mut map =
+            serializer.serialize_map(Some(fields.len() + usize::from(self.step.is_some())))?;
+        for (key, value) in &fields {
+            map.serialize_entry(key, value)?;
+            if let (true, Some(step)) = (key == after, &self.step) {
+                map.serialize_entry("step", step)?;
+            }
+        }
+        map.end()
+    }
+}
+
 impl TraceEvent {
+    /// The event `kind` at `step`.
+    pub fn new(step: Option<Value>, kind: TraceKind) -> Self {
+        TraceEvent { step, kind }
+    }
+
     /// `step_count` at the event (`None` when absent or for `RunStarted`).
     pub fn step(&self) -> Option<&Value> {
-        match self {
-            TraceEvent::RunStarted { .. } => None,
-            TraceEvent::HookStarted { step, .. }
-            | TraceEvent::HookFinished { step, .. }
-            | TraceEvent::LlmStarted { step, .. }
-            | TraceEvent::LlmFinished { step, .. }
-            | TraceEvent::LlmFailed { step, .. }
-            | TraceEvent::ToolFinished { step, .. }
-            | TraceEvent::ToolsFinished { step, .. }
-            | TraceEvent::Exit { step, .. }
-            | TraceEvent::Stopped { step, .. }
-            | TraceEvent::MaxStepsReached { step }
-            | TraceEvent::RunFinished { step, .. } => step.as_ref(),
-        }
-    }
-
-    /// The event as the outcome JSON's trace shows it, for the four kinds
-    /// it keeps (hook started, LLM started, tool finished, exit).
-    pub fn to_wire(&self) -> Option<WireEvent> {
-        let step = || self.step().cloned().unwrap_or(Value::Null);
-        Some(match self {
-            TraceEvent::HookStarted { point, hook, .. } => WireEvent::Hook {
-                point: *point,
-                hook: hook.clone(),
-                step: step(),
-            },
-            TraceEvent::LlmStarted {
-                messages_in,
-                model: None,
-                ..
-            } => WireEvent::Llm {
-                step: step(),
-                messages_in: *messages_in,
-            },
-            TraceEvent::ToolFinished {
-                tool, id, error, ..
-            } => WireEvent::Tool {
-                step: step(),
-                tool: tool.clone(),
-                id: id.clone(),
-                error: *error,
-            },
-            TraceEvent::Exit {
-                reason, continues, ..
-            } => WireEvent::Exit {
-                step: step(),
-                reason: reason.clone(),
-                continues: *continues,
-            },
-            _ => return None,
-        })
-    }
-}
-
-/// One event of the outcome JSON's trace: the four kinds the
-/// scenario-format contract compares with the Python reference.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum WireEvent {
-    /// A hook was invoked (before its `when` was evaluated).
-    Hook {
-        /// The hook point.
-        point: HookPoint,
-        /// The hook's trace name.
-        hook: String,
-        /// `step_count` at the time.
-        step: Value,
-    },
-    /// A chat-generator call (also one that failed).
-    Llm {
-        /// `step_count` at the time.
-        step: Value,
-        /// How many messages the model received.
-        messages_in: usize,
-    },
-    /// A call that executed a tool.
-    Tool {
-        /// `step_count` before the step's increment.
-        step: Value,
-        /// The tool.
-        tool: String,
-        /// The call id.
-        id: Option<String>,
-        /// `true` when the tool failed.
-        error: bool,
-    },
-    /// An exit attempt, after the `on_exit` hooks.
-    Exit {
-        /// `step_count` after the `on_exit` hooks.
-        step: Value,
-        /// `exit_reason` after the `on_exit` hooks.
-        reason: Value,
-        /// The loop's decision.
-        continues: bool,
-    },
-}
-
-impl WireEvent {
-    /// The event as the outcome JSON writes it.
-    pub fn to_value(&self) -> Value {
-        let mut map = Map::new();
-        match self {
-            WireEvent::Hook { point, hook, step } => {
-                map.insert("event".into(), "hook".into());
-                map.insert("point".into(), point.as_str().into());
-                map.insert("hook".into(), hook.clone().into());
-                map.insert("step".into(), step.clone());
-            }
-            WireEvent::Llm { step, messages_in } => {
-                map.insert("event".into(), "llm".into());
-                map.insert("step".into(), step.clone());
-                map.insert("messages_in".into(), (*messages_in).into());
-            }
-            WireEvent::Tool {
-                step,
-                tool,
-                id,
-                error,
-            } => {
-                map.insert("event".into(), "tool".into());
-                map.insert("step".into(), step.clone());
-                map.insert("tool".into(), tool.clone().into());
-                map.insert("id".into(), id.clone().map_or(Value::Null, Value::String));
-                map.insert("error".into(), (*error).into());
-            }
-            WireEvent::Exit {
-                step,
-                reason,
-                continues,
-            } => {
-                map.insert("event".into(), "exit".into());
-                map.insert("step".into(), step.clone());
-                map.insert("reason".into(), reason.clone());
-                map.insert("continue".into(), (*continues).into());
-            }
-        }
-        Value::Object(map)
+        self.step.as_ref()
     }
 }

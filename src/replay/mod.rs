@@ -51,7 +51,7 @@ mod validity;
 
 use crate::expect::{self, Run};
 pub(crate) use crate::expect::{SeesListed, sees_difference, sees_listed};
-pub use crate::outcome::{Failure, Outcome, Status, TraceEvent, TraceRecorder};
+pub use crate::outcome::{Failure, Outcome, Status, TraceEvent, TraceKind, TraceRecorder};
 pub use crate::value::sorted;
 pub use as_test::ScenarioFailure;
 pub use declarative::DeclarativeHook;

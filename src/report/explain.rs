@@ -3,9 +3,9 @@
 //! why the run ended. Read from the outcome's trace alone, so a saved
 //! outcome (`run --format json --trace full`) explains the same as a run.
 
+use super::timeline::{self, Detail, Piece, Place};
 use crate::message::ChatMessage;
-use crate::outcome::{Outcome, StateChanges, TraceEvent};
-use serde_json::Value;
+use crate::outcome::{Outcome, StateChanges, TraceEvent, TraceKind};
 use std::fmt::Write;
 
 /// The timeline of a run. State changes show when the outcome was recorded
@@ -66,8 +66,8 @@ pub(crate) fn tail(outcome: &Outcome, events: usize) -> Option<String> {
     let mut start = shown.len().saturating_sub(events);
     if start > 0
         && matches!(
-            shown[start].0,
-            TraceEvent::LlmFinished { .. } | TraceEvent::LlmFailed { .. }
+            shown[start].0.kind,
+            TraceKind::LlmFinished { .. } | TraceKind::LlmFailed { .. }
         )
     {
         start -= 1;
@@ -80,71 +80,47 @@ pub(crate) fn tail(outcome: &Outcome, events: usize) -> Option<String> {
 }
 
 fn line(event: &TraceEvent, out: &mut String) {
-    let step = event.step().map_or_else(|| "-".into(), Value::to_string);
-    let _ = match event {
-        TraceEvent::RunStarted { messages } => {
-            writeln!(out, "run starts with {messages} message(s)")
-        }
-        TraceEvent::HookFinished {
-            point,
-            hook,
-            error,
-            changes,
-            ..
-        } => {
-            let _ = writeln!(out, "[step {step}] {point}: hook `{hook}` ran");
-            if let Some(changes) = changes {
-                state_changes(changes, out);
-            }
-            match error {
-                Some(error) => writeln!(out, "    failed: {error}"),
-                None => Ok(()),
-            }
-        }
-        TraceEvent::LlmStarted {
-            messages_in, last, ..
-        } => {
-            let _ = writeln!(out, "[step {step}] model receives {messages_in} message(s)");
-            match last {
-                Some(last) => writeln!(out, "    last: {}", describe(last)),
-                None => Ok(()),
-            }
-        }
-        TraceEvent::LlmFinished { replies, .. } => {
-            for reply in replies {
-                let _ = writeln!(out, "    model answers {}", describe(reply));
-            }
-            Ok(())
-        }
-        TraceEvent::LlmFailed { error, .. } => writeln!(out, "    model fails: {error}"),
-        TraceEvent::ToolFinished { tool, error, .. } => {
-            let flag = if *error { " (error)" } else { "" };
-            writeln!(out, "[step {step}] tool `{tool}` ran{flag}")
-        }
-        TraceEvent::Exit {
-            reason, continues, ..
-        } => {
-            let decision = if *continues {
-                "on_exit set continue_run: the run goes on"
-            } else {
-                "the run ends"
-            };
-            writeln!(out, "[step {step}] exit attempt ({reason}): {decision}")
-        }
-        TraceEvent::Stopped { reason, .. } => writeln!(
-            out,
-            "[step {step}] stop_run is {reason} after before_llm: the run stops before the model call"
-        ),
-        TraceEvent::MaxStepsReached { .. } => writeln!(
-            out,
-            "[step {step}] max_agent_steps reached: on_exit is skipped, exit_reason is max_agent_steps"
-        ),
-        TraceEvent::RunFinished { exit_reason, .. } => writeln!(
-            out,
-            "run ends: exit_reason {exit_reason}, step_count {step}"
-        ),
-        TraceEvent::HookStarted { .. } | TraceEvent::ToolsFinished { .. } => Ok(()),
+    let Some(shown) = timeline::describe(event) else {
+        return;
     };
+    let headline: String = shown.headline.iter().map(piece).collect();
+    let _ = match shown.place {
+        Place::Step => writeln!(out, "[step {}] {headline}", timeline::step(event)),
+        Place::Run => writeln!(out, "{headline}"),
+        Place::UnderCall => Ok(()),
+    };
+    for detail in &shown.details {
+        let _ = match detail {
+            Detail::Changes(changes) => {
+                state_changes(changes, out);
+                Ok(())
+            }
+            Detail::Message {
+                label,
+                message: Some(message),
+            } => writeln!(out, "    {label}: {}", describe(message)),
+            Detail::Messages(messages) => {
+                for message in *messages {
+                    let _ = writeln!(out, "    {headline} {}", describe(message));
+                }
+                Ok(())
+            }
+            Detail::Error { label, text } => {
+                writeln!(out, "    {}: {text}", label.unwrap_or(&headline))
+            }
+            Detail::Message { message: None, .. } | Detail::Call { .. } => Ok(()),
+        };
+    }
+}
+
+/// A headline piece as the text shows it.
+fn piece(piece: &Piece<'_>) -> String {
+    match piece {
+        Piece::Words(words) | Piece::TextOnly(words) => words.clone(),
+        Piece::Name(name) => format!("`{name}`"),
+        Piece::Point(point) => point.to_string(),
+        Piece::Json(value) => value.to_string(),
+    }
 }
 
 /// Every message a hook added, removed or changed, then every data key

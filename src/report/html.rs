@@ -5,8 +5,9 @@
 //! no script, no network, no external asset. Read from the outcome alone,
 //! as [`explain`](super::explain) is.
 
+use super::timeline::{self, Detail, Piece, Shown};
 use crate::message::ChatMessage;
-use crate::outcome::{Outcome, TraceEvent};
+use crate::outcome::{Outcome, TraceKind};
 use serde_json::Value;
 use std::fmt::Write;
 
@@ -71,13 +72,10 @@ pub fn explain_html(outcome: &Outcome) -> String {
     let mut open: Option<String> = None;
     let mut calls: Vec<&crate::message::ToolCall> = Vec::new();
     for event in &outcome.trace {
-        if matches!(
-            event,
-            TraceEvent::HookStarted { .. } | TraceEvent::ToolsFinished { .. }
-        ) {
+        let Some(shown) = timeline::describe(event) else {
             continue;
-        }
-        let step = event.step().map_or_else(|| "-".into(), Value::to_string);
+        };
+        let step = timeline::step(event);
         if open.as_deref() != Some(step.as_str()) {
             if open.is_some() {
                 out.push_str("</section></li>\n");
@@ -94,10 +92,10 @@ pub fn explain_html(outcome: &Outcome) -> String {
             );
             open = Some(step);
         }
-        if let TraceEvent::LlmFinished { replies, .. } = event {
+        if let TraceKind::LlmFinished { replies, .. } = &event.kind {
             calls = replies.iter().flat_map(ChatMessage::tool_calls).collect();
         }
-        event_html(event, &calls, outcome, &mut out);
+        event_html(&shown, &calls, outcome, &mut out);
     }
     if open.is_some() {
         out.push_str("</section></li>\n");
@@ -107,123 +105,65 @@ pub fn explain_html(outcome: &Outcome) -> String {
 }
 
 fn event_html(
-    event: &TraceEvent,
+    shown: &Shown<'_>,
     calls: &[&crate::message::ToolCall],
     outcome: &Outcome,
     out: &mut String,
 ) {
-    let _ = match event {
-        TraceEvent::RunStarted { messages } => writeln!(
-            out,
-            "<div class=\"event run\">run starts with {messages} message(s)</div>"
-        ),
-        TraceEvent::HookFinished {
-            point,
-            hook,
-            error,
-            changes,
-            ..
-        } => {
-            let class = if error.is_some() {
-                "event hook failed"
-            } else {
-                "event hook"
-            };
-            let _ = write!(
-                out,
-                "<div class=\"{class}\"><b>{point}</b>: hook <code>{}</code> ran",
-                escape(hook)
-            );
-            if let Some(changes) = changes {
+    let failed = if shown.failed { " failed" } else { "" };
+    let _ = write!(out, "<div class=\"event {}{failed}\">", shown.class);
+    for piece in &shown.headline {
+        let _ = match piece {
+            Piece::Words(words) => write!(out, "{}", escape(words)),
+            Piece::Name(name) => write!(out, "<code>{}</code>", escape(name)),
+            Piece::Point(point) => write!(out, "<b>{point}</b>"),
+            Piece::Json(value) => write!(out, "{}", escape(&value.to_string())),
+            Piece::TextOnly(_) => Ok(()),
+        };
+    }
+    for detail in &shown.details {
+        let _ = match detail {
+            Detail::Changes(changes) => {
                 let lines = super::changes::lines(changes, describe);
-                if !lines.is_empty() {
-                    let _ = write!(
+                if lines.is_empty() {
+                    Ok(())
+                } else {
+                    write!(
                         out,
                         "<pre class=\"changes\">{}</pre>",
                         escape(&lines.join("\n"))
-                    );
+                    )
                 }
             }
-            if let Some(error) = error {
-                let _ = write!(out, "<pre>failed: {}</pre>", escape(error));
+            Detail::Message { label, message } => {
+                let message = message.map(describe).unwrap_or_default();
+                write!(out, "<pre>{label}: {}</pre>", escape(&message))
             }
-            writeln!(out, "</div>")
-        }
-        TraceEvent::LlmStarted {
-            messages_in, last, ..
-        } => {
-            let last = last.as_ref().map(describe).unwrap_or_default();
-            writeln!(
-                out,
-                "<div class=\"event llm\">model receives {messages_in} message(s)<pre>last: {}</pre></div>",
-                escape(&last)
-            )
-        }
-        TraceEvent::LlmFinished { replies, .. } => {
-            let text: Vec<_> = replies.iter().map(describe).collect();
-            writeln!(
-                out,
-                "<div class=\"event llm\">model answers<pre>{}</pre></div>",
-                escape(&text.join("\n"))
-            )
-        }
-        TraceEvent::LlmFailed { error, .. } => writeln!(
-            out,
-            "<div class=\"event llm failed\">model fails<pre>{}</pre></div>",
-            escape(error)
-        ),
-        TraceEvent::ToolFinished {
-            tool, id, error, ..
-        } => {
-            let class = if *error {
-                "event tool failed"
-            } else {
-                "event tool"
-            };
-            let arguments = calls
-                .iter()
-                .find(|c| c.id == *id)
-                .map(|c| Value::Object(c.arguments.clone()).to_string())
-                .unwrap_or_default();
-            let result = tool_result(outcome, id.as_deref()).unwrap_or_default();
-            writeln!(
-                out,
-                "<div class=\"{class}\">tool <code>{}</code><pre>arguments: {}\nresult: {}</pre></div>",
-                escape(tool),
-                escape(&arguments),
-                escape(&result)
-            )
-        }
-        TraceEvent::Exit {
-            reason, continues, ..
-        } => {
-            let decision = if *continues {
-                "on_exit set continue_run: the run goes on"
-            } else {
-                "the run ends"
-            };
-            writeln!(
-                out,
-                "<div class=\"event exit\">exit attempt ({}): {decision}</div>",
-                escape(&reason.to_string())
-            )
-        }
-        TraceEvent::Stopped { reason, .. } => writeln!(
-            out,
-            "<div class=\"event exit\">stop_run is {} after before_llm: the run stops before the model call</div>",
-            escape(&reason.to_string())
-        ),
-        TraceEvent::MaxStepsReached { .. } => writeln!(
-            out,
-            "<div class=\"event exit\">max_agent_steps reached: on_exit is skipped</div>"
-        ),
-        TraceEvent::RunFinished { exit_reason, .. } => writeln!(
-            out,
-            "<div class=\"event exit\">run ends: exit_reason {}</div>",
-            escape(&exit_reason.to_string())
-        ),
-        _ => Ok(()),
-    };
+            Detail::Messages(messages) => {
+                let text: Vec<_> = messages.iter().map(describe).collect();
+                write!(out, "<pre>{}</pre>", escape(&text.join("\n")))
+            }
+            Detail::Error { label, text } => {
+                let label = label.map(|l| format!("{l}: ")).unwrap_or_default();
+                write!(out, "<pre>{label}{}</pre>", escape(text))
+            }
+            Detail::Call { id } => {
+                let arguments = calls
+                    .iter()
+                    .find(|c| c.id.as_deref() == *id)
+                    .map(|c| Value::Object(c.arguments.clone()).to_string())
+                    .unwrap_or_default();
+                let result = tool_result(outcome, *id).unwrap_or_default();
+                write!(
+                    out,
+                    "<pre>arguments: {}\nresult: {}</pre>",
+                    escape(&arguments),
+                    escape(&result)
+                )
+            }
+        };
+    }
+    let _ = writeln!(out, "</div>");
 }
 
 /// The text of the tool result with this call id, from the final messages.

@@ -10,6 +10,7 @@ mod html;
 mod human;
 mod junit;
 mod message;
+mod timeline;
 
 pub use explain::explain;
 pub use html::explain_html;

@@ -7,10 +7,10 @@
 //! file, the key path, and the line and column.
 //!
 //! ```text
-//!  text ──yaml.rs (yaml/subset.rs) / json.rs──▶ spanned tree (node.rs)
-//!                                                  │ reader.rs: typed access, known keys
+//!  text ──text/yaml.rs (yaml/subset.rs) / text/json.rs──▶ spanned tree (text/node.rs)
+//!                                                  │ text/reader.rs: typed access, known keys
 //!                                                  ▼
-//!        spec.rs, agent.rs, tool.rs, model.rs, hook.rs, when.rs,
+//!        format/: spec.rs, agent.rs, tool.rs, model.rs, hook.rs, when.rs,
 //!        action.rs, message.rs, run.rs, crate::expect (pattern.rs,
 //!        list_expect.rs, event_pattern.rs) ──▶ Scenario
 //! ```
@@ -22,7 +22,7 @@
 //! entries are [`SchemaEntry`](crate::state::SchemaEntry)s, `outputs_to_state`
 //! entries are [`StateOutput`](crate::tool::StateOutput)s and roles are
 //! [`ChatRole`](crate::ChatRole)s. A new key touches its type, its reader
-//! here and `write.rs`.
+//! in `format/` and `format/write.rs`.
 //!
 //! ```
 //! use hookharness::scenario::{Format, Scenario};
@@ -48,37 +48,23 @@
 //! );
 //! ```
 
-mod action;
-mod agent;
 mod error;
-mod event_pattern;
-mod haystack;
-mod hook;
-mod import;
-mod json;
-mod list_expect;
+mod format;
 mod load;
-mod locate;
-mod message;
-mod model;
-mod node;
-mod pattern;
-mod python;
-mod reader;
-mod relocate;
-mod run;
-mod scalar;
-mod sees;
-mod source_map;
-mod spec;
-mod substitute;
-mod tool;
-mod when;
-mod write;
-mod yaml;
+mod text;
+
+use format::{
+    action, agent, event_pattern, hook, list_expect, message, pattern, python, run, sees, spec,
+    tool, when, write,
+};
+use text::{json, locate, node, reader, source_map, yaml};
 
 pub use crate::expect::{
     Always, Expect, Expectation, LastMessageExpect, ToolCallExpect, UnderFaults, UnusedReplies,
+};
+pub use crate::haystack::{
+    AGENT_TYPE, HaystackAgent, HaystackDictError, ImportError, agent_from_haystack,
+    agent_to_haystack, import_haystack,
 };
 pub use action::{Action, ResultRewrite, StateValue, ToolSelection};
 pub use agent::AgentSpec;
@@ -86,11 +72,7 @@ pub use error::{ScenarioError, ScenarioErrorKind};
 #[cfg(test)]
 pub(crate) use event_pattern::KINDS as EVENT_KINDS;
 pub use event_pattern::{EventKind, EventPattern};
-pub use haystack::{
-    AGENT_TYPE, HaystackAgent, HaystackDictError, agent_from_haystack, agent_to_haystack,
-};
 pub use hook::{HookEntry, ReadyMadeKind};
-pub use import::{ImportError, import_haystack};
 pub use list_expect::{ListExpect, ListModes};
 pub use load::Format;
 pub(crate) use load::not_a_file;
@@ -109,6 +91,16 @@ pub(crate) use write::{
     message as write_message, named_recorded_depth, recorded_depth, reply as write_reply,
     write_compact,
 };
+
+/// What the Haystack interop (`crate::haystack`) reads and writes a
+/// scenario's text with.
+pub(crate) mod interop {
+    pub(crate) use super::json::parse as parse_json;
+    pub(crate) use super::node::{Entry, Node, NodeValue, Pos};
+    pub(crate) use super::tool::default_parameters;
+    pub(crate) use super::write::write_value;
+    pub(crate) use super::yaml::parse as parse_yaml;
+}
 
 /// What [`crate::expect`] reads its keys with.
 pub(crate) mod reading {

@@ -82,7 +82,6 @@ fn installed_registrations_run_in_their_order() {
         assert!(outcome.passed(), "{:?}", outcome.error);
         let ran: Vec<String> = outcome
             .wire_trace()
-            .map(|e| e.to_value())
             .filter(|e| e["point"] == "before_llm")
             .map(|e| e["hook"].as_str().unwrap_or_default().to_owned())
             .collect();

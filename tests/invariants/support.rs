@@ -1,6 +1,8 @@
 use hookharness::HookPoint;
 use hookharness::invariants::{Invariant, Invariants, Violation};
-use hookharness::outcome::{ErrorKind, Outcome, RunError, RunResult, Status, TraceEvent};
+use hookharness::outcome::{
+    ErrorKind, Outcome, RunError, RunResult, Status, TraceEvent, TraceKind,
+};
 use hookharness::replay::Replay;
 use hookharness::scenario::{Action, Format, HookEntry, Scenario};
 use hookharness::strategies::scenarios;
@@ -113,40 +115,48 @@ pub fn error(kind: ErrorKind, message: &str) -> Option<RunError> {
 }
 
 pub fn hook(point: &str, name: &str, step: i64) -> TraceEvent {
-    TraceEvent::HookStarted {
-        point: point.parse::<HookPoint>().unwrap(),
-        index: 0,
-        hook: name.into(),
-        step: Some(json!(step)),
-    }
+    TraceEvent::new(
+        Some(json!(step)),
+        TraceKind::HookStarted {
+            point: point.parse::<HookPoint>().unwrap(),
+            index: 0,
+            hook: name.into(),
+        },
+    )
 }
 
 pub fn llm(step: i64) -> TraceEvent {
-    TraceEvent::LlmStarted {
-        step: Some(json!(step)),
-        messages_in: 1,
-        last: None,
-        model: None,
-    }
+    TraceEvent::new(
+        Some(json!(step)),
+        TraceKind::LlmStarted {
+            messages_in: 1,
+            last: None,
+            model: None,
+        },
+    )
 }
 
 pub fn tool(step: i64, name: &str, id: &str, error: bool) -> TraceEvent {
-    TraceEvent::ToolFinished {
-        step: Some(json!(step)),
-        tool: name.into(),
-        id: Some(id.into()),
-        error,
-        arguments: serde_json::Map::new(),
-        output: None,
-    }
+    TraceEvent::new(
+        Some(json!(step)),
+        TraceKind::ToolFinished {
+            tool: name.into(),
+            id: Some(id.into()),
+            error,
+            arguments: serde_json::Map::new(),
+            output: None,
+        },
+    )
 }
 
 pub fn exit(step: i64, reason: &str, continues: bool) -> TraceEvent {
-    TraceEvent::Exit {
-        step: Some(json!(step)),
-        reason: json!(reason),
-        continues,
-    }
+    TraceEvent::new(
+        Some(json!(step)),
+        TraceKind::Exit {
+            reason: json!(reason),
+            continues,
+        },
+    )
 }
 
 /// The first violation of `invariant`; fails when there is none.

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use super::super::Run;
 use super::super::list::check_names;
 use super::list_schema;
-use crate::outcome::{Failure, TraceEvent};
+use crate::outcome::{Failure, TraceKind};
 use crate::scenario::ListExpect;
 use crate::scenario::reading::{Field, Read, read_list};
 use crate::state::SchemaEntry;
@@ -34,8 +34,8 @@ pub(crate) fn check(want: &ListExpect<String>, run: &Run<'_>, failures: &mut Vec
     let ran: Vec<String> = run
         .trace
         .iter()
-        .filter_map(|e| match e {
-            TraceEvent::HookStarted { point, hook, .. } => Some(format!("{point}:{hook}")),
+        .filter_map(|e| match &e.kind {
+            TraceKind::HookStarted { point, hook, .. } => Some(format!("{point}:{hook}")),
             _ => None,
         })
         .collect();

@@ -4,7 +4,7 @@ use indexmap::IndexMap;
 use serde_json::{Value, json};
 
 use super::super::{Run, compare};
-use crate::outcome::{Failure, TraceEvent};
+use crate::outcome::{Failure, TraceEvent, TraceKind};
 use crate::scenario::reading::{Field, Read};
 use crate::state::SchemaEntry;
 
@@ -28,6 +28,6 @@ pub(crate) fn check(want: &i64, run: &Run<'_>, failures: &mut Vec<Failure>) {
 pub(crate) fn count(trace: &[TraceEvent]) -> usize {
     trace
         .iter()
-        .filter(|e| matches!(e, TraceEvent::LlmStarted { model: None, .. }))
+        .filter(|e| matches!(e.kind, TraceKind::LlmStarted { model: None, .. }))
         .count()
 }

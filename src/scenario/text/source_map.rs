@@ -1,5 +1,5 @@
 //! Where each part of a loaded scenario is written: the spanned tree the
-//! loader read, kept beside the [`Scenario`](super::Scenario), so that an
+//! loader read, kept beside the [`Scenario`](crate::scenario::Scenario), so that an
 //! error found after loading (an Agent construction error, a ready-made
 //! hook's parameter) names its line and column without reading the file
 //! again, and a scenario loaded from text has positions too.

@@ -1,5 +1,5 @@
 //! Where a key is in a scenario's text: lookups over the spanned tree, for
-//! the source map the loader keeps ([`SourceMap`](super::SourceMap)) and
+//! the source map the loader keeps ([`SourceMap`](crate::scenario::SourceMap)) and
 //! for the commands that rewrite a text they hold (`rebase`) or name the
 //! place of a change (`mutate`).
 

@@ -25,14 +25,9 @@
 use serde_json::{Map, Value, json};
 use std::fmt::Write as _;
 
-use super::error::ScenarioError;
-use super::haystack::{AGENT_TYPE, OtherHooks, custom_hook_name, read_agent};
-use super::hook::HookEntry;
-use super::load::Format;
-use super::node::{Node, NodeValue, Pos};
-use super::spec::Scenario;
-use super::write::write_value;
-use super::{json, yaml};
+use super::agent_dict::{AGENT_TYPE, OtherHooks, custom_hook_name, read_agent};
+use crate::scenario::interop::{Entry, Node, NodeValue, Pos, parse_json, parse_yaml, write_value};
+use crate::scenario::{Format, HookEntry, Scenario, ScenarioError};
 
 /// A file `hookharness import` cannot turn into a scenario.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -82,8 +77,8 @@ pub fn import_haystack(
 ) -> Result<String, ImportError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     let root = match format {
-        Format::Yaml => yaml::parse(text, origin)?,
-        Format::Json => json::parse(text, origin)?,
+        Format::Yaml => parse_yaml(text, origin)?,
+        Format::Json => parse_json(text, origin)?,
     };
     let (name, prefix, node) = find_agent(&root, origin, component)?;
     let value = node.to_json();
@@ -122,7 +117,7 @@ fn component_label(prefix: &str) -> Option<&str> {
     prefix.strip_prefix("components.")
 }
 
-fn entries(node: &Node) -> &[super::node::Entry] {
+fn entries(node: &Node) -> &[Entry] {
     match &node.value {
         NodeValue::Map(entries) => entries,
         _ => &[],
@@ -539,7 +534,7 @@ mod tests {
             out,
             "state:\n  \"null\": 1\n  \"True\":\n    - \"a b\": \"x\"\n  plain_1: {}\n"
         );
-        let read = yaml::parse(&out, "t.yaml").unwrap().to_json();
+        let read = parse_yaml(&out, "t.yaml").unwrap().to_json();
         assert_eq!(read["state"]["True"][0]["a b"], "x");
     }
 

@@ -4,9 +4,9 @@
 //! absolute paths would enter the conversation), each with its scenario
 //! stand-in. The importer says what it replaced in a comment.
 
-use super::hook::{HookEntry, ReadyMadeKind};
 use crate::hooks::confirmation::{NeverAskPolicy, ScriptedConfirmationUI, SimpleConsoleUI};
 use crate::hooks::offload::{FileSystemToolResultStore, InMemoryToolResultStore};
+use crate::scenario::{HookEntry, ReadyMadeKind};
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 

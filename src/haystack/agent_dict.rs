@@ -36,12 +36,10 @@
 use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
-use super::agent::AgentSpec;
-use super::hook::{HookEntry, ReadyMadeKind};
-use super::spec::Scenario;
-use super::tool::{ToolScript, default_parameters};
 use crate::hooks::{CompactionHook, ConfirmationHook, TokenBudgetHook, ToolResultOffloadHook};
 use crate::prompt::RequiredVariables;
+use crate::scenario::interop::default_parameters;
+use crate::scenario::{AgentSpec, HookEntry, ReadyMadeKind, Scenario, ToolScript};
 use crate::state::keys;
 use crate::state::{Handler, SchemaEntry, ValueType};
 use crate::tool::{OutputsToString, StateOutput};
