@@ -499,7 +499,7 @@ CASES += [
      "{{ 'ab cdefgh ij'|truncate(9, leeway=0) }}|{{ s|truncate(length=5, killwords=true, end='!', leeway=0) }}|"
      "{{ x|truncate(9) }}|{{ [3, 1, 2]|sort(true) }}|{{ ['B', 'a', 'C']|sort }}|{{ ['B', 'a']|sort(false, true) }}|"
      "{{ [2, 1.5, true]|sort }}|{{ [none, none]|sort }}|{{ [{'a': 2}, {'a': 1}]|sort(false, false, 'a') }}|"
-     "{{ [1, 2, 3]|max(false, none) }}|{{ x|unique(true)|list }}|{{ s|trim(none) }}",
+     "{{ [1, 2, 3]|max(false, none) }}|{{ x|unique(true)|list }}|{{ s|trim(none) }}|{{ '41'|truncate(5, true, count) }}",
      {"s": "hello world", "x": [1, "a"]}),
 ]
 
@@ -514,7 +514,7 @@ ERROR_CASES += [
     ("{{ 's'|wordwrap(false) }}", {}),
     ("{{ 'hello world'|wordwrap(2.5) }}", {}),
     ("{{ [1]|truncate('ada') }}", {}),
-    ("{{ 's'|truncate(5, end=count) }}", {}),
+    ("{{ 'hello world'|truncate(5, end=count) }}", {}),
     ("{{ 's'|truncate(5, leeway=count) }}", {}),
     ("{{ 'hello world'|truncate(2) }}", {}),
     ("{{ 'hello world'|truncate(2.5) }}", {}),
@@ -539,6 +539,32 @@ ERROR_CASES += [
     ("{{ 's'|trim(5) }}", {}),
 ]
 
+# Python's -, /, //, ** and unary - (booleans are integers, floor division as CPython's float_floor_div).
+CASES += [
+    ("{{ 7 / 2 }}|{{ -7 // 2 }}|{{ 7.5 // 2 }}|{{ -7.5 // 2 }}|{{ 7 // -2.0 }}|{{ -0.0 // 1 }}|{{ 2 ** 10 }}|"
+     "{{ 2 ** 63 }}|{{ 2 ** -1 }}|{{ 2 ** 0.5 }}|{{ true - 1 }}|{{ true / 2 }}|{{ 1e308 * 10 }}|{{ 10 / 3 }}|"
+     "{{ 1 - true }}|{{ -true }}|{{ 3 // 2.0 }}|{{ -0.0 }}|{{ 0 - 0.0 }}|{{ -2 ** 2 }}|{{ -(2 ** 2) }}|{{ x[-1] }}|"
+     "{{ 'abc'[:-1] }}|{{ -n }}|{{ n - 0.5 }}", {"x": [1, 2], "n": 5}),
+]
+
+ERROR_CASES += [
+    ("{{ 'a' - 1 }}", {}),
+    ("{{ x - x }}", {"x": [1]}),
+    ("{{ 1 - none }}", {}),
+    ("{{ 1 / 0 }}", {}),
+    ("{{ 1 / 0.0 }}", {}),
+    ("{{ 1 // 0 }}", {}),
+    ("{{ 1.5 // 0 }}", {}),
+    ("{{ -'a' }}", {}),
+    ("{{ -x }}", {"x": [1]}),
+    ("{{ 0 ** -1 }}", {}),
+    ("{{ 'a' ** 2 }}", {}),
+    ("{{ 'ab' / 2 }}", {}),
+    ("{{ d - 1 }}", {"d": {}}),
+    ("{{ 10.0 ** 400 }}", {}),
+    ("{{ total / count }}", {"total": 10, "count": 0}),
+]
+
 def render(template: str, variables: dict) -> str:
     builder = ChatPromptBuilder(template='{% message role="user" %}' + template + "{% endmessage %}",
                                 required_variables=None)
@@ -552,7 +578,11 @@ def main() -> None:
     logging.disable(logging.WARNING)  # ChatPromptBuilder warns about required_variables=None
     out = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).parent.parent / "tests/fixtures/haystack/prompts.json"
     cases = [{"template": t, "variables": v, "text": render(t, v)} for t, v in CASES]
-    cases += [{"template": t, "variables": v, "error": render(t, v).removeprefix("ERROR ")} for t, v in ERROR_CASES]
+    errors = [(t, v, render(t, v)) for t, v in ERROR_CASES]
+    rendered = [t for t, _, text in errors if not text.startswith("ERROR ")]
+    if rendered:
+        sys.exit(f"ERROR_CASES that Haystack renders without an error: {rendered}")
+    cases += [{"template": t, "variables": v, "error": text.removeprefix("ERROR ")} for t, v, text in errors]
     out.write_text(json.dumps(cases, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
 
 

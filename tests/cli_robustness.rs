@@ -168,6 +168,8 @@ fn hostile_templates_fail_their_scenario_within_budget() {
         ("join", "{{ [1, 2]|join(x * 1000000000) }}".into(), "MemoryError"),
         ("indent", "{{ \"a\\nb\"|indent(100000000000) }}".into(), "MemoryError"),
         ("tojson_indent", "{{ range(1000)|list|tojson(1000000000) }}".into(), "MemoryError"),
+        ("tojson_shared", "{% set l = range(100000)|list %}{% set m = [l, l, l, l, l, l, l, l, l, l] %}{% set n = [m, m, m, m, m, m, m, m, m, m] %}{{ [n, n, n, n]|tojson|length }}".into(), "MemoryError"),
+        ("meta_shared", "{% set l = range(100000)|list %}{% set m = [l, l, l, l, l, l, l, l, l, l] %}{% set n = [m, m, m, m, m, m, m, m, m, m] %}{% message role=\"user\" meta={\"k\": [n, n, n, n]} %}hi{% endmessage %}".into(), "MemoryError"),
         ("replace_shared", "{% set ns = namespace(l=[x * 1000000]) %}{% for i in range(40) %}{% set ns.l = [ns.l, ns.l] %}{% endfor %}{{ ns.l|replace(\"a\", \"b\") }}".into(), "MemoryError"),
         ("percent", "{{ \"%1000000000s\"|format(x) }}".into(), "MemoryError"),
         ("list_doubling", "{% set ns = namespace(l=[1]) %}{% for i in range(60) %}{% set ns.l = ns.l + ns.l %}{% endfor %}{{ ns.l[0] }}".into(), "MemoryError"),

@@ -59,6 +59,7 @@ mod pypercent;
 mod pystr;
 mod pystr_builtin;
 mod pystr_unicode;
+mod python_math;
 mod render;
 mod show;
 mod signature;

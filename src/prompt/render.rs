@@ -17,6 +17,7 @@ use super::number_filters;
 use super::pybytes;
 use super::pypercent;
 use super::pystr;
+use super::python_math;
 use super::show;
 use super::signature::Signature;
 use super::text_filters;
@@ -96,6 +97,20 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
     env.add_function(jinja2::MOD_FUNCTION, py_mod);
     env.add_function(jinja2::KEY_FUNCTION, py_key);
     env.add_function(jinja2::POS_FUNCTION, py_pos);
+    env.add_function(jinja2::NEG_FUNCTION, python_math::negate);
+    for (name, op) in [
+        (jinja2::SUB_FUNCTION, "-"),
+        (jinja2::DIV_FUNCTION, "/"),
+        (jinja2::FLOORDIV_FUNCTION, "//"),
+        (jinja2::POW_FUNCTION, "**"),
+    ] {
+        env.add_function(
+            name,
+            move |state: &minijinja::State, left_hint, right_hint, left, right| {
+                python_math::binary(state, op, [left_hint, right_hint], left, right)
+            },
+        );
+    }
     env.add_function(
         jinja2::DEFINED_FUNCTION,
         |hint: String, value: JinjaValue| {
@@ -576,7 +591,7 @@ fn tojson(
             "TypeError: Object of type Undefined is not JSON serializable".to_owned(),
         ));
     }
-    show::ensure_json_fits(state, value)?;
+    show::ensure_json_tree_fits(state, value)?;
     if holds_bytes(value) {
         return Err(haystack_error(
             "TypeError: Object of type bytes is not JSON serializable".to_owned(),
@@ -717,6 +732,7 @@ fn message_filter(
         }
     };
     if let Some(meta) = meta {
+        show::ensure_json_tree_fits(state, &meta)?;
         if let Ok(Value::Object(map)) = serde_json::to_value(&meta) {
             message = message.with_meta(map);
         }

@@ -40,7 +40,7 @@ pub(super) fn python_str(state: Option<&State>, value: &JinjaValue) -> Result<St
     let limit = state.map_or(u64::MAX, budget::bytes_left);
     // The quick lower bound first, then the text.
     let mut size = 0;
-    measure(value, limit, 0, &mut size).map_err(|stop| stopped(stop, size as usize, limit))?;
+    measure(value, limit, 0, 0, &mut size).map_err(|stop| stopped(stop, size as usize, limit))?;
     let mut out = String::new();
     match write_repr(&mut out, value, limit, 0) {
         Ok(()) => Ok(out),
@@ -53,7 +53,23 @@ pub(super) fn python_str(state: Option<&State>, value: &JinjaValue) -> Result<St
 pub(super) fn ensure_json_fits(state: &State, value: &JinjaValue) -> Result<(), Error> {
     let limit = budget::bytes_left(state);
     let mut size = 0;
-    measure(value, limit, 0, &mut size).map_err(|stop| stopped(stop, size as usize, limit))
+    measure(value, limit, 0, 0, &mut size).map_err(|stop| stopped(stop, size as usize, limit))
+}
+
+/// What a JSON value the harness builds costs beyond its text, per value:
+/// `tojson` turns the template's value into a JSON tree before it writes
+/// it, and a list shared many times over (`[l, l, l]`) is one value in the
+/// template but a copy of `l` in the tree.
+const JSON_VALUE_BYTES: u64 = 48;
+
+/// `MemoryError` unless the JSON tree of `value` and its text fit in the
+/// bytes the rendering has left ([`JSON_VALUE_BYTES`] a value, strings by
+/// their bytes).
+pub(super) fn ensure_json_tree_fits(state: &State, value: &JinjaValue) -> Result<(), Error> {
+    let limit = budget::bytes_left(state);
+    let mut size = 0;
+    measure(value, limit, JSON_VALUE_BYTES, 0, &mut size)
+        .map_err(|stop| stopped(stop, size as usize, limit))
 }
 
 fn stopped(stop: Stop, built: usize, limit: u64) -> Error {
@@ -164,10 +180,17 @@ fn write_repr(out: &mut String, value: &JinjaValue, limit: u64, depth: usize) ->
 
 /// A lower bound of the size of the JSON and of Python's `repr`: the bytes
 /// of strings, a byte for a number, and the separators.
-fn measure(value: &JinjaValue, limit: u64, depth: usize, size: &mut u64) -> Result<(), Stop> {
+fn measure(
+    value: &JinjaValue,
+    limit: u64,
+    per_value: u64,
+    depth: usize,
+    size: &mut u64,
+) -> Result<(), Stop> {
     if depth > MAX_DEPTH {
         return Err(Stop::TooDeep);
     }
+    *size += per_value;
     *size += match value.kind() {
         ValueKind::String => value.as_str().map_or(0, str::len) as u64 + 2,
         ValueKind::Bytes => value.as_bytes().map_or(0, <[u8]>::len) as u64 + 3,
@@ -179,12 +202,12 @@ fn measure(value: &JinjaValue, limit: u64, depth: usize, size: &mut u64) -> Resu
             *size += 2;
             for key in keys {
                 if is_map {
-                    measure(&key, limit, depth + 1, size)?;
+                    measure(&key, limit, per_value, depth + 1, size)?;
                     let item = value.get_item(&key).unwrap_or_default();
-                    measure(&item, limit, depth + 1, size)?;
+                    measure(&item, limit, per_value, depth + 1, size)?;
                     *size += 4;
                 } else {
-                    measure(&key, limit, depth + 1, size)?;
+                    measure(&key, limit, per_value, depth + 1, size)?;
                     *size += 2;
                 }
                 if *size >= limit {

@@ -267,7 +267,7 @@ fn truncate(
         .unwrap_or(JinjaValue::from(5));
     // `assert length >= len(end)`, `assert leeway >= 0`.
     hints.check("length", Some(&length))?;
-    hints.check("end", Some(&end))?;
+    // `len(end)` of an undefined `end` is 0; it raises when added.
     let end_len = py_len(&end)?;
     let length_n = compared(&length, ">=")?;
     if length_n < end_len as f64 {
@@ -288,6 +288,7 @@ fn truncate(
     if py_len(&value)? as f64 <= length_n + leeway_n {
         return Ok(value);
     }
+    hints.check("end", Some(&end))?;
     let stop = length_n - end_len as f64;
     if length.kind() != ValueKind::Number && length.kind() != ValueKind::Bool
         || !length.is_integer() && length.kind() == ValueKind::Number

@@ -617,6 +617,9 @@ fn prompts() -> BoxedStrategy<Option<Prompts>> {
             Some(
                 "{{ [count] * 3 }} {{ items + items }} {{ count * topic }} {{ count // 2 }} {{ topic.k1 }}",
             ),
+            Some(
+                "{{ count / items|length }} {{ count ** 2 }} {{ -topic }} {{ count // 0.5 }} {{ items|sort }}",
+            ),
             // Filters over whatever `count`, `items`, `topic` and `name`
             // are (undefined too): Python's `int()`/`float()` with Jinja2's
             // defaults, `tojson`'s indentation, `indent` and `replace` over

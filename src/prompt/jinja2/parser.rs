@@ -173,6 +173,18 @@ pub(crate) const ADD_FUNCTION: &str = "__py_add";
 /// a, b)`, as for `%`): Python's multiplication, within the budget.
 pub(crate) const MUL_FUNCTION: &str = "__py_mul";
 
+/// Python's `-`, `/`, `//` and `**`: `a - b` is `__py_sub(hint_a, hint_b,
+/// a, b)`, and so on (`src/prompt/python_math.rs`).
+pub(crate) const SUB_FUNCTION: &str = "__py_sub";
+/// Python's `/` ([`SUB_FUNCTION`]).
+pub(crate) const DIV_FUNCTION: &str = "__py_div";
+/// Python's `//` ([`SUB_FUNCTION`]).
+pub(crate) const FLOORDIV_FUNCTION: &str = "__py_floordiv";
+/// Python's `**` ([`SUB_FUNCTION`]).
+pub(crate) const POW_FUNCTION: &str = "__py_pow";
+/// Python's unary `-`: `-a` is `__py_neg(a)`.
+pub(crate) const NEG_FUNCTION: &str = "__py_neg";
+
 /// The check a name goes through where Jinja2's `Undefined` raises and
 /// minijinja's does not, or raises its own text: an operand of `-`, `/`,
 /// `//`, `**`, an ordering comparison or a unary sign, and the object of an
@@ -1522,7 +1534,11 @@ impl Parser {
             let class = if self.kind() == "add" { "Add" } else { "Sub" };
             let operator = self.next()?;
             let right = self.parse_concat()?;
-            let function = (class == "Add").then_some(ADD_FUNCTION);
+            let function = Some(if class == "Add" {
+                ADD_FUNCTION
+            } else {
+                SUB_FUNCTION
+            });
             self.operation(from, function, (&left, &right), operator.span);
             left = Expr::new(class, line, vec![left.node, right.node]);
         }
@@ -1570,11 +1586,12 @@ impl Parser {
             };
             let operator = self.next()?;
             let right = self.parse_pow()?;
-            let function = match class {
-                "Mul" => Some(MUL_FUNCTION),
-                "Mod" => Some(MOD_FUNCTION),
-                _ => None,
-            };
+            let function = Some(match class {
+                "Mul" => MUL_FUNCTION,
+                "Div" => DIV_FUNCTION,
+                "FloorDiv" => FLOORDIV_FUNCTION,
+                _ => MOD_FUNCTION,
+            });
             self.operation(from, function, (&left, &right), operator.span);
             left = Expr::new(class, line, vec![left.node, right.node]);
         }
@@ -1583,12 +1600,12 @@ impl Parser {
 
     fn parse_pow(&mut self) -> Parsed<Expr> {
         let line = self.current().line;
+        let from = self.index;
         let mut left = self.parse_unary(true)?;
         while self.kind() == "pow" {
-            self.next()?;
+            let operator = self.next()?;
             let right = self.parse_unary(true)?;
-            self.guard_operand(&left);
-            self.guard_operand(&right);
+            self.operation(from, Some(POW_FUNCTION), (&left, &right), operator.span);
             left = Expr::new("Pow", line, vec![left.node, right.node]);
         }
         Ok(left)
@@ -1603,23 +1620,22 @@ impl Parser {
         let begin = self.current().span.0;
         let start = self.lookups.len();
         let mut node = match self.kind() {
-            "sub" => {
-                self.next()?;
-                let operand = self.parse_unary(false)?;
-                self.guard_operand(&operand);
-                Expr::new("Neg", line, vec![operand.node])
-            }
-            "add" => {
-                // `+a` is `__py_pos(a)`: minijinja has no unary plus.
-                let plus = self.next()?;
+            "sub" | "add" => {
+                // `-a` is `__py_neg(a)`, `+a` is `__py_pos(a)` (minijinja has
+                // no unary plus, and negates as Rust does).
+                let (class, function) = match self.kind() {
+                    "sub" => ("Neg", NEG_FUNCTION),
+                    _ => ("Pos", POS_FUNCTION),
+                };
+                let sign = self.next()?;
                 let operand = self.parse_unary(false)?;
                 self.guard_operand(&operand);
                 if let Some(last) = self.index.checked_sub(1).and_then(|i| self.tokens.get(i)) {
                     let end = last.span.1;
                     self.edits.push(Edit {
-                        start: plus.span.0,
-                        end: plus.span.1,
-                        text: format!("{POS_FUNCTION}("),
+                        start: sign.span.0,
+                        end: sign.span.1,
+                        text: format!("{function}("),
                         closing: false,
                     });
                     self.edits.push(Edit {
@@ -1629,7 +1645,7 @@ impl Parser {
                         closing: true,
                     });
                 }
-                Expr::new("Pos", line, vec![operand.node])
+                Expr::new(class, line, vec![operand.node])
             }
             _ => self.parse_primary(false)?,
         };
