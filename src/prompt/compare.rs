@@ -11,6 +11,7 @@
 //! by a name has Jinja2's text already (`__py_defined`, `__py_attr`).
 
 use super::pystr;
+use super::python_math::Number;
 use super::render::haystack_error;
 use minijinja::value::{Rest, Value as JinjaValue, ValueKind};
 use minijinja::{Error, ErrorKind};
@@ -72,7 +73,7 @@ fn compare(
     if left.is_undefined() || right.is_undefined() {
         return Err(Error::from(ErrorKind::UndefinedError));
     }
-    if let (Some(a), Some(b)) = (number(left), number(right)) {
+    if let (Some(a), Some(b)) = (Number::of(left), Number::of(right)) {
         return Ok(match (a, b) {
             (Number::Int(a), Number::Int(b)) => Some(a.cmp(&b)),
             (a, b) => a.float().partial_cmp(&b.float()),
@@ -103,33 +104,6 @@ fn compare(
     }
     // A value of no Python built-in type: minijinja's order.
     Ok(Some(left.cmp(right)))
-}
-
-/// A number or a boolean, as Python orders it.
-#[derive(Clone, Copy)]
-enum Number {
-    Int(i128),
-    Float(f64),
-}
-
-impl Number {
-    fn float(self) -> f64 {
-        match self {
-            Number::Int(n) => n as f64,
-            Number::Float(x) => x,
-        }
-    }
-}
-
-fn number(value: &JinjaValue) -> Option<Number> {
-    match value.kind() {
-        ValueKind::Bool => Some(Number::Int(i128::from(value.is_true()))),
-        ValueKind::Number if value.is_integer() => {
-            i128::try_from(value.clone()).ok().map(Number::Int)
-        }
-        ValueKind::Number => f64::try_from(value.clone()).ok().map(Number::Float),
-        _ => None,
-    }
 }
 
 /// `item in container` (`negated`: `not in`), as Python searches: a

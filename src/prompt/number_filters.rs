@@ -10,6 +10,7 @@
 
 use super::message_tag::is_py_space;
 use super::pystr::{python_type, type_error};
+use super::python_math::too_large;
 use super::render::haystack_error;
 use super::signature::Signature;
 use minijinja::value::{Kwargs, Rest, Value as JinjaValue, ValueKind};
@@ -149,15 +150,6 @@ fn float_of(value: &JinjaValue) -> Result<f64, Refused> {
 /// which the value does not know (a name is checked before the filter).
 fn undefined() -> Error {
     haystack_error("UndefinedError: the value is undefined".to_owned())
-}
-
-/// An integer past the harness's 128 bits, which Python holds exactly.
-fn too_large() -> Error {
-    haystack_error(
-        "OverflowError: the integer is past 128 bits, which the harness's templates hold \
-         (Python's are unbounded)"
-            .to_owned(),
-    )
 }
 
 /// Python's `float(text)`: around Python's whitespace, a decimal number

@@ -17,13 +17,14 @@ use minijinja::{Error, State};
 
 /// A number as Python computes with it: booleans are integers.
 #[derive(Clone, Copy)]
-enum Number {
+pub(super) enum Number {
     Int(i128),
     Float(f64),
 }
 
 impl Number {
-    fn of(value: &JinjaValue) -> Option<Number> {
+    /// `value` as a number, when it is one (or a boolean).
+    pub(super) fn of(value: &JinjaValue) -> Option<Number> {
         match value.kind() {
             ValueKind::Bool => Some(Number::Int(i128::from(value.is_true()))),
             ValueKind::Number if value.is_integer() => {
@@ -34,7 +35,8 @@ impl Number {
         }
     }
 
-    fn float(self) -> f64 {
+    /// The number as a float.
+    pub(super) fn float(self) -> f64 {
         match self {
             Number::Int(n) => n as f64,
             Number::Float(x) => x,
@@ -46,7 +48,8 @@ fn int(n: i128) -> JinjaValue {
     i64::try_from(n).map_or(JinjaValue::from(n), JinjaValue::from)
 }
 
-fn too_large() -> Error {
+/// Python's exact integer, past what the harness's templates hold.
+pub(super) fn too_large() -> Error {
     haystack_error(
         "OverflowError: the integer is past 128 bits, which the harness's templates hold \
          (Python's are unbounded)"

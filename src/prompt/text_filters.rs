@@ -137,11 +137,7 @@ fn indent(
         }
         out.push_str(line);
     }
-    Ok(if value.is_safe() {
-        JinjaValue::from_safe_string(out)
-    } else {
-        JinjaValue::from(out)
-    })
+    Ok(text_like(&value, out))
 }
 
 /// Python's `" " * width`, paid for first.
@@ -330,11 +326,17 @@ fn truncate(
         cut.rsplit_once(' ').map_or(cut.as_str(), |(head, _)| head)
     };
     let out = format!("{kept}{end_text}");
-    Ok(if value.is_safe() {
+    Ok(text_like(&value, out))
+}
+
+/// `out` as a string, markup when `value` is (Python's `Markup` methods
+/// return `Markup`).
+fn text_like(value: &JinjaValue, out: String) -> JinjaValue {
+    if value.is_safe() {
         JinjaValue::from_safe_string(out)
     } else {
         JinjaValue::from(out)
-    })
+    }
 }
 
 /// Python's `len(value)`: `TypeError` for a value without a length (an
