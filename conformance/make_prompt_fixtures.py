@@ -503,6 +503,88 @@ CASES += [
      {"s": "hello world", "x": [1, "a"]}),
 ]
 
+# wordwrap is Python's textwrap: chunks cut after compound words' hyphens, em-dashes, tabs and runs of spaces kept,
+# whitespace dropped at the ends of lines, a long word cut at its last hyphen within the line.
+CASES += [
+    ("{{ 'aa bb cc dd'|wordwrap(9) }}|{{ 'spam-eggs-ham and-so-on'|wordwrap(6, wrapstring='/') }}|"
+     "{{ 'Look, goof-ball -- use the -b option!'|wordwrap(12, wrapstring='/') }}|"
+     "{{ 'a\tb  c   d'|wordwrap(4, wrapstring='/') }}|{{ 'well-known-thing'|wordwrap(8, break_on_hyphens=1) }}|"
+     "{{ 'one two three four five six'|wordwrap(10, wrapstring='<br>') }}|{{ long|wordwrap(7, wrapstring='/') }}|"
+     "{{ ('x' * 20)|wordwrap(6, false, '/') }}|{{ 'a b\n\nc d'|wordwrap(1) }}",
+     {"long": "internationalisation-of-software is  hard\u00a0work"}),
+]
+
+# min, max and unique as Python's min, max and set: keys by attribute (digits as indexes), lowercased unless
+# case_sensitive, 1 / 1.0 / True one key, every undefined key one key; strings and dicts iterated.
+CASES += [
+    ("{{ [1, true, 1.0, 2]|unique|list }}|{{ 'bAa'|unique|list }}|{{ 'bAa'|min }}|{{ {'b': 1, 'a': 2}|min }}|"
+     "{{ []|min }}|{{ x|min }}|{{ [(1, 2), (1, 2)]|unique|list }}|{{ ['A', 'a']|unique(true)|list }}|"
+     "{{ [[1, 2], [0, 5]]|min(attribute=1) }}|{{ [[1, 2], [0, 5]]|min(attribute='1') }}|{{ [1.5, 1]|max }}|"
+     "{{ [{'b': 1}, {'b': 2}]|unique(attribute='a')|list }}|{{ [1]|min(attribute='a') }}|"
+     "{{ ['b', 'A', 'a', 'B']|max }}|{{ ['b', 'A', 'a', 'B']|max(true) }}|{{ [{'n': {'v': 2}}, {'n': {'v': 1}}]|min(attribute='n.v') }}|"
+     "{{ [3, 1, 3, 1]|min }}{{ [3, 1, 3, 1]|max }}|{{ [[1, 'a'], [1, 'b']]|max }}", {}),
+]
+ERROR_CASES += [
+    ("{{ [1, 'a']|min }}", {}),
+    ("{{ [1, 'a']|max }}", {}),
+    ("{{ ['a', 1]|max }}", {}),
+    ("{{ [[1], [1]]|unique|list }}", {}),
+    ("{{ [{'a': 1}, {'b': 2}]|min(attribute='a') }}", {}),
+    ("{{ [{'b': 1}, {'a': 2}]|min(attribute='a') }}", {}),
+    ("{{ [{'b': 1}, {'b': 2}]|max(attribute='a') }}", {}),
+    ("{{ none|min }}", {}),
+    ("{{ 5|max }}", {}),
+    ("{{ none|unique|list }}", {}),
+    ("{{ [none, 1]|min }}", {}),
+    ("{{ [{'a': [1]}, {'a': [1]}]|unique(attribute='a')|list }}", {}),
+    ("{{ [{'a': 1}, {'a': 'x'}]|max(attribute='a') }}", {}),
+    ("{{ [1, 2]|min(attribute='a') }}", {}),
+    ("{{ [[1], [2]]|min(attribute=3) }}", {}),
+    ("{{ [{'a': 1}, {'b': 1}]|min(attribute='a.b') }}", {}),
+    ("{{ [{1: 1}, {2: 2}]|unique|list }}", {}),
+]
+
+# round as Python's round(), floor and ceil as math.floor(value * 10 ** precision) / 10 ** precision (a float).
+CASES += [
+    ("{{ 5|round(method='floor') }}|{{ 5|round(method='ceil') }}|{{ 2.567|round(2, 'floor') }}|{{ 2.5|round(none) }}|"
+     "{{ 2.5|round }}|{{ 3|round(-1) }}|{{ 25|round(-1) }}|{{ 2.5|round(400) }}|{{ 2.5|round(-400) }}|{{ true|round }}|"
+     "{{ true|round(method='floor') }}|{{ 15|round(-1, 'floor') }}|{{ -2.5|round(0, 'ceil') }}|{{ 2.675|round(2) }}|"
+     "{{ 7|round(-1, 'ceil') }}|{{ 35|round(-1) }}|{{ 10**20|round(2, 'floor') }}|{{ 5.0|round(none) }}|"
+     "{{ 0.5|round(none) }}|{{ 1.5|round(none) }}|{{ 2.5|round(1.5, 'floor') }}|{{ 2.5|round(10**30) }}", {}),
+]
+ERROR_CASES += [
+    ("{{ 1e300|round(10, 'ceil') }}", {}),
+    ("{{ 2.5|round(method='x') }}", {}),
+    ("{{ none|round(method='floor') }}", {}),
+    ("{{ '2'|round(method='floor') }}", {}),
+    ("{{ 2.5|round(none, 'floor') }}", {}),
+    ("{{ x|float|round(none) }}", {"x": "inf"}),
+    ("{{ x|float|round(none) }}", {"x": "nan"}),
+    ("{{ [1]|round(method='ceil') }}", {}),
+]
+
+# Filters that iterate their value refuse what Python does not iterate (None, numbers, booleans); sum is Python's
+# sum() with Python's +; batch and slice take fill_with by name.
+CASES += [
+    ("{{ [1, 2]|sum(start=3) }}|{{ [[1], [2]]|sum(start=[]) }}|{{ [1.5, 2]|sum }}|{{ [{'a': 1}, {'a': 2}]|sum(attribute='a') }}|"
+     "{{ [true, true]|sum }}|{{ x|sum }}|{{ [1, 2]|sum(none, 5) }}|{{ none|map('upper')|list }}|{{ none|select|list }}|"
+     "{{ [1, 2, 3]|batch(2, fill_with=0)|list }}|{{ [1, 2, 3]|slice(2, fill_with=9)|list }}|{{ x|first }}|{{ 'abc'|last }}", {}),
+]
+ERROR_CASES += [(f"{{{{ {expression} }}}}", {}) for expression in [
+    "none|sort", "5|sort", "none|join(',')", "none|first", "none|last", "5|list", "none|list", "none|batch(2)|list",
+    "none|sum", "['a', 'b']|sum", "{'a': 1}|sum", "['a']|sum(start='')", "[{'a': 1}, {'b': 2}]|sum(attribute='a')",
+    "none|groupby('a')", "none|dictsort", "[[1, 2], [3, 4]]|dictsort", "'ab'|dictsort", "none|slice(2)|list",
+    "[1, 2, 3]|batch",
+]]
+
+# int() and float() read decimal digits of every script and Unicode whitespace; past 4,300 digits int() refuses
+# a decimal string and do_int falls back to float(), whose infinity it refuses too: the default.
+CASES += [
+    ("{{ a|int }}|{{ b|float }}|{{ c|int }}|{{ '12x'|int }}|{{ d|int(16) }}|{{ e|int }}|{{ ('9' * 5000)|int }}|"
+     "{{ ('0' * 5000)|int }}|{{ ('9' * 5000)|int(7) }}",
+     {"a": "\u0661\u0662", "b": "\u0661\u0662.\u0665", "c": " \u2003 12\u00a0", "d": "\uff11\uff12", "e": "\u0661_\u0662"}),
+]
+
 ERROR_CASES += [
     ("{{ topic|indent(count) }}", {}),
     ("{{ 's'|wordwrap(count) }}", {}),

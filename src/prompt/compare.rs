@@ -41,6 +41,12 @@ pub(super) fn less(left: &JinjaValue, right: &JinjaValue) -> Result<bool, Error>
     holds("<", left, right)
 }
 
+/// Python's `left > right`, or its `TypeError` for values it does not
+/// order.
+pub(super) fn greater(left: &JinjaValue, right: &JinjaValue) -> Result<bool, Error> {
+    holds(">", left, right)
+}
+
 /// Whether `left operator right` holds.
 fn holds(operator: &str, left: &JinjaValue, right: &JinjaValue) -> Result<bool, Error> {
     match operator {

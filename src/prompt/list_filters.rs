@@ -1,12 +1,15 @@
 //! Jinja2's `sort`, `unique`, `min` and `max` with their positional
 //! arguments (`items|sort(true)` is `reverse=True`), which minijinja's take
 //! only by keyword: the arguments are bound as Python binds them
-//! ([`Signature`]) and handed to minijinja's filter by name. `sort` first
+//! ([`Signature`]) and handed to the filter by name (`min`, `max` and
+//! `unique` are Python's own: [`aggregate_filters`]). `sort` first
 //! compares its keys as Python's `sorted` does
 //! ([`python_sort_check`]): minijinja orders any two values, Python raises
 //! `TypeError` for a list of a number and a string.
 
+use super::aggregate_filters::{self, Extreme};
 use super::compare;
+use super::iterating_filters;
 use super::pystr;
 use super::render::haystack_error;
 use super::signature::Signature;
@@ -46,15 +49,28 @@ const MAX: Signature = Signature {
     required: 0,
 };
 
-/// A filter of minijinja's that takes its arguments by keyword.
+/// A filter that takes its arguments by keyword.
 type Filter = fn(&State, JinjaValue, Kwargs) -> Result<JinjaValue, Error>;
+
+/// Jinja2's `do_sum(environment, iterable, attribute=None, start=0)`.
+const SUM: Signature = Signature {
+    function: "sync_do_sum",
+    leading: 2,
+    parameters: &["attribute", "start"],
+    required: 0,
+};
 
 /// Registers the filters of this module over minijinja's own.
 pub(super) fn add_to(env: &mut Environment<'static>) {
     bound(env, "sort", &SORT, sort);
-    bound(env, "unique", &UNIQUE, minijinja::filters::unique);
-    bound(env, "min", &MIN, minijinja::filters::min);
-    bound(env, "max", &MAX, minijinja::filters::max);
+    bound(env, "unique", &UNIQUE, aggregate_filters::unique);
+    bound(env, "sum", &SUM, aggregate_filters::sum);
+    bound(env, "min", &MIN, |state, value, kwargs| {
+        aggregate_filters::extreme(state, value, kwargs, Extreme::Min)
+    });
+    bound(env, "max", &MAX, |state, value, kwargs| {
+        aggregate_filters::extreme(state, value, kwargs, Extreme::Max)
+    });
 }
 
 /// `name` as `filter` over its arguments bound by `signature`. A `None`
@@ -87,6 +103,9 @@ fn sort(state: &State, value: JinjaValue, kwargs: Kwargs) -> Result<JinjaValue, 
     let reverse = kwargs.get::<Option<JinjaValue>>("reverse")?;
     let case_sensitive = kwargs.get::<Option<JinjaValue>>("case_sensitive")?;
     let attribute = kwargs.get::<Option<JinjaValue>>("attribute")?;
+    if let Some(error) = iterating_filters::not_iterable(&value) {
+        return Err(error);
+    }
     let listed = matches!(value.kind(), ValueKind::Seq | ValueKind::Iterable);
     let paths = attribute_paths(attribute.as_ref());
     if let (true, Some(paths)) = (listed, paths) {

@@ -44,11 +44,13 @@
 //! # Ok::<(), AgentError>(())
 //! ```
 
+mod aggregate_filters;
 mod arith;
 mod budget;
 mod compare;
 mod error;
 mod for_loops;
+mod iterating_filters;
 mod jinja2;
 mod list_filters;
 mod markup;
@@ -61,9 +63,11 @@ mod pystr_builtin;
 mod pystr_unicode;
 mod python_math;
 mod render;
+mod round_filter;
 mod show;
 mod signature;
 mod text_filters;
+mod textwrap;
 #[cfg(test)]
 mod variables_haystack;
 

@@ -1,7 +1,7 @@
 //! Jinja2's number filters as Python computes them: `int` and `float`
 //! (Python's `int()` and `float()` of a string, with Jinja2's fallbacks to
-//! a default), and the `TypeError` texts of `abs`, `round` and `length`
-//! for a value Python refuses.
+//! a default), and the `TypeError` texts of `abs` and `length` for a
+//! value Python refuses (`round` is [`round_filter`]'s).
 //!
 //! minijinja's `int` and `float` parse a string as Rust does and fail on
 //! what is not a number, where Jinja2 gives the default (`'n/a'|float` is
@@ -10,8 +10,10 @@
 
 use super::message_tag::is_py_space;
 use super::pystr::{python_type, type_error};
+use super::pystr_unicode;
 use super::python_math::too_large;
 use super::render::haystack_error;
+use super::round_filter;
 use super::signature::Signature;
 use minijinja::value::{Kwargs, Rest, Value as JinjaValue, ValueKind};
 use minijinja::{Environment, Error};
@@ -21,14 +23,6 @@ const INT: Signature = Signature {
     function: "do_int",
     leading: 1,
     parameters: &["default", "base"],
-    required: 0,
-};
-
-/// Jinja2's `do_round(value, precision=0, method='common')`.
-const ROUND: Signature = Signature {
-    function: "do_round",
-    leading: 1,
-    parameters: &["precision", "method"],
     required: 0,
 };
 
@@ -45,10 +39,13 @@ pub(super) fn add_to(env: &mut Environment<'static>) {
     env.add_filter("int", int);
     env.add_filter("float", float);
     env.add_filter("abs", abs);
-    env.add_filter("round", round);
+    env.add_filter("round", round_filter::round);
     env.add_filter("length", length);
     env.add_filter("count", length);
 }
+
+/// Python's default `sys.get_int_max_str_digits()`.
+const MAX_STR_DIGITS: usize = 4300;
 
 /// Why Python's `int()` or `float()` refused a value: the two Jinja2
 /// catches, and an overflow, which `int` catches only on its second try.
@@ -155,6 +152,7 @@ fn undefined() -> Error {
 /// Python's `float(text)`: around Python's whitespace, a decimal number
 /// with single underscores between digits, or `inf`, `infinity`, `nan`.
 pub(super) fn parse_float(text: &str) -> Option<f64> {
+    let text = pystr_unicode::decimal_and_space_to_ascii(text);
     let text = text.trim_matches(is_py_space);
     let (negative, body) = sign(text);
     let special = match body.to_ascii_lowercase().as_str() {
@@ -221,6 +219,7 @@ fn int_of_str(text: &str, base: &JinjaValue) -> Result<JinjaValue, Refused> {
     if base == 1 || base > 36 {
         return Err(Refused::Caught);
     }
+    let text = pystr_unicode::decimal_and_space_to_ascii(text);
     let (negative, body) = sign(text.trim_matches(is_py_space));
     let lower = body.to_ascii_lowercase();
     let prefixed = |prefix: &str| {
@@ -248,6 +247,12 @@ fn int_of_str(text: &str, base: &JinjaValue) -> Result<JinjaValue, Refused> {
     if digits.is_empty() || !digit_part(digits, radix) {
         return Err(Refused::Caught);
     }
+    // Python's limit on the digits it converts in a base that is not a
+    // power of two (`sys.get_int_max_str_digits()`): a `ValueError`.
+    let count = digits.chars().filter(|c| *c != '_').count();
+    if !radix.is_power_of_two() && count > MAX_STR_DIGITS {
+        return Err(Refused::Caught);
+    }
     let mut n: i128 = 0;
     for c in digits.chars().filter(|c| *c != '_') {
         let digit = i128::from(c.to_digit(radix).unwrap_or(0));
@@ -271,50 +276,6 @@ fn abs(value: JinjaValue) -> Result<JinjaValue, Error> {
             python_type(&value)
         ))),
     }
-}
-
-/// Jinja2's `round(value, precision=0, method='common')`: Python's
-/// `TypeError` for a value that is not a number or a precision that is not
-/// an integer, minijinja's rounding otherwise.
-fn round(
-    value: JinjaValue,
-    positional: Rest<JinjaValue>,
-    kwargs: Kwargs,
-) -> Result<JinjaValue, Error> {
-    let mut bound = ROUND.bind(&positional, &kwargs)?.into_iter();
-    let (precision, method) = (bound.next().flatten(), bound.next().flatten());
-    let method = method.map(|m| {
-        m.as_str()
-            .map(str::to_owned)
-            .unwrap_or_else(|| m.to_string())
-    });
-    let common = method.as_deref().is_none_or(|m| m == "common");
-    let integer = |v: &JinjaValue| {
-        v.kind() == ValueKind::Bool || v.kind() == ValueKind::Number && v.is_integer()
-    };
-    if common && !matches!(value.kind(), ValueKind::Number | ValueKind::Bool) {
-        return Err(type_error(format!(
-            "type {} doesn't define __round__ method",
-            python_type(&value)
-        )));
-    }
-    if let Some(precision) = precision.as_ref().filter(|p| common && !integer(p)) {
-        return Err(type_error(format!(
-            "'{}' object cannot be interpreted as an integer",
-            python_type(precision)
-        )));
-    }
-    let value = match value.kind() {
-        ValueKind::Bool => JinjaValue::from(i64::from(value.is_true())),
-        _ => value,
-    };
-    let precision = precision.map(|p| i32::try_from(p.as_i64().unwrap_or(0)).unwrap_or(0));
-    minijinja::filters::round(
-        value,
-        precision,
-        method.as_deref(),
-        Kwargs::from_iter(Vec::<(&str, JinjaValue)>::new()),
-    )
 }
 
 /// Jinja2's `length` and `count`: Python's `len()`, its `TypeError` for a

@@ -12,6 +12,7 @@
 mod table;
 
 use crate::pyfmt::printable::in_ranges;
+use std::borrow::Cow;
 
 fn mapped(map: &'static [(u32, &'static str)], ch: char) -> Option<&'static str> {
     map.binary_search_by_key(&(ch as u32), |&(code, _)| code)
@@ -284,7 +285,50 @@ pub(super) fn istitle(text: &str) -> bool {
 
 /// `str.isdecimal()`: not empty, every character a decimal digit (Nd).
 pub(super) fn isdecimal(text: &str) -> bool {
-    !text.is_empty() && text.chars().all(|ch| in_ranges(table::DECIMAL, ch))
+    !text.is_empty() && text.chars().all(is_decimal)
+}
+
+/// A decimal digit (Nd): the `\d` of Python's regular expressions.
+pub(super) fn is_decimal(ch: char) -> bool {
+    in_ranges(table::DECIMAL, ch)
+}
+
+/// The value of a decimal digit (Nd): each run of them in Unicode counts
+/// from 0 to 9, and the table's ranges are whole runs.
+fn decimal_value(ch: char) -> Option<u32> {
+    let code = ch as u32;
+    let at = table::DECIMAL.partition_point(|&(_, end)| end < code);
+    let &(start, end) = table::DECIMAL.get(at)?;
+    (start <= code && code <= end).then_some((code - start) % 10)
+}
+
+/// CPython's `_PyUnicode_TransformDecimalAndSpaceToASCII`, which `int()`
+/// and `float()` read a string through: a decimal digit of any script as
+/// its ASCII digit, whitespace as a space, the text cut at the first other
+/// character past ASCII (left as `?`, which no number reads).
+pub(super) fn decimal_and_space_to_ascii(text: &str) -> Cow<'_, str> {
+    if text.is_ascii() {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        if (ch as u32) < 127 {
+            out.push(ch);
+        } else if is_space(ch) {
+            out.push(' ');
+        } else if let Some(digit) = decimal_value(ch) {
+            out.push(char::from(b'0' + digit as u8));
+        } else {
+            out.push('?');
+            break;
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// The `\w` of Python's regular expressions: `isalnum()` or `_`.
+pub(super) fn is_word(ch: char) -> bool {
+    ch == '_' || Predicate::Alnum.holds(ch)
 }
 
 /// `str.isidentifier()`: XID_Start or `_`, then XID_Continue.

@@ -44,7 +44,8 @@ impl Number {
     }
 }
 
-fn int(n: i128) -> JinjaValue {
+/// An integer as a template value (64 bits where it fits).
+pub(super) fn int(n: i128) -> JinjaValue {
     i64::try_from(n).map_or(JinjaValue::from(n), JinjaValue::from)
 }
 

@@ -9,6 +9,7 @@ use super::arith;
 use super::budget::{self, FUEL};
 use super::compare;
 use super::for_loops::ITERABLE_FILTER;
+use super::iterating_filters;
 use super::jinja2;
 use super::list_filters;
 use super::markup;
@@ -65,6 +66,7 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
     text_filters::add_to(&mut env);
     number_filters::add_to(&mut env);
     list_filters::add_to(&mut env);
+    iterating_filters::add_to(&mut env);
     env.add_filter("tojson", tojson);
     env.add_filter("center", center);
     // Jinja2's `string` is Python's `str()`; `join` and `pprint` print the
@@ -79,17 +81,20 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
     env.add_filter("forceescape", markup::forceescape);
     env.add_filter("xmlattr", markup::xmlattr);
     env.add_filter("urlencode", markup::urlencode);
-    // Jinja2's `list` makes a list of a `bytes` value's integers.
-    env.add_filter(
-        "list",
-        |state: &minijinja::State, value: JinjaValue| match value
+    // Jinja2's `list` makes a list of a `bytes` value's integers, and
+    // refuses what Python does not iterate.
+    env.add_filter("list", |state: &minijinja::State, value: JinjaValue| {
+        if let Some(error) = iterating_filters::not_iterable(&value) {
+            return Err(error);
+        }
+        match value
             .as_bytes()
             .filter(|_| value.kind() == ValueKind::Bytes)
         {
             Some(bytes) => Ok(bytes.iter().map(|b| JinjaValue::from(*b)).collect()),
             None => minijinja::filters::list(state, value),
-        },
-    );
+        }
+    });
     env.add_filter("pprint", |state: &minijinja::State, value: &JinjaValue| {
         show::pformat(state, value)
     });
@@ -523,6 +528,9 @@ fn join(
     attribute: Option<&str>,
     kwargs: Kwargs,
 ) -> Result<JinjaValue, Error> {
+    if let Some(error) = iterating_filters::not_iterable(value) {
+        return Err(error);
+    }
     show::ensure_json_fits(state, value)?;
     minijinja::filters::join(state, value, joiner, attribute, kwargs)
 }

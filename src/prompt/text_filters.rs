@@ -20,6 +20,7 @@ use super::pystr_builtin;
 use super::render::haystack_error;
 use super::show;
 use super::signature::{Hints, Signature};
+use super::textwrap::{FloatSlice, Wrapper};
 use minijinja::value::{Kwargs, Rest, Value as JinjaValue, ValueKind};
 use minijinja::{Environment, Error, State};
 
@@ -412,69 +413,58 @@ fn wordwrap(
         return Ok(JinjaValue::from(""));
     }
     hints.check("width", width.as_ref())?;
-    let mut pairs: Vec<(&str, JinjaValue)> = Vec::new();
-    if let Some(width) = width {
-        let n = compared(&width, "<=")?;
-        if n <= 0.0 {
-            return Err(haystack_error(format!(
-                "ValueError: invalid width {} (must be > 0)",
-                show::python_str(Some(state), &width)?
-            )));
+    let (width, float_width) = match width {
+        None => (79.0, false),
+        Some(width) => {
+            let n = compared(&width, "<=")?;
+            if n <= 0.0 {
+                return Err(haystack_error(format!(
+                    "ValueError: invalid width {} (must be > 0)",
+                    show::python_str(Some(state), &width)?
+                )));
+            }
+            (n, width.kind() == ValueKind::Number && !width.is_integer())
         }
-        let float = width.kind() == ValueKind::Number && !width.is_integer();
-        let breaks_words = break_long_words.as_ref().is_none_or(JinjaValue::is_true);
-        let hyphens = break_on_hyphens.as_ref().is_none_or(JinjaValue::is_true);
-        if float && n >= 1.0 && breaks_words && longest_chunk(text, hyphens) as f64 > n {
-            // `textwrap` cuts a word longer than the width at `width - n`,
-            // a float: Python's slice refuses it.
-            return Err(type_error(
-                "slice indices must be integers or None or have an __index__ method".to_owned(),
-            ));
-        }
-        // Python's `textwrap` compares lengths, integers, with the width
-        // as it is: at most its floor fits (and a width below 1 takes one
-        // character a line).
-        pairs.push((
-            "width",
-            JinjaValue::from(n.floor().clamp(1.0, usize::MAX as f64) as usize),
-        ));
-    }
-    let joiner = wrapstring
-        .as_ref()
-        .and_then(|w| w.as_str())
-        .map_or(1, str::len);
-    if let Some(w) = wrapstring {
-        pairs.push(("wrapstring", w));
-    }
-    if let Some(b) = break_long_words {
-        pairs.push(("break_long_words", b));
-    }
-    if let Some(b) = break_on_hyphens {
-        pairs.push(("break_on_hyphens", b));
-    }
-    let breaks = text.chars().count();
+    };
+    let joiner = wrapstring.as_ref().and_then(|w| w.as_str()).unwrap_or("\n");
+    // What it builds, a break after every character at most, and the
+    // characters of the line it cuts (4 bytes each).
+    let chars = text.chars().count();
     budget::ensure_bytes(
         state,
-        text.len().saturating_add(breaks.saturating_mul(joiner)),
+        text.len()
+            .saturating_add(chars.saturating_mul(joiner.len()))
+            .saturating_add(chars.saturating_mul(4)),
     )?;
-    minijinja_contrib::filters::wordwrap(&JinjaValue::from(text), Kwargs::from_iter(pairs))
-}
-
-/// The longest chunk `textwrap` splits `text` into: a run of characters
-/// other than whitespace, cut after each hyphen when `hyphens`.
-fn longest_chunk(text: &str, hyphens: bool) -> usize {
-    text.split(char::is_whitespace)
-        .flat_map(|word| {
-            let pieces: Vec<&str> = if hyphens {
-                word.split_inclusive('-').collect()
-            } else {
-                vec![word]
-            };
-            pieces
-        })
-        .map(|piece| piece.chars().count())
-        .max()
-        .unwrap_or(0)
+    let break_on_hyphens = break_on_hyphens.unwrap_or(JinjaValue::from(true));
+    let wrapper = Wrapper {
+        width,
+        float_width,
+        break_long_words: break_long_words.as_ref().is_none_or(JinjaValue::is_true),
+        hyphen_chunks: break_on_hyphens.kind() == ValueKind::Bool && break_on_hyphens.is_true(),
+        hyphen_cuts: break_on_hyphens.is_true(),
+    };
+    let mut out = String::new();
+    for (at, line) in pystr_builtin::split_lines(text, false)
+        .into_iter()
+        .enumerate()
+    {
+        if at > 0 {
+            out.push_str(joiner);
+        }
+        let lines = wrapper.wrap(line).map_err(|FloatSlice| {
+            type_error(
+                "slice indices must be integers or None or have an __index__ method".to_owned(),
+            )
+        })?;
+        for (at, line) in lines.iter().enumerate() {
+            if at > 0 {
+                out.push_str(joiner);
+            }
+            out.push_str(line);
+        }
+    }
+    Ok(JinjaValue::from(out))
 }
 
 /// Python's `AttributeError` for a value's missing method.

@@ -1,0 +1,302 @@
+//! Jinja2's `min`, `max`, `unique` and `sum`, as Python runs them: the value
+//! iterated as Python iterates it (`'NoneType' object is not iterable`),
+//! each item's key read by Jinja2's `make_attrgetter` (an `attribute`
+//! path, strings lowercased unless `case_sensitive`), the keys compared as
+//! Python's `min`/`max` compare them (`TypeError: '<' not supported
+//! between instances of 'str' and 'int'`; an `Undefined` key raises its
+//! `UndefinedError` when compared) and remembered as a Python `set`
+//! remembers them (`1`, `1.0` and `True` are one key; a list is
+//! unhashable).
+
+use super::arith;
+use super::budget;
+use super::compare;
+use super::iterating_filters;
+use super::pystr::{self, type_error};
+use super::pystr_unicode::Case;
+use super::render::haystack_error;
+use minijinja::value::{Kwargs, Value as JinjaValue, ValueKind};
+use minijinja::{Error, ErrorKind, State};
+use std::collections::HashSet;
+
+/// Which of Python's `min` and `max`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Extreme {
+    Min,
+    Max,
+}
+
+/// Jinja2's `do_min` / `do_max`: the item whose key is the smallest (the
+/// largest), the first of equal ones; an undefined value (Jinja2's
+/// "No aggregated item, sequence was empty.") for no items.
+pub(super) fn extreme(
+    state: &State,
+    value: JinjaValue,
+    kwargs: Kwargs,
+    which: Extreme,
+) -> Result<JinjaValue, Error> {
+    let getter = Getter::of(&kwargs)?;
+    let mut items = python_iter(state, &value)?.into_iter();
+    let Some(first) = items.next() else {
+        return Ok(JinjaValue::UNDEFINED);
+    };
+    let mut best_key = getter.key(&first)?;
+    let mut best = first;
+    for item in items {
+        let key = getter.key(&item)?;
+        // CPython's `min_max`: `item < best` (`>` for max), the item's key
+        // on the left.
+        let better = match which {
+            Extreme::Min => compare::less(&key.value, &best_key.value),
+            Extreme::Max => compare::greater(&key.value, &best_key.value),
+        }
+        .map_err(|error| undefined_hint(error, &key, &best_key))?;
+        if better {
+            best = item;
+            best_key = key;
+        }
+    }
+    Ok(best)
+}
+
+/// Jinja2's `sync_do_unique`: the items in order, each whose key was not
+/// seen before (as a list; Jinja2 yields them from a generator).
+pub(super) fn unique(
+    state: &State,
+    value: JinjaValue,
+    kwargs: Kwargs,
+) -> Result<JinjaValue, Error> {
+    let getter = Getter::of(&kwargs)?;
+    let mut seen = HashSet::new();
+    let mut kept = Vec::new();
+    for item in python_iter(state, &value)? {
+        let key = getter.key(&item)?;
+        if seen.insert(HashKey::of(&key.value)?) {
+            kept.push(item);
+        }
+    }
+    Ok(JinjaValue::from(kept))
+}
+
+/// Jinja2's `do_sum(iterable, attribute=None, start=0)`: Python's
+/// `sum(items, start)`, adding with Python's `+` (`TypeError` for a string
+/// and a number; `sum()` refuses a string or `bytes` start).
+pub(super) fn sum(state: &State, value: JinjaValue, kwargs: Kwargs) -> Result<JinjaValue, Error> {
+    let attribute = kwargs.get::<Option<JinjaValue>>("attribute")?;
+    let start = kwargs.get::<Option<JinjaValue>>("start")?;
+    kwargs.assert_all_used()?;
+    let getter = Getter::new(attribute, false);
+    let items = python_iter(state, &value)?;
+    let mut total = start.unwrap_or(JinjaValue::from(0));
+    match total.kind() {
+        ValueKind::String => {
+            return Err(type_error(
+                "sum() can't sum strings [use ''.join(seq) instead]".to_owned(),
+            ));
+        }
+        ValueKind::Bytes => {
+            return Err(type_error(
+                "sum() can't sum bytes [use b''.join(seq) instead]".to_owned(),
+            ));
+        }
+        _ => {}
+    }
+    for item in items {
+        let key = getter.key(&item)?;
+        if key.value.is_undefined() {
+            return Err(haystack_error(format!(
+                "UndefinedError: {}",
+                key.hint.unwrap_or_default()
+            )));
+        }
+        total = arith::add(state, [None, None], total, key.value)?;
+    }
+    Ok(total)
+}
+
+/// The items of `value` as Python's `iter()` gives them: a string's
+/// characters, a dict's keys, nothing from an undefined value (Jinja2's
+/// `Undefined.__iter__`), `TypeError` for a number, a boolean or `None`.
+fn python_iter(state: &State, value: &JinjaValue) -> Result<Vec<JinjaValue>, Error> {
+    match value.kind() {
+        ValueKind::Undefined => Ok(Vec::new()),
+        ValueKind::String => {
+            let text = value.as_str().unwrap_or_default();
+            budget::ensure_items(state, text.len() as u64, false)?;
+            Ok(text.chars().map(JinjaValue::from).collect())
+        }
+        ValueKind::Bytes => Ok(value
+            .as_bytes()
+            .unwrap_or_default()
+            .iter()
+            .map(|b| JinjaValue::from(*b))
+            .collect()),
+        ValueKind::Seq | ValueKind::Map | ValueKind::Iterable => {
+            if let Some(len) = value.len() {
+                budget::ensure_items(state, len as u64, false)?;
+            }
+            Ok(value.try_iter()?.collect())
+        }
+        _ => Err(iterating_filters::not_iterable(value).unwrap_or_else(|| {
+            type_error(format!(
+                "'{}' object is not iterable",
+                pystr::python_type(value)
+            ))
+        })),
+    }
+}
+
+/// Jinja2's `make_attrgetter(environment, attribute, postprocess=
+/// ignore_case if not case_sensitive else None)`.
+struct Getter {
+    /// `_prepare_attribute_parts(attribute)`: names, and integers for the
+    /// parts written in digits.
+    parts: Vec<JinjaValue>,
+    /// Strings lowercased (`ignore_case`).
+    fold: bool,
+}
+
+/// An item's key, and what Jinja2's `Undefined` says when it is one.
+struct Key {
+    value: JinjaValue,
+    hint: Option<String>,
+}
+
+impl Getter {
+    /// The getter of `min`, `max` and `unique`: their `attribute`, their
+    /// strings lowercased unless `case_sensitive`.
+    fn of(kwargs: &Kwargs) -> Result<Getter, Error> {
+        let case_sensitive = kwargs.get::<Option<JinjaValue>>("case_sensitive")?;
+        let attribute = kwargs.get::<Option<JinjaValue>>("attribute")?;
+        kwargs.assert_all_used()?;
+        let fold = !case_sensitive.as_ref().is_some_and(JinjaValue::is_true);
+        Ok(Getter::new(attribute, fold))
+    }
+
+    fn new(attribute: Option<JinjaValue>, fold: bool) -> Getter {
+        let parts = match attribute.filter(|a| !a.is_none()) {
+            None => Vec::new(),
+            Some(attribute) => match attribute
+                .as_str()
+                .filter(|_| attribute.kind() == ValueKind::String)
+            {
+                Some(path) => path
+                    .split('.')
+                    .map(|part| match part.parse::<i64>() {
+                        Ok(index) if part.bytes().all(|b| b.is_ascii_digit()) => {
+                            JinjaValue::from(index)
+                        }
+                        _ => JinjaValue::from(part),
+                    })
+                    .collect(),
+                None => vec![attribute],
+            },
+        };
+        Getter { parts, fold }
+    }
+
+    /// The key of `item`: each part looked up as `environment.getitem`
+    /// looks it up, an undefined owner raising at once.
+    fn key(&self, item: &JinjaValue) -> Result<Key, Error> {
+        let mut value = item.clone();
+        let mut hint = None;
+        for part in &self.parts {
+            if value.is_undefined() {
+                return Err(haystack_error(format!(
+                    "UndefinedError: {}",
+                    hint.unwrap_or_default()
+                )));
+            }
+            let found = value.get_item(part).unwrap_or_default();
+            if found.is_undefined() {
+                hint = Some(missing(&value, part));
+            }
+            value = found;
+        }
+        if self.fold && value.kind() == ValueKind::String {
+            let text = value.as_str().unwrap_or_default();
+            value = JinjaValue::from(Case::Lower.apply(text));
+        }
+        Ok(Key { value, hint })
+    }
+}
+
+/// Jinja2's `Undefined` message for `name` missing from `owner`.
+fn missing(owner: &JinjaValue, name: &JinjaValue) -> String {
+    let owner = match pystr::python_type(owner) {
+        "NoneType" => "None".to_owned(),
+        kind => format!("{kind} object"),
+    };
+    match name.as_str().filter(|_| name.kind() == ValueKind::String) {
+        Some(name) => format!("'{owner}' has no attribute '{name}'"),
+        None => format!("{owner} has no element {name}"),
+    }
+}
+
+/// A comparison that met an undefined key raises that key's
+/// `UndefinedError` (the left one's first, as Python asks it first).
+fn undefined_hint(error: Error, left: &Key, right: &Key) -> Error {
+    if error.kind() != ErrorKind::UndefinedError {
+        return error;
+    }
+    let hint = [left, right]
+        .into_iter()
+        .find(|key| key.value.is_undefined())
+        .and_then(|key| key.hint.clone());
+    match hint {
+        Some(hint) => haystack_error(format!("UndefinedError: {hint}")),
+        None => error,
+    }
+}
+
+/// A key as a Python `set` tells keys apart: numbers by value (`1`, `1.0`
+/// and `True` are one), strings, `None`, tuples of these; every
+/// `Undefined` is one key (Jinja2's `Undefined.__eq__`).
+#[derive(Debug, PartialEq, Eq, Hash)]
+enum HashKey {
+    Int(i128),
+    Float(u64),
+    Str(String),
+    Bytes(Vec<u8>),
+    None,
+    Undefined,
+    Tuple(Vec<HashKey>),
+    Other(String),
+}
+
+impl HashKey {
+    /// The key of `value`, or Python's `TypeError: unhashable type`.
+    fn of(value: &JinjaValue) -> Result<HashKey, Error> {
+        Ok(match value.kind() {
+            ValueKind::Undefined => HashKey::Undefined,
+            ValueKind::None => HashKey::None,
+            ValueKind::Bool => HashKey::Int(i128::from(value.is_true())),
+            ValueKind::Number if value.is_integer() => {
+                HashKey::Int(i128::try_from(value.clone()).unwrap_or_default())
+            }
+            ValueKind::Number => {
+                let float = f64::try_from(value.clone()).unwrap_or(f64::NAN);
+                if float.is_finite() && float.fract() == 0.0 && float.abs() < 1e38 {
+                    HashKey::Int(float as i128)
+                } else {
+                    HashKey::Float(float.to_bits())
+                }
+            }
+            ValueKind::String => HashKey::Str(value.as_str().unwrap_or_default().to_owned()),
+            ValueKind::Bytes => HashKey::Bytes(value.as_bytes().unwrap_or_default().to_vec()),
+            ValueKind::Seq if value.is_tuple() => HashKey::Tuple(
+                value
+                    .try_iter()?
+                    .map(|item| HashKey::of(&item))
+                    .collect::<Result<_, _>>()?,
+            ),
+            ValueKind::Seq | ValueKind::Map => {
+                return Err(type_error(format!(
+                    "unhashable type: '{}'",
+                    pystr::python_type(value)
+                )));
+            }
+            _ => HashKey::Other(format!("{value:?}")),
+        })
+    }
+}

@@ -1,0 +1,126 @@
+//! Jinja2's filters that iterate their value, over a value Python does not
+//! iterate: `none|first`, `5|list`, `none|join(', ')` raise Python's
+//! `TypeError: 'NoneType' object is not iterable` (`last`: "is not
+//! reversible"; `dictsort`, which calls `value.items()`, its
+//! `AttributeError`), where minijinja's own give an empty result or their
+//! own text. An undefined value iterates as empty, as Jinja2's `Undefined`
+//! does.
+
+use super::pystr::{python_type, type_error};
+use super::render::haystack_error;
+use super::signature::Signature;
+use minijinja::value::{Kwargs, Rest, Value as JinjaValue, ValueKind};
+use minijinja::{Environment, Error, State};
+
+/// How a filter's Python code refuses a value it cannot iterate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Refusal {
+    /// `iter(value)`: `'int' object is not iterable`.
+    NotIterable,
+    /// `reversed(value)`: `'int' object is not reversible`.
+    NotReversible,
+    /// `value.items()`: `'list' object has no attribute 'items'`.
+    NoItems,
+}
+
+/// Jinja2's `do_batch(value, linecount, fill_with=None)`.
+const BATCH: Signature = Signature {
+    function: "do_batch",
+    leading: 1,
+    parameters: &["linecount", "fill_with"],
+    required: 1,
+};
+
+/// Jinja2's `do_slice(value, slices, fill_with=None)`.
+const SLICE: Signature = Signature {
+    function: "do_slice",
+    leading: 1,
+    parameters: &["slices", "fill_with"],
+    required: 1,
+};
+
+/// The filters of minijinja's that iterate their value, how Jinja2's
+/// refuse one they cannot (`join`, `list`, `sort`, `min`, `max`, `sum`
+/// and `unique`, which the harness writes itself, ask [`not_iterable`]),
+/// and the
+/// signature of those whose keywords minijinja's take by position only.
+const ITERATING: &[(&str, Refusal, Option<&Signature>)] = &[
+    ("batch", Refusal::NotIterable, Some(&BATCH)),
+    ("dictsort", Refusal::NoItems, None),
+    ("first", Refusal::NotIterable, None),
+    ("groupby", Refusal::NotIterable, None),
+    ("last", Refusal::NotReversible, None),
+    ("slice", Refusal::NotIterable, Some(&SLICE)),
+];
+
+/// Registers the filters of [`ITERATING`] over minijinja's own.
+pub(super) fn add_to(env: &mut Environment<'static>) {
+    for &(name, refusal, signature) in ITERATING {
+        let filter = builtin(name);
+        env.add_filter(
+            name,
+            move |state: &mut State, value: JinjaValue, args: Rest<JinjaValue>, kwargs: Kwargs| {
+                if let Some(error) = refused(refusal, &value) {
+                    return Err(error);
+                }
+                let mut all = vec![value];
+                match signature {
+                    Some(signature) => {
+                        let bound = signature.bind(&args, &kwargs)?;
+                        all.extend(bound.into_iter().map_while(|argument| argument));
+                    }
+                    None => {
+                        all.extend(args.0);
+                        if kwargs.args().next().is_some() {
+                            all.push(JinjaValue::from(kwargs));
+                        }
+                    }
+                }
+                filter.call(state, &all)
+            },
+        );
+    }
+}
+
+/// minijinja's own filter of that name.
+fn builtin(name: &str) -> JinjaValue {
+    use minijinja::filters;
+    match name {
+        "batch" => JinjaValue::from_function(filters::batch),
+        "dictsort" => JinjaValue::from_function(filters::dictsort),
+        "first" => JinjaValue::from_function(filters::first),
+        "groupby" => JinjaValue::from_function(filters::groupby),
+        "last" => JinjaValue::from_function(filters::last),
+        _ => JinjaValue::from_function(filters::slice),
+    }
+}
+
+/// Python's `TypeError` for iterating `value`, when it is a number, a
+/// boolean or `None`.
+pub(super) fn not_iterable(value: &JinjaValue) -> Option<Error> {
+    refused(Refusal::NotIterable, value)
+}
+
+fn refused(refusal: Refusal, value: &JinjaValue) -> Option<Error> {
+    let scalar = matches!(
+        value.kind(),
+        ValueKind::None | ValueKind::Number | ValueKind::Bool
+    );
+    let kind = python_type(value);
+    match refusal {
+        Refusal::NotIterable if scalar => {
+            Some(type_error(format!("'{kind}' object is not iterable")))
+        }
+        Refusal::NotReversible if scalar => {
+            Some(type_error(format!("'{kind}' object is not reversible")))
+        }
+        Refusal::NoItems
+            if scalar || matches!(value.kind(), ValueKind::String | ValueKind::Seq) =>
+        {
+            Some(haystack_error(format!(
+                "AttributeError: '{kind}' object has no attribute 'items'"
+            )))
+        }
+        _ => None,
+    }
+}
