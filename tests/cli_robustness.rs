@@ -174,6 +174,16 @@ fn hostile_templates_fail_their_scenario_within_budget() {
         ("percent", "{{ \"%1000000000s\"|format(x) }}".into(), "MemoryError"),
         ("list_doubling", "{% set ns = namespace(l=[1]) %}{% for i in range(60) %}{% set ns.l = ns.l + ns.l %}{% endfor %}{{ ns.l[0] }}".into(), "MemoryError"),
         ("list_repeat", "{{ ([x] * 1000000000000)|join }}".into(), "MemoryError"),
+        // Keys each filter makes (lowercased copies, a set's keys) pay for
+        // themselves; a value printed by `safe` or used as `join`'s joiner
+        // is printed within the budget.
+        ("sort_fold", "{% set s = x * 1000000 %}{{ ([s] * 5000)|sort|length }}".into(), "MemoryError"),
+        ("sort_attribute", "{% set s = x * 1000000 %}{{ ([{\"a\": s}] * 5000)|sort(attribute=\"a\")|length }}".into(), "MemoryError"),
+        ("unique_keys", "{% set s = x * 1000000 %}{{ ([s ~ \"a\", s ~ \"b\"] * 2500)|unique|list|length }}".into(), "MemoryError"),
+        ("unique_tuple_shared", format!("{{% set t = (1, 2) %}}{}{{{{ [t, t]|unique|list|length }}}}", "{% set t = (t, t) %}".repeat(40)), "MemoryError"),
+        ("safe_shared", "{% set l = range(100000)|list %}{% set m = [l, l, l, l, l, l, l, l, l, l] %}{% set n = [m, m, m, m, m, m, m, m, m, m] %}{{ [n, n, n, n]|safe|length }}".into(), "MemoryError"),
+        ("join_joiner_shared", "{% set l = range(100000)|list %}{% set m = [l, l, l, l, l, l, l, l, l, l] %}{% set n = [m, m, m, m, m, m, m, m, m, m] %}{{ [1, 2]|join(n) }}".into(), "prompt-template-budget"),
+        ("wordwrap_joiner", "{% set s = x * 1000000 %}{{ s|wordwrap(1, wrapstring=s)|length }}".into(), "MemoryError"),
     ];
     // Refused before parsing: the Agent cannot be built, as in Haystack,
     // whose Jinja2 raises `RecursionError` past about 490 terms.

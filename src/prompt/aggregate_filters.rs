@@ -69,9 +69,17 @@ pub(super) fn unique(
     let getter = Getter::of(&kwargs)?;
     let mut seen = HashSet::new();
     let mut kept = Vec::new();
+    // The keys remembered, paid for as they are: their text, and a slot
+    // for each value in them.
+    let mut size = Size {
+        limit: usize::try_from(budget::bytes_left(state)).unwrap_or(usize::MAX),
+        ..Size::default()
+    };
     for item in python_iter(state, &value)? {
         let key = getter.key(&item)?;
-        if seen.insert(HashKey::of(&key.value)?) {
+        let key = HashKey::of(&key.value, &mut size)?;
+        budget::ensure_bytes(state, size.bytes())?;
+        if seen.insert(key) {
             kept.push(item);
         }
     }
@@ -215,7 +223,11 @@ impl Getter {
         }
         if self.fold && value.kind() == ValueKind::String {
             let text = value.as_str().unwrap_or_default();
-            value = JinjaValue::from(Case::Lower.apply(text));
+            value = JinjaValue::from(if text.is_ascii() {
+                text.to_ascii_lowercase()
+            } else {
+                Case::Lower.apply(text)
+            });
         }
         Ok(Key { value, hint })
     }
@@ -261,12 +273,39 @@ enum HashKey {
     None,
     Undefined,
     Tuple(Vec<HashKey>),
-    Other(String),
+    /// A value of no hashable built-in type: itself only (by its place
+    /// among the items, as Python hashes a generator by its identity).
+    Other(usize),
+}
+
+/// What the keys a `unique` remembers take: their text and their values,
+/// and the bytes the rendering has left for them.
+#[derive(Debug, Default)]
+struct Size {
+    text: usize,
+    values: usize,
+    limit: usize,
+}
+
+impl Size {
+    /// Bytes a value of a key takes, its slot in a tuple's list included.
+    const VALUE_BYTES: usize = 2 * std::mem::size_of::<HashKey>();
+
+    fn bytes(&self) -> usize {
+        self.text
+            .saturating_add(self.values.saturating_mul(Self::VALUE_BYTES))
+    }
 }
 
 impl HashKey {
-    /// The key of `value`, or Python's `TypeError: unhashable type`.
-    fn of(value: &JinjaValue) -> Result<HashKey, Error> {
+    /// The key of `value`, or Python's `TypeError: unhashable type`;
+    /// `size` counts what it holds, which stops a tuple shared many times
+    /// over at the budget.
+    fn of(value: &JinjaValue, size: &mut Size) -> Result<HashKey, Error> {
+        size.values += 1;
+        if size.bytes() > size.limit {
+            return Err(budget::memory_error(size.bytes(), size.limit as u64));
+        }
         Ok(match value.kind() {
             ValueKind::Undefined => HashKey::Undefined,
             ValueKind::None => HashKey::None,
@@ -282,12 +321,20 @@ impl HashKey {
                     HashKey::Float(float.to_bits())
                 }
             }
-            ValueKind::String => HashKey::Str(value.as_str().unwrap_or_default().to_owned()),
-            ValueKind::Bytes => HashKey::Bytes(value.as_bytes().unwrap_or_default().to_vec()),
+            ValueKind::String => {
+                let text = value.as_str().unwrap_or_default();
+                size.text = size.text.saturating_add(text.len());
+                HashKey::Str(text.to_owned())
+            }
+            ValueKind::Bytes => {
+                let bytes = value.as_bytes().unwrap_or_default();
+                size.text = size.text.saturating_add(bytes.len());
+                HashKey::Bytes(bytes.to_vec())
+            }
             ValueKind::Seq if value.is_tuple() => HashKey::Tuple(
                 value
                     .try_iter()?
-                    .map(|item| HashKey::of(&item))
+                    .map(|item| HashKey::of(&item, size))
                     .collect::<Result<_, _>>()?,
             ),
             ValueKind::Seq | ValueKind::Map => {
@@ -296,7 +343,7 @@ impl HashKey {
                     pystr::python_type(value)
                 )));
             }
-            _ => HashKey::Other(format!("{value:?}")),
+            _ => HashKey::Other(size.values),
         })
     }
 }

@@ -8,6 +8,7 @@
 //! `TypeError` for a list of a number and a string.
 
 use super::aggregate_filters::{self, Extreme};
+use super::budget;
 use super::compare;
 use super::iterating_filters;
 use super::pystr;
@@ -117,6 +118,9 @@ fn sort(state: &State, value: JinjaValue, kwargs: Kwargs) -> Result<JinjaValue, 
         // What Jinja2's `Undefined` for a missing attribute says when the
         // sort compares it.
         let mut missing: Option<String> = None;
+        // The lowercased copies of string keys: these keys, and minijinja's
+        // sort's own, paid for before they are made.
+        let mut folded = 0usize;
         for item in value.try_iter()? {
             let mut key = Vec::new();
             for path in &paths {
@@ -137,7 +141,11 @@ fn sort(state: &State, value: JinjaValue, kwargs: Kwargs) -> Result<JinjaValue, 
                         .as_str()
                         .filter(|_| folds && part.kind() == ValueKind::String)
                     {
-                        Some(text) => JinjaValue::from(text.to_lowercase()),
+                        Some(text) => {
+                            folded = folded.saturating_add(text.len().saturating_mul(2));
+                            budget::ensure_bytes(state, folded)?;
+                            JinjaValue::from(text.to_lowercase())
+                        }
                         None => part,
                     },
                 );

@@ -95,6 +95,11 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
             None => minijinja::filters::list(state, value),
         }
     });
+    // MarkupSafe's `Markup(value)`: Python's `str()` of it, within the
+    // budget (minijinja's prints it whole first).
+    env.add_filter("safe", |state: &minijinja::State, value: &JinjaValue| {
+        show::python_str(Some(state), value).map(JinjaValue::from_safe_string)
+    });
     env.add_filter("pprint", |state: &minijinja::State, value: &JinjaValue| {
         show::pformat(state, value)
     });
@@ -520,11 +525,13 @@ fn escape_sentinel(text: &str) -> String {
         .replace(&format!("</{TAG}"), &format!("&lt;/{TAG}"))
 }
 
-/// Jinja2's `join`, once the value is known to print within the budget.
+/// Jinja2's `join`, once the value and the joiner (which Jinja2 prints,
+/// `str(d)`, when it is not a string) are known to print within the
+/// budget.
 fn join(
     state: &mut minijinja::State,
     value: &JinjaValue,
-    joiner: Option<minijinja::value::StringInput<'_>>,
+    joiner: Option<JinjaValue>,
     attribute: Option<&str>,
     kwargs: Kwargs,
 ) -> Result<JinjaValue, Error> {
@@ -532,6 +539,13 @@ fn join(
         return Err(error);
     }
     show::ensure_json_fits(state, value)?;
+    if let Some(joiner) = joiner.as_ref() {
+        show::ensure_json_fits(state, joiner)?;
+    }
+    let joiner = joiner
+        .as_ref()
+        .map(|joiner| minijinja::value::StringInput::new(state, joiner))
+        .transpose()?;
     minijinja::filters::join(state, value, joiner, attribute, kwargs)
 }
 
