@@ -375,3 +375,31 @@ fn a_line_break_in_the_model_name_stays_inside_the_comment() {
         assert_eq!(checked.status.code(), Some(0), "{breaker:?}");
     }
 }
+
+/// A key longer than YAML's 1024-character implicit keys (a state key, a
+/// required variable) is written after YAML's `? `: the skeleton loads,
+/// and so does the scenario written from it.
+#[test]
+fn keys_past_yamls_implicit_key_length_are_written_as_explicit_keys() {
+    let long = "k".repeat(1100);
+    let dumped = serde_json::json!({
+        "type": "haystack.components.agents.agent.Agent",
+        "init_parameters": {
+            "chat_generator": {
+                "type": "haystack.components.generators.chat.openai.OpenAIChatGenerator",
+                "init_parameters": {"model": "m"}
+            },
+            "state_schema": {long.clone(): {"type": "list"}},
+            "user_prompt": format!("{{{{ {long} }}}}"),
+            "required_variables": [long.clone()]
+        }
+    });
+    let skeleton = import_haystack(&dumped.to_string(), "long.json", Format::Json, None).unwrap();
+    let scenario = Scenario::from_str(&skeleton, "skeleton.yaml", Format::Yaml)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(scenario.agent.state_schema.contains_key(&long));
+    let written = scenario.to_yaml();
+    let again =
+        Scenario::from_str(&written, "again.yaml", Format::Yaml).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(again, scenario);
+}

@@ -26,7 +26,9 @@ use serde_json::{Map, Value, json};
 use std::fmt::Write as _;
 
 use super::agent_dict::{AGENT_TYPE, OtherHooks, custom_hook_name, read_agent};
-use crate::scenario::interop::{Entry, Node, NodeValue, Pos, parse_json, parse_yaml, write_value};
+use crate::scenario::interop::{
+    Entry, Node, NodeValue, Pos, needs_explicit_key, parse_json, parse_yaml, write_value,
+};
 use crate::scenario::{Format, HookEntry, Scenario, ScenarioError};
 
 /// A file `hookharness import` cannot turn into a scenario.
@@ -439,10 +441,17 @@ fn entry(name: &str, value: &Value, indent: usize, out: &mut String) {
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         && !["null", "true", "false"].contains(&name.to_ascii_lowercase().as_str());
+    let start = out.len();
     if plain {
         out.push_str(name);
     } else {
         write_value(&Value::String(name.to_owned()), indent, out);
+    }
+    if needs_explicit_key(&out[start..]) {
+        // YAML's explicit key: an implicit one holds 1024 characters.
+        out.insert_str(start, "? ");
+        out.push('\n');
+        push_indent(indent, out);
     }
     out.push(':');
     block(value, indent + 1, out);

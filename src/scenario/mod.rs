@@ -98,7 +98,7 @@ pub(crate) mod interop {
     pub(crate) use super::json::parse as parse_json;
     pub(crate) use super::node::{Entry, Node, NodeValue, Pos};
     pub(crate) use super::tool::default_parameters;
-    pub(crate) use super::write::write_value;
+    pub(crate) use super::write::{needs_explicit_key, write_value};
     pub(crate) use super::yaml::parse as parse_yaml;
 }
 

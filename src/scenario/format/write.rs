@@ -144,9 +144,10 @@ impl Scenario {
     /// [`to_json`](Scenario::to_json), with every character YAML does not
     /// take as printable escaped (C0 and C1 controls, DEL, U+2028/U+2029,
     /// BOM, non-characters), so the YAML reader sees exactly the JSON
-    /// strings. The loader reads it as `.yaml` and as `.json`, and loading
-    /// it gives this scenario back (with `file` set to where it was loaded
-    /// from).
+    /// strings. The loader reads it as `.yaml` and as `.json` (unless a key
+    /// is past YAML's 1,024 characters of an implicit key: it is written
+    /// after YAML's `? `, which JSON does not read), and loading it gives
+    /// this scenario back (with `file` set to where it was loaded from).
     ///
     /// ```
     /// use hookharness::scenario::{Format, Scenario};
@@ -619,8 +620,7 @@ pub(crate) fn write_value(value: &Value, indent: usize, out: &mut String) {
             for (i, (key, item)) in map.iter().enumerate() {
                 out.push_str(if i == 0 { "\n" } else { ",\n" });
                 push_indent(indent + 1, out);
-                write_string(key, out);
-                out.push_str(": ");
+                write_key(key, out);
                 write_value(item, indent + 1, out);
             }
             out.push('\n');
@@ -654,8 +654,7 @@ pub(crate) fn write_compact(value: &Value, out: &mut String) {
                 if i > 0 {
                     out.push_str(", ");
                 }
-                write_string(key, out);
-                out.push_str(": ");
+                write_key(key, out);
                 write_compact(item, out);
             }
             out.push('}');
@@ -668,6 +667,30 @@ pub(crate) fn write_compact(value: &Value, out: &mut String) {
 fn push_indent(level: usize, out: &mut String) {
     for _ in 0..level {
         out.push_str("  ");
+    }
+}
+
+/// The longest key YAML reads without its explicit-key indicator: an
+/// implicit key holds at most 1024 characters (YAML 1.2, 7.4.2), quotes
+/// and escapes included.
+const IMPLICIT_KEY_CHARS: usize = 1024;
+
+/// Whether a key, as written, is too long for YAML to read it without
+/// `? ` before it.
+pub(crate) fn needs_explicit_key(written: &str) -> bool {
+    written.len() > IMPLICIT_KEY_CHARS && written.chars().count() > IMPLICIT_KEY_CHARS
+}
+
+/// A map's key and the `: ` after it; a key too long to be implicit is
+/// written after YAML's `? ` (a file with such a key is YAML, not JSON).
+fn write_key(key: &str, out: &mut String) {
+    let start = out.len();
+    write_string(key, out);
+    if needs_explicit_key(&out[start..]) {
+        out.insert_str(start, "? ");
+        out.push_str(" : ");
+    } else {
+        out.push_str(": ");
     }
 }
 
