@@ -84,12 +84,12 @@ impl ScenarioError {
             K::InvalidUtf8 => f.write_str("the file is not valid utf-8; save it as utf-8"),
             K::Syntax { format, message } => {
                 write!(f, "invalid {format}: {}", lowercase_first(message))?;
-                if *format == crate::scenario::Format::Yaml && crate::scenario::yaml::is_structure_error(message) {
-                    f.write_str(
-                        "; check the indentation of this line and the ones above it: the keys of \
-                         one map start in one column, a list item's keys line up after its `- `, \
-                         and a value holding `: ` is quoted",
-                    )?;
+                let hint = match format {
+                    crate::scenario::Format::Yaml => crate::scenario::yaml::syntax_hint(message),
+                    crate::scenario::Format::Json => crate::scenario::json::syntax_hint(message),
+                };
+                if let Some(hint) = hint {
+                    write!(f, "; {hint}")?;
                 }
                 Ok(())
             }

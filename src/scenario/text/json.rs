@@ -35,6 +35,48 @@ pub(crate) fn parse(text: &str, origin: &str) -> Result<Node, ScenarioError> {
     scan(text, origin)
 }
 
+/// What to do about `serde_json`'s syntax messages, by the message's
+/// start.
+const SYNTAX_HINTS: &[(&str, &str)] = &[
+    (
+        "unexpected end of hex escape",
+        "a `\\u` escape needs four hexadecimal digits, and one between `\\ud800` and \
+         `\\udfff` is half of a pair (a high then a low surrogate, `\\ud83d\\ude00`): \
+         write both halves, or the character itself",
+    ),
+    (
+        "lone leading surrogate",
+        "a `\\u` escape between `\\ud800` and `\\udbff` must be followed by its low half \
+         (`\\udc00` to `\\udfff`): write both halves, or the character itself",
+    ),
+    (
+        "invalid escape",
+        "a string holds a `\\` escape JSON does not have; write `\\\\` for a backslash",
+    ),
+    (
+        "control character",
+        "a string holds a raw control character (a tab, a line break); write it as an \
+         escape (`\\t`, `\\n`)",
+    ),
+    ("trailing comma", "remove the `,` after the last item"),
+    (
+        "key must be a string",
+        "JSON keys are double-quoted strings: quote the key",
+    ),
+    (
+        "EOF while parsing",
+        "the text ends inside a value: close its strings, `]` and `}`",
+    ),
+];
+
+/// What to do about a syntax error `serde_json` reports as `message`.
+pub(crate) fn syntax_hint(message: &str) -> Option<&'static str> {
+    SYNTAX_HINTS
+        .iter()
+        .find(|(start, _)| message.starts_with(start))
+        .map(|(_, hint)| *hint)
+}
+
 fn scan(text: &str, origin: &str) -> Result<Node, ScenarioError> {
     let mut scanner = Scanner {
         text,
@@ -356,7 +398,7 @@ mod tests {
         assert_eq!((error.line(), error.column()), (Some(3), Some(1)));
         assert_eq!(
             error.to_string(),
-            "x.json:3:1: invalid json: trailing comma"
+            "x.json:3:1: invalid json: trailing comma; remove the `,` after the last item"
         );
         assert!(matches!(error.kind(), ScenarioErrorKind::Syntax { .. }));
     }

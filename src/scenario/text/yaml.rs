@@ -52,6 +52,101 @@ pub(crate) fn is_structure_error(message: &str) -> bool {
     STRUCTURE_ERRORS.contains(&message)
 }
 
+/// What to do about saphyr-parser's other messages, by the message's
+/// start: each says what the parser could not read, not what to write.
+const SYNTAX_HINTS: &[(&str, &str)] = &[
+    (
+        "simple key expect",
+        "a key on this line has no `: ` after it on the same line (a key holds at most \
+         1024 characters); end the key with `: `, or quote a value that holds `: `",
+    ),
+    (
+        "while parsing a node, did not find expected node content",
+        "a value is missing here, or starts with a character yaml keeps for itself; \
+         write the value, quoted if it starts with `@`, `` ` ``, `%`, `!`, `&`, `*` or `|`",
+    ),
+    (
+        "unexpected character",
+        "a value starts with a character yaml keeps for itself; quote the value",
+    ),
+    (
+        "while parsing a flow sequence",
+        "a `[ ]` list is missing a `,` between two items or its closing `]`",
+    ),
+    (
+        "while parsing a flow mapping",
+        "a `{ }` map is missing a `,` between two entries or its closing `}`",
+    ),
+    (
+        "while scanning a quoted scalar, found unexpected end of stream",
+        "a quoted string is not closed; add its closing quote",
+    ),
+    (
+        "while scanning a quoted scalar, found unexpected document indicator",
+        "a quoted string is not closed before a `---` or `...` line; add its closing quote",
+    ),
+    (
+        "while parsing a quoted scalar, found unknown escape character",
+        "a double-quoted string holds a `\\` escape yaml does not have; write `\\\\` for a \
+         backslash, or quote the string with single quotes",
+    ),
+    (
+        "while parsing a quoted scalar",
+        "a `\\x`, `\\u` or `\\U` escape in a double-quoted string is not followed by its \
+         hexadecimal digits; write them, or `\\\\` for a backslash",
+    ),
+    (
+        "while scanning a plain scalar, found a tab",
+        "an unquoted value holds a tab; quote the value, or use spaces",
+    ),
+    (
+        "while parsing anchor, found duplicated anchor",
+        "an anchor `&name` is defined twice in the file; give one of them another name",
+    ),
+    (
+        "found unprintable character",
+        "the file holds a control character yaml does not allow; remove it (inside a \
+         double-quoted string, write it as an escape such as `\\x07`)",
+    ),
+    (
+        "while scanning an anchor or alias",
+        "an anchor `&` or an alias `*` has no name after it; name it (`&base`, `*base`), \
+         or quote a value that starts with `&` or `*`",
+    ),
+];
+
+/// What to do about a syntax error saphyr-parser reports as `message`
+/// (an indentation mistake: [`is_structure_error`]).
+pub(crate) fn syntax_hint(message: &str) -> Option<&'static str> {
+    if is_structure_error(message) {
+        return Some(
+            "check the indentation of this line and the ones above it: the keys of \
+             one map start in one column, a list item's keys line up after its `- `, \
+             and a value holding `: ` is quoted",
+        );
+    }
+    SYNTAX_HINTS
+        .iter()
+        .find(|(start, _)| message.starts_with(start))
+        .map(|(_, hint)| *hint)
+}
+
+/// saphyr-parser's message for an alias with no anchor before it, which
+/// does not name the alias.
+const UNKNOWN_ANCHOR: &str = "while parsing node, found unknown anchor";
+
+/// The alias at `at` (a character offset), named: `*name`.
+fn alias_at(text: &str, at: usize) -> Option<String> {
+    let rest: String = text.chars().skip(at).take(1100).collect();
+    let rest = rest.strip_prefix('*')?;
+    let name: String = rest
+        .chars()
+        .take_while(|c| !c.is_whitespace() && !matches!(c, ',' | '[' | ']' | '{' | '}'))
+        .take(64)
+        .collect();
+    (!name.is_empty()).then_some(name)
+}
+
 /// saphyr-parser's message when flow collections nest past its 255 levels.
 const SCANNER_DEPTH_LIMIT: &str = "recursion limit exceeded";
 
@@ -77,6 +172,18 @@ fn parse_with_saphyr(text: &str, origin: &str) -> Result<Node, ScenarioError> {
             // seen its own limit: the same file error as nesting in blocks.
             let kind = if e.info() == SCANNER_DEPTH_LIMIT {
                 ScenarioErrorKind::TooDeep { limit: MAX_DEPTH }
+            } else if e.info() == UNKNOWN_ANCHOR {
+                let alias = alias_at(text, e.marker().index()).map_or_else(
+                    || "an alias".to_owned(),
+                    |name| format!("the alias `*{name}`"),
+                );
+                ScenarioErrorKind::Syntax {
+                    format: Format::Yaml,
+                    message: format!(
+                        "{alias} names no anchor defined before it; define it first \
+                         (`key: &name value`), or quote a value that starts with `*`"
+                    ),
+                }
             } else {
                 ScenarioErrorKind::Syntax {
                     format: Format::Yaml,
