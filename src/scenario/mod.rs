@@ -123,6 +123,13 @@ pub(crate) mod vocabulary {
     pub(crate) use super::pattern::MATCHER_WORDS;
 }
 
+/// The JSON Schema of the maps whose keys the format lists in a table,
+/// each key's schema given in its own file (`crate::schema` puts them
+/// among its definitions).
+pub(crate) mod schemas {
+    pub(crate) use super::tool::{result_schema as tool_result, schema as tool};
+}
+
 /// The deepest nesting of lists and maps a scenario file may use.
 pub(crate) const MAX_DEPTH: usize = 128;
 

@@ -3,6 +3,7 @@
 use serde_json::{Value, json};
 
 use super::{names, roles};
+use crate::scenario::schemas;
 use crate::scenario::vocabulary::{PART_TAGS, VALUE_TYPES, handlers};
 use crate::scripted::FinishReason;
 
@@ -10,8 +11,8 @@ pub(super) fn definitions() -> Vec<(&'static str, Value)> {
     vec![
         ("agent", agent()),
         ("state_schema_entry", state_schema_entry()),
-        ("tool", tool()),
-        ("tool_result", tool_result()),
+        ("tool", schemas::tool()),
+        ("tool_result", schemas::tool_result()),
         ("model_reply", model_reply()),
         ("named_model", named_model()),
         ("tool_call", tool_call()),
@@ -19,13 +20,6 @@ pub(super) fn definitions() -> Vec<(&'static str, Value)> {
         ("run", run()),
         ("serialized_object", serialized_object()),
     ]
-}
-
-fn handler() -> Value {
-    json!({
-        "description": "`merge_lists` or `replace_values`",
-        "enum": names(&handlers()),
-    })
 }
 
 fn agent() -> Value {
@@ -120,92 +114,6 @@ fn state_schema_entry() -> Value {
                 "enum": names(&handlers()).into_iter().map(Value::from).chain([Value::Null]).collect::<Vec<_>>(),
             },
         },
-    })
-}
-
-fn tool() -> Value {
-    json!({
-        "type": "object",
-        "required": ["name"],
-        "additionalProperties": false,
-        "properties": {
-            "name": {"description": "the tool's name", "type": "string"},
-            "description": {
-                "description": "optional. Default: \"\".",
-                "type": "string",
-            },
-            "parameters": {
-                "description": "JSON Schema, optional. Default: {type: object, properties: {}}; arguments are not validated against it.",
-                "type": "object",
-            },
-            "results": {
-                "description": "one entry per call, in call order",
-                "type": "array",
-                "items": {"$ref": "#/definitions/tool_result"},
-            },
-            "repeat_last": {
-                "description": "A call past the end of `results` is a scenario error (\"tool `search` was called 3 times; the scenario scripts 2 results\"), unless the tool sets `repeat_last: true`.",
-                "type": "boolean",
-            },
-            "inputs_from_state": {
-                "description": "state key -> parameter the tool receives",
-                "type": "object",
-                "additionalProperties": {"type": "string"},
-            },
-            "outputs_to_state": {
-                "description": "state key <- result key (source and handler optional; null options read as {})",
-                "type": "object",
-                "additionalProperties": {
-                    "type": ["object", "null"],
-                    "additionalProperties": false,
-                    "properties": {
-                        "source": {"type": "string"},
-                        "handler": handler(),
-                    },
-                },
-            },
-            "outputs_to_string": {
-                "description": "{source: KEY}, or {out: {source: KEY}, ...} (multiple-output form); takes `source` only",
-                "oneOf": [
-                    {
-                        "type": "object",
-                        "additionalProperties": false,
-                        "properties": {"source": {"type": "string"}},
-                    },
-                    {
-                        "type": "object",
-                        "minProperties": 1,
-                        "not": {"required": ["source"]},
-                        "additionalProperties": {
-                            "type": "object",
-                            "required": ["source"],
-                            "additionalProperties": false,
-                            "properties": {"source": {"type": "string"}},
-                        },
-                    },
-                ],
-            },
-        },
-    })
-}
-
-fn tool_result() -> Value {
-    let only = |key: &str, value: Value, description: &str| {
-        json!({
-            "type": "object",
-            "required": [key],
-            "additionalProperties": false,
-            "properties": {key: value},
-            "description": description,
-        })
-    };
-    json!({
-        "oneOf": [
-            {"type": "string", "description": "the tool returns this text"},
-            only("json", json!({}), "a structured result, serialized as Haystack does"),
-            only("error", json!({"type": "string"}), "the tool raises; becomes an error tool message"),
-            only("echo_arguments", json!({"const": true}), "the tool returns the arguments it was invoked with (those of the call plus those injected from state) as a JSON object"),
-        ],
     })
 }
 

@@ -18,11 +18,10 @@ use super::hook::HookEntry;
 use super::message::MessageSpec;
 use super::run::RunSpec;
 use super::spec::Scenario;
-use super::tool::{ToolScript, default_parameters};
+use super::tool::ToolScript;
 use super::when::{StepCountCondition, When};
 use crate::prompt::RequiredVariables;
-use crate::scripted::{ModelReply, ScriptedResult, ScriptedToolCall};
-use crate::tool::OutputsToString;
+use crate::scripted::{ModelReply, ScriptedToolCall};
 
 impl Scenario {
     /// The scenario as a JSON value in the scenario format.
@@ -55,7 +54,10 @@ impl Scenario {
             out.insert("agent".into(), Value::Object(agent));
         }
         if !self.tools.is_empty() {
-            out.insert("tools".into(), self.tools.iter().map(tool).collect());
+            out.insert(
+                "tools".into(),
+                self.tools.iter().map(ToolScript::to_value).collect(),
+            );
         }
         if !self.shared_hooks.is_empty() {
             let shared = self
@@ -227,75 +229,6 @@ fn agent(spec: &AgentSpec) -> Map<String, Value> {
         );
     }
     out
-}
-
-fn tool(script: &ToolScript) -> Value {
-    let mut out = Map::new();
-    out.insert("name".into(), json!(script.name));
-    if !script.description.is_empty() {
-        out.insert("description".into(), json!(script.description));
-    }
-    if script.parameters != default_parameters() {
-        out.insert(
-            "parameters".into(),
-            Value::Object(script.parameters.clone()),
-        );
-    }
-    if !script.results.is_empty() {
-        let results = script
-            .results
-            .iter()
-            .map(|result| match result {
-                ScriptedResult::Text(text) => json!(text),
-                ScriptedResult::Json(value) => json!({"json": value}),
-                ScriptedResult::Error(message) => json!({"error": message}),
-                ScriptedResult::EchoArguments => json!({"echo_arguments": true}),
-            })
-            .collect();
-        out.insert("results".into(), Value::Array(results));
-    }
-    if script.repeat_last {
-        out.insert("repeat_last".into(), json!(true));
-    }
-    if !script.inputs_from_state.is_empty() {
-        out.insert("inputs_from_state".into(), json!(script.inputs_from_state));
-    }
-    if !script.outputs_to_state.is_empty() {
-        let outputs = script
-            .outputs_to_state
-            .iter()
-            .map(|(key, output)| {
-                let mut entry = Map::new();
-                if let Some(source) = &output.source {
-                    entry.insert("source".into(), json!(source));
-                }
-                if let Some(handler) = &output.handler {
-                    entry.insert("handler".into(), json!(handler.name()));
-                }
-                (key.clone(), Value::Object(entry))
-            })
-            .collect();
-        out.insert("outputs_to_state".into(), Value::Object(outputs));
-    }
-    if let Some(config) = &script.outputs_to_string {
-        out.insert("outputs_to_string".into(), outputs_to_string(config));
-    }
-    Value::Object(out)
-}
-
-fn outputs_to_string(config: &OutputsToString) -> Value {
-    match config {
-        OutputsToString::Single { source: None } => json!({}),
-        OutputsToString::Single {
-            source: Some(source),
-        } => json!({"source": source}),
-        OutputsToString::Multiple(outputs) => Value::Object(
-            outputs
-                .iter()
-                .map(|(key, source)| (key.clone(), json!({"source": source})))
-                .collect(),
-        ),
-    }
 }
 
 /// One `model` entry.
