@@ -115,7 +115,6 @@ pub(crate) mod reading {
 /// (`crate::schema`) so that the two cannot disagree on a name.
 pub(crate) mod vocabulary {
     pub(crate) use super::action::ACTIONS;
-    pub(crate) use super::agent::{VALUE_TYPES, handlers};
     pub(crate) use super::event_pattern::KINDS as EVENT_KINDS;
     pub(crate) use super::hook::READY_MADE;
     pub(crate) use super::list_expect::MODES;
@@ -127,6 +126,9 @@ pub(crate) mod vocabulary {
 /// each key's schema given in its own file (`crate::schema` puts them
 /// among its definitions).
 pub(crate) mod schemas {
+    pub(crate) use super::agent::{
+        schema as agent, state_schema_entry_schema as state_schema_entry,
+    };
     pub(crate) use super::tool::{result_schema as tool_result, schema as tool};
 }
 

@@ -13,14 +13,12 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
 use super::action::{Action, ResultRewrite, StateValue, ToolSelection};
-use super::agent::{AgentSpec, type_name};
 use super::hook::HookEntry;
 use super::message::MessageSpec;
 use super::run::RunSpec;
 use super::spec::Scenario;
 use super::tool::ToolScript;
 use super::when::{StepCountCondition, When};
-use crate::prompt::RequiredVariables;
 use crate::scripted::{ModelReply, ScriptedToolCall};
 
 impl Scenario {
@@ -49,7 +47,7 @@ impl Scenario {
         if let Some(description) = &self.description {
             out.insert("description".into(), json!(description));
         }
-        let agent = agent(&self.agent);
+        let agent = self.agent.to_map();
         if !agent.is_empty() {
             out.insert("agent".into(), Value::Object(agent));
         }
@@ -170,65 +168,6 @@ impl Scenario {
         out.push('\n');
         out
     }
-}
-
-fn agent(spec: &AgentSpec) -> Map<String, Value> {
-    if let Some(call) = &spec.python {
-        return call.to_map();
-    }
-    if let Some(name) = &spec.custom {
-        let mut out = Map::new();
-        out.insert("custom".into(), json!(name));
-        return out;
-    }
-    let default = AgentSpec::default();
-    let mut out = Map::new();
-    if spec.max_agent_steps != default.max_agent_steps {
-        out.insert("max_agent_steps".into(), json!(spec.max_agent_steps));
-    }
-    if spec.exit_conditions != default.exit_conditions {
-        out.insert("exit_conditions".into(), json!(spec.exit_conditions));
-    }
-    if let Some(prompt) = &spec.system_prompt {
-        out.insert("system_prompt".into(), json!(prompt));
-    }
-    if let Some(prompt) = &spec.user_prompt {
-        out.insert("user_prompt".into(), json!(prompt));
-    }
-    match &spec.required_variables {
-        RequiredVariables::All => {}
-        RequiredVariables::Listed(names) => {
-            out.insert("required_variables".into(), json!(names));
-        }
-        RequiredVariables::None => {
-            out.insert("required_variables".into(), Value::Null);
-        }
-    }
-    if !spec.state_schema.is_empty() {
-        let schema = spec
-            .state_schema
-            .iter()
-            .map(|(key, entry)| {
-                let mut map = Map::new();
-                map.insert("type".into(), json!(type_name(&entry.ty)));
-                if let Some(handler) = &entry.handler {
-                    map.insert("handler".into(), json!(handler.name()));
-                }
-                (key.clone(), Value::Object(map))
-            })
-            .collect();
-        out.insert("state_schema".into(), Value::Object(schema));
-    }
-    if spec.raise_on_tool_invocation_failure {
-        out.insert("raise_on_tool_invocation_failure".into(), json!(true));
-    }
-    if spec.tool_concurrency_limit != default.tool_concurrency_limit {
-        out.insert(
-            "tool_concurrency_limit".into(),
-            json!(spec.tool_concurrency_limit),
-        );
-    }
-    out
 }
 
 /// One `model` entry.
