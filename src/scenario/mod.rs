@@ -10,7 +10,7 @@
 //!  text ──text/yaml.rs (yaml/subset.rs) / text/json.rs──▶ spanned tree (text/node.rs)
 //!                                                  │ text/reader.rs: typed access, known keys
 //!                                                  ▼
-//!        format/: spec.rs, agent.rs, tool.rs, model.rs, hook.rs, when.rs,
+//!        format/: spec.rs, agent/, tool/, model.rs, hook.rs, when.rs,
 //!        action.rs, message.rs, run.rs, crate::expect (pattern.rs,
 //!        list_expect.rs, event_pattern.rs) ──▶ Scenario
 //! ```
@@ -22,7 +22,9 @@
 //! entries are [`SchemaEntry`](crate::state::SchemaEntry)s, `outputs_to_state`
 //! entries are [`StateOutput`](crate::tool::StateOutput)s and roles are
 //! [`ChatRole`](crate::ChatRole)s. A new key touches its type, its reader
-//! in `format/` and `format/write.rs`.
+//! in `format/` and `format/write.rs`; a key of a tool entry or of `agent`
+//! is its own file in `format/tool/` or `format/agent/` and its line in
+//! the table there, from which type, reader, writer and schema follow.
 //!
 //! ```
 //! use hookharness::scenario::{Format, Scenario};
