@@ -17,7 +17,8 @@
 //!  always.rs              `expect.always`, which `hookharness explore` holds every variant to
 //! ```
 //!
-//! Adding a key: its file under `keys/` and its line in the table.
+//! Adding a key: its file under `keys/`, and its `mod` line and its line
+//! in the table, both in this file.
 //!
 //! A run is checked without replaying it ([`Expect::check`] over a
 //! [`Run`]), as wiremock verifies what its server received:
@@ -42,7 +43,6 @@
 //! ```
 
 mod always;
-mod keys;
 mod list;
 mod printed;
 mod sees;
@@ -74,6 +74,28 @@ const NO_RESULT: &str = "no result to check (the run failed)";
 /// A value rendered for a failure line (sorted keys, Python's separators).
 pub(crate) fn render(value: &Value) -> String {
     pyfmt::json_dumps(&sorted(value.clone()))
+}
+
+/// One file per key under `keys/`: its value's reading, writing, JSON
+/// Schema and check, side by side (the table below lists them).
+mod keys {
+    pub(super) mod error;
+    pub(super) mod exit_reason;
+    pub(super) mod hooks;
+    pub(crate) mod last_message;
+    pub(super) mod llm_calls;
+    pub(super) mod message_count;
+    pub(super) mod printed;
+    pub(super) mod state;
+    pub(super) mod step_count;
+    pub(super) mod streamed;
+    pub(super) mod token_usage;
+    pub(super) mod tool_call_counts;
+    pub(super) mod tools_run;
+    pub(super) mod trace;
+
+    /// The schema of a list expectation (`super::list`'s match modes).
+    pub(super) use crate::schema::list_expectation as list_schema;
 }
 
 /// The table: each key's variant, the type of its value, its file under

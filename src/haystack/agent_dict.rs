@@ -381,18 +381,17 @@ fn tool(value: &Value, path: &str) -> Read<ToolScript> {
         None => None,
         Some(value) => Some(outputs_to_string(value, &at("outputs_to_string"))?),
     };
+    let name = string(field("name").unwrap_or(&Value::Null), &at("name"))?;
     Ok(ToolScript {
-        name: string(field("name").unwrap_or(&Value::Null), &at("name"))?,
         description: opt_string(field("description"), &at("description"))?.unwrap_or_default(),
         parameters,
-        results: Vec::new(),
-        repeat_last: false,
         inputs_from_state: match field("inputs_from_state") {
             Some(value) => string_map(value, &at("inputs_from_state"))?,
             None => IndexMap::new(),
         },
         outputs_to_state,
         outputs_to_string,
+        ..ToolScript::new(name)
     })
 }
 

@@ -10,7 +10,7 @@
 //!  text ──text/yaml.rs (yaml/subset.rs) / text/json.rs──▶ spanned tree (text/node.rs)
 //!                                                  │ text/reader.rs: typed access, known keys
 //!                                                  ▼
-//!        format/: spec.rs, agent.rs, tool.rs, model.rs, hook.rs, when.rs,
+//!        format/: spec.rs, agent/, tool/, model.rs, hook.rs, when.rs,
 //!        action.rs, message.rs, run.rs, crate::expect (pattern.rs,
 //!        list_expect.rs, event_pattern.rs) ──▶ Scenario
 //! ```
@@ -22,7 +22,9 @@
 //! entries are [`SchemaEntry`](crate::state::SchemaEntry)s, `outputs_to_state`
 //! entries are [`StateOutput`](crate::tool::StateOutput)s and roles are
 //! [`ChatRole`](crate::ChatRole)s. A new key touches its type, its reader
-//! in `format/` and `format/write.rs`.
+//! in `format/` and `format/write.rs`; a key of a tool entry or of `agent`
+//! is its own file in `format/tool/` or `format/agent/` and its line in
+//! the table there, from which type, reader, writer and schema follow.
 //!
 //! ```
 //! use hookharness::scenario::{Format, Scenario};
@@ -115,12 +117,21 @@ pub(crate) mod reading {
 /// (`crate::schema`) so that the two cannot disagree on a name.
 pub(crate) mod vocabulary {
     pub(crate) use super::action::ACTIONS;
-    pub(crate) use super::agent::{VALUE_TYPES, handlers};
     pub(crate) use super::event_pattern::KINDS as EVENT_KINDS;
     pub(crate) use super::hook::READY_MADE;
     pub(crate) use super::list_expect::MODES;
     pub(crate) use super::message::{PART_TAGS, roles};
     pub(crate) use super::pattern::MATCHER_WORDS;
+}
+
+/// The JSON Schema of the maps whose keys the format lists in a table,
+/// each key's schema given in its own file (`crate::schema` puts them
+/// among its definitions).
+pub(crate) mod schemas {
+    pub(crate) use super::agent::{
+        schema as agent, state_schema_entry_schema as state_schema_entry,
+    };
+    pub(crate) use super::tool::{result_schema as tool_result, schema as tool};
 }
 
 /// The deepest nesting of lists and maps a scenario file may use.

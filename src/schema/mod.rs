@@ -117,7 +117,7 @@ fn top_level() -> Value {
 
 /// A `python` target as the loader reads it, `package.module:name` (the
 /// loader also checks each dotted part is an identifier).
-const PYTHON_TARGET: &str = "^[^:\\s]+:[^:\\s]+$";
+pub(crate) const PYTHON_TARGET: &str = "^[^:\\s]+:[^:\\s]+$";
 
 /// `{"enum": [...]}` of the first item of each pair.
 fn names<T>(pairs: &[(&'static str, T)]) -> Vec<&'static str> {

@@ -2,16 +2,17 @@
 
 use serde_json::{Value, json};
 
-use super::{names, roles};
-use crate::scenario::vocabulary::{PART_TAGS, VALUE_TYPES, handlers};
+use super::roles;
+use crate::scenario::schemas;
+use crate::scenario::vocabulary::PART_TAGS;
 use crate::scripted::FinishReason;
 
 pub(super) fn definitions() -> Vec<(&'static str, Value)> {
     vec![
-        ("agent", agent()),
-        ("state_schema_entry", state_schema_entry()),
-        ("tool", tool()),
-        ("tool_result", tool_result()),
+        ("agent", schemas::agent()),
+        ("state_schema_entry", schemas::state_schema_entry()),
+        ("tool", schemas::tool()),
+        ("tool_result", schemas::tool_result()),
         ("model_reply", model_reply()),
         ("named_model", named_model()),
         ("tool_call", tool_call()),
@@ -19,194 +20,6 @@ pub(super) fn definitions() -> Vec<(&'static str, Value)> {
         ("run", run()),
         ("serialized_object", serialized_object()),
     ]
-}
-
-fn handler() -> Value {
-    json!({
-        "description": "`merge_lists` or `replace_values`",
-        "enum": names(&handlers()),
-    })
-}
-
-fn agent() -> Value {
-    json!({
-        "description": "Agent settings. Default: {}. With `python`, the map holds only `python`, `args` and `models`; with `custom`, only `custom`.",
-        "type": "object",
-        "additionalProperties": false,
-        "properties": {
-            "max_agent_steps": {
-                "description": "Haystack's `max_agent_steps`. Default: 100.",
-                "type": "integer",
-            },
-            "exit_conditions": {
-                "description": "Haystack's `exit_conditions`: `\"text\"` and/or tool names. Default: [\"text\"].",
-                "type": "array",
-                "items": {"type": "string"},
-            },
-            "system_prompt": {
-                "description": "a Jinja2 template, rendered as Haystack's `ChatPromptBuilder` renders it (plain text, or `{% message role=\"system\" %}` blocks), with `run.variables`; as there, rendered text is stripped and a message that renders empty is an error",
-                "type": ["string", "null"],
-            },
-            "user_prompt": {
-                "description": "a Jinja2 template rendered the same way (role `user`); its messages are appended after `run.messages`",
-                "type": ["string", "null"],
-            },
-            "required_variables": {
-                "description": "a list of variable names, `\"*\"` (every variable of both prompts) or `null` (none), as in Haystack; any other string is a file error. Default: \"*\".",
-                "oneOf": [
-                    {"const": "*"},
-                    {"type": "null"},
-                    {"type": "array", "items": {"type": "string"}},
-                ],
-            },
-            "state_schema": {
-                "description": "key -> `{type: list|str|int|float|bool|dict|any, handler: merge_lists|replace_values}`; `handler` optional, default by type as in Haystack",
-                "type": "object",
-                "additionalProperties": {"$ref": "#/definitions/state_schema_entry"},
-            },
-            "raise_on_tool_invocation_failure": {
-                "description": "Haystack's `raise_on_tool_invocation_failure`. Default: false.",
-                "type": "boolean",
-            },
-            "tool_concurrency_limit": {
-                "description": "Haystack's `tool_concurrency_limit`. Default: 4.",
-                "type": "integer",
-            },
-            "python": {
-                "description": "a factory returning a haystack Agent (`module:attribute`); its chat_generator is replaced by `model` (Haystack engine)",
-                "type": "string",
-                "pattern": super::PYTHON_TARGET,
-            },
-            "custom": {
-                "description": "the name of an Agent your test registers (the pytest plugin's `hookharness_agents` fixture); its chat_generator is replaced by `model` (Haystack engine, under pytest)",
-                "type": "string",
-            },
-            "args": {
-                "description": "keyword arguments (JSON values) of the `python` factory",
-                "type": "object",
-            },
-            "models": {
-                "description": "keyword argument -> script name (a `models` key, or `model`), passed as a scripted generator",
-                "type": "object",
-                "additionalProperties": {"type": "string"},
-            },
-        },
-        "dependencies": {"args": ["python"], "models": ["python"]},
-        "allOf": [
-            {
-                "if": {"required": ["python"]},
-                "then": {"propertyNames": {"enum": ["python", "args", "models"]}},
-            },
-            {
-                "if": {"required": ["custom"]},
-                "then": {"propertyNames": {"enum": ["custom"]}},
-            },
-        ],
-    })
-}
-
-fn state_schema_entry() -> Value {
-    json!({
-        "type": "object",
-        "required": ["type"],
-        "additionalProperties": false,
-        "properties": {
-            "type": {
-                "description": "the value type of the state key (`list` on `messages` means a list of chat messages)",
-                "enum": names(VALUE_TYPES),
-            },
-            "handler": {
-                "description": "`merge_lists` or `replace_values`; optional, default by type as in Haystack",
-                "enum": names(&handlers()).into_iter().map(Value::from).chain([Value::Null]).collect::<Vec<_>>(),
-            },
-        },
-    })
-}
-
-fn tool() -> Value {
-    json!({
-        "type": "object",
-        "required": ["name"],
-        "additionalProperties": false,
-        "properties": {
-            "name": {"description": "the tool's name", "type": "string"},
-            "description": {
-                "description": "optional. Default: \"\".",
-                "type": "string",
-            },
-            "parameters": {
-                "description": "JSON Schema, optional. Default: {type: object, properties: {}}; arguments are not validated against it.",
-                "type": "object",
-            },
-            "results": {
-                "description": "one entry per call, in call order",
-                "type": "array",
-                "items": {"$ref": "#/definitions/tool_result"},
-            },
-            "repeat_last": {
-                "description": "A call past the end of `results` is a scenario error (\"tool `search` was called 3 times; the scenario scripts 2 results\"), unless the tool sets `repeat_last: true`.",
-                "type": "boolean",
-            },
-            "inputs_from_state": {
-                "description": "state key -> parameter the tool receives",
-                "type": "object",
-                "additionalProperties": {"type": "string"},
-            },
-            "outputs_to_state": {
-                "description": "state key <- result key (source and handler optional; null options read as {})",
-                "type": "object",
-                "additionalProperties": {
-                    "type": ["object", "null"],
-                    "additionalProperties": false,
-                    "properties": {
-                        "source": {"type": "string"},
-                        "handler": handler(),
-                    },
-                },
-            },
-            "outputs_to_string": {
-                "description": "{source: KEY}, or {out: {source: KEY}, ...} (multiple-output form); takes `source` only",
-                "oneOf": [
-                    {
-                        "type": "object",
-                        "additionalProperties": false,
-                        "properties": {"source": {"type": "string"}},
-                    },
-                    {
-                        "type": "object",
-                        "minProperties": 1,
-                        "not": {"required": ["source"]},
-                        "additionalProperties": {
-                            "type": "object",
-                            "required": ["source"],
-                            "additionalProperties": false,
-                            "properties": {"source": {"type": "string"}},
-                        },
-                    },
-                ],
-            },
-        },
-    })
-}
-
-fn tool_result() -> Value {
-    let only = |key: &str, value: Value, description: &str| {
-        json!({
-            "type": "object",
-            "required": [key],
-            "additionalProperties": false,
-            "properties": {key: value},
-            "description": description,
-        })
-    };
-    json!({
-        "oneOf": [
-            {"type": "string", "description": "the tool returns this text"},
-            only("json", json!({}), "a structured result, serialized as Haystack does"),
-            only("error", json!({"type": "string"}), "the tool raises; becomes an error tool message"),
-            only("echo_arguments", json!({"const": true}), "the tool returns the arguments it was invoked with (those of the call plus those injected from state) as a JSON object"),
-        ],
-    })
 }
 
 fn sees() -> Value {

@@ -3,7 +3,7 @@
 use crate::scenario::ToolScript;
 use crate::scripted::ScriptedResult;
 use proptest::prelude::*;
-use serde_json::{Map, Value, json};
+use serde_json::json;
 
 /// The names generated tools take, in order.
 ///
@@ -39,24 +39,11 @@ pub fn tool_script(name: &str) -> BoxedStrategy<ToolScript> {
     let name = name.to_owned();
     prop::collection::vec(result(), 1..4)
         .prop_map(move |results| ToolScript {
-            name: name.clone(),
-            description: String::new(),
-            parameters: empty_parameters(),
             results,
             repeat_last: true,
-            inputs_from_state: Default::default(),
-            outputs_to_state: Default::default(),
-            outputs_to_string: None,
+            ..ToolScript::new(name.clone())
         })
         .boxed()
-}
-
-/// `{type: object, properties: {}}`, the format's default.
-fn empty_parameters() -> Map<String, Value> {
-    let mut parameters = Map::new();
-    parameters.insert("type".into(), "object".into());
-    parameters.insert("properties".into(), Value::Object(Map::new()));
-    parameters
 }
 
 /// Up to `max` tools, each of the first `max` names of [`TOOL_NAMES`]

@@ -7,6 +7,7 @@ pub(super) mod action;
 pub(super) mod agent;
 pub(super) mod event_pattern;
 pub(super) mod hook;
+mod keys;
 pub(super) mod list_expect;
 pub(super) mod message;
 pub(super) mod model;

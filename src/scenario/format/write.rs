@@ -13,16 +13,13 @@ use indexmap::IndexMap;
 use serde_json::{Map, Value, json};
 
 use super::action::{Action, ResultRewrite, StateValue, ToolSelection};
-use super::agent::{AgentSpec, type_name};
 use super::hook::HookEntry;
 use super::message::MessageSpec;
 use super::run::RunSpec;
 use super::spec::Scenario;
-use super::tool::{ToolScript, default_parameters};
+use super::tool::ToolScript;
 use super::when::{StepCountCondition, When};
-use crate::prompt::RequiredVariables;
-use crate::scripted::{ModelReply, ScriptedResult, ScriptedToolCall};
-use crate::tool::OutputsToString;
+use crate::scripted::{ModelReply, ScriptedToolCall};
 
 impl Scenario {
     /// The scenario as a JSON value in the scenario format.
@@ -50,12 +47,15 @@ impl Scenario {
         if let Some(description) = &self.description {
             out.insert("description".into(), json!(description));
         }
-        let agent = agent(&self.agent);
+        let agent = self.agent.to_map();
         if !agent.is_empty() {
             out.insert("agent".into(), Value::Object(agent));
         }
         if !self.tools.is_empty() {
-            out.insert("tools".into(), self.tools.iter().map(tool).collect());
+            out.insert(
+                "tools".into(),
+                self.tools.iter().map(ToolScript::to_value).collect(),
+            );
         }
         if !self.shared_hooks.is_empty() {
             let shared = self
@@ -168,134 +168,6 @@ impl Scenario {
         write_value(&self.to_value(), 0, &mut out);
         out.push('\n');
         out
-    }
-}
-
-fn agent(spec: &AgentSpec) -> Map<String, Value> {
-    if let Some(call) = &spec.python {
-        return call.to_map();
-    }
-    if let Some(name) = &spec.custom {
-        let mut out = Map::new();
-        out.insert("custom".into(), json!(name));
-        return out;
-    }
-    let default = AgentSpec::default();
-    let mut out = Map::new();
-    if spec.max_agent_steps != default.max_agent_steps {
-        out.insert("max_agent_steps".into(), json!(spec.max_agent_steps));
-    }
-    if spec.exit_conditions != default.exit_conditions {
-        out.insert("exit_conditions".into(), json!(spec.exit_conditions));
-    }
-    if let Some(prompt) = &spec.system_prompt {
-        out.insert("system_prompt".into(), json!(prompt));
-    }
-    if let Some(prompt) = &spec.user_prompt {
-        out.insert("user_prompt".into(), json!(prompt));
-    }
-    match &spec.required_variables {
-        RequiredVariables::All => {}
-        RequiredVariables::Listed(names) => {
-            out.insert("required_variables".into(), json!(names));
-        }
-        RequiredVariables::None => {
-            out.insert("required_variables".into(), Value::Null);
-        }
-    }
-    if !spec.state_schema.is_empty() {
-        let schema = spec
-            .state_schema
-            .iter()
-            .map(|(key, entry)| {
-                let mut map = Map::new();
-                map.insert("type".into(), json!(type_name(&entry.ty)));
-                if let Some(handler) = &entry.handler {
-                    map.insert("handler".into(), json!(handler.name()));
-                }
-                (key.clone(), Value::Object(map))
-            })
-            .collect();
-        out.insert("state_schema".into(), Value::Object(schema));
-    }
-    if spec.raise_on_tool_invocation_failure {
-        out.insert("raise_on_tool_invocation_failure".into(), json!(true));
-    }
-    if spec.tool_concurrency_limit != default.tool_concurrency_limit {
-        out.insert(
-            "tool_concurrency_limit".into(),
-            json!(spec.tool_concurrency_limit),
-        );
-    }
-    out
-}
-
-fn tool(script: &ToolScript) -> Value {
-    let mut out = Map::new();
-    out.insert("name".into(), json!(script.name));
-    if !script.description.is_empty() {
-        out.insert("description".into(), json!(script.description));
-    }
-    if script.parameters != default_parameters() {
-        out.insert(
-            "parameters".into(),
-            Value::Object(script.parameters.clone()),
-        );
-    }
-    if !script.results.is_empty() {
-        let results = script
-            .results
-            .iter()
-            .map(|result| match result {
-                ScriptedResult::Text(text) => json!(text),
-                ScriptedResult::Json(value) => json!({"json": value}),
-                ScriptedResult::Error(message) => json!({"error": message}),
-                ScriptedResult::EchoArguments => json!({"echo_arguments": true}),
-            })
-            .collect();
-        out.insert("results".into(), Value::Array(results));
-    }
-    if script.repeat_last {
-        out.insert("repeat_last".into(), json!(true));
-    }
-    if !script.inputs_from_state.is_empty() {
-        out.insert("inputs_from_state".into(), json!(script.inputs_from_state));
-    }
-    if !script.outputs_to_state.is_empty() {
-        let outputs = script
-            .outputs_to_state
-            .iter()
-            .map(|(key, output)| {
-                let mut entry = Map::new();
-                if let Some(source) = &output.source {
-                    entry.insert("source".into(), json!(source));
-                }
-                if let Some(handler) = &output.handler {
-                    entry.insert("handler".into(), json!(handler.name()));
-                }
-                (key.clone(), Value::Object(entry))
-            })
-            .collect();
-        out.insert("outputs_to_state".into(), Value::Object(outputs));
-    }
-    if let Some(config) = &script.outputs_to_string {
-        out.insert("outputs_to_string".into(), outputs_to_string(config));
-    }
-    Value::Object(out)
-}
-
-fn outputs_to_string(config: &OutputsToString) -> Value {
-    match config {
-        OutputsToString::Single { source: None } => json!({}),
-        OutputsToString::Single {
-            source: Some(source),
-        } => json!({"source": source}),
-        OutputsToString::Multiple(outputs) => Value::Object(
-            outputs
-                .iter()
-                .map(|(key, source)| (key.clone(), json!({"source": source})))
-                .collect(),
-        ),
     }
 }
 
