@@ -633,6 +633,19 @@ fn prompts() -> BoxedStrategy<Option<Prompts>> {
             Some(
                 "{{ topic|wordwrap(count) }}|{{ name|truncate(count) }}|{{ items|tojson(count) }}",
             ),
+            // Python's textwrap (hyphenated words, runs of spaces, words
+            // longer than the width), min/max/unique/sum as Python's, round
+            // with its methods, and the filters that iterate their value
+            // over values Python does not iterate.
+            Some(
+                "{{ (topic ~ ' well-known  re-use -- a ' ~ name ~ '-' ~ topic)|wordwrap(count|int(4) + 1, break_on_hyphens=true, wrapstring='/') }}",
+            ),
+            Some(
+                "{{ items|min }}|{{ items|max }}|{{ items|unique|list }}|{{ items|sum }}|{{ [topic, name]|max }}|{{ [count, topic]|min }}",
+            ),
+            Some(
+                "{{ count|round(1, 'floor') }}|{{ count|round(method='ceil') }}|{{ count|round(none) }}|{{ items|first }}|{{ count|list }}|{{ topic|join(',') }}|{{ name|last }}",
+            ),
             // String literals with escapes Python's unicode-escape reads
             // and minijinja reads otherwise, and names Python lacks.
             Some(
