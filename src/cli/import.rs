@@ -4,7 +4,7 @@
 use super::ExitCode;
 use super::output::{errln, out};
 use super::safe_write;
-use crate::scenario::{Format, import_haystack};
+use crate::scenario::{Format, import_haystack, not_regular};
 use std::path::PathBuf;
 
 /// `hookharness import` arguments.
@@ -26,7 +26,8 @@ pub(super) struct ImportArgs {
 }
 
 /// Reads the file, writes the skeleton (as JSON into a `.json` output); 2
-/// when the input cannot be imported, 4 when the output is refused (the
+/// when the input cannot be imported (a FIFO or a device is refused
+/// without being opened), 4 when the output is refused (the
 /// input itself, a link, a folder, an existing file without `--force`), 5
 /// when it cannot be written.
 pub(super) fn run(args: ImportArgs) -> ExitCode {
@@ -35,6 +36,20 @@ pub(super) fn run(args: ImportArgs) -> ExitCode {
         errln!("{origin}: not a `.json`, `.yaml` or `.yml` file; name the file after its format");
         return ExitCode::Invalid;
     };
+    match not_regular(&args.file) {
+        Ok(None) => {}
+        Ok(Some(what)) => {
+            errln!(
+                "{origin}: not a regular file ({what}); `import` takes one file, \
+                 a Haystack Agent or pipeline"
+            );
+            return ExitCode::Invalid;
+        }
+        Err(error) => {
+            errln!("{origin}: cannot be read: {error}");
+            return ExitCode::Invalid;
+        }
+    }
     let text = match std::fs::read_to_string(&args.file) {
         Ok(text) => text,
         Err(error) => {
