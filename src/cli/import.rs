@@ -3,7 +3,7 @@
 
 use super::ExitCode;
 use super::output::{errln, out};
-use super::safe_write;
+use super::safe_write::{self, Named};
 use crate::scenario::{Format, import_haystack, not_regular};
 use std::path::PathBuf;
 
@@ -27,9 +27,10 @@ pub(super) struct ImportArgs {
 
 /// Reads the file, writes the skeleton (as JSON into a `.json` output); 2
 /// when the input cannot be imported (a FIFO or a device is refused
-/// without being opened), 4 when the output is refused (the
-/// input itself, a link, a folder, an existing file without `--force`), 5
-/// when it cannot be written.
+/// without being opened), 4 when the output is refused (the input itself
+/// or a hard link to it, a link, a folder, an existing file without
+/// `--force`: checked before the input is read), 5 when it cannot be
+/// written.
 pub(super) fn run(args: ImportArgs) -> ExitCode {
     let origin = args.file.display().to_string();
     let Some(format) = Format::from_path(&args.file) else {
@@ -50,6 +51,25 @@ pub(super) fn run(args: ImportArgs) -> ExitCode {
             return ExitCode::Invalid;
         }
     }
+    // The output is checked before any work, as every writing command
+    // checks it.
+    let pending = match &args.output {
+        None => None,
+        Some(output) => {
+            match safe_write::prepare_new(
+                output,
+                Named::Given("--output"),
+                &[&args.file],
+                args.force,
+            ) {
+                Ok(pending) => Some((output, pending)),
+                Err(refused) => {
+                    errln!("{}", refused.message);
+                    return refused.code;
+                }
+            }
+        }
+    };
     let text = match std::fs::read_to_string(&args.file) {
         Ok(text) => text,
         Err(error) => {
@@ -64,19 +84,12 @@ pub(super) fn run(args: ImportArgs) -> ExitCode {
             return ExitCode::Invalid;
         }
     };
-    let Some(output) = args.output else {
+    let Some((output, pending)) = pending else {
         out!("{skeleton}");
         return ExitCode::Ok;
     };
-    let pending = match safe_write::prepare_new(&output, "--output", &[&args.file], args.force) {
-        Ok(pending) => pending,
-        Err(refused) => {
-            errln!("{}", refused.message);
-            return refused.code;
-        }
-    };
     // A `.json` output gets JSON (the skeleton's comments are YAML's).
-    let text = if Format::from_path(&output) == Some(Format::Json) {
+    let text = if Format::from_path(output) == Some(Format::Json) {
         match crate::scenario::yaml_as_json(&skeleton, &origin) {
             Ok(json) => json,
             Err(error) => {
