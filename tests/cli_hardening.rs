@@ -263,6 +263,84 @@ fn discovery_skips_loops_fifos_hidden_folders_and_target_and_reads_any_case() {
     );
 }
 
+/// Every command that reads a file it is named with refuses a FIFO without
+/// opening it (an open blocks until a writer comes), as `run` does: exit 2,
+/// the loader's words for a scenario file.
+#[cfg(unix)]
+#[test]
+fn rebase_import_and_explain_outcome_refuse_a_fifo_without_opening_it() {
+    let dir = scratch("fifo_readers");
+    let mut fifos = Vec::new();
+    for name in ["f.yaml", "a.json", "saved.jsonl"] {
+        let fifo = dir.join(name);
+        assert!(
+            Command::new("mkfifo")
+                .arg(&fifo)
+                .status()
+                .unwrap()
+                .success()
+        );
+        fifos.push(fifo.display().to_string());
+    }
+    let out = dir.join("out.yaml").display().to_string();
+    for (args, expected) in [
+        (
+            vec!["rebase", &fifos[0]],
+            "f.yaml: not a regular file (a FIFO); this command takes one scenario file",
+        ),
+        (
+            vec!["import", &fifos[1]],
+            "a.json: not a regular file (a FIFO); `import` takes one file",
+        ),
+        (
+            vec!["import", &fifos[1], "-o", &out],
+            "a.json: not a regular file (a FIFO); `import` takes one file",
+        ),
+        (
+            vec!["explain", "--outcome", &fifos[2]],
+            "saved.jsonl: not a regular file (a FIFO); pass a saved outcome file",
+        ),
+    ] {
+        let output = hookharness_within_deadline(&args);
+        let said = format!("{}{}", stdout(&output), stderr(&output));
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {said}");
+        assert!(said.contains(expected), "{args:?}: {said}");
+    }
+    assert!(!dir.join("out.yaml").exists());
+}
+
+/// An unknown key is placed in the map that holds it, whatever characters
+/// it has: a quoted key at the top of the file is `at the top level` (it
+/// once read "in ``"), and a `.` or `[` inside a quoted key does not cut
+/// its map's path.
+#[test]
+fn an_unknown_quoted_key_is_placed_in_the_map_that_holds_it() {
+    let dir = scratch("quoted_keys");
+    for (file, text, expected) in [
+        (
+            "top.yaml",
+            "agent: {}\n'agen\"': 1\nmodel:\n  - text: ok\n",
+            "top.yaml:2:1: unknown key `agen\"` at the top level; did you mean `agent`?",
+        ),
+        (
+            "dot.yaml",
+            "agent:\n  'a.b': 1\nmodel:\n  - text: ok\n",
+            "dot.yaml:2:3: unknown key `a.b` in `agent`; valid keys are",
+        ),
+        (
+            "bracket.yaml",
+            "agent:\n  'a[b': 1\nmodel:\n  - text: ok\n",
+            "bracket.yaml:2:3: unknown key `a[b` in `agent`; valid keys are",
+        ),
+    ] {
+        std::fs::write(dir.join(file), text).unwrap();
+        let output = hookharness(&["check", dir.join(file).to_str().unwrap()]);
+        let said = stdout(&output);
+        assert_eq!(output.status.code(), Some(2), "{said}");
+        assert!(said.contains(expected), "{expected}: {said}");
+    }
+}
+
 /// A file found in a folder runs once, whichever paths reach it: links to
 /// it in its own folder (found before or after it), and the file named on
 /// the command line beside the folder it is in. A link to itself is reported, not

@@ -332,12 +332,14 @@ fn explore_names_same_stem_variants_apart_and_replaces_a_file_only_with_force() 
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     written.sort();
-    assert_eq!(written.len(), 2, "{written:?}");
-    assert_ne!(written[0], written[1]);
-    assert!(
-        written
-            .iter()
-            .all(|n| n.ends_with("order_matters.variant-2.yaml")),
+    // Named by the folders that tell them apart, not by the whole path
+    // given (which here is absolute).
+    assert_eq!(
+        written,
+        [
+            "a-order_matters.variant-2.yaml",
+            "b-order_matters.variant-2.yaml"
+        ],
         "{written:?}"
     );
 
@@ -351,6 +353,83 @@ fn explore_names_same_stem_variants_apart_and_replaces_a_file_only_with_force() 
     let forced = run(&["--force"]);
     assert_eq!(forced.status.code(), Some(1));
     assert_ne!(std::fs::read_to_string(&variant).unwrap(), "keep me");
+}
+
+/// Whether two paths are one file (device and inode): a hard link kept.
+#[cfg(unix)]
+fn one_file(a: &Path, b: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let (a, b) = (std::fs::metadata(a).unwrap(), std::fs::metadata(b).unwrap());
+    (a.dev(), a.ino()) == (b.dev(), b.ino())
+}
+
+/// A hard link to the input at an output's name is the input under another
+/// name: refused as a symbolic link there is (exit 4, even with `--force`),
+/// the message naming both paths, and the link is not split.
+#[cfg(unix)]
+#[test]
+fn import_and_explore_refuse_a_hard_link_to_their_input_even_forced() {
+    let dir = scratch("hard_link_outputs");
+    let input = dir.join("in.json");
+    std::fs::copy("tests/fixtures/haystack/import/agent.json", &input).unwrap();
+    let original = std::fs::read_to_string(&input).unwrap();
+    let output = dir.join("out.yaml");
+    std::fs::hard_link(&input, &output).unwrap();
+    let run = hookharness(&[
+        "import",
+        input.to_str().unwrap(),
+        "-o",
+        output.to_str().unwrap(),
+        "--force",
+    ]);
+    let said = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(4), "{said}");
+    assert!(
+        said.contains(&format!(
+            "`{}` is a hard link to the input file `{}`; give another --output \
+             (even --force does not overwrite the input)",
+            output.display(),
+            input.display()
+        )),
+        "{said}"
+    );
+    assert!(one_file(&input, &output), "the link was split");
+    assert_eq!(std::fs::read_to_string(&input).unwrap(), original);
+
+    // explore: a variant's name that is a hard link to the explored file
+    // (or to another file explored with it).
+    let scenarios = dir.join("scenarios");
+    let out = dir.join("variants");
+    std::fs::create_dir_all(&scenarios).unwrap();
+    std::fs::create_dir_all(&out).unwrap();
+    let explored = scenarios.join("order_matters.yaml");
+    std::fs::copy(ORDER_MATTERS, &explored).unwrap();
+    let other = scenarios.join("other.yaml");
+    std::fs::write(&other, GOOD).unwrap();
+    for input in [&explored, &other] {
+        let variant = out.join("order_matters.variant-2.yaml");
+        let _ = std::fs::remove_file(&variant);
+        std::fs::hard_link(input, &variant).unwrap();
+        let run = hookharness(&[
+            "explore",
+            scenarios.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--force",
+        ]);
+        let said = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(4), "{said}");
+        assert!(
+            said.contains(&format!(
+                "`{}` is a hard link to the input file `{}`; explore chose this name \
+                 for the variant in --out: remove the link, or give another --out",
+                variant.display(),
+                input.display()
+            )),
+            "{said}"
+        );
+        assert!(one_file(input, &variant), "the link was split");
+    }
 }
 
 #[test]

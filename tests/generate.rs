@@ -208,3 +208,54 @@ fn an_existing_file_is_kept_without_force_and_a_link_is_never_followed() {
         .collect();
     assert!(left.is_empty(), "temporary files left: {left:?}");
 }
+
+/// `generate --force` checks every file before it writes the first: a link
+/// at the third name leaves none written, with a message about the name
+/// generate chose (not a path the user gave).
+#[cfg(unix)]
+#[test]
+fn a_refused_file_leaves_none_written() {
+    let dir = folder("generate_all_or_none");
+    std::fs::create_dir_all(&dir).unwrap();
+    let victim = Path::new(&dir).join("victim.txt");
+    std::fs::write(&victim, "keep").unwrap();
+    let link = Path::new(&dir).join("generated_7_000002.yaml");
+    std::os::unix::fs::symlink(&victim, &link).unwrap();
+    let output = hookharness(&[
+        "generate", "--out", &dir, "--seed", "7", "--count", "4", "--force",
+    ]);
+    assert_eq!(output.status.code(), Some(4));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        stderr,
+        format!(
+            "`{}` is a symbolic link, which is not written through; generate chose \
+             this name for the scenario file in --out: remove the link, or give another --out\n",
+            link.display()
+        )
+    );
+    let mut left: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    left.sort();
+    assert_eq!(left, ["generated_7_000002.yaml", "victim.txt"]);
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep");
+}
+
+/// A range refused on the command line creates nothing, not even `--out`.
+#[test]
+fn a_refused_range_creates_no_folder() {
+    let dir = folder("generate_refused_range");
+    let output = hookharness(&[
+        "generate",
+        "--out",
+        &dir,
+        "--start",
+        "18446744073709551615",
+        "--count",
+        "2",
+    ]);
+    assert_eq!(output.status.code(), Some(4));
+    assert!(!Path::new(&dir).exists(), "--out was created");
+}

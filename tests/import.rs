@@ -186,6 +186,39 @@ fn an_existing_output_is_kept_unless_forced() {
     );
 }
 
+/// The output is checked before the input is read or converted (a large
+/// dict once took seconds and hundreds of MB to be refused): an input
+/// that is not even JSON is refused for its output first.
+#[test]
+fn the_output_is_checked_before_the_input_is_read() {
+    let dir = scratch("output_first");
+    let input = dir.join("broken.json");
+    std::fs::write(&input, "{ not json").unwrap();
+    let out = dir.join("agent.yaml");
+    std::fs::write(&out, "keep me").unwrap();
+    let refused = hookharness(&[
+        "import",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(4), "{stderr}");
+    assert!(stderr.contains("exists; pass --force"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "keep me");
+    // With --force, the input is read and its error reported (2), and the
+    // output is kept.
+    let forced = hookharness(&[
+        "import",
+        input.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+        "--force",
+    ]);
+    assert_eq!(forced.status.code(), Some(2));
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), "keep me");
+}
+
 #[test]
 fn import_never_overwrites_its_own_input_even_through_a_link_or_forced() {
     let dir = scratch("own_input");

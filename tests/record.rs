@@ -635,6 +635,45 @@ fn output_checks_fail_before_any_live_call() {
     assert_eq!(written.model.len(), 3);
 }
 
+/// An output that is a hard link to the input scenario is the input under
+/// another name: refused before any live call, even with `--force`, and
+/// the link is not split.
+#[cfg(unix)]
+#[test]
+fn a_hard_link_to_the_input_is_refused_as_the_input_is() {
+    use std::os::unix::fs::MetadataExt;
+    let server = Server::start();
+    serve_research(&server);
+    let dir = workspace("hard_link");
+    let input = dir.join("input.json");
+    std::fs::write(
+        &input,
+        Scenario::from_str(RESEARCH, "input.yaml", Format::Yaml)
+            .unwrap()
+            .to_json(),
+    )
+    .unwrap();
+    let output = dir.join("out.json");
+    std::fs::hard_link(&input, &output).unwrap();
+    let run = record_cli(&server, &input, &output, &["--force"]);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(4), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "`{}` is a hard link to the input file `{}`; give another --output",
+            output.display(),
+            input.display()
+        )),
+        "{stderr}"
+    );
+    assert!(server.requests().is_empty(), "a live call was made");
+    let (a, b) = (
+        std::fs::metadata(&input).unwrap(),
+        std::fs::metadata(&output).unwrap(),
+    );
+    assert_eq!((a.dev(), a.ino()), (b.dev(), b.ino()), "the link was split");
+}
+
 #[test]
 fn a_redirect_is_not_followed_so_the_conversation_is_sent_once() {
     let server = Server::start();

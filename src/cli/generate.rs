@@ -2,7 +2,7 @@
 
 use super::ExitCode;
 use super::output::{errln, outln};
-use super::safe_write;
+use super::safe_write::{self, Named};
 use crate::scenario::Scenario;
 use crate::strategies::contract_scenarios;
 use clap::{Args, ValueEnum};
@@ -75,10 +75,6 @@ pub(crate) fn scenario_at(seed: u64, index: u64) -> Result<Scenario, GenerateErr
 
 pub(super) fn run(args: GenerateArgs) -> ExitCode {
     let seed = args.seed.unwrap_or_else(random_seed);
-    if let Err(error) = std::fs::create_dir_all(&args.out) {
-        errln!("cannot create {}: {error}", args.out.display());
-        return ExitCode::OutputFailed;
-    }
     let extension = match args.format {
         FileFormat::Yaml => "yaml",
         FileFormat::Json => "json",
@@ -101,6 +97,31 @@ pub(super) fn run(args: GenerateArgs) -> ExitCode {
             }
         },
     };
+    let path_of = |index: u64| {
+        args.out
+            .join(format!("generated_{seed}_{index:06}.{extension}"))
+    };
+    // As every writing command: an existing file only with --force, never
+    // through a link, a whole file or none. Every file is checked before
+    // the first is written (and before `--out` is made), so a refusal
+    // leaves nothing written; a folder not made yet holds none of them.
+    let named = Named::Chosen {
+        what: "the scenario file",
+        by: "generate",
+        folder: "--out",
+    };
+    if args.out.is_dir() {
+        for index in indices.clone().into_iter().flatten() {
+            if let Err(refused) = safe_write::check_new(&path_of(index), named, &[], args.force) {
+                errln!("{}", refused.message);
+                return refused.code;
+            }
+        }
+    }
+    if let Err(error) = std::fs::create_dir_all(&args.out) {
+        errln!("cannot create {}: {error}", args.out.display());
+        return ExitCode::OutputFailed;
+    }
     let mut written = 0u64;
     for index in indices.into_iter().flatten() {
         let scenario = match scenario_at(seed, index) {
@@ -114,12 +135,7 @@ pub(super) fn run(args: GenerateArgs) -> ExitCode {
             FileFormat::Yaml => scenario.to_yaml(),
             FileFormat::Json => scenario.to_json(),
         };
-        let path = args
-            .out
-            .join(format!("generated_{seed}_{index:06}.{extension}"));
-        // As every writing command: an existing file only with --force,
-        // never through a link, a whole file or none.
-        let committed = safe_write::prepare_new(&path, "the scenario file", &[], args.force)
+        let committed = safe_write::prepare_new(&path_of(index), named, &[], args.force)
             .and_then(|pending| pending.commit(&text));
         if let Err(refused) = committed {
             errln!("{}", refused.message);

@@ -3,8 +3,8 @@
 
 use super::ExitCode;
 use super::output::{errln, out};
-use super::safe_write;
-use crate::scenario::{Format, import_haystack};
+use super::safe_write::{self, Named};
+use crate::scenario::{Format, import_haystack, not_regular};
 use std::path::PathBuf;
 
 /// `hookharness import` arguments.
@@ -26,14 +26,49 @@ pub(super) struct ImportArgs {
 }
 
 /// Reads the file, writes the skeleton (as JSON into a `.json` output); 2
-/// when the input cannot be imported, 4 when the output is refused (the
-/// input itself, a link, a folder, an existing file without `--force`), 5
-/// when it cannot be written.
+/// when the input cannot be imported (a FIFO or a device is refused
+/// without being opened), 4 when the output is refused (the input itself
+/// or a hard link to it, a link, a folder, an existing file without
+/// `--force`: checked before the input is read), 5 when it cannot be
+/// written.
 pub(super) fn run(args: ImportArgs) -> ExitCode {
     let origin = args.file.display().to_string();
     let Some(format) = Format::from_path(&args.file) else {
         errln!("{origin}: not a `.json`, `.yaml` or `.yml` file; name the file after its format");
         return ExitCode::Invalid;
+    };
+    match not_regular(&args.file) {
+        Ok(None) => {}
+        Ok(Some(what)) => {
+            errln!(
+                "{origin}: not a regular file ({what}); `import` takes one file, \
+                 a Haystack Agent or pipeline"
+            );
+            return ExitCode::Invalid;
+        }
+        Err(error) => {
+            errln!("{origin}: cannot be read: {error}");
+            return ExitCode::Invalid;
+        }
+    }
+    // The output is checked before any work, as every writing command
+    // checks it.
+    let pending = match &args.output {
+        None => None,
+        Some(output) => {
+            match safe_write::prepare_new(
+                output,
+                Named::Given("--output"),
+                &[&args.file],
+                args.force,
+            ) {
+                Ok(pending) => Some((output, pending)),
+                Err(refused) => {
+                    errln!("{}", refused.message);
+                    return refused.code;
+                }
+            }
+        }
     };
     let text = match std::fs::read_to_string(&args.file) {
         Ok(text) => text,
@@ -49,19 +84,12 @@ pub(super) fn run(args: ImportArgs) -> ExitCode {
             return ExitCode::Invalid;
         }
     };
-    let Some(output) = args.output else {
+    let Some((output, pending)) = pending else {
         out!("{skeleton}");
         return ExitCode::Ok;
     };
-    let pending = match safe_write::prepare_new(&output, "--output", &[&args.file], args.force) {
-        Ok(pending) => pending,
-        Err(refused) => {
-            errln!("{}", refused.message);
-            return refused.code;
-        }
-    };
     // A `.json` output gets JSON (the skeleton's comments are YAML's).
-    let text = if Format::from_path(&output) == Some(Format::Json) {
+    let text = if Format::from_path(output) == Some(Format::Json) {
         match crate::scenario::yaml_as_json(&skeleton, &origin) {
             Ok(json) => json,
             Err(error) => {

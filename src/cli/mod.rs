@@ -802,6 +802,15 @@ fn run_in_child(
 /// scenario, a blank line between two. The file is read whole first, so a
 /// line that is not an outcome explains nothing.
 fn explain_saved(path: &std::path::Path, filter: Option<&str>, format: ExplainFormat) -> ExitCode {
+    // A FIFO or a device is never opened (it may block), as for a scenario.
+    if let Ok(Some(what)) = crate::scenario::not_regular(path) {
+        errln!(
+            "{}: not a regular file ({what}); pass a saved outcome file, which \
+             `hookharness run --format json --trace full SCENARIO` writes",
+            path.display()
+        );
+        return ExitCode::Invalid;
+    }
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(error) => {

@@ -7,7 +7,7 @@ use super::safe_write;
 use crate::rebase::{Change, Written, rebase, rebased_text};
 use crate::replay::Replay;
 use crate::report::human_outcome;
-use crate::scenario::{Format, Scenario, ScenarioError};
+use crate::scenario::{Format, Scenario, ScenarioError, not_regular};
 use std::path::PathBuf;
 
 /// `hookharness rebase` arguments.
@@ -35,8 +35,15 @@ pub(super) fn run(args: RebaseArgs) -> ExitCode {
     let origin = args.file.display().to_string();
     // The text the rewrite starts from, read before the scenario is: the
     // file is replaced only if it still holds it. (A file that cannot be
-    // read gets the loader's words.)
-    let original = std::fs::read_to_string(&args.file);
+    // read gets the loader's words.) What is not a regular file is never
+    // opened (a FIFO blocks): the loader refuses it, as `run` does.
+    let original = match not_regular(&args.file) {
+        Ok(None) => std::fs::read_to_string(&args.file),
+        Ok(Some(what)) => Err(std::io::Error::other(format!(
+            "not a regular file ({what})"
+        ))),
+        Err(error) => Err(error),
+    };
     let scenario = match Scenario::from_path(&args.file).map_err(ScenarioError::for_one_file) {
         Ok(scenario) => scenario,
         Err(error) => {

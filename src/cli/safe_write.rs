@@ -11,8 +11,11 @@
 //!   [`Pending::commit`]; a process that aborts or is killed while it works
 //!   leaves no file behind.
 //! - A new file ([`prepare_new`]) is never a command's own input (compared
-//!   after resolving links), never a symbolic link or a folder, and never
-//!   an existing file unless `--force`.
+//!   after resolving links, and by device and inode: a hard link to an
+//!   input is refused too), never a symbolic link or a folder, and never
+//!   an existing file unless `--force`. [`check_new`] checks a file the
+//!   same way without touching the folder, so that a command writing
+//!   several files checks them all before it writes the first.
 //! - A file rewritten in place ([`prepare_rewrite`]) is written through a
 //!   symbolic link to its target; it keeps its mode (and its owner, where
 //!   the process may set it); a file with several hard links is refused
@@ -79,15 +82,71 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// Checks `path` as a new file of the command, `what` naming it in
-/// messages (`--output`): its folder exists, it is none of `inputs`, not a
-/// link, not a folder, and not an existing file unless `force`.
-pub(crate) fn prepare_new(
+/// Whether `existing` (the metadata of a file already at a destination)
+/// is the file at `input` under another name: a hard link, which the
+/// rename would split, leaving the input's other name with the old text.
+#[cfg(unix)]
+fn same_inode(existing: &std::fs::Metadata, input: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(input)
+        .is_ok_and(|input| (input.dev(), input.ino()) == (existing.dev(), existing.ino()))
+}
+
+#[cfg(not(unix))]
+fn same_inode(_: &std::fs::Metadata, _: &Path) -> bool {
+    false
+}
+
+/// How a new file is named in messages, and so what a refusal advises.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Named<'a> {
+    /// A path the user gave, named by its flag (`--output`): the advice is
+    /// to give another.
+    Given(&'a str),
+    /// A name the command chose in a folder the user gave: `what` the file
+    /// is (`the variant`), `by` the command (`explore`), `folder` the
+    /// folder's flag (`--out`): the advice is to remove what is at that
+    /// name, or give another folder.
+    Chosen {
+        what: &'a str,
+        by: &'a str,
+        folder: &'a str,
+    },
+}
+
+impl Named<'_> {
+    /// What the file is (`--output`, `the variant`).
+    fn what(&self) -> &str {
+        match self {
+            Named::Given(what) | Named::Chosen { what, .. } => what,
+        }
+    }
+
+    /// What to do about a link at the destination.
+    fn instead_of_link(&self) -> String {
+        match self {
+            Named::Given(what) => format!("give another {what}"),
+            Named::Chosen { what, by, folder } => format!(
+                "{by} chose this name for {what} in {folder}: remove the link, \
+                 or give another {folder}"
+            ),
+        }
+    }
+}
+
+/// Checks `path` as a new file of the command, `named` naming it in
+/// messages (`--output`): its folder exists, it is none of `inputs` (by
+/// path, through links, or as a hard link to one), not a link, not a
+/// folder, and not an existing file unless `force`. Nothing is created:
+/// a command that writes several files checks each first, so that a
+/// refusal leaves none written.
+pub(crate) fn check_new(
     path: &Path,
-    what: &str,
+    named: Named<'_>,
     inputs: &[&Path],
     force: bool,
-) -> Result<Pending, Refused> {
+) -> Result<(), Refused> {
+    let what = named.what();
     let shown = path.display();
     let folder = folder_of(path);
     if !folder.is_dir() {
@@ -104,9 +163,20 @@ pub(crate) fn prepare_new(
     }
     if let Ok(existing) = std::fs::symlink_metadata(path) {
         if existing.file_type().is_symlink() {
+            let instead = match named {
+                Named::Given(what) => format!("give the path of the file itself as {what}"),
+                Named::Chosen { .. } => named.instead_of_link(),
+            };
             return Err(refused(format!(
-                "`{shown}` is a symbolic link, which is not written through; \
-                 give the path of the file itself as {what}"
+                "`{shown}` is a symbolic link, which is not written through; {instead}"
+            )));
+        }
+        if let Some(input) = inputs.iter().find(|input| same_inode(&existing, input)) {
+            return Err(refused(format!(
+                "`{shown}` is a hard link to the input file `{}`; {} (even --force \
+                 does not overwrite the input)",
+                input.display(),
+                named.instead_of_link()
             )));
         }
         if existing.is_dir() {
@@ -120,6 +190,19 @@ pub(crate) fn prepare_new(
             )));
         }
     }
+    Ok(())
+}
+
+/// [`check_new`], and then whether a temporary file can be created in the
+/// folder: what [`Pending::commit`] writes.
+pub(crate) fn prepare_new(
+    path: &Path,
+    named: Named<'_>,
+    inputs: &[&Path],
+    force: bool,
+) -> Result<Pending, Refused> {
+    check_new(path, named, inputs, force)?;
+    let what = named.what();
     probe_folder(path, what)?;
     Ok(Pending {
         path: path.to_owned(),
@@ -276,7 +359,7 @@ mod tests {
         let dir = scratch("new");
         let input = dir.join("in.yaml");
         std::fs::write(&input, "a").unwrap();
-        let error = prepare_new(&input, "--output", &[&input], true).unwrap_err();
+        let error = prepare_new(&input, Named::Given("--output"), &[&input], true).unwrap_err();
         assert_eq!(error.code, ExitCode::Usage);
         assert!(
             error.message.contains("is the input file"),
@@ -285,21 +368,21 @@ mod tests {
         );
         let exists = dir.join("out.json");
         std::fs::write(&exists, "old").unwrap();
-        let error = prepare_new(&exists, "--output", &[&input], false).unwrap_err();
+        let error = prepare_new(&exists, Named::Given("--output"), &[&input], false).unwrap_err();
         assert!(error.message.contains("pass --force"), "{}", error.message);
         #[cfg(unix)]
         {
             let link = dir.join("link.json");
             std::os::unix::fs::symlink(&input, &link).unwrap();
-            let error = prepare_new(&link, "--output", &[], true).unwrap_err();
+            let error = prepare_new(&link, Named::Given("--output"), &[], true).unwrap_err();
             assert!(
                 error.message.contains("is the input file")
                     || error.message.contains("symbolic link")
             );
-            let error = prepare_new(&link, "--output", &[&exists], true).unwrap_err();
+            let error = prepare_new(&link, Named::Given("--output"), &[&exists], true).unwrap_err();
             assert!(error.message.contains("symbolic link"), "{}", error.message);
         }
-        let pending = prepare_new(&exists, "--output", &[&input], true).unwrap();
+        let pending = prepare_new(&exists, Named::Given("--output"), &[&input], true).unwrap();
         // Until the commit, no temporary file exists: a process killed while
         // it works leaves nothing.
         let waiting: Vec<_> = std::fs::read_dir(&dir).unwrap().collect();

@@ -62,9 +62,7 @@ impl Scenario {
         };
         // Before the extension, so that a missing path is reported as
         // missing; and never open a FIFO or a device, which may block.
-        let metadata = std::fs::metadata(path).map_err(io_error)?;
-        if !metadata.is_file() {
-            let what = not_a_file(&metadata.file_type());
+        if let Some(what) = not_regular(path).map_err(io_error)? {
             return Err(ScenarioError::new(
                 ScenarioErrorKind::NotAFile { what },
                 &origin,
@@ -124,6 +122,21 @@ fn top_level_name(root: &Node) -> Option<String> {
         }
         _ => None,
     }
+}
+
+/// What `path` names when it is not a regular file (`a FIFO`, `a
+/// folder`), found without opening it: opening or reading a FIFO or a
+/// device may block for ever. Every command checks a file it is named
+/// with here before reading it (the loader for scenario files, `rebase`,
+/// `import` and `explain --outcome` before their own reads), and refuses
+/// what is not a regular file.
+///
+/// # Errors
+/// The error of reading the path's metadata (a missing file, a folder
+/// that cannot be searched).
+pub(crate) fn not_regular(path: &Path) -> std::io::Result<Option<&'static str>> {
+    let metadata = std::fs::metadata(path)?;
+    Ok((!metadata.is_file()).then(|| not_a_file(&metadata.file_type())))
 }
 
 /// What a path that is not a regular file names, for an error message.

@@ -77,7 +77,7 @@ pub use event_pattern::{EventKind, EventPattern};
 pub use hook::{HookEntry, ReadyMadeKind};
 pub use list_expect::{ListExpect, ListModes};
 pub use load::Format;
-pub(crate) use load::not_a_file;
+pub(crate) use load::{not_a_file, not_regular};
 pub(crate) use locate::Located;
 pub use message::MessageSpec;
 pub(crate) use node::KeyPath;

@@ -189,7 +189,11 @@ pub(super) fn run(args: ExploreArgs) -> ExitCode {
                 continue;
             }
         };
-        let out = args.out.as_deref().map(|dir| (dir, args.force));
+        let out = args.out.as_deref().map(|dir| Out {
+            dir,
+            force: args.force,
+            inputs: &files,
+        });
         let report = match explore_file(explored, &settings, here, limit, out, &mut progress) {
             Ok(report) => report,
             Err(refused) => {
@@ -268,16 +272,25 @@ struct BrokenReport {
     written: Option<PathBuf>,
 }
 
+/// Where broken variants are written: the `--out` folder, whether
+/// existing files may be replaced, and every file the command explores
+/// (none of which a variant file may be).
+#[derive(Clone, Copy)]
+struct Out<'a> {
+    dir: &'a Path,
+    force: bool,
+    inputs: &'a [PathBuf],
+}
+
 /// Runs and checks every variant of one file, writing the broken ones to
-/// `out` (the folder, and whether existing files may be replaced); `Err`
-/// when one is refused or cannot be written (the variants after it are
-/// not written).
+/// `out`; `Err` when one is refused or cannot be written (the variants
+/// after it are not written).
 fn explore_file(
     explored: Explored,
     settings: &Settings,
     here: Option<&Replay>,
     limit: std::time::Duration,
-    out: Option<(&Path, bool)>,
+    out: Option<Out<'_>>,
     progress: &mut Progress,
 ) -> Result<FileReport, Refused> {
     let Explored {
@@ -306,8 +319,8 @@ fn explore_file(
                 text,
             } => {
                 let written = match (out, text) {
-                    (Some((dir, force)), Some(text)) if refused.is_none() => {
-                        match write(dir, &file, &stem, force, &text, variant.number) {
+                    (Some(out), Some(text)) if refused.is_none() => {
+                        match write(out, &stem, &text, variant.number) {
                             Ok(path) => Some(path),
                             Err(error) => {
                                 refused = Some(error);
@@ -479,23 +492,23 @@ fn changes(variant: &Named) -> String {
 
 /// Writes a broken variant as `DIR/<stem>.variant-<n>.yaml`, with the
 /// rules every command writes by: an existing file only with `force`,
-/// never a link, never the explored file itself.
-fn write(
-    dir: &Path,
-    file: &Path,
-    stem: &str,
-    force: bool,
-    text: &str,
-    number: usize,
-) -> Result<PathBuf, Refused> {
-    let path = dir.join(format!("{stem}.variant-{number}.yaml"));
-    safe_write::prepare_new(&path, "the variant", &[file], force)?.commit(text)?;
+/// never a link, never an explored file (nor a hard link to one).
+fn write(out: Out<'_>, stem: &str, text: &str, number: usize) -> Result<PathBuf, Refused> {
+    let path = out.dir.join(format!("{stem}.variant-{number}.yaml"));
+    let inputs: Vec<&Path> = out.inputs.iter().map(PathBuf::as_path).collect();
+    let named = safe_write::Named::Chosen {
+        what: "the variant",
+        by: "explore",
+        folder: "--out",
+    };
+    safe_write::prepare_new(&path, named, &inputs, out.force)?.commit(text)?;
     Ok(path)
 }
 
 /// Names the variant files of each explored file: its stem, or, when
-/// files in different folders share a stem, its path with `-` between the
-/// folders (`a/x.yaml`, `b/x.yaml`: `a-x`, `b-x`), and a count after a name
+/// files in different folders share a stem, its path from the folder they
+/// all are in, with `-` between the folders (`a/x.yaml`, `b/x.yaml`:
+/// `a-x`, `b-x`, however the paths were given), and a count after a name
 /// still taken.
 fn name_variants(entries: &mut [Entry]) {
     let stem_of = |file: &Path| {
@@ -503,37 +516,62 @@ fn name_variants(entries: &mut [Entry]) {
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(|| "scenario".to_owned())
     };
-    let stems: Vec<String> = entries
+    // The folders a file is in, from the root (an absolute path, so that
+    // `a/x.yaml` and `/here/b/x.yaml` share `/here`).
+    let folders_of = |file: &Path| -> Vec<String> {
+        let absolute = std::path::absolute(file).unwrap_or_else(|_| file.to_owned());
+        absolute
+            .parent()
+            .into_iter()
+            .flat_map(Path::components)
+            .filter_map(|c| match c {
+                std::path::Component::Normal(part) => Some(part.to_string_lossy().into_owned()),
+                _ => None,
+            })
+            .collect()
+    };
+    let explored: Vec<(String, Vec<String>)> = entries
         .iter()
         .filter_map(|entry| match entry {
-            Entry::Explored(explored) => Some(stem_of(&explored.file)),
+            Entry::Explored(explored) => {
+                Some((stem_of(&explored.file), folders_of(&explored.file)))
+            }
             _ => None,
         })
         .collect();
+    // For each stem, how many files have it and the leading folders all of
+    // them share (left out of their names).
+    let mut shared: std::collections::HashMap<&str, (usize, &[String])> =
+        std::collections::HashMap::new();
+    for (stem, folders) in &explored {
+        let group = shared.entry(stem).or_insert((0, folders));
+        let common = group
+            .1
+            .iter()
+            .zip(folders)
+            .take_while(|(a, b)| a == b)
+            .count();
+        *group = (group.0 + 1, &group.1[..common]);
+    }
     let mut taken = std::collections::HashSet::new();
+    let mut names = explored.iter();
     for entry in entries.iter_mut() {
         let Entry::Explored(explored) = entry else {
             continue;
         };
-        let stem = stem_of(&explored.file);
-        let mut name = if stems.iter().filter(|s| **s == stem).count() > 1 {
-            let folders: Vec<String> = explored
-                .file
-                .parent()
-                .into_iter()
-                .flat_map(Path::components)
-                .filter_map(|c| match c {
-                    std::path::Component::Normal(part) => Some(part.to_string_lossy().into_owned()),
-                    _ => None,
-                })
-                .collect();
-            folders
-                .into_iter()
+        let Some((stem, folders)) = names.next() else {
+            continue;
+        };
+        let (files, common) = shared[stem.as_str()];
+        let mut name = if files > 1 {
+            folders[common.len()..]
+                .iter()
                 .chain([stem])
+                .map(String::as_str)
                 .collect::<Vec<_>>()
                 .join("-")
         } else {
-            stem
+            stem.clone()
         };
         let base = name.clone();
         let mut count = 1;

@@ -14,9 +14,9 @@ pub(super) struct Destination(Pending);
 
 impl Destination {
     /// Checks `path` as the output for a recording of `input`: a `.json`
-    /// name, not the input itself, not a symbolic link, not a folder, in a
-    /// folder that exists and can be written, and not an existing file
-    /// unless `force`.
+    /// name, not the input itself (nor a hard link to it), not a symbolic
+    /// link, not a folder, in a folder that exists and can be written, and
+    /// not an existing file unless `force`.
     pub(super) fn prepare(path: &Path, input: &Path, force: bool) -> Result<Self, Refused> {
         if path.extension().and_then(|e| e.to_str()) != Some("json") {
             return Err(Refused {
@@ -27,7 +27,8 @@ impl Destination {
                 code: ExitCode::Usage,
             });
         }
-        safe_write::prepare_new(path, "--output", &[input], force).map(Destination)
+        safe_write::prepare_new(path, safe_write::Named::Given("--output"), &[input], force)
+            .map(Destination)
     }
 
     /// Writes `text` and moves it into place; renaming replaces the

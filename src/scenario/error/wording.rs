@@ -9,9 +9,9 @@ use crate::wording::{cut, did_you_mean, invalid_value_for, tick_list};
 impl ScenarioError {
     /// ``in `agent` `` or `at the top level`: the map holding the offending key.
     fn in_parent(&self) -> String {
-        match self.0.path.rfind(['.', '[']) {
-            Some(end) => format!("in `{}`", &self.0.path[..end]),
-            None => "at the top level".to_owned(),
+        match parent_end(&self.0.path) {
+            0 => "at the top level".to_owned(),
+            end => format!("in `{}`", &self.0.path[..end]),
         }
     }
 
@@ -32,6 +32,53 @@ impl ScenarioError {
             format!("in `{}`", self.0.path)
         }
     }
+}
+
+/// Where the last step of a written key path starts (`agent.x`: 5,
+/// `agent["a.b"]`: 5, `["a.b"]` and `x`: 0, the top level): the last `.` or
+/// `[` outside a quoted key and outside the mark of a key cut short
+/// (`... (12 more characters)`, which also ends a quoted key cut before its
+/// closing quote).
+fn parent_end(path: &str) -> usize {
+    let mut end = 0;
+    let mut quoted = false;
+    let mut escaped = false;
+    let mut chars = path.char_indices();
+    while let Some((at, c)) = chars.next() {
+        if let Some(length) = cut_mark(&path[at..]) {
+            quoted = false;
+            escaped = false;
+            // The mark is ASCII: skip its remaining characters.
+            for _ in 1..length {
+                chars.next();
+            }
+            continue;
+        }
+        if quoted {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' => escaped = true,
+                '"' => quoted = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '.' | '[' => end = at,
+            '"' => quoted = true,
+            _ => {}
+        }
+    }
+    end
+}
+
+/// The length of the mark [`crate::elide::elide`] puts after a text it cuts
+/// (`... (12 more characters)`), when `text` starts with one.
+fn cut_mark(text: &str) -> Option<usize> {
+    let rest = text.strip_prefix("... (")?;
+    let digits = rest.chars().take_while(char::is_ascii_digit).count();
+    let after = rest[digits..].strip_prefix(" more characters)")?;
+    (digits > 0).then(|| text.len() - after.len())
 }
 
 fn lowercase_first(text: &str) -> String {
@@ -410,6 +457,33 @@ write!(
             "the entry".to_owned()
         } else {
             format!("`{}`", self.0.path)
+        }
+    }
+}
+
+#[cfg(test)]
+mod parent_tests {
+    use super::parent_end;
+
+    #[test]
+    fn the_parent_of_a_key_path_ends_before_its_last_step() {
+        for (path, parent) in [
+            ("agent", ""),
+            ("agent.max_steps", "agent"),
+            ("hooks.on_exit[0].do", "hooks.on_exit[0]"),
+            ("[\"agen\\\"\"]", ""),
+            ("agent[\"a.b\"]", "agent"),
+            ("agent[\"a[b\"].x", "agent[\"a[b\"]"),
+            (
+                "run.state[\"a.b... (3 more characters)].x",
+                "run.state[\"a.b... (3 more characters)]",
+            ),
+            (
+                "agent.aaaa... (3 more characters).x",
+                "agent.aaaa... (3 more characters)",
+            ),
+        ] {
+            assert_eq!(&path[..parent_end(path)], parent, "{path}");
         }
     }
 }
