@@ -7,7 +7,7 @@
 //! file, the key path, and the line and column.
 //!
 //! ```text
-//!  text ──text/yaml.rs (yaml/subset.rs) / text/json.rs──▶ spanned tree (text/node.rs)
+//!  text ──text/yaml/ (mod.rs, subset.rs) / text/json.rs──▶ spanned tree (text/node.rs)
 //!                                                  │ text/reader.rs: typed access, known keys
 //!                                                  ▼
 //!        format/: spec.rs, agent/, tool/, model.rs, hook.rs, when.rs,
