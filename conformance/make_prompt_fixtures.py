@@ -647,6 +647,38 @@ ERROR_CASES += [
     ("{{ total / count }}", {"total": 10, "count": 0}),
 ]
 
+# dictsort binds its arguments as Python does (positional ones too) and sorts as Python's sorted; groupby sorts the
+# same way, reads an integer or dotted attribute, and its groups are named tuples that print as tuples.
+GROUPED = {"d": {"b": 2, "A": 1, "c": 0, "B": 3}, "m": [{"a": 1}, {"a": 2}, {"a": 1.0}], "p": [[2, "x"], [1, "y"], [2, "z"]],
+           "s": [{"a": "B"}, {"a": "b"}, {"a": "A"}], "n": [{"u": {"k": 2}}, {"u": {"k": 1}}], "t": [{"a": True}, {"a": 0}]}
+CASES += [
+    ("{{ d|dictsort }}|{{ d|dictsort(true) }}|{{ d|dictsort(false, 'value') }}|{{ d|dictsort(false, 'value', true) }}|"
+     "{{ d|dictsort(reverse=true) }}|{{ d|dictsort(by='value', case_sensitive=true) }}|{{ {}|dictsort }}|"
+     "{% for k, v in d|dictsort %}{{ k }}={{ v }};{% endfor %}|{{ (d|dictsort)[0] }}|{{ d|dictsort|tojson }}|"
+     "{{ {'x': true, 'y': 0}|dictsort(by='value') }}", GROUPED),
+    *[(piece, GROUPED) for piece in [
+        "{{ m|groupby('a') }}", "{{ p|groupby(0) }}|{{ p|groupby('0') }}|{{ p|groupby(-1) }}|{{ p|groupby('1') }}",
+        "{{ m|groupby('z', default=3) }}|{{ m|groupby('z', 3) }}", "{{ s|groupby('a') }}",
+        "{{ s|groupby('a', case_sensitive=true) }}|{{ s|groupby('a', none, true) }}", "{{ n|groupby('u.k') }}",
+        "{{ t|groupby('a') }}", "{{ p|groupby(true) }}",
+        "{% for g in m|groupby('a') %}{{ g.grouper }}={{ g.list }};{{ g }};{{ g[0] }};{{ g[1]|length }};{{ g[-1] }}{% endfor %}",
+        "{% for key, items in m|groupby('a') %}{{ key }}:{{ items|length }};{% endfor %}",
+        "{{ (m|groupby('a'))[0]|length }}", "{{ (m|groupby('a'))|tojson }}",
+        "{{ m|groupby('a')|map(attribute='grouper')|list }}", "{{ m|groupby(attribute='a') }}",
+        "{{ (m|groupby('a'))[0]|string }}", "{{ '%s'|format((m|groupby('a'))[0]) }}", "{{ (m|groupby('a'))[0]|list }}",
+        "{{ (m|groupby('a'))[0] + (1,) }}", "{{ [{'a': 1}]|groupby('z') }}",
+        "{{ (m|groupby('a'))[0] == (1, [{'a': 1}, {'a': 1.0}]) }}", "{{ (m|groupby('a'))[0] * 2 }}",
+        "{{ [x] }}|{{ [x, 1]|string }}|{{ {'a': x} }}|{{ [d.zz] }}", "{{ []|groupby('a') }}", "{{ missing|groupby('a') }}",
+    ]],
+]
+ERROR_CASES += [(f"{{{{ {expression} }}}}", GROUPED) for expression in [
+    "d|dictsort(by='x')", "d|dictsort(false, 1)", "{1: 1, 'a': 2}|dictsort", "{'a': 1, 'b': 'x'}|dictsort(by='value')",
+    "d|dictsort(1, 2, 3, 4)", "d|dictsort(x=1)", "none|dictsort(by='x')", "missing|dictsort(by='x')",
+    "missing|dictsort(reverse=true)", "missing|indent({})", "missing|indent([1])", "missing|indent(10 ** 20)", "[{'a': 1}, {'a': 'x'}]|groupby('a')",
+    "m|groupby('z')", "m|groupby()", "5|groupby('a')", "(m|groupby('a'))[0] + [1]", "n|groupby('v.k')",
+    "m|groupby('a', 1, 2, 3)", "m|groupby('a', x=1)", "[{'a': 1}, {'a': none}]|groupby('a')",
+]]
+
 def render(template: str, variables: dict) -> str:
     builder = ChatPromptBuilder(template='{% message role="user" %}' + template + "{% endmessage %}",
                                 required_variables=None)

@@ -11,6 +11,7 @@
 use super::arith;
 use super::budget;
 use super::compare;
+use super::groupby;
 use super::iterating_filters;
 use super::pystr::{self, type_error};
 use super::pystr_unicode::Case;
@@ -331,7 +332,7 @@ impl HashKey {
                 size.text = size.text.saturating_add(bytes.len());
                 HashKey::Bytes(bytes.to_vec())
             }
-            ValueKind::Seq if value.is_tuple() => HashKey::Tuple(
+            ValueKind::Seq if groupby::is_tuple(value) => HashKey::Tuple(
                 value
                     .try_iter()?
                     .map(|item| HashKey::of(&item, size))

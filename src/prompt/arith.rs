@@ -15,6 +15,7 @@
 //! minijinja's own operator (numbers past 64 bits, tuples, booleans).
 
 use super::budget;
+use super::groupby;
 use super::pystr;
 use super::render::haystack_error;
 use super::show;
@@ -30,6 +31,7 @@ pub(super) fn add(
     right: JinjaValue,
 ) -> Result<JinjaValue, Error> {
     undefined(&hints, &left, &right)?;
+    let (left, right) = (groupby::plain(left), groupby::plain(right));
     if let (Some(a), Some(b)) = (plain_str(&left), plain_str(&right)) {
         budget::ensure_bytes(state, a.len().saturating_add(b.len()))?;
         return Ok(JinjaValue::from([a, b].concat()));
@@ -120,6 +122,7 @@ pub(super) fn mul(
     right: JinjaValue,
 ) -> Result<JinjaValue, Error> {
     undefined(&hints, &left, &right)?;
+    let (left, right) = (groupby::plain(left), groupby::plain(right));
     if let (Some(a), Some(b)) = (int(&left), int(&right)) {
         if let Some(product) = a.checked_mul(b) {
             return Ok(JinjaValue::from(product));
@@ -216,7 +219,7 @@ fn float(value: &JinjaValue, other: &JinjaValue) -> Option<f64> {
 
 /// A list or another sequence minijinja makes lazily (not a tuple).
 fn list(value: &JinjaValue) -> bool {
-    matches!(value.kind(), ValueKind::Seq | ValueKind::Iterable) && !value.is_tuple()
+    matches!(value.kind(), ValueKind::Seq | ValueKind::Iterable) && !groupby::is_tuple(value)
 }
 
 /// minijinja's own operator `expression` over `left` and `right`.

@@ -10,6 +10,7 @@
 //! text, as where it is used in other operations; a name or an attribute
 //! by a name has Jinja2's text already (`__py_defined`, `__py_attr`).
 
+use super::groupby;
 use super::pystr;
 use super::python_math::Number;
 use super::render::haystack_error;
@@ -50,8 +51,10 @@ pub(super) fn greater(left: &JinjaValue, right: &JinjaValue) -> Result<bool, Err
 /// Whether `left operator right` holds.
 fn holds(operator: &str, left: &JinjaValue, right: &JinjaValue) -> Result<bool, Error> {
     match operator {
-        "==" => return Ok(left == right),
-        "!=" => return Ok(left != right),
+        "==" | "!=" => {
+            let equal = groupby::plain(left.clone()) == groupby::plain(right.clone());
+            return Ok(equal == (operator == "=="));
+        }
         _ => {}
     }
     if left.is_undefined() || right.is_undefined() {

@@ -46,9 +46,7 @@ const SLICE: Signature = Signature {
 /// signature of those whose keywords minijinja's take by position only.
 const ITERATING: &[(&str, Refusal, Option<&Signature>)] = &[
     ("batch", Refusal::NotIterable, Some(&BATCH)),
-    ("dictsort", Refusal::NoItems, None),
     ("first", Refusal::NotIterable, None),
-    ("groupby", Refusal::NotIterable, None),
     ("last", Refusal::NotReversible, None),
     ("slice", Refusal::NotIterable, Some(&SLICE)),
 ];
@@ -87,12 +85,16 @@ fn builtin(name: &str) -> JinjaValue {
     use minijinja::filters;
     match name {
         "batch" => JinjaValue::from_function(filters::batch),
-        "dictsort" => JinjaValue::from_function(filters::dictsort),
         "first" => JinjaValue::from_function(filters::first),
-        "groupby" => JinjaValue::from_function(filters::groupby),
         "last" => JinjaValue::from_function(filters::last),
         _ => JinjaValue::from_function(filters::slice),
     }
+}
+
+/// Python's `AttributeError` for `value.items()`, when `value` is a
+/// number, a boolean, `None`, a string or a list (`dictsort`).
+pub(super) fn no_items(value: &JinjaValue) -> Option<Error> {
+    refused(Refusal::NoItems, value)
 }
 
 /// Python's `TypeError` for iterating `value`, when it is a number, a

@@ -1,4 +1,4 @@
-//! Jinja2's `sort`, `unique`, `min` and `max` with their positional
+//! Jinja2's `sort`, `dictsort`, `unique`, `min` and `max` with their positional
 //! arguments (`items|sort(true)` is `reverse=True`), which minijinja's take
 //! only by keyword: the arguments are bound as Python binds them
 //! ([`Signature`]) and handed to the filter by name (`min`, `max` and
@@ -13,9 +13,10 @@ use super::compare;
 use super::iterating_filters;
 use super::pystr;
 use super::render::haystack_error;
-use super::signature::Signature;
-use minijinja::value::{Kwargs, Rest, Value as JinjaValue, ValueKind};
+use super::signature::{Hints, Signature};
+use minijinja::value::{Kwargs, Rest, Tuple, Value as JinjaValue, ValueKind};
 use minijinja::{Environment, Error, ErrorKind, State};
+use std::cmp::Ordering;
 
 /// `do_sort(environment, value, reverse=False, case_sensitive=False,
 /// attribute=None)`.
@@ -61,8 +62,33 @@ const SUM: Signature = Signature {
     required: 0,
 };
 
+/// Jinja2's `do_dictsort(value, case_sensitive=False, by='key',
+/// reverse=False)`.
+const DICTSORT: Signature = Signature {
+    function: "do_dictsort",
+    leading: 1,
+    parameters: &["case_sensitive", "by", "reverse"],
+    required: 0,
+};
+
 /// Registers the filters of this module over minijinja's own.
 pub(super) fn add_to(env: &mut Environment<'static>) {
+    env.add_filter(
+        "dictsort",
+        |state: &State, value: JinjaValue, positional: Rest<JinjaValue>, kwargs: Kwargs| {
+            let hints = Hints::take(&kwargs)?;
+            let bound = DICTSORT.bind(&positional, &kwargs)?;
+            let [case_sensitive, by, reverse] =
+                <[Option<JinjaValue>; 3]>::try_from(bound).unwrap_or_else(|_| [None, None, None]);
+            dictsort(
+                state,
+                (&value, &hints),
+                case_sensitive.is_some_and(|c| c.is_true()),
+                by.unwrap_or_else(|| JinjaValue::from("key")),
+                reverse.is_some_and(|r| r.is_true()),
+            )
+        },
+    );
     bound(env, "sort", &SORT, sort);
     bound(env, "unique", &UNIQUE, aggregate_filters::unique);
     bound(env, "sum", &SUM, aggregate_filters::sum);
@@ -173,6 +199,91 @@ fn sort(state: &State, value: JinjaValue, kwargs: Kwargs) -> Result<JinjaValue, 
     minijinja::filters::sort(state, value, Kwargs::from_iter(given))
 }
 
+/// Jinja2's `dictsort`: the dict's items as `(key, value)` tuples, sorted
+/// as Python's `sorted` sorts them by the key or the value (lowercased when
+/// a string, unless `case_sensitive`), with its `TypeError` for keys it
+/// does not order.
+fn dictsort(
+    state: &State,
+    (value, hints): (&JinjaValue, &Hints),
+    case_sensitive: bool,
+    by: JinjaValue,
+    reverse: bool,
+) -> Result<JinjaValue, Error> {
+    let position = if by == JinjaValue::from("key") {
+        0
+    } else if by == JinjaValue::from("value") {
+        1
+    } else {
+        return Err(haystack_error(
+            "FilterArgumentError: You can only sort by either \"key\" or \"value\"".to_owned(),
+        ));
+    };
+    // `by` first, then `value.items()` (an undefined value raises there).
+    hints.check("", Some(value))?;
+    if let Some(error) = iterating_filters::no_items(value) {
+        return Err(error);
+    }
+    if value.kind() != ValueKind::Map {
+        // An undefined value, or one minijinja refuses in its own words.
+        return minijinja::filters::dictsort(value, Kwargs::from_iter([("by", by)]));
+    }
+    let pairs: Vec<[JinjaValue; 2]> = value
+        .try_iter()?
+        .map(|key| {
+            let item = value.get_item(&key).unwrap_or_default();
+            [key, item]
+        })
+        .collect();
+    budget::ensure_items(state, (pairs.len() as u64).saturating_mul(4), false)?;
+    let mut keys: Vec<JinjaValue> = Vec::with_capacity(pairs.len());
+    let mut folded = 0usize;
+    for pair in &pairs {
+        let key = &pair[position];
+        keys.push(
+            match key
+                .as_str()
+                .filter(|_| !case_sensitive && key.kind() == ValueKind::String)
+            {
+                Some(text) => {
+                    folded = folded.saturating_add(text.len());
+                    budget::ensure_bytes(state, folded)?;
+                    JinjaValue::from(text.to_lowercase())
+                }
+                None => key.clone(),
+            },
+        );
+    }
+    let mut checked = keys.clone();
+    if reverse {
+        checked.reverse();
+    }
+    python_sort_check(&checked)?;
+    let mut order: Vec<usize> = (0..pairs.len()).collect();
+    // Python's `sorted(reverse=True)` keeps equal items in their order.
+    order.sort_by(|&a, &b| {
+        let (a, b) = if reverse { (b, a) } else { (a, b) };
+        python_order(&keys[a], &keys[b])
+    });
+    Ok(JinjaValue::from(
+        order
+            .into_iter()
+            .map(|i| JinjaValue::from(Tuple::from(pairs[i].clone())))
+            .collect::<Vec<_>>(),
+    ))
+}
+
+/// Python's order of two keys that [`python_sort_check`] found ordered.
+pub(super) fn python_order(a: &JinjaValue, b: &JinjaValue) -> Ordering {
+    if compare::less(a, b).unwrap_or(false) {
+        Ordering::Less
+    } else if compare::less(b, a).unwrap_or(false) {
+        Ordering::Greater
+    } else {
+        Ordering::Equal
+    }
+}
+
 /// The attribute paths of a sort's key (`"a.b,c"` is `[[a, b], [c]]`; no
 /// attribute is one empty path), or `None` for an attribute this does not
 /// read (an integer index).
@@ -200,7 +311,7 @@ fn attribute_paths(attribute: Option<&JinjaValue>) -> Option<Vec<Vec<String>>> {
 /// two types in the same order. A list of 64 items or more (merged by
 /// CPython in an order this does not follow) is checked by inserting each
 /// item the same way, which meets an unordered pair if there is one.
-fn python_sort_check(keys: &[JinjaValue]) -> Result<(), Error> {
+pub(super) fn python_sort_check(keys: &[JinjaValue]) -> Result<(), Error> {
     let n = keys.len();
     if n < 2 {
         return Ok(());

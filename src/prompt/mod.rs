@@ -50,6 +50,7 @@ mod budget;
 mod compare;
 mod error;
 mod for_loops;
+mod groupby;
 mod iterating_filters;
 mod jinja2;
 mod list_filters;

@@ -8,6 +8,7 @@
 //! paid for from the rendering's budget before it is built.
 
 use super::budget;
+use super::groupby;
 use super::pystr::python_type;
 use super::render::{call_method, haystack_error};
 use super::show;
@@ -47,7 +48,7 @@ pub(super) fn percent_format(
     text: &str,
     args: &JinjaValue,
 ) -> Result<JinjaValue, Error> {
-    let tuple = args.is_tuple();
+    let tuple = groupby::is_tuple(args);
     let mapping =
         // Jinja2's `Undefined` has `__getitem__`: Python takes it for a
         // mapping (`'a' % x` is `'a'`).

@@ -16,6 +16,7 @@
 //! allocation cannot be made.
 
 use super::budget;
+use super::groupby;
 use super::pybytes;
 use super::pystr_builtin;
 use super::pystr_unicode;
@@ -91,7 +92,7 @@ pub(super) fn python_type(value: &JinjaValue) -> &'static str {
         ValueKind::Bool => "bool",
         ValueKind::None => "NoneType",
         ValueKind::Undefined => "Undefined",
-        ValueKind::Seq if value.is_tuple() => "tuple",
+        ValueKind::Seq if groupby::is_tuple(value) => "tuple",
         ValueKind::Seq | ValueKind::Iterable => "list",
         ValueKind::Map => "dict",
         _ => "object",

@@ -12,6 +12,7 @@
 //! it ([`budget::ensure_bytes`]), `MemoryError` past it.
 
 use super::budget;
+use super::groupby;
 use super::pystr::{c_integer, clinic_type, no_args, python_type, split_args, type_error};
 use super::pystr_unicode::{self, Case, Predicate};
 use super::render::haystack_error;
@@ -436,7 +437,7 @@ fn starts_with(text: &str, method: &str, args: &[JinjaValue]) -> Result<JinjaVal
     if let Some(affix) = as_str(affix) {
         return Ok(JinjaValue::from(matches(affix)));
     }
-    if affix.kind() == ValueKind::Seq && affix.is_tuple() {
+    if affix.kind() == ValueKind::Seq && groupby::is_tuple(affix) {
         for item in affix.try_iter()? {
             let Some(item) = as_str(&item) else {
                 return Err(type_error(format!(

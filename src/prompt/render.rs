@@ -9,6 +9,7 @@ use super::arith;
 use super::budget::{self, FUEL};
 use super::compare;
 use super::for_loops::ITERABLE_FILTER;
+use super::groupby;
 use super::iterating_filters;
 use super::jinja2;
 use super::list_filters;
@@ -67,6 +68,7 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
     number_filters::add_to(&mut env);
     list_filters::add_to(&mut env);
     iterating_filters::add_to(&mut env);
+    groupby::add_to(&mut env);
     env.add_filter("tojson", tojson);
     env.add_filter("center", center);
     // Jinja2's `string` is Python's `str()`; `join` and `pprint` print the
@@ -423,7 +425,7 @@ fn py_key(key: JinjaValue) -> Result<JinjaValue, Error> {
     fn unhashable(value: &JinjaValue) -> Option<&'static str> {
         match value.kind() {
             ValueKind::Map => Some("dict"),
-            ValueKind::Seq if value.is_tuple() => value
+            ValueKind::Seq if groupby::is_tuple(value) => value
                 .try_iter()
                 .ok()
                 .and_then(|mut items| items.find_map(|item| unhashable(&item))),

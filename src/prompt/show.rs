@@ -8,6 +8,7 @@
 //! deeper than Python's `repr` recurses is `RecursionError`, as there.
 
 use super::budget;
+use super::groupby;
 use super::pybytes;
 use super::pystr_builtin;
 use super::render::haystack_error;
@@ -96,7 +97,9 @@ fn write_repr(out: &mut String, value: &JinjaValue, limit: u64, depth: usize) ->
         return Err(Stop::TooDeep);
     }
     match value.kind() {
-        ValueKind::Undefined | ValueKind::None => out.push_str("None"),
+        ValueKind::None => out.push_str("None"),
+        // Jinja2's `Undefined.__repr__`, inside a list or a dict.
+        ValueKind::Undefined => out.push_str("Undefined"),
         ValueKind::Bool => out.push_str(if value.is_true() { "True" } else { "False" }),
         ValueKind::String => {
             let text = value.as_str().unwrap_or_default();
@@ -119,7 +122,7 @@ fn write_repr(out: &mut String, value: &JinjaValue, limit: u64, depth: usize) ->
             });
         }
         ValueKind::Seq | ValueKind::Iterable => {
-            let tuple = value.is_tuple();
+            let tuple = groupby::is_tuple(value);
             out.push(if tuple { '(' } else { '[' });
             let items = value.try_iter().map_err(|_| Stop::TooBig)?;
             let mut count = 0;
@@ -265,7 +268,7 @@ fn sorted_items(value: &JinjaValue) -> Vec<(JinjaValue, JinjaValue)> {
             ValueKind::None | ValueKind::Undefined => "NoneType",
             ValueKind::Bool | ValueKind::Number => "number",
             ValueKind::String => "str",
-            ValueKind::Seq if v.is_tuple() => "tuple",
+            ValueKind::Seq if groupby::is_tuple(v) => "tuple",
             _ => "object",
         }
     };
@@ -308,7 +311,7 @@ impl Pretty {
                     out.push('}');
                 }
                 ValueKind::Seq | ValueKind::Iterable => {
-                    let tuple = value.is_tuple();
+                    let tuple = groupby::is_tuple(value);
                     let all = items(value);
                     out.push(if tuple { '(' } else { '[' });
                     for (i, item) in all.iter().enumerate() {
@@ -383,7 +386,7 @@ impl Pretty {
                 self.write("}")
             }
             ValueKind::Seq | ValueKind::Iterable => {
-                let tuple = value.is_tuple();
+                let tuple = groupby::is_tuple(value);
                 let all = items(value);
                 let end = match (tuple, all.len()) {
                     (true, 1) => ",)",

@@ -108,9 +108,9 @@ fn indent(
         bound.next().flatten(),
         bound.next().flatten(),
     );
-    // `" " * width` first, then `s += "\n"`.
+    // `" " * width` first (its TypeError, its MemoryError), then
+    // `s += "\n"`.
     hints.check("width", width.as_ref())?;
-    hints.check("", Some(&value))?;
     let indention = match width {
         None => "    ".to_owned(),
         Some(width) if width.kind() == ValueKind::String => {
@@ -118,6 +118,7 @@ fn indent(
         }
         Some(width) => spaces(state, &width)?,
     };
+    hints.check("", Some(&value))?;
     let text = with_newline(&value)?;
     let lines = pystr_builtin::split_lines(&text, false);
     let most = text

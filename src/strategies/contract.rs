@@ -655,6 +655,15 @@ fn prompts() -> BoxedStrategy<Option<Prompts>> {
             Some("{{ '\\N' if topic else '\\N{}' }}"),
             // An empty subscript: Jinja2's subscript by the empty tuple.
             Some("[{{ items[] }}] {{ topic[] is defined }} {{ name[]|default('none') }}"),
+            // dictsort and groupby as Python's sorted (positional
+            // arguments, keys it does not order, integer attributes), their
+            // tuples printed as Python's, and `==` between a group and a
+            // tuple.
+            Some(
+                "{{ items|dictsort }}|{{ items|dictsort(false, 'value', true) }}|{{ items|groupby(0) }}|\
+                 {{ [topic, name, count]|groupby(0) }}|{{ items|groupby('k1', default=count) }}|\
+                 {% for g in [topic, name]|groupby(-1) %}{{ g }}{{ g == (g.grouper, g.list) }}{% endfor %}",
+            ),
             // Many variables in nested frames: a run missing one prints the
             // provided ones as a set, in Haystack's insertion order.
             Some(

@@ -203,11 +203,11 @@ pub(crate) const ATTR_FUNCTION: &str = "__py_attr";
 /// (`{"width": "'count' is undefined"}`; `""` is the operand).
 pub(crate) const HINTS_KEYWORD: &str = "__py_hints";
 
-/// The function a comparison with `<`, `<=`, `>` or `>=` becomes, when
-/// its operators are these, `==` and `!=` (`a < b == c` is
-/// `__py_compare(a, "<", b, "==", c)`): Python's order, and its
-/// `TypeError` for operands of types it does not order (minijinja orders
-/// any two values).
+/// The function a comparison with `<`, `<=`, `>`, `>=`, `==` and `!=`
+/// becomes (`a < b == c` is `__py_compare(a, "<", b, "==", c)`): Python's
+/// order, and its `TypeError` for operands of types it does not order
+/// (minijinja orders any two values); Python's equality, a group of
+/// `groupby` equal to the tuple it is.
 pub(crate) const COMPARE_FUNCTION: &str = "__py_compare";
 
 /// The function a comparison of two operands by `in` or `not in` becomes
@@ -1467,14 +1467,12 @@ impl Parser {
         let mut checked = false;
         // The operators, when each is `<`, `<=`, `>`, `>=`, `==` or `!=`.
         let mut operators = Some(Vec::new());
-        let mut ordered = false;
         // The last `in` or `not in`: whether it is `not in`, and where.
         let mut membership = None;
         loop {
             let ordering = matches!(self.kind(), "lt" | "lteq" | "gt" | "gteq");
             if ordering || matches!(self.kind(), "eq" | "ne") {
                 let operator = self.next()?;
-                ordered |= ordering;
                 if let Some(operators) = &mut operators {
                     operators.push(operator);
                 }
@@ -1509,7 +1507,7 @@ impl Parser {
             // `a not in b` is `__py_in(true, a, b)`.
             self.call_around(from, IN_FUNCTION, &format!("{negated}, "), operator);
         }
-        if let (Some(operators), true) = (operators, ordered) {
+        if let Some(operators) = operators.filter(|operators| !operators.is_empty()) {
             // `a < b == c` is `__py_compare(a, "<", b, "==", c)`.
             self.wrap_in_call(from, COMPARE_FUNCTION);
             for operator in operators {

@@ -44,7 +44,7 @@ const RAISING: &[Raising] = &[
     },
     Raising {
         filter: "dictsort",
-        operand: Operand::Checked,
+        operand: Operand::Hinted,
         parameters: &[],
     },
     Raising {

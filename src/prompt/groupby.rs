@@ -1,0 +1,251 @@
+//! Jinja2's `groupby` and its groups: `sync_do_groupby(environment, value,
+//! attribute, default=None, case_sensitive=False)` sorts the items by the
+//! attribute as Python's `sorted` does (`TypeError` for keys it does not
+//! order, the `UndefinedError` of a missing attribute), groups equal keys
+//! and gives each group as a `_GroupTuple(grouper, list)`: a named tuple
+//! that prints as a tuple (`(1, [{'a': 1}])`), reads `group.grouper`,
+//! `group.list`, `group[0]`, and is a tuple wherever Python asks
+//! ([`is_tuple`]). The attribute is a dotted path whose digit parts index
+//! (`'0'`, `'a.1'`), or an integer index (`groupby(0)`, `groupby(-1)`).
+
+use super::budget;
+use super::iterating_filters;
+use super::list_filters::{python_order, python_sort_check};
+use super::pystr;
+use super::render::haystack_error;
+use super::signature::Signature;
+use minijinja::value::{
+    Enumerator, Kwargs, Object, ObjectRepr, Rest, Tuple, Value as JinjaValue, ValueKind,
+};
+use minijinja::{Environment, Error, ErrorKind, State};
+use std::fmt;
+use std::sync::Arc;
+
+/// `sync_do_groupby(environment, value, attribute, default=None,
+/// case_sensitive=False)`.
+const GROUPBY: Signature = Signature {
+    function: "sync_do_groupby",
+    leading: 2,
+    parameters: &["attribute", "default", "case_sensitive"],
+    required: 1,
+};
+
+/// Registers `groupby` over minijinja's own.
+pub(super) fn add_to(env: &mut Environment<'static>) {
+    env.add_filter(
+        "groupby",
+        |state: &State, value: JinjaValue, positional: Rest<JinjaValue>, kwargs: Kwargs| {
+            let bound = GROUPBY.bind(&positional, &kwargs)?;
+            let [attribute, default, case_sensitive] =
+                <[Option<JinjaValue>; 3]>::try_from(bound).unwrap_or_else(|_| [None, None, None]);
+            groupby(
+                state,
+                &value,
+                &attribute.unwrap_or_default(),
+                default.filter(|d| !d.is_none()),
+                case_sensitive.is_some_and(|c| c.is_true()),
+            )
+        },
+    );
+}
+
+/// Whether Python holds `value` as a tuple: a tuple literal, or a group of
+/// `groupby`.
+pub(super) fn is_tuple(value: &JinjaValue) -> bool {
+    value.is_tuple() || value.downcast_object_ref::<GroupTuple>().is_some()
+}
+
+/// `value` with a group of `groupby` as the plain tuple Python compares,
+/// adds and repeats it as; any other value as it is.
+pub(super) fn plain(value: JinjaValue) -> JinjaValue {
+    match value.downcast_object_ref::<GroupTuple>() {
+        Some(group) => JinjaValue::from(Tuple::from([group.grouper.clone(), group.list.clone()])),
+        None => value,
+    }
+}
+
+/// One group: Jinja2's `_GroupTuple(grouper, list)`.
+#[derive(Debug)]
+struct GroupTuple {
+    grouper: JinjaValue,
+    list: JinjaValue,
+}
+
+impl Object for GroupTuple {
+    fn repr(self: &Arc<Self>) -> ObjectRepr {
+        ObjectRepr::Seq
+    }
+
+    fn get_value(self: &Arc<Self>, key: &JinjaValue) -> Option<JinjaValue> {
+        match (key.as_i64(), key.as_str()) {
+            (Some(0 | -2), _) | (None, Some("grouper")) => Some(self.grouper.clone()),
+            (Some(1 | -1), _) | (None, Some("list")) => Some(self.list.clone()),
+            _ => None,
+        }
+    }
+
+    fn enumerate(self: &Arc<Self>) -> Enumerator {
+        Enumerator::Seq(2)
+    }
+
+    fn render(self: &Arc<Self>, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "({:?}, {:?})", self.grouper, self.list)
+    }
+}
+
+/// One part of Jinja2's attribute path: a name, or a key (an index).
+enum Part {
+    Name(String),
+    Key(JinjaValue),
+}
+
+/// Jinja2's `_prepare_attribute_parts`: a string split at dots, its parts
+/// of ASCII digits read as indexes; `None` no part (the item itself); any
+/// other value one key (`True` indexes as 1, as in Python).
+fn parts(attribute: &JinjaValue) -> Vec<Part> {
+    if attribute.is_none() {
+        return Vec::new();
+    }
+    let Some(text) = attribute
+        .as_str()
+        .filter(|_| attribute.kind() == ValueKind::String)
+    else {
+        let key = match attribute.kind() {
+            ValueKind::Bool => JinjaValue::from(i64::from(attribute.is_true())),
+            _ => attribute.clone(),
+        };
+        return vec![Part::Key(key)];
+    };
+    text.split('.')
+        .map(|part| {
+            let digits = !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
+            match part.parse::<i64>().ok().filter(|_| digits) {
+                Some(index) => Part::Key(JinjaValue::from(index)),
+                None => Part::Name(part.to_owned()),
+            }
+        })
+        .collect()
+}
+
+/// Jinja2's `environment.getitem(item, part)`, and what its `Undefined`
+/// says when it is used.
+fn getitem(item: &JinjaValue, part: &Part) -> (JinjaValue, String) {
+    let owner = match pystr::python_type(item) {
+        "NoneType" => "None".to_owned(),
+        kind => format!("{kind} object"),
+    };
+    match part {
+        Part::Name(name) => (
+            item.get_attr(name).unwrap_or_default(),
+            format!("'{owner}' has no attribute '{name}'"),
+        ),
+        Part::Key(key) => {
+            let found = match (key.as_i64().filter(|_| key.is_integer()), item.len()) {
+                (Some(index), Some(len)) if index < 0 && item.kind() != ValueKind::Map => index
+                    .checked_add(len as i64)
+                    .filter(|at| *at >= 0)
+                    .and_then(|at| item.get_item(&JinjaValue::from(at)).ok()),
+                _ => item.get_item(key).ok(),
+            };
+            (
+                found.unwrap_or_default(),
+                format!("'{owner}' has no element {key}"),
+            )
+        }
+    }
+}
+
+/// An item's key: its attribute, `default` for a missing part, lowercased
+/// unless `folds` is false. A missing part before the last fails as
+/// Jinja2's `Undefined` does when looked into; a missing last part is an
+/// undefined key, and the hint of what it says.
+fn key(
+    item: &JinjaValue,
+    parts: &[Part],
+    default: Option<&JinjaValue>,
+    folds: bool,
+) -> Result<(JinjaValue, Option<String>), Error> {
+    let mut value = item.clone();
+    let mut hint = None;
+    for part in parts {
+        if let Some(missing) = hint.take() {
+            return Err(haystack_error(format!("UndefinedError: {missing}")));
+        }
+        let (found, missing) = getitem(&value, part);
+        value = match (found.is_undefined(), default) {
+            (true, Some(default)) => default.clone(),
+            (true, None) => {
+                hint = Some(missing);
+                found
+            }
+            (false, _) => found,
+        };
+    }
+    if folds && value.kind() == ValueKind::String {
+        if let Some(text) = value.as_str() {
+            value = JinjaValue::from(text.to_lowercase());
+        }
+    }
+    Ok((value, hint))
+}
+
+/// Jinja2's `groupby`.
+fn groupby(
+    state: &State,
+    value: &JinjaValue,
+    attribute: &JinjaValue,
+    default: Option<JinjaValue>,
+    case_sensitive: bool,
+) -> Result<JinjaValue, Error> {
+    if let Some(error) = iterating_filters::not_iterable(value) {
+        return Err(error);
+    }
+    let parts = parts(attribute);
+    let items: Vec<JinjaValue> = if value.is_undefined() {
+        Vec::new()
+    } else {
+        value.try_iter()?.collect()
+    };
+    budget::ensure_items(state, (items.len() as u64).saturating_mul(3), false)?;
+    let mut keys = Vec::with_capacity(items.len());
+    let mut missing = None;
+    for item in &items {
+        let (key, hint) = key(item, &parts, default.as_ref(), !case_sensitive)?;
+        if missing.is_none() {
+            missing = hint;
+        }
+        keys.push(key);
+    }
+    python_sort_check(&keys).map_err(|error| match (&missing, error.kind()) {
+        (Some(hint), ErrorKind::UndefinedError) => {
+            haystack_error(format!("UndefinedError: {hint}"))
+        }
+        _ => error,
+    })?;
+    let mut order: Vec<usize> = (0..items.len()).collect();
+    order.sort_by(|&a, &b| python_order(&keys[a], &keys[b]));
+    let mut groups: Vec<JinjaValue> = Vec::new();
+    let mut start = 0;
+    while start < order.len() {
+        let first = order[start];
+        let end = order[start..]
+            .iter()
+            .position(|&i| keys[i] != keys[first])
+            .map_or(order.len(), |n| start + n);
+        let grouper = if case_sensitive {
+            keys[first].clone()
+        } else {
+            key(&items[first], &parts, default.as_ref(), false)?.0
+        };
+        let list: Vec<JinjaValue> = order[start..end]
+            .iter()
+            .map(|&i| items[i].clone())
+            .collect();
+        groups.push(JinjaValue::from_object(GroupTuple {
+            grouper,
+            list: JinjaValue::from(list),
+        }));
+        start = end;
+    }
+    Ok(JinjaValue::from(groups))
+}
