@@ -255,7 +255,7 @@ def _file_error_text(params: dict, diff: Difference, rust: dict, python: dict) -
 _JINJA2_UNDEFINED = re.compile(r"'[^']*' is undefined|'[^']*' has no attribute '[^']*'|\S+ object has no element .*")
 _MINIJINJA_UNDEFINED = re.compile(
     r"undefined value|on unsupported types (undefined and \w+|\w+ and undefined)|"
-    r"undefined has no method named \w+|unknown function: \w+ is unknown"
+    r"undefined has no method named \w+"
 )
 
 

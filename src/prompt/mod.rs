@@ -300,6 +300,13 @@ fn jinja_error(error: &minijinja::Error) -> PromptError {
                 .unwrap_or(("filter", detail));
             format!("No {kind} named '{name}' found.")
         }
+        // A call of a name no variable or global holds: Jinja2 calls its
+        // `Undefined`, which raises.
+        ErrorKind::UnknownFunction => {
+            let detail = error.detail().unwrap_or_default();
+            let name = detail.strip_suffix(" is unknown").unwrap_or(detail);
+            format!("UndefinedError: '{name}' is undefined")
+        }
         // Jinja2's `reverse` of what is not iterable.
         ErrorKind::InvalidOperation
             if matches!(

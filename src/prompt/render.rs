@@ -63,6 +63,9 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
     // Jinja2's filters and Python's methods on strings, lists and dicts
     // (`d.items()`, `s.upper()`), which Haystack's templates use.
     minijinja_contrib::add_to_environment(&mut env);
+    // minijinja's `debug()` prints the whole environment; Jinja2 has no
+    // such global, so a call of it is a call of an undefined name.
+    env.remove_global("debug");
     env.set_unknown_method_callback(call_method);
     text_filters::add_to(&mut env);
     number_filters::add_to(&mut env);
