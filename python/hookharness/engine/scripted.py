@@ -341,7 +341,20 @@ def _is_generator(qualified: str) -> bool:
 
 def generator_classes() -> dict[str, type]:
     """The Haystack generator classes imported so far, by qualified name (from Haystack's component registry)."""
-    return {qualified: cls for qualified, cls in component.registry.items() if _is_generator(qualified)}
+    registry = component.registry
+    if isinstance(registry, _WatchedRegistry):  # it counts its changes: the last answer holds until one comes
+        key = (id(registry), len(registry), _WatchedRegistry.changes)
+        if _GENERATORS[0] == key:
+            return dict(_GENERATORS[1])
+        found = {qualified: cls for qualified, cls in registry.items() if _is_generator(qualified)}
+        _GENERATORS[:] = [key, found]
+        return dict(found)
+    return {qualified: cls for qualified, cls in registry.items() if _is_generator(qualified)}
+
+
+# The last `generator_classes` answer and the state of the registry it was read from: every scenario asks, and a
+# scenario rarely defines a component (walking the registry, a hundred classes and more, cost it more than the rest).
+_GENERATORS: list = [None, {}]
 
 
 class _WatchedRegistry(dict):
@@ -349,13 +362,19 @@ class _WatchedRegistry(dict):
     scenario's `Substitutions.refuse` of a generator class defined while it runs."""
 
     watcher: Any = None
+    changes = 0  # how many times a class was set (`generator_classes` reads it; a removal changes the length)
 
     @classmethod
     def install(cls) -> None:
         if not isinstance(component.registry, cls):
             component.registry = cls(component.registry)
 
+    def update(self, *args, **kwargs) -> None:
+        _WatchedRegistry.changes += 1
+        super().update(*args, **kwargs)
+
     def __setitem__(self, qualified: str, value: type) -> None:
+        _WatchedRegistry.changes += 1
         super().__setitem__(qualified, value)
         watcher = _WatchedRegistry.watcher
         if watcher is not None and _is_generator(qualified):
@@ -444,12 +463,14 @@ def _outputs_to_state(config: dict | None) -> dict | None:
 # tool. Bounded: a long session of distinct tools keeps the most recent.
 _TOOL_CACHE: dict[str, Tool] = {}
 _TOOL_CACHE_SIZE = 512
+# `json.dumps(..., sort_keys=True)` of a tool's settings (from the request's JSON, so none holds itself), from one
+# encoder made once, without the check for that.
+_TOOL_KEY = json.JSONEncoder(sort_keys=True, check_circular=False).encode
 
 
 def cached_scripted_tool(spec: ToolSpec) -> Tool:
-    key = json.dumps(
-        [spec.name, spec.description, spec.parameters, spec.inputs_from_state, spec.outputs_to_state, spec.outputs_to_string],
-        sort_keys=True,
+    key = _TOOL_KEY(
+        [spec.name, spec.description, spec.parameters, spec.inputs_from_state, spec.outputs_to_state, spec.outputs_to_string]
     )
     tool = _TOOL_CACHE.pop(key, None)
     if tool is None:
