@@ -330,11 +330,12 @@ def _run_agent(agent: Agent, sc: spec.Scenario, recorder: Recorder) -> dict:
 def _run_kwargs(sc: spec.Scenario, recorder: Recorder) -> dict:
     """The keyword arguments of `Agent.run` for the scenario's `run` (fresh copies of every value)."""
     run = sc.run
+    state, variables = run["state"], run["variables"]  # dicts (`spec.read`): an empty one adds nothing to copy
     kwargs: dict[str, Any] = {
         "messages": [build_message(m) for m in run["messages"]],
         "hook_context": _hook_context(run["hook_context"]),
-        **copy.deepcopy(run["state"]),
-        **copy.deepcopy(run["variables"]),
+        **(copy.deepcopy(state) if state else {}),
+        **(copy.deepcopy(variables) if variables else {}),
     }
     if run["tools"] is not None:
         kwargs["tools"] = list(run["tools"])
@@ -349,7 +350,7 @@ def _hook_context(given: Any) -> Any:
     """A fresh copy of the file's `run.hook_context`, with the test's live objects (`live.py`) over it by identity (a
     client is itself, never a copy)."""
     if not live.HOOK_CONTEXT:
-        return copy.deepcopy(given)
+        return None if given is None else copy.deepcopy(given)
     return {**copy.deepcopy(given or {}), **live.HOOK_CONTEXT}
 
 

@@ -387,23 +387,33 @@ def placeholder_secrets() -> Iterator[None]:
     class's constructor runs (the scripted instance never uses it), and at any time when it names only credential
     variables, which the worker does not hand on (`sandbox.hide_credentials`): a generator your factory builds with
     the key from the environment is built, with or without a key in the shell, and answers from no network."""
-    from haystack.utils.auth import EnvVarSecret
+    secret = _ENV_SECRET[0]
+    if secret is None:
+        from haystack.utils.auth import EnvVarSecret
 
-    original = EnvVarSecret.resolve_value
-
-    def resolve_value(self):
-        try:
-            return original(self)
-        except ValueError:
-            if _CONSTRUCTING.get() or all(is_credential(name) for name in getattr(self, "_env_vars", ())):
-                return _PLACEHOLDER_KEY
-            raise
-
-    EnvVarSecret.resolve_value = resolve_value
+        secret = _ENV_SECRET[0] = EnvVarSecret
+    original = secret.resolve_value
+    _RESOLVE[0] = original
+    secret.resolve_value = _resolve_value
     try:
         yield
     finally:
-        EnvVarSecret.resolve_value = original
+        secret.resolve_value = original
+
+
+# `EnvVarSecret`, imported at the first scenario; the `resolve_value` found when the scenario began (what
+# `_resolve_value` stands in for, made once: a scenario only swaps it in and out).
+_ENV_SECRET: list = [None]
+_RESOLVE: list = [None]
+
+
+def _resolve_value(self):
+    try:
+        return _RESOLVE[0](self)
+    except ValueError:
+        if _CONSTRUCTING.get() or all(is_credential(name) for name in getattr(self, "_env_vars", ())):
+            return _PLACEHOLDER_KEY
+        raise
 
 
 def scripts_for(models: dict[str, ModelScript], model: list[Reply]) -> dict[str, Script]:
