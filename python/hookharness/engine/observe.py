@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -150,9 +151,29 @@ class _Run:
 
 # The observers are made once, as module functions, and read the run they observe from here (`observed` sets it): a
 # scenario only swaps them in and out, where making them anew for each run (a dozen closures) cost it about as much as
-# the swapping. An observer called outside a run (kept by code after its scenario) passes through, as an observer of a
-# finished run did: the last run's functions stay here until the next run replaces them.
+# the swapping. After a run this holds an idle one (`_idle`), which holds nothing of the scenario (its hooks, its
+# State), as the closures of a finished run held nothing once it ended, and through which an observer called after
+# its run (kept by code that outlived its scenario) passes the call on, recording nothing.
 _NOW: list = [None]
+
+
+class _Nobody:
+    """The recorder of no run: no agent's hooks and no State are its own."""
+
+    hooks = state = object()
+
+
+_NOBODY = _Nobody()
+
+
+def _idle(originals: list) -> _Run:
+    run = _Run()
+    run.recorder = _NOBODY
+    run.capture = None
+    run.names = {}
+    run.tool_scripts = {}
+    run.originals = originals
+    return run
 
 
 def _enter_point(run: _Run, hooks, hook_point, state):
@@ -327,30 +348,26 @@ def _patched_record_tool_calls(*, state, tool_messages):
         run.recorder.tools_finished()
 
 
-def _patched_exit(*, exe_context):
-    run = _NOW[0]
+def _patched_exit(run: _Run, *, exe_context):
     decision = run.exit_sync(exe_context=exe_context)
     run.recorder.exit(decision)
     return decision
 
 
-async def _patched_exit_async(*, exe_context):
-    run = _NOW[0]
+async def _patched_exit_async(run: _Run, *, exe_context):
     decision = await run.exit_async(exe_context=exe_context)
     run.recorder.exit(decision)
     return decision
 
 
-def _patched_step(*, exe_context, agent_span):
-    run = _NOW[0]
+def _patched_step(run: _Run, *, exe_context, agent_span):
     recorder = run.recorder
     recorder.exe_context = exe_context
     recorder.last_step = bool(run.step_sync(exe_context=exe_context, agent_span=agent_span))
     return recorder.last_step
 
 
-async def _patched_step_async(*, exe_context, agent_span):
-    run = _NOW[0]
+async def _patched_step_async(run: _Run, *, exe_context, agent_span):
     recorder = run.recorder
     recorder.exe_context = exe_context
     recorder.last_step = bool(await run.step_async(exe_context=exe_context, agent_span=agent_span))
@@ -394,14 +411,16 @@ def observed(
     _NOW[0] = run
     for module, attr, observer in _SLOTS:
         setattr(module, attr, observer)
-    agent._continue_after_exit_hooks = _patched_exit
-    agent._continue_after_exit_hooks_async = _patched_exit_async
-    agent._run_step = _patched_step
-    agent._run_step_async = _patched_step_async
+    # The agent's own: bound to this run, and gone with the attributes on the way out.
+    agent._continue_after_exit_hooks = functools.partial(_patched_exit, run)
+    agent._continue_after_exit_hooks_async = functools.partial(_patched_exit_async, run)
+    agent._run_step = functools.partial(_patched_step, run)
+    agent._run_step_async = functools.partial(_patched_step_async, run)
     try:
         yield
     finally:
         for (module, attr, _), original in zip(_SLOTS, originals):
             setattr(module, attr, original)
+        _NOW[0] = _idle(originals)
         for attr in ("_continue_after_exit_hooks", "_continue_after_exit_hooks_async", "_run_step", "_run_step_async"):
             agent.__dict__.pop(attr, None)
