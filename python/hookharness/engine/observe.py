@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -142,6 +143,250 @@ def _reserve(batch: _Batch, tool_calls: list, scripts: dict[str, ToolScript]) ->
         batch.assignments[id(call)] = Assignment(result=script.results[index])
 
 
+class _Run:
+    """One run's observation: what the observers record into and the functions they stand in for."""
+
+    __slots__ = ("capture", "exit_async", "exit_sync", "names", "originals", "recorder", "step_async", "step_sync", "tool_scripts")
+
+
+# The observers are made once, as module functions, and read the run they observe from here (`observed` sets it): a
+# scenario only swaps them in and out, where making them anew for each run (a dozen closures) cost it about as much as
+# the swapping. After a run this holds an idle one (`_idle`), which holds nothing of the scenario (its hooks, its
+# State), as the closures of a finished run held nothing once it ended, and through which an observer called after
+# its run (kept by code that outlived its scenario) passes the call on, recording nothing.
+_NOW: list = [None]
+
+
+class _Nobody:
+    """The recorder of no run: no agent's hooks and no State are its own."""
+
+    hooks = state = object()
+
+
+_NOBODY = _Nobody()
+
+
+def _idle(originals: list) -> _Run:
+    run = _Run()
+    run.recorder = _NOBODY
+    run.capture = None
+    run.names = {}
+    run.tool_scripts = {}
+    run.originals = originals
+    return run
+
+
+def _enter_point(run: _Run, hooks, hook_point, state):
+    recorder = run.recorder
+    if hooks is not recorder.hooks:
+        return _POINT.set(None)
+    if recorder.state is None:
+        recorder.state = state
+        recorder.run_started(state)
+    if hook_point == "after_run" and recorder.last_step is not False:
+        recorder.max_steps_reached()
+    return _POINT.set(_PointCall(hook_point, run.names.get(hook_point, []), state))
+
+
+def _leave_point(run: _Run, token, hooks, hook_point, state):
+    _POINT.reset(token)
+    recorder = run.recorder
+    if hooks is recorder.hooks and hook_point == "before_llm":
+        reason = state.data.get("stop_run")
+        if reason is not None:
+            recorder.stopped(reason)
+
+
+def _patched_run_hooks(*, hooks, hook_point, state):
+    run = _NOW[0]
+    token = _enter_point(run, hooks, hook_point, state)
+    try:
+        run.originals[0](hooks=hooks, hook_point=hook_point, state=state)
+    except BaseException:
+        _POINT.reset(token)
+        raise
+    _leave_point(run, token, hooks, hook_point, state)
+
+
+async def _patched_run_hooks_async(*, hooks, hook_point, state):
+    run = _NOW[0]
+    token = _enter_point(run, hooks, hook_point, state)
+    try:
+        await run.originals[1](hooks=hooks, hook_point=hook_point, state=state)
+    except BaseException:
+        _POINT.reset(token)
+        raise
+    _leave_point(run, token, hooks, hook_point, state)
+
+
+@contextlib.contextmanager
+def _hook_call(run: _Run, inner, call: _PointCall, index: int, name: str):
+    recorder = run.recorder
+    state = call.state
+    before = recorder.hook_started(call.point, index, name, state)
+    failure: BaseException | None = None
+    buffer = None
+    with inner as span:
+        try:
+            with run.capture.call() as buffer:
+                yield span
+        except BaseException as exception:
+            failure = exception
+            raise
+        finally:
+            text = error_text(failure) if failure is not None else None
+            recorder.hook_finished(call.point, index, name, state, text, before, "" if buffer is None else buffer.text())
+            if failure is not None and recorder.failure is None:
+                recorder.failure = Failure(
+                    failure, "hook", {"hook": name, "point": call.point, "step": recorder.step_number()}
+                )
+
+
+def _patched_create_hook_span(hook, hook_point, parent_span):
+    run = _NOW[0]
+    inner = run.originals[5](hook=hook, hook_point=hook_point, parent_span=parent_span)
+    call = _POINT.get()
+    if call is None:
+        return inner
+    index = call.next
+    call.next += 1
+    name = call.names[index] if index < len(call.names) else hook_name(hook)
+    return _hook_call(run, inner, call, index, name)
+
+
+def _enter_tools(run: _Run, state, messages):
+    if state is not run.recorder.state:
+        return _BATCH.set(None), False
+    calls = [c for m in messages for c in m.tool_calls]
+    # The calls are reported at the step they ran in: what a tool merges into `step_count` shows from the next
+    # event on, never in its own batch's tool events (which threads race to read).
+    return _BATCH.set(_Batch(calls, run.recorder.step_field())), True
+
+
+def _errors_of(batch: _Batch | None, returned) -> dict[int, bool] | None:
+    """Which calls failed, from the tool messages the step returned (a result's `origin` is its call)."""
+    if batch is None or returned is None:
+        return None
+    errors = {}
+    for message in returned[0]:
+        result = message.tool_call_result
+        position = batch.position(result.origin) if result is not None else None
+        if position is not None:
+            errors[position] = bool(result.error)
+    return errors
+
+
+def _patched_run_tool(**kwargs):
+    run = _NOW[0]
+    token, main = _enter_tools(run, kwargs["state"], kwargs["messages"])
+    batch, returned = _BATCH.get(), None
+    try:
+        returned = run.originals[2](**kwargs)
+        return returned
+    finally:
+        _BATCH.reset(token)
+        if main:
+            run.recorder.flush_tools(batch.step, _errors_of(batch, returned))
+
+
+async def _patched_run_tool_async(**kwargs):
+    run = _NOW[0]
+    token, main = _enter_tools(run, kwargs["state"], kwargs["messages"])
+    batch, returned = _BATCH.get(), None
+    try:
+        returned = await run.originals[3](**kwargs)
+        return returned
+    finally:
+        _BATCH.reset(token)
+        if main:
+            run.recorder.flush_tools(batch.step, _errors_of(batch, returned))
+
+
+def _patched_schedule(tool_calls, tools):
+    run = _NOW[0]
+    batch = _BATCH.get()
+    if batch is not None:
+        _reserve(batch, tool_calls, run.tool_scripts)
+    return run.originals[7](tool_calls, tools)
+
+
+@contextlib.contextmanager
+def _tool_call(run: _Run, inner, position: int, call, assignment):
+    raised = False
+    buffer = None
+    events: list = []
+    with inner as span:
+        tag = _ErrorTag(span)
+        token = _ASSIGNMENT.set(assignment)
+        events_token = TOOL_EVENTS.set(events)
+        try:
+            with run.capture.call() as buffer:
+                yield tag
+        except BaseException:
+            raised = True
+            raise
+        finally:
+            TOOL_EVENTS.reset(events_token)
+            _ASSIGNMENT.reset(token)
+            run.recorder.tool_finished(position, call, tag.error or raised, "" if buffer is None else buffer.text(), events)
+
+
+def _patched_create_tool_span(tool, tool_call_, parent_span):
+    run = _NOW[0]
+    inner = run.originals[6](tool, tool_call_, parent_span)
+    batch = _BATCH.get()
+    position = batch.position(tool_call_) if batch is not None else None
+    if position is None:
+        return inner
+    return _tool_call(run, inner, position, tool_call_, batch.assignments.get(id(tool_call_)))
+
+
+def _patched_record_tool_calls(*, state, tool_messages):
+    run = _NOW[0]
+    run.originals[4](state=state, tool_messages=tool_messages)
+    if state is run.recorder.state:
+        run.recorder.tools_finished()
+
+
+def _patched_exit(run: _Run, *, exe_context):
+    decision = run.exit_sync(exe_context=exe_context)
+    run.recorder.exit(decision)
+    return decision
+
+
+async def _patched_exit_async(run: _Run, *, exe_context):
+    decision = await run.exit_async(exe_context=exe_context)
+    run.recorder.exit(decision)
+    return decision
+
+
+def _patched_step(run: _Run, *, exe_context, agent_span):
+    recorder = run.recorder
+    recorder.exe_context = exe_context
+    recorder.last_step = bool(run.step_sync(exe_context=exe_context, agent_span=agent_span))
+    return recorder.last_step
+
+
+async def _patched_step_async(run: _Run, *, exe_context, agent_span):
+    recorder = run.recorder
+    recorder.exe_context = exe_context
+    recorder.last_step = bool(await run.step_async(exe_context=exe_context, agent_span=agent_span))
+    return recorder.last_step
+
+
+# Where each observer goes, in the order of `_Run.originals`.
+_SLOTS = (
+    (agent_module, "_run_hooks", _patched_run_hooks),
+    (agent_module, "_run_hooks_async", _patched_run_hooks_async),
+    (agent_module, "_run_tool", _patched_run_tool),
+    (agent_module, "_run_tool_async", _patched_run_tool_async),
+    (agent_module, "_record_tool_calls", _patched_record_tool_calls),
+    (invocation, "_create_hook_span", _patched_create_hook_span),
+    (tool_calling, "_create_tool_span", _patched_create_tool_span),
+    (tool_calling, "_schedule_tool_calls", _patched_schedule),
+)
+
+
 @contextlib.contextmanager
 def observed(
     agent: Any,
@@ -152,213 +397,30 @@ def observed(
 ) -> Iterator[None]:
     """Install the observers for one run of `agent`; everything is restored on exit."""
     recorder.hooks = agent.hooks
-    originals = {
-        (agent_module, "_run_hooks"): agent_module._run_hooks,
-        (agent_module, "_run_hooks_async"): agent_module._run_hooks_async,
-        (agent_module, "_run_tool"): agent_module._run_tool,
-        (agent_module, "_run_tool_async"): agent_module._run_tool_async,
-        (agent_module, "_record_tool_calls"): agent_module._record_tool_calls,
-        (invocation, "_create_hook_span"): invocation._create_hook_span,
-        (tool_calling, "_create_tool_span"): tool_calling._create_tool_span,
-        (tool_calling, "_schedule_tool_calls"): tool_calling._schedule_tool_calls,
-    }
-    run_hooks = agent_module._run_hooks
-    run_hooks_async = agent_module._run_hooks_async
-    run_tool = agent_module._run_tool
-    run_tool_async = agent_module._run_tool_async
-    record_tool_calls = agent_module._record_tool_calls
-    create_hook_span = invocation._create_hook_span
-    create_tool_span = tool_calling._create_tool_span
-    schedule = tool_calling._schedule_tool_calls
-
-    def enter_point(hooks, hook_point, state):
-        if hooks is not recorder.hooks:
-            return _POINT.set(None)
-        if recorder.state is None:
-            recorder.state = state
-            recorder.run_started(state)
-        if hook_point == "after_run" and recorder.last_step is not False:
-            recorder.max_steps_reached()
-        return _POINT.set(_PointCall(hook_point, names.get(hook_point, []), state))
-
-    def leave_point(token, hooks, hook_point, state):
-        _POINT.reset(token)
-        if hooks is recorder.hooks and hook_point == "before_llm":
-            reason = state.data.get("stop_run")
-            if reason is not None:
-                recorder.stopped(reason)
-
-    def patched_run_hooks(*, hooks, hook_point, state):
-        token = enter_point(hooks, hook_point, state)
-        try:
-            run_hooks(hooks=hooks, hook_point=hook_point, state=state)
-        except BaseException:
-            _POINT.reset(token)
-            raise
-        leave_point(token, hooks, hook_point, state)
-
-    async def patched_run_hooks_async(*, hooks, hook_point, state):
-        token = enter_point(hooks, hook_point, state)
-        try:
-            await run_hooks_async(hooks=hooks, hook_point=hook_point, state=state)
-        except BaseException:
-            _POINT.reset(token)
-            raise
-        leave_point(token, hooks, hook_point, state)
-
-    @contextlib.contextmanager
-    def hook_call(inner, call: _PointCall, index: int, name: str):
-        state = call.state
-        before = recorder.hook_started(call.point, index, name, state)
-        failure: BaseException | None = None
-        buffer = None
-        with inner as span:
-            try:
-                with capture.call() as buffer:
-                    yield span
-            except BaseException as exception:
-                failure = exception
-                raise
-            finally:
-                text = error_text(failure) if failure is not None else None
-                recorder.hook_finished(call.point, index, name, state, text, before, "" if buffer is None else buffer.text())
-                if failure is not None and recorder.failure is None:
-                    recorder.failure = Failure(
-                        failure, "hook", {"hook": name, "point": call.point, "step": recorder.step_number()}
-                    )
-
-    def patched_create_hook_span(hook, hook_point, parent_span):
-        inner = create_hook_span(hook=hook, hook_point=hook_point, parent_span=parent_span)
-        call = _POINT.get()
-        if call is None:
-            return inner
-        index = call.next
-        call.next += 1
-        name = call.names[index] if index < len(call.names) else hook_name(hook)
-        return hook_call(inner, call, index, name)
-
-    def enter_tools(state, messages):
-        if state is not recorder.state:
-            return _BATCH.set(None), False
-        calls = [c for m in messages for c in m.tool_calls]
-        # The calls are reported at the step they ran in: what a tool merges into `step_count` shows from the next
-        # event on, never in its own batch's tool events (which threads race to read).
-        return _BATCH.set(_Batch(calls, recorder.step_field())), True
-
-    def errors_of(batch: _Batch | None, returned) -> dict[int, bool] | None:
-        """Which calls failed, from the tool messages the step returned (a result's `origin` is its call)."""
-        if batch is None or returned is None:
-            return None
-        errors = {}
-        for message in returned[0]:
-            result = message.tool_call_result
-            position = batch.position(result.origin) if result is not None else None
-            if position is not None:
-                errors[position] = bool(result.error)
-        return errors
-
-    def patched_run_tool(**kwargs):
-        token, main = enter_tools(kwargs["state"], kwargs["messages"])
-        batch, returned = _BATCH.get(), None
-        try:
-            returned = run_tool(**kwargs)
-            return returned
-        finally:
-            _BATCH.reset(token)
-            if main:
-                recorder.flush_tools(batch.step, errors_of(batch, returned))
-
-    async def patched_run_tool_async(**kwargs):
-        token, main = enter_tools(kwargs["state"], kwargs["messages"])
-        batch, returned = _BATCH.get(), None
-        try:
-            returned = await run_tool_async(**kwargs)
-            return returned
-        finally:
-            _BATCH.reset(token)
-            if main:
-                recorder.flush_tools(batch.step, errors_of(batch, returned))
-
-    def patched_schedule(tool_calls, tools):
-        batch = _BATCH.get()
-        if batch is not None:
-            _reserve(batch, tool_calls, tool_scripts)
-        return schedule(tool_calls, tools)
-
-    @contextlib.contextmanager
-    def tool_call(inner, position: int, call, assignment):
-        raised = False
-        buffer = None
-        events: list = []
-        with inner as span:
-            tag = _ErrorTag(span)
-            token = _ASSIGNMENT.set(assignment)
-            events_token = TOOL_EVENTS.set(events)
-            try:
-                with capture.call() as buffer:
-                    yield tag
-            except BaseException:
-                raised = True
-                raise
-            finally:
-                TOOL_EVENTS.reset(events_token)
-                _ASSIGNMENT.reset(token)
-                recorder.tool_finished(position, call, tag.error or raised, "" if buffer is None else buffer.text(), events)
-
-    def patched_create_tool_span(tool, tool_call_, parent_span):
-        inner = create_tool_span(tool, tool_call_, parent_span)
-        batch = _BATCH.get()
-        position = batch.position(tool_call_) if batch is not None else None
-        if position is None:
-            return inner
-        return tool_call(inner, position, tool_call_, batch.assignments.get(id(tool_call_)))
-
-    def patched_record_tool_calls(*, state, tool_messages):
-        record_tool_calls(state=state, tool_messages=tool_messages)
-        if state is recorder.state:
-            recorder.tools_finished()
-
-    exit_sync = agent._continue_after_exit_hooks
-    exit_async = agent._continue_after_exit_hooks_async
-    step_sync = agent._run_step
-    step_async = agent._run_step_async
-
-    def patched_exit(*, exe_context):
-        decision = exit_sync(exe_context=exe_context)
-        recorder.exit(decision)
-        return decision
-
-    async def patched_exit_async(*, exe_context):
-        decision = await exit_async(exe_context=exe_context)
-        recorder.exit(decision)
-        return decision
-
-    def patched_step(*, exe_context, agent_span):
-        recorder.exe_context = exe_context
-        recorder.last_step = bool(step_sync(exe_context=exe_context, agent_span=agent_span))
-        return recorder.last_step
-
-    async def patched_step_async(*, exe_context, agent_span):
-        recorder.exe_context = exe_context
-        recorder.last_step = bool(await step_async(exe_context=exe_context, agent_span=agent_span))
-        return recorder.last_step
-
-    agent_module._run_hooks = patched_run_hooks
-    agent_module._run_hooks_async = patched_run_hooks_async
-    agent_module._run_tool = patched_run_tool
-    agent_module._run_tool_async = patched_run_tool_async
-    agent_module._record_tool_calls = patched_record_tool_calls
-    invocation._create_hook_span = patched_create_hook_span
-    tool_calling._create_tool_span = patched_create_tool_span
-    tool_calling._schedule_tool_calls = patched_schedule
-    agent._continue_after_exit_hooks = patched_exit
-    agent._continue_after_exit_hooks_async = patched_exit_async
-    agent._run_step = patched_step
-    agent._run_step_async = patched_step_async
+    run = _Run()
+    run.recorder = recorder
+    run.capture = capture
+    run.names = names
+    run.tool_scripts = tool_scripts
+    # What each observer stands in for: what is there now (the function it wraps, for this run), put back on exit.
+    run.originals = originals = [getattr(module, attr) for module, attr, _ in _SLOTS]
+    run.exit_sync = agent._continue_after_exit_hooks
+    run.exit_async = agent._continue_after_exit_hooks_async
+    run.step_sync = agent._run_step
+    run.step_async = agent._run_step_async
+    _NOW[0] = run
+    for module, attr, observer in _SLOTS:
+        setattr(module, attr, observer)
+    # The agent's own: bound to this run, and gone with the attributes on the way out.
+    agent._continue_after_exit_hooks = functools.partial(_patched_exit, run)
+    agent._continue_after_exit_hooks_async = functools.partial(_patched_exit_async, run)
+    agent._run_step = functools.partial(_patched_step, run)
+    agent._run_step_async = functools.partial(_patched_step_async, run)
     try:
         yield
     finally:
-        for (module, attr), original in originals.items():
+        for (module, attr, _), original in zip(_SLOTS, originals):
             setattr(module, attr, original)
+        _NOW[0] = _idle(originals)
         for attr in ("_continue_after_exit_hooks", "_continue_after_exit_hooks_async", "_run_step", "_run_step_async"):
             agent.__dict__.pop(attr, None)

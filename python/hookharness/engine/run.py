@@ -198,17 +198,34 @@ def _scenario_agent(sc: spec.Scenario, generator: Any, hooks: dict) -> Agent:
         point: [[type(h).__module__, type(h).__qualname__, _allowed(h)] for h in objects]
         for point, objects in hooks.items()
     }
-    key = json.dumps([a, [id(t) for t in tools], shape], sort_keys=True, default=str)
+    key = _key([a, [id(t) for t in tools], shape])
     template = _AGENTS.pop(key, None)
     if template is None:
         template = new_agent(sc, generator, hooks, tools)
     _AGENTS[key] = template
     while len(_AGENTS) > _AGENTS_SIZE:
         _AGENTS.pop(next(iter(_AGENTS)))
-    agent = copy.copy(template)
+    # What `copy.copy` makes of an Agent (its class defines no copy or pickling hooks): a new instance with the
+    # template's attributes, at a fifth of the cost.
+    agent = Agent.__new__(Agent)
+    agent.__dict__.update(template.__dict__)
     agent.chat_generator = generator
     agent.hooks = hooks
     return agent
+
+
+# The template key's JSON (`json.dumps(..., sort_keys=True, default=str)`), from one encoder made once, without the
+# check for a container that holds itself: the agent settings come from the request's JSON, and only a hook's own
+# `allowed_hook_points` could hold itself, when the encoder recurses to Python's limit and `json.dumps` answers as
+# it did (a construction error naming the circular reference).
+_KEY_ENCODE = json.JSONEncoder(sort_keys=True, default=str, check_circular=False).encode
+
+
+def _key(value: list) -> str:
+    try:
+        return _KEY_ENCODE(value)
+    except RecursionError:
+        return json.dumps(value, sort_keys=True, default=str)
 
 
 def new_agent(sc: spec.Scenario, generator: Any, hooks: dict, tools: list | None = None) -> Agent:
@@ -322,11 +339,12 @@ def _run_agent(agent: Agent, sc: spec.Scenario, recorder: Recorder) -> dict:
 def _run_kwargs(sc: spec.Scenario, recorder: Recorder) -> dict:
     """The keyword arguments of `Agent.run` for the scenario's `run` (fresh copies of every value)."""
     run = sc.run
+    state, variables = run["state"], run["variables"]  # dicts (`spec.read`): an empty one adds nothing to copy
     kwargs: dict[str, Any] = {
         "messages": [build_message(m) for m in run["messages"]],
         "hook_context": _hook_context(run["hook_context"]),
-        **copy.deepcopy(run["state"]),
-        **copy.deepcopy(run["variables"]),
+        **(copy.deepcopy(state) if state else {}),
+        **(copy.deepcopy(variables) if variables else {}),
     }
     if run["tools"] is not None:
         kwargs["tools"] = list(run["tools"])
@@ -341,7 +359,7 @@ def _hook_context(given: Any) -> Any:
     """A fresh copy of the file's `run.hook_context`, with the test's live objects (`live.py`) over it by identity (a
     client is itself, never a copy)."""
     if not live.HOOK_CONTEXT:
-        return copy.deepcopy(given)
+        return None if given is None else copy.deepcopy(given)
     return {**copy.deepcopy(given or {}), **live.HOOK_CONTEXT}
 
 

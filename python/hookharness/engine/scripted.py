@@ -341,7 +341,20 @@ def _is_generator(qualified: str) -> bool:
 
 def generator_classes() -> dict[str, type]:
     """The Haystack generator classes imported so far, by qualified name (from Haystack's component registry)."""
-    return {qualified: cls for qualified, cls in component.registry.items() if _is_generator(qualified)}
+    registry = component.registry
+    if isinstance(registry, _WatchedRegistry):  # it counts its changes: the last answer holds until one comes
+        key = (id(registry), len(registry), _WatchedRegistry.changes)
+        if _GENERATORS[0] == key:
+            return dict(_GENERATORS[1])
+        found = {qualified: cls for qualified, cls in registry.items() if _is_generator(qualified)}
+        _GENERATORS[:] = [key, found]
+        return dict(found)
+    return {qualified: cls for qualified, cls in registry.items() if _is_generator(qualified)}
+
+
+# The last `generator_classes` answer and the state of the registry it was read from: every scenario asks, and a
+# scenario rarely defines a component (walking the registry, a hundred classes and more, cost it more than the rest).
+_GENERATORS: list = [None, {}]
 
 
 class _WatchedRegistry(dict):
@@ -349,13 +362,19 @@ class _WatchedRegistry(dict):
     scenario's `Substitutions.refuse` of a generator class defined while it runs."""
 
     watcher: Any = None
+    changes = 0  # how many times a class was set (`generator_classes` reads it; a removal changes the length)
 
     @classmethod
     def install(cls) -> None:
         if not isinstance(component.registry, cls):
             component.registry = cls(component.registry)
 
+    def update(self, *args, **kwargs) -> None:
+        _WatchedRegistry.changes += 1
+        super().update(*args, **kwargs)
+
     def __setitem__(self, qualified: str, value: type) -> None:
+        _WatchedRegistry.changes += 1
         super().__setitem__(qualified, value)
         watcher = _WatchedRegistry.watcher
         if watcher is not None and _is_generator(qualified):
@@ -368,23 +387,33 @@ def placeholder_secrets() -> Iterator[None]:
     class's constructor runs (the scripted instance never uses it), and at any time when it names only credential
     variables, which the worker does not hand on (`sandbox.hide_credentials`): a generator your factory builds with
     the key from the environment is built, with or without a key in the shell, and answers from no network."""
-    from haystack.utils.auth import EnvVarSecret
+    secret = _ENV_SECRET[0]
+    if secret is None:
+        from haystack.utils.auth import EnvVarSecret
 
-    original = EnvVarSecret.resolve_value
-
-    def resolve_value(self):
-        try:
-            return original(self)
-        except ValueError:
-            if _CONSTRUCTING.get() or all(is_credential(name) for name in getattr(self, "_env_vars", ())):
-                return _PLACEHOLDER_KEY
-            raise
-
-    EnvVarSecret.resolve_value = resolve_value
+        secret = _ENV_SECRET[0] = EnvVarSecret
+    original = secret.resolve_value
+    _RESOLVE[0] = original
+    secret.resolve_value = _resolve_value
     try:
         yield
     finally:
-        EnvVarSecret.resolve_value = original
+        secret.resolve_value = original
+
+
+# `EnvVarSecret`, imported at the first scenario; the `resolve_value` found when the scenario began (what
+# `_resolve_value` stands in for, made once: a scenario only swaps it in and out).
+_ENV_SECRET: list = [None]
+_RESOLVE: list = [None]
+
+
+def _resolve_value(self):
+    try:
+        return _RESOLVE[0](self)
+    except ValueError:
+        if _CONSTRUCTING.get() or all(is_credential(name) for name in getattr(self, "_env_vars", ())):
+            return _PLACEHOLDER_KEY
+        raise
 
 
 def scripts_for(models: dict[str, ModelScript], model: list[Reply]) -> dict[str, Script]:
@@ -444,12 +473,14 @@ def _outputs_to_state(config: dict | None) -> dict | None:
 # tool. Bounded: a long session of distinct tools keeps the most recent.
 _TOOL_CACHE: dict[str, Tool] = {}
 _TOOL_CACHE_SIZE = 512
+# `json.dumps(..., sort_keys=True)` of a tool's settings (from the request's JSON, so none holds itself), from one
+# encoder made once, without the check for that.
+_TOOL_KEY = json.JSONEncoder(sort_keys=True, check_circular=False).encode
 
 
 def cached_scripted_tool(spec: ToolSpec) -> Tool:
-    key = json.dumps(
-        [spec.name, spec.description, spec.parameters, spec.inputs_from_state, spec.outputs_to_state, spec.outputs_to_string],
-        sort_keys=True,
+    key = _TOOL_KEY(
+        [spec.name, spec.description, spec.parameters, spec.inputs_from_state, spec.outputs_to_state, spec.outputs_to_string]
     )
     tool = _TOOL_CACHE.pop(key, None)
     if tool is None:
