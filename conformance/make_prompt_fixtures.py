@@ -674,7 +674,9 @@ CASES += [
 ERROR_CASES += [(f"{{{{ {expression} }}}}", GROUPED) for expression in [
     "d|dictsort(by='x')", "d|dictsort(false, 1)", "{1: 1, 'a': 2}|dictsort", "{'a': 1, 'b': 'x'}|dictsort(by='value')",
     "d|dictsort(1, 2, 3, 4)", "d|dictsort(x=1)", "none|dictsort(by='x')", "missing|dictsort(by='x')",
-    "missing|dictsort(reverse=true)", "f()", "f(1, x=2)", "f(g())", "debug()", "'x' ~ nothing(1)", "missing|indent({})", "missing|indent([1])", "missing|indent(10 ** 20)", "[{'a': 1}, {'a': 'x'}]|groupby('a')",
+    "missing|dictsort(reverse=true)", "missing|round(1, 'floor')", "missing|round(method='ceil')",
+    "missing|round(none)", "missing|round(1, 'x')", "missing|round(x)", "missing|round(1, x)", "2.5|round(x, 'floor')",
+    "missing|round(x, 'ceil')", "f()", "f(1, x=2)", "f(g())", "debug()", "'x' ~ nothing(1)", "missing|indent({})", "missing|indent([1])", "missing|indent(10 ** 20)", "[{'a': 1}, {'a': 'x'}]|groupby('a')",
     "m|groupby('z')", "m|groupby()", "5|groupby('a')", "(m|groupby('a'))[0] + [1]", "n|groupby('v.k')",
     "m|groupby('a', 1, 2, 3)", "m|groupby('a', x=1)", "[{'a': 1}, {'a': none}]|groupby('a')",
 ]]

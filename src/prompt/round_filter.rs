@@ -14,7 +14,7 @@ use super::arith;
 use super::pystr::{python_type, type_error};
 use super::python_math::{self, Number};
 use super::render::haystack_error;
-use super::signature::Signature;
+use super::signature::{Hints, Signature};
 use minijinja::value::{Kwargs, Rest, Value as JinjaValue, ValueKind};
 use minijinja::{Error, State};
 
@@ -37,6 +37,7 @@ pub(super) fn round(
     positional: Rest<JinjaValue>,
     kwargs: Kwargs,
 ) -> Result<JinjaValue, Error> {
+    let hints = Hints::take(&kwargs)?;
     let mut bound = ROUND.bind(&positional, &kwargs)?.into_iter();
     let (precision, method) = (bound.next().flatten(), bound.next().flatten());
     let method = match &method {
@@ -54,7 +55,7 @@ pub(super) fn round(
     if method == "common" {
         common(value, &precision)
     } else {
-        directed(state, value, precision, method == "floor")
+        directed(state, (value, &hints), precision, method == "floor")
     }
 }
 
@@ -95,11 +96,15 @@ fn common(value: JinjaValue, precision: &JinjaValue) -> Result<JinjaValue, Error
 /// `floor` false).
 fn directed(
     state: &State,
-    value: JinjaValue,
+    (value, hints): (JinjaValue, &Hints),
     precision: JinjaValue,
     floor: bool,
 ) -> Result<JinjaValue, Error> {
+    // `10 ** precision` first, then `value * …`: an undefined name raises
+    // where Python reads it.
+    hints.check("precision", Some(&precision))?;
     let scale = python_math::binary(state, "**", [None, None], JinjaValue::from(10), precision)?;
+    hints.check("", Some(&value))?;
     let scaled = arith::mul(state, [None, None], value, scale.clone())?;
     let whole = match Number::of(&scaled) {
         Some(Number::Int(n)) => python_math::int(n),

@@ -68,6 +68,11 @@ const RAISING: &[Raising] = &[
         parameters: &["width"],
     },
     Raising {
+        filter: "round",
+        operand: Operand::Hinted,
+        parameters: &["precision", ""],
+    },
+    Raising {
         filter: "wordwrap",
         operand: Operand::Checked,
         parameters: &["width", "", "wrapstring"],
