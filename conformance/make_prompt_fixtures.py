@@ -668,7 +668,8 @@ CASES += [
         "{{ (m|groupby('a'))[0]|string }}", "{{ '%s'|format((m|groupby('a'))[0]) }}", "{{ (m|groupby('a'))[0]|list }}",
         "{{ (m|groupby('a'))[0] + (1,) }}", "{{ [{'a': 1}]|groupby('z') }}",
         "{{ (m|groupby('a'))[0] == (1, [{'a': 1}, {'a': 1.0}]) }}", "{{ (m|groupby('a'))[0] * 2 }}",
-        "{{ [x] }}|{{ [x, 1]|string }}|{{ {'a': x} }}|{{ [d.zz] }}", "{{ []|groupby('a') }}", "{{ missing|groupby('a') }}",
+        "{{ [x] }}|{{ [x, 1]|string }}|{{ {'a': x} }}|{{ [d.zz] }}", "{{ [x]|max }}|{{ [x]|min }}|{{ []|sum }}",
+        "{{ [x, 1]|unique|list }}", "{{ []|groupby('a') }}", "{{ missing|groupby('a') }}",
     ]],
 ]
 ERROR_CASES += [(f"{{{{ {expression} }}}}", GROUPED) for expression in [
@@ -676,7 +677,8 @@ ERROR_CASES += [(f"{{{{ {expression} }}}}", GROUPED) for expression in [
     "d|dictsort(1, 2, 3, 4)", "d|dictsort(x=1)", "none|dictsort(by='x')", "missing|dictsort(by='x')",
     "missing|dictsort(reverse=true)", "missing|round(1, 'floor')", "missing|round(method='ceil')",
     "missing|round(none)", "missing|round(1, 'x')", "missing|round(x)", "missing|round(1, x)", "2.5|round(x, 'floor')",
-    "missing|round(x, 'ceil')", "f()", "f(1, x=2)", "f(g())", "debug()", "'x' ~ nothing(1)", "missing|indent({})", "missing|indent([1])", "missing|indent(10 ** 20)", "[{'a': 1}, {'a': 'x'}]|groupby('a')",
+    "missing|round(x, 'ceil')", "[count, 'x']|max", "['x', count]|min", "[count, nothing]|max", "[1, count]|sum",
+    "[count]|sum", "[count, 1]|max(attribute='x')", "[count, 2]|min(true)", "[1, 2, count]|sum(start=3)", "f()", "f(1, x=2)", "f(g())", "debug()", "'x' ~ nothing(1)", "missing|indent({})", "missing|indent([1])", "missing|indent(10 ** 20)", "[{'a': 1}, {'a': 'x'}]|groupby('a')",
     "m|groupby('z')", "m|groupby()", "5|groupby('a')", "(m|groupby('a'))[0] + [1]", "n|groupby('v.k')",
     "m|groupby('a', 1, 2, 3)", "m|groupby('a', x=1)", "[{'a': 1}, {'a': none}]|groupby('a')",
 ]]

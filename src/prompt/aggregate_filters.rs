@@ -16,6 +16,7 @@ use super::iterating_filters;
 use super::pystr::{self, type_error};
 use super::pystr_unicode::Case;
 use super::render::haystack_error;
+use super::signature::Hints;
 use minijinja::value::{Kwargs, Value as JinjaValue, ValueKind};
 use minijinja::{Error, ErrorKind, State};
 use std::collections::HashSet;
@@ -37,14 +38,14 @@ pub(super) fn extreme(
     which: Extreme,
 ) -> Result<JinjaValue, Error> {
     let getter = Getter::of(&kwargs)?;
-    let mut items = python_iter(state, &value)?.into_iter();
-    let Some(first) = items.next() else {
+    let mut items = python_iter(state, &value)?.into_iter().enumerate();
+    let Some((_, first)) = items.next() else {
         return Ok(JinjaValue::UNDEFINED);
     };
-    let mut best_key = getter.key(&first)?;
+    let mut best_key = getter.key(0, &first)?;
     let mut best = first;
-    for item in items {
-        let key = getter.key(&item)?;
+    for (index, item) in items {
+        let key = getter.key(index, &item)?;
         // CPython's `min_max`: `item < best` (`>` for max), the item's key
         // on the left.
         let better = match which {
@@ -76,8 +77,8 @@ pub(super) fn unique(
         limit: usize::try_from(budget::bytes_left(state)).unwrap_or(usize::MAX),
         ..Size::default()
     };
-    for item in python_iter(state, &value)? {
-        let key = getter.key(&item)?;
+    for (index, item) in python_iter(state, &value)?.into_iter().enumerate() {
+        let key = getter.key(index, &item)?;
         let key = HashKey::of(&key.value, &mut size)?;
         budget::ensure_bytes(state, size.bytes())?;
         if seen.insert(key) {
@@ -93,8 +94,9 @@ pub(super) fn unique(
 pub(super) fn sum(state: &State, value: JinjaValue, kwargs: Kwargs) -> Result<JinjaValue, Error> {
     let attribute = kwargs.get::<Option<JinjaValue>>("attribute")?;
     let start = kwargs.get::<Option<JinjaValue>>("start")?;
+    let items = Hints::take(&kwargs)?;
     kwargs.assert_all_used()?;
-    let getter = Getter::new(attribute, false);
+    let getter = Getter::new(attribute, false, items);
     let items = python_iter(state, &value)?;
     let mut total = start.unwrap_or(JinjaValue::from(0));
     match total.kind() {
@@ -110,13 +112,14 @@ pub(super) fn sum(state: &State, value: JinjaValue, kwargs: Kwargs) -> Result<Ji
         }
         _ => {}
     }
-    for item in items {
-        let key = getter.key(&item)?;
+    for (index, item) in items.into_iter().enumerate() {
+        let key = getter.key(index, &item)?;
         if key.value.is_undefined() {
-            return Err(haystack_error(format!(
-                "UndefinedError: {}",
-                key.hint.unwrap_or_default()
-            )));
+            // Jinja2's text when the template named it; minijinja's else.
+            return Err(match key.hint {
+                Some(hint) => haystack_error(format!("UndefinedError: {hint}")),
+                None => Error::from(ErrorKind::UndefinedError),
+            });
         }
         total = arith::add(state, [None, None], total, key.value)?;
     }
@@ -163,6 +166,9 @@ struct Getter {
     parts: Vec<JinjaValue>,
     /// Strings lowercased (`ignore_case`).
     fold: bool,
+    /// What the names of a list written in the template as the operand
+    /// say when undefined (`[count, topic]|max`).
+    items: Hints,
 }
 
 /// An item's key, and what Jinja2's `Undefined` says when it is one.
@@ -177,12 +183,13 @@ impl Getter {
     fn of(kwargs: &Kwargs) -> Result<Getter, Error> {
         let case_sensitive = kwargs.get::<Option<JinjaValue>>("case_sensitive")?;
         let attribute = kwargs.get::<Option<JinjaValue>>("attribute")?;
+        let items = Hints::take(kwargs)?;
         kwargs.assert_all_used()?;
         let fold = !case_sensitive.as_ref().is_some_and(JinjaValue::is_true);
-        Ok(Getter::new(attribute, fold))
+        Ok(Getter::new(attribute, fold, items))
     }
 
-    fn new(attribute: Option<JinjaValue>, fold: bool) -> Getter {
+    fn new(attribute: Option<JinjaValue>, fold: bool, items: Hints) -> Getter {
         let parts = match attribute.filter(|a| !a.is_none()) {
             None => Vec::new(),
             Some(attribute) => match attribute
@@ -201,14 +208,18 @@ impl Getter {
                 None => vec![attribute],
             },
         };
-        Getter { parts, fold }
+        Getter { parts, fold, items }
     }
 
-    /// The key of `item`: each part looked up as `environment.getitem`
-    /// looks it up, an undefined owner raising at once.
-    fn key(&self, item: &JinjaValue) -> Result<Key, Error> {
+    /// The key of `item`, the operand's item at `index`: each part looked
+    /// up as `environment.getitem` looks it up, an undefined owner raising
+    /// at once.
+    fn key(&self, index: usize, item: &JinjaValue) -> Result<Key, Error> {
         let mut value = item.clone();
         let mut hint = None;
+        if item.is_undefined() {
+            hint = self.items.hint(&format!("[{index}]"));
+        }
         for part in &self.parts {
             if value.is_undefined() {
                 return Err(haystack_error(format!(

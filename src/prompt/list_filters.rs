@@ -112,12 +112,14 @@ fn bound(
     env.add_filter(
         name,
         move |state: &State, value: JinjaValue, positional: Rest<JinjaValue>, kwargs: Kwargs| {
+            let hints = Hints::take(&kwargs)?;
             let bound = signature.bind(&positional, &kwargs)?;
             let pairs: Vec<(&str, JinjaValue)> = signature
                 .parameters
                 .iter()
                 .zip(bound)
                 .filter_map(|(name, value)| value.filter(|v| !v.is_none()).map(|v| (*name, v)))
+                .chain(hints.keyword())
                 .collect();
             filter(state, value, Kwargs::from_iter(pairs))
         },

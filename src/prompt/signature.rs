@@ -79,12 +79,26 @@ impl Signature {
 /// The names a filter's undefined operand and arguments had in the
 /// template, as the parser hands them on ([`HINTS_KEYWORD`]): the filter
 /// raises Jinja2's `UndefinedError` with one when Python reads the value.
+#[derive(Default)]
 pub(super) struct Hints(Option<JinjaValue>);
 
 impl Hints {
     /// The hints a call carries (none when the template named nothing).
     pub(super) fn take(kwargs: &Kwargs) -> Result<Hints, Error> {
         Ok(Hints(kwargs.get::<Option<JinjaValue>>(HINTS_KEYWORD)?))
+    }
+
+    /// The hint the template gave for `parameter` (`"[0]"` for the first
+    /// item of a list written in the template as the operand).
+    pub(super) fn hint(&self, parameter: &str) -> Option<String> {
+        let hints = self.0.as_ref()?;
+        let hint = hints.get_item(&JinjaValue::from(parameter)).ok()?;
+        hint.as_str().map(str::to_owned)
+    }
+
+    /// The hints as the keyword argument they came in, to hand them on.
+    pub(super) fn keyword(&self) -> Option<(&'static str, JinjaValue)> {
+        self.0.clone().map(|hints| (HINTS_KEYWORD, hints))
     }
 
     /// Jinja2's `UndefinedError` when `value`, given for `parameter` (`""`

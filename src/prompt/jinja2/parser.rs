@@ -526,9 +526,37 @@ impl Parser {
             }
             position += usize::from(keyword.is_none());
         }
-        let (Some(call), false) = (call, hints.is_empty()) else {
+        if let (Some(call), false) = (call, hints.is_empty()) {
+            self.push_hints(&hints, arguments.is_empty(), call);
+        }
+    }
+
+    /// Names to a filter that compares or adds the items of its operand
+    /// ([`undefined_filters::LIST_ITEMS`]) the names a list written as
+    /// its operand holds (`[count, topic]|max` hints `"[0]"` and `"[1]"`),
+    /// for it to raise Jinja2's `UndefinedError` naming the one it meets.
+    fn hint_list_items(&mut self, operand: &Expr, no_arguments: bool, call: Call) {
+        let (Node::Group(items), "List") = (&operand.node, operand.class) else {
             return;
         };
+        let positions: Vec<String> = (0..items.len()).map(|i| format!("[{i}]")).collect();
+        let hints: Vec<(&str, String)> = items
+            .iter()
+            .zip(&positions)
+            .filter_map(|(item, position)| match item {
+                Node::Name(name, _) if name != "self" => {
+                    Some((position.as_str(), format!("'{name}' is undefined")))
+                }
+                _ => None,
+            })
+            .collect();
+        if !hints.is_empty() {
+            self.push_hints(&hints, no_arguments, call);
+        }
+    }
+
+    /// The keyword argument [`HINTS_KEYWORD`] added to a filter's call.
+    fn push_hints(&mut self, hints: &[(&str, String)], no_arguments: bool, call: Call) {
         let entries: Vec<String> = hints
             .iter()
             .map(|(parameter, text)| format!("\"{parameter}\": \"{text}\""))
@@ -536,7 +564,7 @@ impl Parser {
         let hints = format!("{HINTS_KEYWORD}={{{}}}", entries.join(", "));
         let (at, text) = match call {
             Call::Bare(at) => (at, format!("({hints})")),
-            Call::Closing(at) if arguments.is_empty() => (at, hints),
+            Call::Closing(at) if no_arguments => (at, hints),
             Call::Closing(at) => (at, format!(", {hints}")),
         };
         self.edits.push(Edit {
@@ -2040,6 +2068,10 @@ impl Parser {
                 name.push_str(&part.value);
             }
             let operand = node.as_ref().map(Expr::site);
+            let listed = node
+                .as_ref()
+                .filter(|_| undefined_filters::LIST_ITEMS.contains(&name.as_str()))
+                .cloned();
             let mut children: Vec<Node> = node.take().map(|n| n.node).into_iter().collect();
             let mut arguments = Vec::new();
             let mut call = Some(Call::Bare(name_end));
@@ -2050,6 +2082,8 @@ impl Parser {
             }
             if let Some(raising) = undefined_filters::raising(&name) {
                 self.guard_filter(raising, operand.as_ref(), &arguments, call);
+            } else if let (Some(listed), Some(call)) = (listed, call) {
+                self.hint_list_items(&listed, arguments.is_empty(), call);
             }
             self.lookup(start, true, name, token.line);
             node = Some(Expr::new("Filter", token.line, children));
