@@ -669,7 +669,7 @@ CASES += [
         "{{ (m|groupby('a'))[0] + (1,) }}", "{{ [{'a': 1}]|groupby('z') }}",
         "{{ (m|groupby('a'))[0] == (1, [{'a': 1}, {'a': 1.0}]) }}", "{{ (m|groupby('a'))[0] * 2 }}",
         "{{ [x] }}|{{ [x, 1]|string }}|{{ {'a': x} }}|{{ [d.zz] }}", "{{ [x]|max }}|{{ [x]|min }}|{{ []|sum }}",
-        "{{ [x, 1]|unique|list }}", "{{ []|groupby('a') }}", "{{ missing|groupby('a') }}",
+        "{{ [x, 1]|unique|list }}", "{% set ns = namespace(a={'b': 1}) %}{{ ns.a.b }}|{{ ns.zz is defined }}", "{{ []|groupby('a') }}", "{{ missing|groupby('a') }}",
     ]],
 ]
 ERROR_CASES += [(f"{{{{ {expression} }}}}", GROUPED) for expression in [
@@ -678,7 +678,8 @@ ERROR_CASES += [(f"{{{{ {expression} }}}}", GROUPED) for expression in [
     "missing|dictsort(reverse=true)", "missing|round(1, 'floor')", "missing|round(method='ceil')",
     "missing|round(none)", "missing|round(1, 'x')", "missing|round(x)", "missing|round(1, x)", "2.5|round(x, 'floor')",
     "missing|round(x, 'ceil')", "[count, 'x']|max", "['x', count]|min", "[count, nothing]|max", "[1, count]|sum",
-    "[count]|sum", "[count, 1]|max(attribute='x')", "[count, 2]|min(true)", "[1, 2, count]|sum(start=3)", "f()", "f(1, x=2)", "f(g())", "debug()", "'x' ~ nothing(1)", "missing|indent({})", "missing|indent([1])", "missing|indent(10 ** 20)", "[{'a': 1}, {'a': 'x'}]|groupby('a')",
+    "[count]|sum", "[count, 1]|max(attribute='x')", "d.zz.y", "d.zz[0]", "d.b.x.y", "d.zz.y is defined",
+    "d.zz.y|default('n')", "(d.zz).y", "m[0].z.y", "d.zz.upper()", "[count, 2]|min(true)", "[1, 2, count]|sum(start=3)", "f()", "f(1, x=2)", "f(g())", "debug()", "'x' ~ nothing(1)", "missing|indent({})", "missing|indent([1])", "missing|indent(10 ** 20)", "[{'a': 1}, {'a': 'x'}]|groupby('a')",
     "m|groupby('z')", "m|groupby()", "5|groupby('a')", "(m|groupby('a'))[0] + [1]", "n|groupby('v.k')",
     "m|groupby('a', 1, 2, 3)", "m|groupby('a', x=1)", "[{'a': 1}, {'a': none}]|groupby('a')",
 ]]

@@ -1881,7 +1881,10 @@ impl Parser {
                     // (`count.__class__`), which the sandbox hides.
                     let dunder = self.kind() == "dot" && self.look()?.value.starts_with("__");
                     if !dunder {
+                        // Looking into an undefined name, or into an
+                        // attribute a value lacks, raises (`x.y.z`).
                         self.guard_name(&node);
+                        self.guard_attr(&node);
                     }
                     node = self.parse_subscript(node, begin)?;
                 }
