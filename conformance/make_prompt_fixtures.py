@@ -649,7 +649,7 @@ ERROR_CASES += [
 
 # dictsort binds its arguments as Python does (positional ones too) and sorts as Python's sorted; groupby sorts the
 # same way, reads an integer or dotted attribute, and its groups are named tuples that print as tuples.
-GROUPED = {"d": {"b": 2, "A": 1, "c": 0, "B": 3}, "m": [{"a": 1}, {"a": 2}, {"a": 1.0}], "p": [[2, "x"], [1, "y"], [2, "z"]],
+GROUPED = {"text": "nan", "d": {"b": 2, "A": 1, "c": 0, "B": 3}, "m": [{"a": 1}, {"a": 2}, {"a": 1.0}], "p": [[2, "x"], [1, "y"], [2, "z"]],
            "s": [{"a": "B"}, {"a": "b"}, {"a": "A"}], "n": [{"u": {"k": 2}}, {"u": {"k": 1}}], "t": [{"a": True}, {"a": 0}]}
 CASES += [
     ("{{ d|dictsort }}|{{ d|dictsort(true) }}|{{ d|dictsort(false, 'value') }}|{{ d|dictsort(false, 'value', true) }}|"
@@ -669,7 +669,12 @@ CASES += [
         "{{ (m|groupby('a'))[0] + (1,) }}", "{{ [{'a': 1}]|groupby('z') }}",
         "{{ (m|groupby('a'))[0] == (1, [{'a': 1}, {'a': 1.0}]) }}", "{{ (m|groupby('a'))[0] * 2 }}",
         "{{ [x] }}|{{ [x, 1]|string }}|{{ {'a': x} }}|{{ [d.zz] }}", "{{ [x]|max }}|{{ [x]|min }}|{{ []|sum }}",
-        "{{ [x, 1]|unique|list }}", "{% set ns = namespace(a={'b': 1}) %}{{ ns.a.b }}|{{ ns.zz is defined }}", "{{ []|groupby('a') }}", "{{ missing|groupby('a') }}",
+        "{{ [x, 1]|unique|list }}", "{{ '{}'.format([x]) }}|{{ '{}'.format({'a': x}) }}|{{ '{0}|{0!r}'.format((x,)) }}",
+        "{% set nan = text|float %}{{ [nan, 1, nan, 0]|sort }}|{{ [nan, 1, nan, 0]|sort(true) }}|{{ [{'x': nan}]|groupby('x')|length }}|{{ [nan, 2, 1]|groupby(0)|length }}",
+        "{% set nan = text|float %}{{ {'a': nan, 'b': 1, 'c': 0}|dictsort(by='value') }}|{{ ([1, 2] * 30 + [nan] * 5)|sort|length }}|"
+        "{{ ([nan, 1, 2] * 30)|sort|length }}|{{ ([{'x': nan}, {'x': 1}] * 40)|groupby('x')|length > 0 }}|"
+        "{{ dict(a=nan, b=1, c=2, d=3, e=4, f=5, g=6, h=7, i=8, j=9, k=10, l=11, m=12, n=13, o=14, p=15, q=16, r=17, s=18, t=19, u=20)|dictsort(by='value')|length }}",
+        "{{ [[1, 'a'], [2, 'b']]|groupby(1.0) }}", "{{ range(100000)|length }}|{{ range(0, 200001, 2)|length }}", "{% set ns = namespace(a={'b': 1}) %}{{ ns.a.b }}|{{ ns.zz is defined }}", "{{ []|groupby('a') }}", "{{ missing|groupby('a') }}",
     ]],
 ]
 ERROR_CASES += [(f"{{{{ {expression} }}}}", GROUPED) for expression in [
@@ -678,7 +683,9 @@ ERROR_CASES += [(f"{{{{ {expression} }}}}", GROUPED) for expression in [
     "missing|dictsort(reverse=true)", "missing|round(1, 'floor')", "missing|round(method='ceil')",
     "missing|round(none)", "missing|round(1, 'x')", "missing|round(x)", "missing|round(1, x)", "2.5|round(x, 'floor')",
     "missing|round(x, 'ceil')", "[count, 'x']|max", "['x', count]|min", "[count, nothing]|max", "[1, count]|sum",
-    "[count]|sum", "[count, 1]|max(attribute='x')", "d.zz.y", "d.zz[0]", "d.b.x.y", "d.zz.y is defined",
+    "[count]|sum", "[count, 1]|max(attribute='x')", "[x]|tojson", "{'a': x}|tojson", "[1, x]|tojson(2)",
+    "x|tojson(10 ** 20)", "range(100001)|length", "range(0, 200002, 2)|length", "range(1, 5, 0)|list", "[x]|groupby(0)", "[x]|groupby('a')", "[[1], [2]]|groupby(1.0)",
+    "[[1, 'a'], [2, 'b']]|groupby(1.0)", "d.zz.y", "d.zz[0]", "d.b.x.y", "d.zz.y is defined",
     "d.zz.y|default('n')", "(d.zz).y", "m[0].z.y", "d.zz.upper()", "[count, 2]|min(true)", "[1, 2, count]|sum(start=3)", "f()", "f(1, x=2)", "f(g())", "debug()", "'x' ~ nothing(1)", "missing|indent({})", "missing|indent([1])", "missing|indent(10 ** 20)", "[{'a': 1}, {'a': 'x'}]|groupby('a')",
     "m|groupby('z')", "m|groupby()", "5|groupby('a')", "(m|groupby('a'))[0] + [1]", "n|groupby('v.k')",
     "m|groupby('a', 1, 2, 3)", "m|groupby('a', x=1)", "[{'a': 1}, {'a': none}]|groupby('a')",

@@ -10,10 +10,10 @@
 
 use super::budget;
 use super::iterating_filters;
-use super::list_filters::{python_order, python_sort_check};
 use super::pystr;
+use super::python_sort;
 use super::render::haystack_error;
-use super::signature::Signature;
+use super::signature::{Hints, Signature};
 use minijinja::value::{
     Enumerator, Kwargs, Object, ObjectRepr, Rest, Tuple, Value as JinjaValue, ValueKind,
 };
@@ -35,12 +35,13 @@ pub(super) fn add_to(env: &mut Environment<'static>) {
     env.add_filter(
         "groupby",
         |state: &State, value: JinjaValue, positional: Rest<JinjaValue>, kwargs: Kwargs| {
+            let named = Hints::take(&kwargs)?;
             let bound = GROUPBY.bind(&positional, &kwargs)?;
             let [attribute, default, case_sensitive] =
                 <[Option<JinjaValue>; 3]>::try_from(bound).unwrap_or_else(|_| [None, None, None]);
             groupby(
                 state,
-                &value,
+                (&value, &named),
                 &attribute.unwrap_or_default(),
                 default.filter(|d| !d.is_none()),
                 case_sensitive.is_some_and(|c| c.is_true()),
@@ -140,16 +141,19 @@ fn getitem(item: &JinjaValue, part: &Part) -> (JinjaValue, String) {
             format!("'{owner}' has no attribute '{name}'"),
         ),
         Part::Key(key) => {
+            let sequence = matches!(item.kind(), ValueKind::Seq | ValueKind::String);
             let found = match (key.as_i64().filter(|_| key.is_integer()), item.len()) {
-                (Some(index), Some(len)) if index < 0 && item.kind() != ValueKind::Map => index
+                (Some(index), Some(len)) if index < 0 && sequence => index
                     .checked_add(len as i64)
                     .filter(|at| *at >= 0)
                     .and_then(|at| item.get_item(&JinjaValue::from(at)).ok()),
+                // A list or string is indexed by integers only.
+                (None, _) if sequence => None,
                 _ => item.get_item(key).ok(),
             };
             (
                 found.unwrap_or_default(),
-                format!("'{owner}' has no element {key}"),
+                format!("{owner} has no element {key}"),
             )
         }
     }
@@ -160,25 +164,26 @@ fn getitem(item: &JinjaValue, part: &Part) -> (JinjaValue, String) {
 /// Jinja2's `Undefined` does when looked into; a missing last part is an
 /// undefined key, and the hint of what it says.
 fn key(
-    item: &JinjaValue,
+    (item, hint): (&JinjaValue, Option<String>),
     parts: &[Part],
     default: Option<&JinjaValue>,
     folds: bool,
 ) -> Result<(JinjaValue, Option<String>), Error> {
     let mut value = item.clone();
-    let mut hint = None;
+    let mut hint = hint;
     for part in parts {
-        if let Some(missing) = hint.take() {
-            return Err(haystack_error(format!("UndefinedError: {missing}")));
+        if value.is_undefined() {
+            // Jinja2's text when the template named it; minijinja's else.
+            return Err(match hint {
+                Some(missing) => haystack_error(format!("UndefinedError: {missing}")),
+                None => Error::from(ErrorKind::UndefinedError),
+            });
         }
         let (found, missing) = getitem(&value, part);
-        value = match (found.is_undefined(), default) {
-            (true, Some(default)) => default.clone(),
-            (true, None) => {
-                hint = Some(missing);
-                found
-            }
-            (false, _) => found,
+        (value, hint) = match (found.is_undefined(), default) {
+            (true, Some(default)) => (default.clone(), None),
+            (true, None) => (found, Some(missing)),
+            (false, _) => (found, None),
         };
     }
     if folds && value.kind() == ValueKind::String {
@@ -189,10 +194,11 @@ fn key(
     Ok((value, hint))
 }
 
-/// Jinja2's `groupby`.
+/// Jinja2's `groupby`; `named` holds what the names of a list written in
+/// the template as the operand say when undefined.
 fn groupby(
     state: &State,
-    value: &JinjaValue,
+    (value, named): (&JinjaValue, &Hints),
     attribute: &JinjaValue,
     default: Option<JinjaValue>,
     case_sensitive: bool,
@@ -208,34 +214,44 @@ fn groupby(
     };
     budget::ensure_items(state, (items.len() as u64).saturating_mul(3), false)?;
     let mut keys = Vec::with_capacity(items.len());
-    let mut missing = None;
-    for item in &items {
-        let (key, hint) = key(item, &parts, default.as_ref(), !case_sensitive)?;
-        if missing.is_none() {
-            missing = hint;
-        }
+    // What each undefined key says when the sort compares it.
+    let mut hints = Vec::with_capacity(items.len());
+    for (index, item) in items.iter().enumerate() {
+        let named = named.hint(&format!("[{index}]"));
+        let (key, hint) = key((item, named), &parts, default.as_ref(), !case_sensitive)?;
         keys.push(key);
+        hints.push(hint);
     }
-    python_sort_check(&keys).map_err(|error| match (&missing, error.kind()) {
-        (Some(hint), ErrorKind::UndefinedError) => {
-            haystack_error(format!("UndefinedError: {hint}"))
+    let order = python_sort::sorted(&keys, false).map_err(|unordered| {
+        // `left < right`: the left key's `Undefined` raises first, the
+        // right one's when Python asks it back.
+        let undefined = [unordered.left, unordered.right]
+            .into_iter()
+            .find(|&i| keys[i].is_undefined());
+        match (
+            undefined.and_then(|i| hints[i].as_ref()),
+            unordered.error.kind(),
+        ) {
+            (Some(hint), ErrorKind::UndefinedError) => {
+                haystack_error(format!("UndefinedError: {hint}"))
+            }
+            _ => unordered.error,
         }
-        _ => error,
     })?;
-    let mut order: Vec<usize> = (0..items.len()).collect();
-    order.sort_by(|&a, &b| python_order(&keys[a], &keys[b]));
     let mut groups: Vec<JinjaValue> = Vec::new();
     let mut start = 0;
     while start < order.len() {
         let first = order[start];
-        let end = order[start..]
+        // itertools.groupby: the items after the first whose key equals
+        // it (a NaN key is a group of its own).
+        let end = order[start + 1..]
             .iter()
             .position(|&i| keys[i] != keys[first])
-            .map_or(order.len(), |n| start + n);
+            .map_or(order.len(), |n| start + 1 + n);
         let grouper = if case_sensitive {
             keys[first].clone()
         } else {
-            key(&items[first], &parts, default.as_ref(), false)?.0
+            key((&items[first], None), &parts, default.as_ref(), false)?.0
         };
         let list: Vec<JinjaValue> = order[start..end]
             .iter()

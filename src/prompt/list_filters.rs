@@ -2,21 +2,20 @@
 //! arguments (`items|sort(true)` is `reverse=True`), which minijinja's take
 //! only by keyword: the arguments are bound as Python binds them
 //! ([`Signature`]) and handed to the filter by name (`min`, `max` and
-//! `unique` are Python's own: [`aggregate_filters`]). `sort` first
-//! compares its keys as Python's `sorted` does
-//! ([`python_sort_check`]): minijinja orders any two values, Python raises
+//! `unique` are Python's own: [`aggregate_filters`]). `sort` and
+//! `dictsort` order their keys as Python's `sorted` does
+//! ([`python_sort::sorted`]): minijinja orders any two values, Python raises
 //! `TypeError` for a list of a number and a string.
 
 use super::aggregate_filters::{self, Extreme};
 use super::budget;
-use super::compare;
 use super::iterating_filters;
 use super::pystr;
+use super::python_sort;
 use super::render::haystack_error;
 use super::signature::{Hints, Signature};
 use minijinja::value::{Kwargs, Rest, Tuple, Value as JinjaValue, ValueKind};
 use minijinja::{Environment, Error, ErrorKind, State};
-use std::cmp::Ordering;
 
 /// `do_sort(environment, value, reverse=False, case_sensitive=False,
 /// attribute=None)`.
@@ -126,8 +125,11 @@ fn bound(
     );
 }
 
-/// Jinja2's `sort`: Python's `TypeError` for keys it does not order, else
-/// minijinja's sort (stable, case-insensitive unless asked, as Jinja2's).
+/// Jinja2's `sort`: a list's items in the order Python's `sorted` leaves
+/// them ([`python_sort::sorted`]: its `TypeError` for keys it does not
+/// order, case-insensitive unless asked, as Jinja2's); minijinja's sort
+/// for what Python iterates otherwise (a string's characters, a dict's
+/// keys).
 fn sort(state: &State, value: JinjaValue, kwargs: Kwargs) -> Result<JinjaValue, Error> {
     let reverse = kwargs.get::<Option<JinjaValue>>("reverse")?;
     let case_sensitive = kwargs.get::<Option<JinjaValue>>("case_sensitive")?;
@@ -149,7 +151,9 @@ fn sort(state: &State, value: JinjaValue, kwargs: Kwargs) -> Result<JinjaValue, 
         // The lowercased copies of string keys: these keys, and minijinja's
         // sort's own, paid for before they are made.
         let mut folded = 0usize;
-        for item in value.try_iter()? {
+        let items: Vec<JinjaValue> = value.try_iter()?.collect();
+        budget::ensure_items(state, (items.len() as u64).saturating_mul(3), false)?;
+        for item in &items {
             let mut key = Vec::new();
             for path in &paths {
                 let mut part = item.clone();
@@ -180,15 +184,21 @@ fn sort(state: &State, value: JinjaValue, kwargs: Kwargs) -> Result<JinjaValue, 
             }
             keys.push(JinjaValue::from(key));
         }
-        if reverse.as_ref().is_some_and(JinjaValue::is_true) {
-            keys.reverse();
-        }
-        python_sort_check(&keys).map_err(|error| match (&missing, error.kind()) {
-            (Some(hint), ErrorKind::UndefinedError) => {
-                haystack_error(format!("UndefinedError: {hint}"))
+        let reverse = reverse.as_ref().is_some_and(JinjaValue::is_true);
+        let order = python_sort::sorted(&keys, reverse).map_err(|unordered| {
+            match (&missing, unordered.error.kind()) {
+                (Some(hint), ErrorKind::UndefinedError) => {
+                    haystack_error(format!("UndefinedError: {hint}"))
+                }
+                _ => unordered.error,
             }
-            _ => error,
         })?;
+        return Ok(JinjaValue::from(
+            order
+                .into_iter()
+                .map(|i| items[i].clone())
+                .collect::<Vec<_>>(),
+        ));
     }
     let pairs = [
         ("reverse", reverse),
@@ -256,34 +266,13 @@ fn dictsort(
             },
         );
     }
-    let mut checked = keys.clone();
-    if reverse {
-        checked.reverse();
-    }
-    python_sort_check(&checked)?;
-    let mut order: Vec<usize> = (0..pairs.len()).collect();
-    // Python's `sorted(reverse=True)` keeps equal items in their order.
-    order.sort_by(|&a, &b| {
-        let (a, b) = if reverse { (b, a) } else { (a, b) };
-        python_order(&keys[a], &keys[b])
-    });
+    let order = python_sort::sorted(&keys, reverse)?;
     Ok(JinjaValue::from(
         order
             .into_iter()
             .map(|i| JinjaValue::from(Tuple::from(pairs[i].clone())))
             .collect::<Vec<_>>(),
     ))
-}
-
-/// Python's order of two keys that [`python_sort_check`] found ordered.
-pub(super) fn python_order(a: &JinjaValue, b: &JinjaValue) -> Ordering {
-    if compare::less(a, b).unwrap_or(false) {
-        Ordering::Less
-    } else if compare::less(b, a).unwrap_or(false) {
-        Ordering::Greater
-    } else {
-        Ordering::Equal
-    }
 }
 
 /// The attribute paths of a sort's key (`"a.b,c"` is `[[a, b], [c]]`; no
@@ -305,53 +294,4 @@ fn attribute_paths(attribute: Option<&JinjaValue>) -> Option<Vec<Vec<String>>> {
         .flatten()
         .all(|name| !name.is_empty() && !name.bytes().all(|b| b.is_ascii_digit()));
     plain.then_some(paths)
-}
-
-/// The comparisons CPython's `list.sort` makes on a short list (a run
-/// counted from the start, then a binary insertion of each item after it),
-/// so that keys it cannot order fail with its `TypeError`, naming the same
-/// two types in the same order. A list of 64 items or more (merged by
-/// CPython in an order this does not follow) is checked by inserting each
-/// item the same way, which meets an unordered pair if there is one.
-pub(super) fn python_sort_check(keys: &[JinjaValue]) -> Result<(), Error> {
-    let n = keys.len();
-    if n < 2 {
-        return Ok(());
-    }
-    if n >= 64 {
-        // Python's sort must order some pair across two kinds of keys that
-        // do not order; it names the pair it meets first, which may differ.
-        for pair in keys.windows(2) {
-            compare::less(&pair[1], &pair[0])?;
-        }
-        return Ok(());
-    }
-    let mut items: Vec<&JinjaValue> = keys.iter().collect();
-    // count_run
-    let mut run = 2;
-    if compare::less(items[1], items[0])? {
-        while run < n && compare::less(items[run], items[run - 1])? {
-            run += 1;
-        }
-        items[..run].reverse();
-    } else {
-        while run < n && !compare::less(items[run], items[run - 1])? {
-            run += 1;
-        }
-    }
-    // binarysort from the end of the run
-    for start in run..n {
-        let pivot = items[start];
-        let (mut low, mut high) = (0, start);
-        while low < high {
-            let middle = low + (high - low) / 2;
-            if compare::less(pivot, items[middle])? {
-                high = middle;
-            } else {
-                low = middle + 1;
-            }
-        }
-        items[low..=start].rotate_right(1);
-    }
-    Ok(())
 }

@@ -755,6 +755,22 @@ pub(super) fn check_str_format(
             changed = true;
             continue;
         }
+        if let (Some(container), true) = (
+            arg.as_ref().filter(|a| {
+                matches!(
+                    a.kind(),
+                    ValueKind::Seq | ValueKind::Map | ValueKind::Iterable
+                )
+            }),
+            known && expanded.is_empty(),
+        ) {
+            // `format(value, '')` is `str(value)`: Python's, as printing
+            // gives it (an undefined item is `Undefined`).
+            let text = show::python_str(Some(state), container)?;
+            rewritten.push_str(&text.replace('{', "{{").replace('}', "}}"));
+            changed = true;
+            continue;
+        }
         let mut spec_out = expanded.clone();
         match (arg, known) {
             (Some(arg), true) => {

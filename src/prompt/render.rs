@@ -613,30 +613,26 @@ fn tojson(
         .into_iter()
         .next()
         .flatten();
-    if value.is_undefined() {
-        return Err(haystack_error(
-            "TypeError: Object of type Undefined is not JSON serializable".to_owned(),
-        ));
-    }
-    show::ensure_json_tree_fits(state, value)?;
-    if holds_bytes(value) {
-        return Err(haystack_error(
-            "TypeError: Object of type bytes is not JSON serializable".to_owned(),
-        ));
-    }
-    let json = sort_keys(
-        serde_json::to_value(value)
-            .map_err(|e| Error::new(ErrorKind::InvalidOperation, e.to_string()))?,
-    );
-    // Python's encoder writes a string whole; it reads the indentation
-    // only for any other value.
-    let indent = match indent.filter(|i| !i.is_none() && !json.is_string()) {
+    // Python's encoder writes a string whole; for any other value it
+    // makes the indentation first (its `OverflowError`, its `MemoryError`),
+    // then meets what it cannot encode.
+    let indent = match indent.filter(|i| !i.is_none() && value.kind() != ValueKind::String) {
         None => None,
         Some(indent) if indent.kind() == ValueKind::String => {
             Some(indent.as_str().unwrap_or_default().to_owned())
         }
         Some(indent) => Some(text_filters::spaces(state, &indent)?),
     };
+    show::ensure_json_tree_fits(state, value)?;
+    if let Some(kind) = unserializable(value) {
+        return Err(haystack_error(format!(
+            "TypeError: Object of type {kind} is not JSON serializable"
+        )));
+    }
+    let json = sort_keys(
+        serde_json::to_value(value)
+            .map_err(|e| Error::new(ErrorKind::InvalidOperation, e.to_string()))?,
+    );
     let text = match indent {
         None => pyfmt::json_dumps_ascii(&json),
         Some(indent) => {
@@ -665,16 +661,21 @@ fn tojson(
 }
 
 /// Whether `value` is or holds a `bytes` value (`json.dumps` refuses it).
-fn holds_bytes(value: &JinjaValue) -> bool {
+/// The Python type of the first value inside `value` that `json.dumps`
+/// cannot encode: `bytes`, or Jinja2's `Undefined`.
+fn unserializable(value: &JinjaValue) -> Option<&'static str> {
     match value.kind() {
-        ValueKind::Bytes => true,
+        ValueKind::Bytes => Some("bytes"),
+        ValueKind::Undefined => Some("Undefined"),
         ValueKind::Seq => value
             .try_iter()
-            .is_ok_and(|mut items| items.any(|v| holds_bytes(&v))),
-        ValueKind::Map => value.try_iter().is_ok_and(|mut keys| {
-            keys.any(|k| holds_bytes(&k) || holds_bytes(&value.get_item(&k).unwrap_or_default()))
+            .ok()?
+            .find_map(|item| unserializable(&item)),
+        ValueKind::Map => value.try_iter().ok()?.find_map(|key| {
+            unserializable(&key)
+                .or_else(|| unserializable(&value.get_item(&key).unwrap_or_default()))
         }),
-        _ => false,
+        _ => None,
     }
 }
 

@@ -35,10 +35,11 @@ pub(super) struct Raising {
     pub(super) parameters: &'static [&'static str],
 }
 
-/// The filters that compare or add the items of their operand, where an
-/// undefined item raises (Python's `min`, `max`, `sum`): a list written in
-/// the template as their operand names its items to them.
-pub(super) const LIST_ITEMS: &[&str] = &["max", "min", "sum"];
+/// The filters that compare, add or look into the items of their operand,
+/// where an undefined item raises (Python's `min`, `max`, `sum`,
+/// `groupby`'s attribute): a list written in the template as their operand
+/// names its items to them.
+pub(super) const LIST_ITEMS: &[&str] = &["groupby", "max", "min", "sum"];
 
 /// The filters that raise, by name.
 const RAISING: &[Raising] = &[
