@@ -674,7 +674,9 @@ CASES += [
         "{% set nan = text|float %}{{ {'a': nan, 'b': 1, 'c': 0}|dictsort(by='value') }}|{{ ([1, 2] * 30 + [nan] * 5)|sort|length }}|"
         "{{ ([nan, 1, 2] * 30)|sort|length }}|{{ ([{'x': nan}, {'x': 1}] * 40)|groupby('x')|length > 0 }}|"
         "{{ dict(a=nan, b=1, c=2, d=3, e=4, f=5, g=6, h=7, i=8, j=9, k=10, l=11, m=12, n=13, o=14, p=15, q=16, r=17, s=18, t=19, u=20)|dictsort(by='value')|length }}",
-        "{{ [[1, 'a'], [2, 'b']]|groupby(1.0) }}", "{{ range(100000)|length }}|{{ range(0, 200001, 2)|length }}", "{% set ns = namespace(a={'b': 1}) %}{{ ns.a.b }}|{{ ns.zz is defined }}", "{{ []|groupby('a') }}", "{{ missing|groupby('a') }}",
+        "{{ [[1, 'a'], [2, 'b']]|groupby(1.0) }}", "{{ m[0]['a'] + 1 }}|{{ m[-1]['a'] * 2 }}|{{ p[0][1] ~ 'x' }}|"
+        "{{ d['b'] + 1 }}|{{ 'abc'[-1] }}|{{ p[1:2] }}|{{ m[0]['zz'] }}|{{ d['zz'] is defined }}|{{ d['zz']|default(3) }}|"
+        "{{ d['zz'] ~ 'x' }}|{{ d['zz'] == 1 }}|{{ p[0][0] < p[1][0] }}|{{ p[-1][-1] }}|{{ d['b'] if d['zz'] else 0 }}", "{{ range(100000)|length }}|{{ range(0, 200001, 2)|length }}", "{% set ns = namespace(a={'b': 1}) %}{{ ns.a.b }}|{{ ns.zz is defined }}", "{{ []|groupby('a') }}", "{{ missing|groupby('a') }}",
     ]],
 ]
 ERROR_CASES += [(f"{{{{ {expression} }}}}", GROUPED) for expression in [
@@ -684,7 +686,9 @@ ERROR_CASES += [(f"{{{{ {expression} }}}}", GROUPED) for expression in [
     "missing|round(none)", "missing|round(1, 'x')", "missing|round(x)", "missing|round(1, x)", "2.5|round(x, 'floor')",
     "missing|round(x, 'ceil')", "[count, 'x']|max", "['x', count]|min", "[count, nothing]|max", "[1, count]|sum",
     "[count]|sum", "[count, 1]|max(attribute='x')", "[x]|tojson", "{'a': x}|tojson", "[1, x]|tojson(2)",
-    "x|tojson(10 ** 20)", "range(100001)|length", "range(0, 200002, 2)|length", "range(1, 5, 0)|list", "[x]|groupby(0)", "[x]|groupby('a')", "[[1], [2]]|groupby(1.0)",
+    "x|tojson(10 ** 20)", "d['zz'] + 1", "d['zz'] < 2", "m[5] + 1", "m[-9] * 2", "d['zz'].y", "d['zz']['y']",
+    "m[0]['zz'] + 1", "'abc'[5] + 'x'", "none['a'] + 1", "d[1] + 1", "p[0][7] * 1", "(d['zz']) - 1", "-d['zz']",
+    "d['b']['c']['e']", "range(100001)|length", "range(0, 200002, 2)|length", "range(1, 5, 0)|list", "[x]|groupby(0)", "[x]|groupby('a')", "[[1], [2]]|groupby(1.0)",
     "[[1, 'a'], [2, 'b']]|groupby(1.0)", "d.zz.y", "d.zz[0]", "d.b.x.y", "d.zz.y is defined",
     "d.zz.y|default('n')", "(d.zz).y", "m[0].z.y", "d.zz.upper()", "[count, 2]|min(true)", "[1, 2, count]|sum(start=3)", "f()", "f(1, x=2)", "f(g())", "debug()", "'x' ~ nothing(1)", "missing|indent({})", "missing|indent([1])", "missing|indent(10 ** 20)", "[{'a': 1}, {'a': 'x'}]|groupby('a')",
     "m|groupby('z')", "m|groupby()", "5|groupby('a')", "(m|groupby('a'))[0] + [1]", "n|groupby('v.k')",

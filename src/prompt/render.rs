@@ -136,6 +136,7 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
         },
     );
     env.add_function(jinja2::ATTR_FUNCTION, py_attr);
+    env.add_function(jinja2::ITEM_FUNCTION, py_item);
     env.add_function(jinja2::CONCAT_FUNCTION, arith::concat);
     env.add_function(jinja2::COMPARE_FUNCTION, compare::compare_chain);
     env.add_function(jinja2::IN_FUNCTION, compare::contains);
@@ -411,6 +412,42 @@ fn py_attr(object: JinjaValue, name: String) -> Result<JinjaValue, Error> {
     Err(haystack_error(format!(
         "UndefinedError: '{owner}' has no attribute '{name}'"
     )))
+}
+
+/// `object[key]` where Jinja2's `Undefined` raises (see
+/// [`jinja2::ITEM_FUNCTION`]): its `UndefinedError` when a value of a
+/// Python built-in type lacks the item (`'dict object' has no attribute
+/// 'y'` for a string key, `list object has no element 5` for another);
+/// minijinja's lookup otherwise.
+fn py_item(object: JinjaValue, key: JinjaValue) -> Result<JinjaValue, Error> {
+    let sequence = matches!(object.kind(), ValueKind::Seq | ValueKind::String);
+    let index = key.as_i64().filter(|_| key.is_integer());
+    let value = match (index, object.len()) {
+        (Some(index), Some(len)) if index < 0 && sequence => index
+            .checked_add(len as i64)
+            .filter(|at| *at >= 0)
+            .map_or(Ok(JinjaValue::UNDEFINED), |at| {
+                object.get_item(&JinjaValue::from(at))
+            })?,
+        _ => object.get_item(&key)?,
+    };
+    if !value.is_undefined() || object.is_undefined() {
+        return Ok(value);
+    }
+    let owner = match pystr::python_type(&object) {
+        "NoneType" => "None".to_owned(),
+        "object" | "Undefined" => return Ok(value),
+        builtin => format!("{builtin} object"),
+    };
+    Err(haystack_error(
+        match key.as_str().filter(|_| key.kind() == ValueKind::String) {
+            Some(name) => format!("UndefinedError: '{owner}' has no attribute '{name}'"),
+            None => format!(
+                "UndefinedError: {owner} has no element {}",
+                show::python_str(None, &key)?
+            ),
+        },
+    ))
 }
 
 /// An integer operand of `%` (a boolean counts as 0 or 1, as in Python).

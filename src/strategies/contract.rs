@@ -664,10 +664,11 @@ fn prompts() -> BoxedStrategy<Option<Prompts>> {
                  {{ [topic, name, count]|groupby(0) }}|{{ items|groupby('k1', default=count) }}|\
                  {% for g in [topic, name]|groupby(-1) %}{{ g }}{{ g == (g.grouper, g.list) }}{% endfor %}",
             ),
-            // Attributes looked into further: a missing one raises
-            // Jinja2's UndefinedError naming it; the last one missing
-            // prints as nothing.
+            // Attributes looked into further and items in operations: a
+            // missing one raises Jinja2's UndefinedError naming it; the
+            // last one missing prints as nothing.
             Some("{{ items.k2[0] }}|{{ items.k1.x }}|{{ topic.a.b }}|{{ [count, name]|max }}"),
+            Some("{{ items['k1'] + 1 }}|{{ items[1] * 2 }}|{{ topic[-1] ~ name['k2'] }}"),
             // Many variables in nested frames: a run missing one prints the
             // provided ones as a set, in Haystack's insertion order.
             Some(

@@ -24,6 +24,17 @@ pub(super) struct Expr {
     span: Option<(usize, usize)>,
     /// Where a `Getattr` by a name sits in the source.
     attr: Option<AttrSite>,
+    /// Where a `Getitem` by one subscript (not a slice) sits in the source.
+    item: Option<ItemSite>,
+}
+
+/// A `Getitem` by one subscript (`obj[key]`) in the source: where its
+/// object starts, and where its `[` and its `]` are.
+#[derive(Debug, Clone, Copy)]
+struct ItemSite {
+    start: usize,
+    open: (usize, usize),
+    close: (usize, usize),
 }
 
 /// A `Getattr` by a name (`obj.name`) in the source: where its object
@@ -48,6 +59,7 @@ impl Expr {
             node: Node::Group(Vec::new()),
             span: self.span,
             attr: self.attr.clone(),
+            item: self.item,
         }
     }
 
@@ -60,6 +72,7 @@ impl Expr {
             node: Node::Group(children),
             span: None,
             attr: None,
+            item: None,
         }
     }
 }
@@ -197,6 +210,12 @@ pub(crate) const DEFINED_FUNCTION: &str = "__py_defined";
 /// [`DEFINED_FUNCTION`] checks a name): `UndefinedError` naming the
 /// object's type and the attribute when the object lacks it.
 pub(crate) const ATTR_FUNCTION: &str = "__py_attr";
+
+/// The function an item by one subscript becomes where Jinja2's
+/// `Undefined` raises (an operand, a value looked into further):
+/// `obj[key]` is `__py_item(obj, key)`, Jinja2's `UndefinedError` when
+/// `obj` of a Python built-in type lacks the item.
+pub(crate) const ITEM_FUNCTION: &str = "__py_item";
 
 /// The keyword argument naming, to a filter that raises on an undefined
 /// value where Python reads it, the names its operand and arguments were
@@ -406,8 +425,10 @@ impl Parser {
     ) {
         match function {
             Some(function) => {
-                self.guard_attr(left);
-                self.guard_attr(right);
+                for operand in [left, right] {
+                    self.guard_attr(operand);
+                    self.guard_item(operand);
+                }
                 self.binary_call(from, function, (left, right), operator);
             }
             None => {
@@ -489,6 +510,29 @@ impl Parser {
     fn guard_operand(&mut self, expr: &Expr) {
         self.guard_name(expr);
         self.guard_attr(expr);
+        self.guard_item(expr);
+    }
+
+    /// Makes an item by one subscript go through [`ITEM_FUNCTION`]
+    /// (`obj[key]` is `__py_item(obj, key)`).
+    fn guard_item(&mut self, expr: &Expr) {
+        let (Some(site), "Getitem") = (expr.item, expr.class) else {
+            return;
+        };
+        self.edits.push(Edit {
+            start: site.start,
+            end: site.start,
+            text: format!("{ITEM_FUNCTION}("),
+            closing: false,
+        });
+        for (span, text) in [(site.open, ", "), (site.close, ")")] {
+            self.edits.push(Edit {
+                start: span.0,
+                end: span.1,
+                text: text.to_owned(),
+                closing: false,
+            });
+        }
     }
 
     /// Makes the operand and the arguments of a filter that raises on an
@@ -1393,6 +1437,7 @@ impl Parser {
                 node: Node::Name(token.value.clone(), Ctx::Load),
                 span: None,
                 attr: None,
+                item: None,
                 text: Some(token.value),
             }
         } else if with_tuple {
@@ -1702,6 +1747,7 @@ impl Parser {
                         node: Node::NsRef(token.value),
                         span: None,
                         attr: None,
+                        item: None,
                     });
                 }
                 self.note_self(&token);
@@ -1713,6 +1759,7 @@ impl Parser {
                     text: Some(token.value),
                     span: Some(token.span),
                     attr: None,
+                    item: None,
                 })
             }
             "string" => {
@@ -1729,6 +1776,7 @@ impl Parser {
                     node: Node::Group(Vec::new()),
                     span: None,
                     attr: None,
+                    item: None,
                 })
             }
             "integer" | "float" => {
@@ -1799,6 +1847,7 @@ impl Parser {
                 node: Node::Seq(Vec::new()),
                 span: None,
                 attr: None,
+                item: None,
             });
         }
         if !simplified && !explicit_parentheses {
@@ -1832,6 +1881,7 @@ impl Parser {
             node: Node::Seq(args.into_iter().map(|a| a.node).collect()),
             span: None,
             attr: None,
+            item: None,
         })
     }
 
@@ -1885,6 +1935,7 @@ impl Parser {
                         // attribute a value lacks, raises (`x.y.z`).
                         self.guard_name(&node);
                         self.guard_attr(&node);
+                        self.guard_item(&node);
                     }
                     node = self.parse_subscript(node, begin)?;
                 }
@@ -1932,11 +1983,14 @@ impl Parser {
         }
         let mut children = vec![node.node];
         let mut args = 0;
+        let mut sliced = false;
         while self.kind() != "rbracket" {
             if args > 0 {
                 self.expect("comma")?;
             }
-            children.push(self.parse_subscribed()?);
+            let (subscript, slice) = self.parse_subscribed()?;
+            children.push(subscript);
+            sliced |= slice;
             args += 1;
         }
         let closing = self.expect("rbracket")?;
@@ -1950,18 +2004,27 @@ impl Parser {
                 closing: false,
             });
         }
-        Ok(Expr::new("Getitem", token.line, children))
+        let mut getitem = Expr::new("Getitem", token.line, children);
+        if args == 1 && !sliced {
+            getitem.item = Some(ItemSite {
+                start: begin,
+                open: token.span,
+                close: closing.span,
+            });
+        }
+        Ok(getitem)
     }
 
-    /// A subscript or a slice: its expressions in order.
-    fn parse_subscribed(&mut self) -> Parsed<Node> {
+    /// A subscript or a slice: its expressions in order, and whether it is
+    /// a slice.
+    fn parse_subscribed(&mut self) -> Parsed<(Node, bool)> {
         let mut parts = Vec::new();
         if self.kind() == "colon" {
             self.next()?;
         } else {
             let node = self.parse_expression(true)?.node;
             if self.kind() != "colon" {
-                return Ok(node);
+                return Ok((node, false));
             }
             parts.push(node);
             self.next()?;
@@ -1975,7 +2038,7 @@ impl Parser {
                 parts.push(self.parse_expression(true)?.node);
             }
         }
-        Ok(Node::Group(parts))
+        Ok((Node::Group(parts), true))
     }
 
     /// The arguments of a call, filter or test in the order of Jinja2's
