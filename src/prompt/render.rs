@@ -404,6 +404,15 @@ fn py_attr(object: JinjaValue, name: String) -> Result<JinjaValue, Error> {
     if !value.is_undefined() || object.is_undefined() {
         return Ok(value);
     }
+    if is_loop(&object) {
+        // Jinja2's `LoopContext`: its `Undefined` hints at the ends.
+        let message = match name.as_str() {
+            "previtem" => "there is no previous item".to_owned(),
+            "nextitem" => "there is no next item".to_owned(),
+            _ => format!("'jinja2.runtime.LoopContext object' has no attribute '{name}'"),
+        };
+        return Err(haystack_error(format!("UndefinedError: {message}")));
+    }
     let owner = match pystr::python_type(&object) {
         "NoneType" => "None".to_owned(),
         "object" | "Undefined" => return Ok(value),
@@ -412,6 +421,16 @@ fn py_attr(object: JinjaValue, name: String) -> Result<JinjaValue, Error> {
     Err(haystack_error(format!(
         "UndefinedError: '{owner}' has no attribute '{name}'"
     )))
+}
+
+/// Whether `value` is a `{% for %}` loop's `loop` (minijinja's object,
+/// which reads as a map of its attributes).
+fn is_loop(value: &JinjaValue) -> bool {
+    value.kind() == ValueKind::Map
+        && value.as_object().is_some()
+        && ["index0", "revindex0", "depth0"]
+            .iter()
+            .all(|name| value.get_attr(name).is_ok_and(|v| !v.is_undefined()))
 }
 
 /// `object[key]` where Jinja2's `Undefined` raises (see
