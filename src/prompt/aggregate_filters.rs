@@ -11,6 +11,7 @@
 use super::arith;
 use super::budget;
 use super::compare;
+use super::getitem;
 use super::groupby;
 use super::iterating_filters;
 use super::pystr::{self, type_error};
@@ -227,9 +228,9 @@ impl Getter {
                     hint.unwrap_or_default()
                 )));
             }
-            let found = value.get_item(part).unwrap_or_default();
+            let found = getitem::item(&value, part);
             if found.is_undefined() {
-                hint = Some(missing(&value, part));
+                hint = Some(getitem::missing(&value, part));
             }
             value = found;
         }
@@ -242,18 +243,6 @@ impl Getter {
             });
         }
         Ok(Key { value, hint })
-    }
-}
-
-/// Jinja2's `Undefined` message for `name` missing from `owner`.
-fn missing(owner: &JinjaValue, name: &JinjaValue) -> String {
-    let owner = match pystr::python_type(owner) {
-        "NoneType" => "None".to_owned(),
-        kind => format!("{kind} object"),
-    };
-    match name.as_str().filter(|_| name.kind() == ValueKind::String) {
-        Some(name) => format!("'{owner}' has no attribute '{name}'"),
-        None => format!("{owner} has no element {name}"),
     }
 }
 

@@ -9,8 +9,8 @@
 //! (`'0'`, `'a.1'`), or an integer index (`groupby(0)`, `groupby(-1)`).
 
 use super::budget;
+use super::getitem;
 use super::iterating_filters;
-use super::pystr;
 use super::python_sort;
 use super::render::haystack_error;
 use super::signature::{Hints, Signature};
@@ -131,32 +131,11 @@ fn parts(attribute: &JinjaValue) -> Vec<Part> {
 /// Jinja2's `environment.getitem(item, part)`, and what its `Undefined`
 /// says when it is used.
 fn getitem(item: &JinjaValue, part: &Part) -> (JinjaValue, String) {
-    let owner = match pystr::python_type(item) {
-        "NoneType" => "None".to_owned(),
-        kind => format!("{kind} object"),
+    let key = match part {
+        Part::Name(name) => JinjaValue::from(name.as_str()),
+        Part::Key(key) => key.clone(),
     };
-    match part {
-        Part::Name(name) => (
-            item.get_attr(name).unwrap_or_default(),
-            format!("'{owner}' has no attribute '{name}'"),
-        ),
-        Part::Key(key) => {
-            let sequence = matches!(item.kind(), ValueKind::Seq | ValueKind::String);
-            let found = match (key.as_i64().filter(|_| key.is_integer()), item.len()) {
-                (Some(index), Some(len)) if index < 0 && sequence => index
-                    .checked_add(len as i64)
-                    .filter(|at| *at >= 0)
-                    .and_then(|at| item.get_item(&JinjaValue::from(at)).ok()),
-                // A list or string is indexed by integers only.
-                (None, _) if sequence => None,
-                _ => item.get_item(key).ok(),
-            };
-            (
-                found.unwrap_or_default(),
-                format!("{owner} has no element {key}"),
-            )
-        }
-    }
+    (getitem::item(item, &key), getitem::missing(item, &key))
 }
 
 /// An item's key: its attribute, `default` for a missing part, lowercased

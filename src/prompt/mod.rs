@@ -50,6 +50,7 @@ mod budget;
 mod compare;
 mod error;
 mod for_loops;
+mod getitem;
 mod groupby;
 mod iterating_filters;
 mod jinja2;

@@ -9,6 +9,7 @@ use super::arith;
 use super::budget::{self, FUEL};
 use super::compare;
 use super::for_loops::ITERABLE_FILTER;
+use super::getitem;
 use super::groupby;
 use super::iterating_filters;
 use super::jinja2;
@@ -439,34 +440,17 @@ fn is_loop(value: &JinjaValue) -> bool {
 /// 'y'` for a string key, `list object has no element 5` for another);
 /// minijinja's lookup otherwise.
 fn py_item(object: JinjaValue, key: JinjaValue) -> Result<JinjaValue, Error> {
-    let sequence = matches!(object.kind(), ValueKind::Seq | ValueKind::String);
-    let index = key.as_i64().filter(|_| key.is_integer());
-    let value = match (index, object.len()) {
-        (Some(index), Some(len)) if index < 0 && sequence => index
-            .checked_add(len as i64)
-            .filter(|at| *at >= 0)
-            .map_or(Ok(JinjaValue::UNDEFINED), |at| {
-                object.get_item(&JinjaValue::from(at))
-            })?,
-        _ => object.get_item(&key)?,
-    };
-    if !value.is_undefined() || object.is_undefined() {
+    let value = getitem::item(&object, &key);
+    if !value.is_undefined()
+        || object.is_undefined()
+        || matches!(pystr::python_type(&object), "object" | "Undefined")
+    {
         return Ok(value);
     }
-    let owner = match pystr::python_type(&object) {
-        "NoneType" => "None".to_owned(),
-        "object" | "Undefined" => return Ok(value),
-        builtin => format!("{builtin} object"),
-    };
-    Err(haystack_error(
-        match key.as_str().filter(|_| key.kind() == ValueKind::String) {
-            Some(name) => format!("UndefinedError: '{owner}' has no attribute '{name}'"),
-            None => format!(
-                "UndefinedError: {owner} has no element {}",
-                show::python_str(None, &key)?
-            ),
-        },
-    ))
+    Err(haystack_error(format!(
+        "UndefinedError: {}",
+        getitem::missing(&object, &key)
+    )))
 }
 
 /// An integer operand of `%` (a boolean counts as 0 or 1, as in Python).
