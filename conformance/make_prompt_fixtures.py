@@ -704,6 +704,23 @@ ERROR_CASES += [(t, GROUPED) for t in [
 CASES += [("{% for x in m %}[{{ loop.previtem }}]{{ loop.previtem.a + 1 if not loop.first }}{% endfor %}", GROUPED)]
 
 
+# Tests given a bare argument that is not a literal, tuple subscripts, Unicode names, `sum(start=none)`,
+# `default`'s keywords, `attr` (attributes only, never a dict's keys) and slices of values Python does not slice.
+CASES += [("{{ 1 is lt d.b }}|{{ 5 is lt d['b'] }}|{{ 'a' is in m[0] }}|{{ 4 is divisibleby d.b }}|{{ 1 is sameas m[0].a }}|"
+           "{{ p[1, 0] }}|{{ p[1, 0]|default('x') }}|{{ d['b', 'c'] is defined }}|"
+           "{% set café = d %}{{ café.b + 1 }}|{% set x· = 1 %}{{ x· }}|{% for ü in p %}{{ ü[0] }}{% endfor %}|"
+           "{{ []|sum(start=none) }}|{{ [1]|sum(start=0.5) }}|{{ ''|default('q', boolean=true) }}|"
+           "{{ 0|d(default_value='z', boolean=true) }}|{{ [0]|default('q', boolean=true) }}|{{ nothing|default }}|"
+           "{{ m[0]|attr('a')|default('no') }}|{{ d|attr('zz') is defined }}|{% set ns = namespace(a=3) %}{{ ns|attr('a') }}|"
+           "{% for x in p %}{{ loop|attr('index') }}{% endfor %}|{{ 'abc'|attr('x')|default('y') }}|"
+           "{{ p[1:] }}|{{ 'abc'[::-1] }}|{{ (1, 2, 3)[1:] }}|{{ p[0][1:] }}|{{ 1 is eq d.zz }}|{{ 1 is ne nothing }}|"
+           "{{ 1 is lessthan 2.5 }}|{{ [1] is lt [2] }}|{{ 1 is equalto 1.0 }}|{{ [1, 5]|select('gt', d.b)|list }}", GROUPED)]
+ERROR_CASES += [(f"{{{{ {expression} }}}}", GROUPED) for expression in [
+    "1 is lt d.zz", "p[1, 0] + 1", "nothing[1, 0]", "[1, 2]|sum(start=none)",
+    "''|default('q', true, 3)", "''|default('q', bogus=3)", "m|attr(0)", "d.b[1:]", "d[1:]", "(d.b > 1)[::2]",
+    "nothing[1:]", "d.zz[1:]", "d.zz is lt 1", "1 is ge(d.zz)", "'a' is lt 1",
+]]
+
 def render(template: str, variables: dict) -> str:
     builder = ChatPromptBuilder(template='{% message role="user" %}' + template + "{% endmessage %}",
                                 required_variables=None)

@@ -94,7 +94,11 @@ pub(super) fn unique(
 /// and a number; `sum()` refuses a string or `bytes` start).
 pub(super) fn sum(state: &State, value: JinjaValue, kwargs: Kwargs) -> Result<JinjaValue, Error> {
     let attribute = kwargs.get::<Option<JinjaValue>>("attribute")?;
-    let start = kwargs.get::<Option<JinjaValue>>("start")?;
+    // `start=none` is Python's `None`, which `sum` adds to (`TypeError`).
+    let start = match kwargs.has("start") {
+        true => Some(kwargs.get::<JinjaValue>("start")?),
+        false => None,
+    };
     let items = Hints::take(&kwargs)?;
     kwargs.assert_all_used()?;
     let getter = Getter::new(attribute, false, items);

@@ -36,6 +36,31 @@ pub(super) fn compare_chain(operands: Rest<JinjaValue>) -> Result<JinjaValue, Er
     Ok(JinjaValue::from(true))
 }
 
+/// Jinja2's comparison tests (`x is lt 3`, `x is ==(y)`) and the Python
+/// operator each is.
+pub(super) const TESTS: [(&str, &str); 15] = [
+    ("eq", "=="),
+    ("equalto", "=="),
+    ("==", "=="),
+    ("ne", "!="),
+    ("!=", "!="),
+    ("lt", "<"),
+    ("lessthan", "<"),
+    ("<", "<"),
+    ("le", "<="),
+    ("<=", "<="),
+    ("gt", ">"),
+    ("greaterthan", ">"),
+    (">", ">"),
+    ("ge", ">="),
+    (">=", ">="),
+];
+
+/// Python's `left operator right` for one of [`TESTS`]' operators.
+pub(super) fn test(operator: &str, left: &JinjaValue, right: &JinjaValue) -> Result<bool, Error> {
+    holds(operator, left, right)
+}
+
 /// Python's `left < right`, or its `TypeError` for values it does not
 /// order.
 pub(super) fn less(left: &JinjaValue, right: &JinjaValue) -> Result<bool, Error> {

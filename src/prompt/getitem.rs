@@ -1,9 +1,12 @@
 //! Jinja2's `environment.getitem(obj, key)` over the harness's values, and
 //! what its `Undefined` says when a template uses it: one lookup for
 //! `obj[key]` in an operation (`__py_item`), `groupby`'s attribute and
-//! `min`/`max`/`unique`/`sum`'s attribute.
+//! `min`/`max`/`unique`/`sum`'s attribute; and Python's refusal to slice
+//! what it does not subscript.
 
 use super::pystr;
+use super::pystr::type_error;
+use minijinja::Error;
 use minijinja::value::{Value as JinjaValue, ValueKind};
 
 /// `obj[key]` as Python looks it up: a list or string by an integer (a
@@ -36,4 +39,18 @@ pub(super) fn missing(owner: &JinjaValue, key: &JinjaValue) -> String {
         Some(name) => format!("'{owner}' has no attribute '{name}'"),
         None => format!("{owner} has no element {key}"),
     }
+}
+
+/// The object of a slice (`x[1:]`), or Python's `TypeError` when it is a
+/// value Python does not slice: `None`, a number or a boolean (`'int'
+/// object is not subscriptable`) or a dict (`unhashable type: 'slice'`).
+pub(super) fn sliceable(object: JinjaValue) -> Result<JinjaValue, Error> {
+    let kind = match object.kind() {
+        ValueKind::Map if pystr::is_dict(&object) => {
+            return Err(type_error("unhashable type: 'slice'".to_owned()));
+        }
+        ValueKind::None | ValueKind::Number | ValueKind::Bool => pystr::python_type(&object),
+        _ => return Ok(object),
+    };
+    Err(type_error(format!("'{kind}' object is not subscriptable")))
 }

@@ -99,9 +99,9 @@ pub(super) fn add_to(env: &mut Environment<'static>) {
     });
 }
 
-/// `name` as `filter` over its arguments bound by `signature`. A `None`
-/// argument is left out, as the filter's default (all of these defaults
-/// are `None` or false).
+/// `name` as `filter` over its arguments bound by `signature`. An argument
+/// not given is left out; one given as `none` is handed on (a filter that
+/// reads `Option` reads it as not given, `sum` reads its `start=none`).
 fn bound(
     env: &mut Environment<'static>,
     name: &'static str,
@@ -117,7 +117,7 @@ fn bound(
                 .parameters
                 .iter()
                 .zip(bound)
-                .filter_map(|(name, value)| value.filter(|v| !v.is_none()).map(|v| (*name, v)))
+                .filter_map(|(name, value)| value.map(|v| (*name, v)))
                 .chain(hints.keyword())
                 .collect();
             filter(state, value, Kwargs::from_iter(pairs))

@@ -71,6 +71,7 @@ mod show;
 mod signature;
 mod text_filters;
 mod textwrap;
+mod value_filters;
 #[cfg(test)]
 mod variables_haystack;
 

@@ -99,6 +99,16 @@ pub(super) fn python_type(value: &JinjaValue) -> &'static str {
     }
 }
 
+/// Whether `value` is a dict (a JSON object or a dict literal of the
+/// template), not an object of minijinja's that reads as a map (a
+/// namespace, a loop). minijinja keeps a dict as an `IndexMap` under its
+/// `preserve_order` feature, which Cargo.toml turns on.
+pub(super) fn is_dict(value: &JinjaValue) -> bool {
+    value
+        .downcast_object_ref::<indexmap::IndexMap<JinjaValue, JinjaValue>>()
+        .is_some()
+}
+
 /// The name of a value's Python built-in type, when it has one: not an
 /// object of minijinja's (a namespace, a loop), an undefined value, or a
 /// lazy sequence of minijinja's (an iterator in Python, `reversed(x)`).

@@ -24,6 +24,7 @@ use super::python_math;
 use super::show;
 use super::signature::Signature;
 use super::text_filters;
+use super::value_filters;
 use crate::message::ChatMessage;
 use crate::pyfmt;
 use indexmap::IndexMap;
@@ -73,6 +74,7 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
     list_filters::add_to(&mut env);
     iterating_filters::add_to(&mut env);
     groupby::add_to(&mut env);
+    value_filters::add_to(&mut env);
     env.add_filter("tojson", tojson);
     env.add_filter("center", center);
     // Jinja2's `string` is Python's `str()`; `join` and `pprint` print the
@@ -138,9 +140,15 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
     );
     env.add_function(jinja2::ATTR_FUNCTION, py_attr);
     env.add_function(jinja2::ITEM_FUNCTION, py_item);
+    env.add_function(jinja2::SLICE_FUNCTION, getitem::sliceable);
     env.add_function(jinja2::CONCAT_FUNCTION, arith::concat);
     env.add_function(jinja2::COMPARE_FUNCTION, compare::compare_chain);
     env.add_function(jinja2::IN_FUNCTION, compare::contains);
+    for (name, operator) in compare::TESTS {
+        env.add_test(name, move |left: JinjaValue, right: JinjaValue| {
+            compare::test(operator, &left, &right)
+        });
+    }
     env.add_function(
         jinja2::ADD_FUNCTION,
         |state: &minijinja::State, left_hint, right_hint, left, right| {

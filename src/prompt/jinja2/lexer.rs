@@ -3,7 +3,10 @@
 //! off): the same tokens, line numbers and error texts.
 
 use super::SyntaxError;
+use super::name_table::NAME_EXTRA;
 use crate::prompt::message_tag::is_py_space;
+use crate::prompt::pystr_unicode;
+use crate::pyfmt::printable::in_ranges;
 
 /// One token as the parser sees it (whitespace, comments and raw markers
 /// dropped, operators named by their type).
@@ -549,16 +552,15 @@ impl Lexer {
     }
 }
 
-/// A character `name_re` takes: Python's `\w`.
+/// A character `name_re` takes: Python's `\w`, and the other characters
+/// an identifier may continue with (Jinja2's `_identifier.py`).
 fn is_name_char(c: char) -> bool {
-    c.is_alphanumeric() || c == '_'
+    pystr_unicode::is_word(c) || in_ranges(NAME_EXTRA, c)
 }
 
-/// Python's `str.isidentifier` for a run of `\w` characters.
+/// Python's `str.isidentifier`.
 fn is_identifier(name: &str) -> bool {
-    name.chars()
-        .next()
-        .is_some_and(|c| c.is_alphabetic() || c == '_')
+    pystr_unicode::isidentifier(name)
 }
 
 /// Python's `unicode-escape` decoding of a string literal's body, with its
@@ -706,6 +708,15 @@ mod tests {
             Some("unexpected char '!' at 5")
         );
         assert_eq!(error("{{ x ) }}").as_deref(), Some("unexpected ')'"));
+        // Python's `str.isidentifier`: `x²` is `\w` but no identifier;
+        // `x·` and `café` are identifiers.
+        for name in ["x²", "²x", "½"] {
+            assert_eq!(
+                error(&format!("{{{{ {name} }}}}")).as_deref(),
+                Some("Invalid character in identifier")
+            );
+        }
+        assert_eq!(error("{{ x· }}{{ café }}{{ Ⅻ }}"), None);
         assert_eq!(
             error("{{ (x] }}").as_deref(),
             Some("unexpected ']', expected ')'")
@@ -720,5 +731,62 @@ mod tests {
             Some("truncated \\xXX escape")
         );
         assert_eq!(error("{{ x }}\n{{ 'a }}").map(|_| ()), Some(()));
+    }
+}
+
+#[cfg(test)]
+mod identifier_tests {
+    use super::{is_identifier, is_name_char};
+
+    /// Every code point as a name's first and later character, read as
+    /// the interpreter `HOOKHARNESS_PYTHON` (Python 3.11, Unicode 14) reads
+    /// it: `str.isidentifier` and Jinja2's `name_re`.
+    #[test]
+    fn identifiers_are_pythons() {
+        let python = std::env::var("HOOKHARNESS_PYTHON").unwrap_or_else(|_| {
+            panic!("set HOOKHARNESS_PYTHON to a Python 3.11 (the tables are its Unicode data)")
+        });
+        let script = r#"
+import re, sys
+from jinja2._identifier import pattern
+name = re.compile(r"[\w" + pattern.pattern[3:-2] + "]")
+out = []
+for code in range(0x110000):
+    c = chr(code)
+    if 0xD800 <= code < 0xE000:
+        continue
+    out.append("%X;%d%d%d" % (code, c.isidentifier(), ("a" + c).isidentifier(), bool(name.fullmatch(c))))
+print("\n".join(out))
+"#;
+        let output = std::process::Command::new(&python)
+            .args(["-c", script])
+            .output()
+            .unwrap_or_else(|e| panic!("cannot run {python}: {e}"));
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let text = String::from_utf8(output.stdout).expect("UTF-8");
+        let mut differ = Vec::new();
+        for line in text.lines() {
+            let (code, flags) = line.split_once(';').expect("code;flags");
+            let c = char::from_u32(u32::from_str_radix(code, 16).expect("hex")).expect("char");
+            let ours = format!(
+                "{}{}{}",
+                u8::from(is_identifier(&c.to_string())),
+                u8::from(is_identifier(&format!("a{c}"))),
+                u8::from(is_name_char(c))
+            );
+            if ours != flags {
+                differ.push(format!("{code}: python {flags}, ours {ours}"));
+            }
+        }
+        assert!(
+            differ.is_empty(),
+            "{} differ: {:?}",
+            differ.len(),
+            &differ[..differ.len().min(40)]
+        );
     }
 }

@@ -7,6 +7,7 @@
 
 mod char_name;
 mod lexer;
+mod name_table;
 mod names;
 mod parser;
 mod undefined_filters;
@@ -15,7 +16,7 @@ pub(super) use parser::{
     ADD_FUNCTION, ATTR_FUNCTION, COMPARE_FUNCTION, CONCAT_FUNCTION, DEFINED_FUNCTION, DIV_FUNCTION,
     FLOORDIV_FUNCTION, GENERATOR_BODY_FUNCTION, HINTS_KEYWORD, IN_FUNCTION, ITEM_FUNCTION,
     KEY_FUNCTION, LOAD_FUNCTION, MOD_FUNCTION, MUL_FUNCTION, NEG_FUNCTION, POS_FUNCTION,
-    POW_FUNCTION, SUB_FUNCTION,
+    POW_FUNCTION, SLICE_FUNCTION, SUB_FUNCTION,
 };
 
 /// A `TemplateSyntaxError`: Jinja2's message and the template line.

@@ -217,6 +217,12 @@ pub(crate) const ATTR_FUNCTION: &str = "__py_attr";
 /// `obj` of a Python built-in type lacks the item.
 pub(crate) const ITEM_FUNCTION: &str = "__py_item";
 
+/// The function the object of a slice goes through (`x[1:]` is
+/// `__py_sliceable(x)[1:]`): Python's
+/// `TypeError` for a value it does not slice (`None`, a number, a dict),
+/// which minijinja slices as empty or refuses in its own words.
+pub(crate) const SLICE_FUNCTION: &str = "__py_sliceable";
+
 /// The keyword argument naming, to a filter that raises on an undefined
 /// value where Python reads it, the names its operand and arguments were
 /// (`{"width": "'count' is undefined"}`; `""` is the operand).
@@ -275,6 +281,10 @@ const STATEMENT_KEYWORDS: [&str; 12] = [
     "with",
     "autoescape",
 ];
+/// Jinja2's tests that order their operands (`x is lt 3`), which the
+/// harness makes Python's operators (`compare::TESTS`).
+const ORDERING_TESTS: [&str; 6] = ["lt", "lessthan", "le", "gt", "greaterthan", "ge"];
+
 const ROLES: [&str; 4] = ["user", "system", "assistant", "tool"];
 
 /// Jinja2's `_describe_token_type`.
@@ -2004,8 +2014,34 @@ impl Parser {
                 closing: false,
             });
         }
+        if args > 1 && !sliced {
+            // Jinja2's subscript by a tuple (`t[1, 0]`, which no list or
+            // dict of a prompt holds): minijinja's by one in parentheses.
+            for (at, text) in [(token.span.1, "("), (closing.span.0, ")")] {
+                self.edits.push(Edit {
+                    start: at,
+                    end: at,
+                    text: text.to_owned(),
+                    closing: false,
+                });
+            }
+        }
+        if args == 1 && sliced {
+            self.edits.push(Edit {
+                start: begin,
+                end: begin,
+                text: format!("{SLICE_FUNCTION}("),
+                closing: false,
+            });
+            self.edits.push(Edit {
+                start: token.span.0,
+                end: token.span.0,
+                text: ")".to_owned(),
+                closing: true,
+            });
+        }
         let mut getitem = Expr::new("Getitem", token.line, children);
-        if args == 1 && !sliced {
+        if !sliced {
             getitem.item = Some(ItemSite {
                 start: begin,
                 open: token.span,
@@ -2168,9 +2204,20 @@ impl Parser {
             name.push('.');
             name.push_str(&self.expect("name")?.value);
         }
+        // Jinja2's ordering tests are Python's operators, which raise on an
+        // undefined operand: each operand goes through its check.
+        let ordering = ORDERING_TESTS.contains(&name.as_str());
+        if ordering {
+            self.guard_operand(&node);
+        }
         let mut children = vec![node.node];
         if self.kind() == "lparen" {
             children.extend(self.parse_call_args()?);
+            if ordering {
+                for (_, argument) in std::mem::take(&mut self.arguments) {
+                    self.guard_operand(&argument);
+                }
+            }
         } else if matches!(
             self.kind(),
             "name" | "string" | "integer" | "float" | "lparen" | "lbracket" | "lbrace"
@@ -2179,9 +2226,16 @@ impl Parser {
             if self.is("name:is") {
                 return self.fail_here("You cannot chain multiple tests with is".to_owned());
             }
-            let begin = self.current().span.0;
+            let (from, begin) = (self.index, self.current().span.0);
             let arg = self.parse_primary(false)?;
-            children.push(self.parse_postfix(arg, begin)?.node);
+            let arg = self.parse_postfix(arg, begin)?;
+            if ordering {
+                self.guard_operand(&arg);
+            }
+            children.push(arg.node);
+            // minijinja takes a bare argument only as a literal: `1 is lt
+            // d.b` is `1 is lt(d.b)`.
+            self.wrap_in_call(from, "");
         }
         self.lookup(start, false, name, token.line);
         let test = Expr::new("Test", token.line, children);
