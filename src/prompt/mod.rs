@@ -286,6 +286,20 @@ fn jinja_error(error: &minijinja::Error) -> PromptError {
         }
         source = cause.source();
     }
+    // The renderer's parser nests at most 150 levels, which the harness's
+    // rewrites of operations reach at about 50 parentheses: Python's
+    // error, as past its own recursion limit, with where to look.
+    if error.kind() == ErrorKind::SyntaxError
+        && error.detail() == Some("template exceeds maximum recursion limits")
+    {
+        return PromptError::Template(format!(
+            "RecursionError: maximum recursion depth exceeded while calling a Python object \
+             (an expression at line {} of the template nests deeper than the harness renders, \
+             about 50 parentheses around operations, where Jinja2 reads about 68: \
+             split it with `{{% set %}}`)",
+            error.line().unwrap_or(1)
+        ));
+    }
     if error.kind() == ErrorKind::SyntaxError {
         return PromptError::Syntax {
             message: error.to_string(),
@@ -544,6 +558,33 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(error.contains("recursion"), "{error}");
+    }
+
+    #[test]
+    fn nesting_past_the_renderers_parser_is_pythons_recursion_error() {
+        // The stack of the command's main thread (8 MiB): a test thread's
+        // 2 MiB is too little for minijinja's parser at its depth in a
+        // debug build.
+        let checked = std::thread::Builder::new()
+            .stack_size(8 << 20)
+            .spawn(|| {
+                let deep = format!("x\n{{{{ {}1{} }}}}", "(1 + ".repeat(55), ")".repeat(55));
+                let error = Prompt::new(PromptKind::User, &deep, &RequiredVariables::All)
+                    .unwrap_err()
+                    .to_string();
+                assert!(
+                    error.starts_with(
+                        "RecursionError: maximum recursion depth exceeded while calling a \
+                         Python object (an expression at line 2 of the template"
+                    ),
+                    "{error}"
+                );
+                let shallow = format!("{{{{ {}1{} }}}}", "(1 + ".repeat(45), ")".repeat(45));
+                assert_eq!(render(&shallow, json!({})).unwrap(), "46");
+            })
+            .expect("a thread")
+            .join();
+        assert!(checked.is_ok());
     }
 
     #[test]
