@@ -721,6 +721,24 @@ ERROR_CASES += [(f"{{{{ {expression} }}}}", GROUPED) for expression in [
     "nothing[1:]", "d.zz[1:]", "d.zz is lt 1", "1 is ge(d.zz)", "'a' is lt 1",
 ]]
 
+# A dict's or list's method read as an attribute and not called (`order.items` of {"items": [...]}) is the
+# bound method in Jinja2's sandbox, not the key; `callable`, `filter` and `test`; numbers compared exactly.
+METHODS = {"order": {"items": [1, 2], "get": 3}, "xs": [3, 1]}
+CASES += [("{{ order.items is defined }}|{{ order.items is callable }}|{{ 'y' if order.items }}|{{ order['items'] }}|"
+           "{{ order.items()|list }}|{{ order.get('items') }}|{{ (order.items)()|list }}|{{ order|attr('items') is callable }}|"
+           "{{ order|attr('zz') is defined }}|{{ order.items == 1 }}|{{ order.items.x|default('none') }}|{{ xs.count(3) }}|"
+           "{{ nothing is callable }}|{{ 1 is callable }}|{{ order is callable }}|{{ range is callable }}|"
+           "{% macro f() %}{% endmacro %}{{ f is callable }}|{% for x in xs %}{{ loop is callable }}{% endfor %}|"
+           "{{ 'upper' is filter }}|{{ 1 is filter }}|{{ 'odd' is test }}|{{ 'nope' is test }}|{{ 'templatize_part' is filter }}|"
+           "{{ 9007199254740993 > 9007199254740992.0 }}|{{ 9007199254740993 is gt 9007199254740992.0 }}|"
+           "{{ 9007199254740993 == 9007199254740992.0 }}|{{ true == 1 }}|{{ [9007199254740993] > [9007199254740992.0] }}|"
+           "{{ 10**30 > 1e30 }}|{{ -(10**30) < -1e30 }}|{{ 1 == 1.0 }}", METHODS)]
+ERROR_CASES += [(f"{{{{ {expression} }}}}", METHODS) for expression in [
+    "order.items|list", "order.items|length", "order.items|join(',')", "order.items|first", "order.items|last",
+    "order.items|tojson", "order.items|reverse", "order.values|sort", "order.get|max", "xs.sort|list",
+]]
+ERROR_CASES += [("{% for i in order.items %}{{ i }}{% endfor %}", METHODS)]
+
 def render(template: str, variables: dict) -> str:
     builder = ChatPromptBuilder(template='{% message role="user" %}' + template + "{% endmessage %}",
                                 required_variables=None)

@@ -77,7 +77,11 @@ pub(super) fn greater(left: &JinjaValue, right: &JinjaValue) -> Result<bool, Err
 fn holds(operator: &str, left: &JinjaValue, right: &JinjaValue) -> Result<bool, Error> {
     match operator {
         "==" | "!=" => {
-            let equal = groupby::plain(left.clone()) == groupby::plain(right.clone());
+            // Numbers are equal as Python's are (exactly, `True == 1`).
+            let equal = match (Number::of(left), Number::of(right)) {
+                (Some(a), Some(b)) => a.cmp(b) == Some(Ordering::Equal),
+                _ => groupby::plain(left.clone()) == groupby::plain(right.clone()),
+            };
             return Ok(equal == (operator == "=="));
         }
         _ => {}
@@ -108,10 +112,7 @@ fn compare(
         return Err(Error::from(ErrorKind::UndefinedError));
     }
     if let (Some(a), Some(b)) = (Number::of(left), Number::of(right)) {
-        return Ok(match (a, b) {
-            (Number::Int(a), Number::Int(b)) => Some(a.cmp(&b)),
-            (a, b) => a.float().partial_cmp(&b.float()),
-        });
+        return Ok(a.cmp(b));
     }
     match (pystr::builtin_type(left), pystr::builtin_type(right)) {
         (Some("str"), Some("str")) => {

@@ -6,6 +6,7 @@
 //! own text. An undefined value iterates as empty, as Jinja2's `Undefined`
 //! does.
 
+use super::bound_method;
 use super::pystr::{python_type, type_error};
 use super::render::haystack_error;
 use super::signature::Signature;
@@ -104,10 +105,12 @@ pub(super) fn not_iterable(value: &JinjaValue) -> Option<Error> {
 }
 
 fn refused(refusal: Refusal, value: &JinjaValue) -> Option<Error> {
+    // A bound method (`order.items` not called) is no more iterable than
+    // a number.
     let scalar = matches!(
         value.kind(),
         ValueKind::None | ValueKind::Number | ValueKind::Bool
-    );
+    ) || bound_method::is_bound_method(value);
     let kind = python_type(value);
     match refusal {
         Refusal::NotIterable if scalar => {

@@ -46,6 +46,7 @@
 
 mod aggregate_filters;
 mod arith;
+mod bound_method;
 mod budget;
 mod compare;
 mod error;
@@ -57,6 +58,7 @@ mod jinja2;
 mod list_filters;
 mod markup;
 mod message_tag;
+mod named_tests;
 mod number_filters;
 mod pybytes;
 mod pypercent;
@@ -343,10 +345,11 @@ fn jinja_error(error: &minijinja::Error) -> PromptError {
                     "cannot reverse values of type none"
                         | "cannot reverse values of type number"
                         | "cannot reverse values of type bool"
+                        | "cannot reverse values of type plain object"
                 )
             ) =>
         {
-            "argument must be iterable".to_owned()
+            "FilterArgumentError: argument must be iterable".to_owned()
         }
         ErrorKind::OutOfFuel => format!(
             "the prompt template used up its budget and was stopped: {} instructions, \

@@ -8,6 +8,7 @@
 //! `0.0`); they read neither Python's underscores (`'1_000'`) nor its
 //! whitespace, and `'inf'|int` was the largest 128-bit integer.
 
+use super::bound_method;
 use super::message_tag::is_py_space;
 use super::pystr::{python_type, type_error};
 use super::pystr_unicode;
@@ -290,8 +291,13 @@ fn length(value: JinjaValue, rest: Rest<JinjaValue>) -> Result<JinjaValue, Error
     if value.is_undefined() {
         return Ok(JinjaValue::from(0));
     }
+    let sized = !bound_method::is_bound_method(&value);
     match value.kind() {
         ValueKind::Number | ValueKind::Bool | ValueKind::None => Err(type_error(format!(
+            "object of type '{}' has no len()",
+            python_type(&value)
+        ))),
+        _ if !sized => Err(type_error(format!(
             "object of type '{}' has no len()",
             python_type(&value)
         ))),

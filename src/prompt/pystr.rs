@@ -15,6 +15,7 @@
 //! `MemoryError` past it, as Python raises `MemoryError` when the
 //! allocation cannot be made.
 
+use super::bound_method;
 use super::budget;
 use super::groupby;
 use super::pybytes;
@@ -95,6 +96,7 @@ pub(super) fn python_type(value: &JinjaValue) -> &'static str {
         ValueKind::Seq if groupby::is_tuple(value) => "tuple",
         ValueKind::Seq | ValueKind::Iterable => "list",
         ValueKind::Map => "dict",
+        _ if bound_method::is_bound_method(value) => bound_method::TYPE_NAME,
         _ => "object",
     }
 }

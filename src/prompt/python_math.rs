@@ -35,6 +35,17 @@ impl Number {
         }
     }
 
+    /// How Python orders the two numbers: exactly, an integer against a
+    /// float too (`2**53 + 1 > 2.0**53`); `None` for a NaN.
+    pub(super) fn cmp(self, other: Number) -> Option<std::cmp::Ordering> {
+        match (self, other) {
+            (Number::Int(a), Number::Int(b)) => Some(a.cmp(&b)),
+            (Number::Int(a), Number::Float(b)) => int_float_cmp(a, b),
+            (Number::Float(a), Number::Int(b)) => int_float_cmp(b, a).map(|o| o.reverse()),
+            (Number::Float(a), Number::Float(b)) => a.partial_cmp(&b),
+        }
+    }
+
     /// The number as a float.
     pub(super) fn float(self) -> f64 {
         match self {
@@ -42,6 +53,30 @@ impl Number {
             Number::Float(x) => x,
         }
     }
+}
+
+/// How the integer `int` orders against `float`, exactly (CPython's
+/// `float_richcompare`); `None` for a NaN.
+fn int_float_cmp(int: i128, float: f64) -> Option<std::cmp::Ordering> {
+    use std::cmp::Ordering;
+    if float.is_nan() {
+        return None;
+    }
+    // 2**127: past every `i128` (and every infinity).
+    const BOUND: f64 = 1.7014118346046923e38;
+    let whole = float.trunc();
+    if whole >= BOUND {
+        return Some(Ordering::Less);
+    }
+    if whole < -BOUND {
+        return Some(Ordering::Greater);
+    }
+    Some(match int.cmp(&(whole as i128)) {
+        Ordering::Equal => 0.0f64
+            .partial_cmp(&(float - whole))
+            .unwrap_or(Ordering::Equal),
+        unequal => unequal,
+    })
 }
 
 /// An integer as a template value (64 bits where it fits).

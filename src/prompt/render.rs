@@ -6,6 +6,7 @@
 
 use super::PromptError;
 use super::arith;
+use super::bound_method;
 use super::budget::{self, FUEL};
 use super::compare;
 use super::for_loops::ITERABLE_FILTER;
@@ -16,6 +17,7 @@ use super::jinja2;
 use super::list_filters;
 use super::markup;
 use super::message_tag::{MESSAGE_FILTER, is_py_space};
+use super::named_tests;
 use super::number_filters;
 use super::pybytes;
 use super::pypercent;
@@ -144,11 +146,7 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
     env.add_function(jinja2::CONCAT_FUNCTION, arith::concat);
     env.add_function(jinja2::COMPARE_FUNCTION, compare::compare_chain);
     env.add_function(jinja2::IN_FUNCTION, compare::contains);
-    for (name, operator) in compare::TESTS {
-        env.add_test(name, move |left: JinjaValue, right: JinjaValue| {
-            compare::test(operator, &left, &right)
-        });
-    }
+    named_tests::add_to(&mut env);
     env.add_function(
         jinja2::ADD_FUNCTION,
         |state: &minijinja::State, left_hint, right_hint, left, right| {
@@ -235,23 +233,6 @@ pub(super) fn call_method(
 /// lacks), the value is undefined (Jinja2 names the variable, which the
 /// value does not know), or a dict holds the name as a key.
 fn no_attribute(value: &JinjaValue, method: &str) -> Option<Error> {
-    const LIST: &[&str] = &[
-        "append", "clear", "copy", "count", "extend", "index", "insert", "pop", "remove",
-        "reverse", "sort",
-    ];
-    const DICT: &[&str] = &[
-        "clear",
-        "copy",
-        "fromkeys",
-        "get",
-        "items",
-        "keys",
-        "pop",
-        "popitem",
-        "setdefault",
-        "update",
-        "values",
-    ];
     const INT: &[&str] = &[
         "as_integer_ratio",
         "bit_count",
@@ -275,9 +256,12 @@ fn no_attribute(value: &JinjaValue, method: &str) -> Option<Error> {
     ];
     let python = pystr::python_type(value);
     let has = match python {
-        "list" => LIST.contains(&method),
+        "list" => bound_method::LIST_METHODS.contains(&method),
         "tuple" => matches!(method, "count" | "index"),
-        "dict" => DICT.contains(&method) || value.get_attr(method).is_ok_and(|v| !v.is_undefined()),
+        "dict" => {
+            bound_method::DICT_METHODS.contains(&method)
+                || value.get_attr(method).is_ok_and(|v| !v.is_undefined())
+        }
         "int" | "bool" => INT.contains(&method),
         "float" => FLOAT.contains(&method),
         "str" | "NoneType" => false,
@@ -406,9 +390,14 @@ fn py_mod(
 }
 
 /// `object.name` where Jinja2's `Undefined` raises (an operand, see
-/// [`jinja2::ATTR_FUNCTION`]): its `UndefinedError` when a value of a
-/// Python built-in type lacks the attribute; minijinja's lookup otherwise.
+/// [`jinja2::ATTR_FUNCTION`]) or where it may be a Python method (`order.items`
+/// not called, [`bound_method`]): the method, which Jinja2's sandbox reads
+/// before a key; its `UndefinedError` when a value of a Python built-in
+/// type lacks the attribute; minijinja's lookup otherwise.
 fn py_attr(object: JinjaValue, name: String) -> Result<JinjaValue, Error> {
+    if let Some(method) = bound_method::attribute(&object, &name) {
+        return Ok(method);
+    }
     let value = object.get_attr(&name)?;
     if !value.is_undefined() || object.is_undefined() {
         return Ok(value);
@@ -434,7 +423,7 @@ fn py_attr(object: JinjaValue, name: String) -> Result<JinjaValue, Error> {
 
 /// Whether `value` is a `{% for %}` loop's `loop` (minijinja's object,
 /// which reads as a map of its attributes).
-fn is_loop(value: &JinjaValue) -> bool {
+pub(super) fn is_loop(value: &JinjaValue) -> bool {
     value.kind() == ValueKind::Map
         && value.as_object().is_some()
         && ["index0", "revindex0", "depth0"]
@@ -715,6 +704,7 @@ fn unserializable(value: &JinjaValue) -> Option<&'static str> {
     match value.kind() {
         ValueKind::Bytes => Some("bytes"),
         ValueKind::Undefined => Some("Undefined"),
+        _ if bound_method::is_bound_method(value) => Some(bound_method::TYPE_NAME),
         ValueKind::Seq => value
             .try_iter()
             .ok()?
@@ -762,10 +752,11 @@ fn iterable(value: JinjaValue) -> Result<JinjaValue, Error> {
         ValueKind::Bool => "bool",
         ValueKind::Number if value.is_integer() => "int",
         ValueKind::Number => "float",
+        _ if bound_method::is_bound_method(&value) => bound_method::TYPE_NAME,
         _ => return Ok(value),
     };
     Err(haystack_error(format!(
-        "'{python_type}' object is not iterable"
+        "TypeError: '{python_type}' object is not iterable"
     )))
 }
 

@@ -170,7 +170,7 @@ fn apply_edits(source: &str, mut edits: Vec<parser::Edit>) -> String {
 }
 
 /// Jinja2 3.1's filters, and Haystack's `templatize_part`.
-const FILTERS: [&str; 55] = [
+pub(in crate::prompt) const FILTERS: [&str; 55] = [
     "abs",
     "attr",
     "batch",
@@ -229,7 +229,7 @@ const FILTERS: [&str; 55] = [
 ];
 
 /// Jinja2 3.1's tests.
-const TESTS: [&str; 39] = [
+pub(in crate::prompt) const TESTS: [&str; 39] = [
     "!=",
     "<",
     "<=",

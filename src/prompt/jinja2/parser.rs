@@ -8,6 +8,7 @@ use super::SyntaxError;
 use super::lexer::Token;
 use super::names::{Ctx, Node};
 use super::undefined_filters;
+use crate::prompt::bound_method::is_method_name;
 
 /// What the checks read of an expression node.
 #[derive(Debug, Clone)]
@@ -1984,6 +1985,17 @@ impl Parser {
                     end: attr.span.1,
                     name: attr.value,
                 });
+                // A Python method's name not called (`order.items`) is the
+                // method in Jinja2's sandbox, not the dict's key: it goes
+                // through the attribute's function now, and once.
+                let method = getattr
+                    .attr
+                    .as_ref()
+                    .is_some_and(|site| is_method_name(&site.name));
+                if method && self.kind() != "lparen" {
+                    self.guard_attr(&getattr);
+                    getattr.attr = None;
+                }
                 return Ok(getattr);
             }
             if attr.kind != "integer" {
