@@ -739,6 +739,18 @@ ERROR_CASES += [(f"{{{{ {expression} }}}}", METHODS) for expression in [
 ]]
 ERROR_CASES += [("{% for i in order.items %}{{ i }}{% endfor %}", METHODS)]
 
+# Slices are Python's (a list of a list, a string of a string, Markup kept safe), `sequence` is Jinja2's test,
+# and Jinja2's own objects are named by their class.
+CASES += [("{{ p[1:] is sequence }}|{{ 'abc'[1:] is sequence }}|{{ p[1:] < [[3]] }}|{{ p[::-1] }}|{{ p[-2:] }}|"
+           "{{ p[10:] }}|{{ p[3:0:-1] }}|{{ p[::-2] }}|{{ 'héllo'[1:3] }}|{{ p[2**63:] }}|{{ 'abc'[:2**70] }}|"
+           "{{ ('<a>'|escape)[1:]|escape }}|{{ p[true:] }}|{{ p[none:none:none] }}|{{ (1, 2, 3)[1:] }}|"
+           "{{ d is sequence }}|{{ nothing is sequence }}|{{ 1 is sequence }}|{{ p[:1] + [9] }}", GROUPED)]
+ERROR_CASES += [(t, GROUPED) for t in [
+    "{{ p[1.0:] }}", "{{ p[1:2:0] }}", "{{ p['a':] }}", "{{ p[nothing:] }}", "{{ 1 is lt p[1:] }}",
+    "{% set ns = namespace(a=1) %}{{ ns[1:] }}", "{% set ns = namespace(a=1) %}{{ ns.zz + 1 }}",
+    "{% set ns = namespace(a=1) %}{{ ns < 1 }}", "{% set ns = namespace(a=1) %}{{ ns.a is lt ns.zz }}",
+]]
+
 def render(template: str, variables: dict) -> str:
     builder = ChatPromptBuilder(template='{% message role="user" %}' + template + "{% endmessage %}",
                                 required_variables=None)

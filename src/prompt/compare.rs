@@ -114,6 +114,20 @@ fn compare(
     if let (Some(a), Some(b)) = (Number::of(left), Number::of(right)) {
         return Ok(a.cmp(b));
     }
+    // Jinja2's own objects define no order.
+    let own = |value| {
+        matches!(
+            pystr::python_type(value),
+            "Namespace" | "LoopContext" | "Macro"
+        )
+    };
+    if own(left) || own(right) {
+        return Err(haystack_error(format!(
+            "TypeError: '{operator}' not supported between instances of '{}' and '{}'",
+            pystr::python_type(left),
+            pystr::python_type(right)
+        )));
+    }
     match (pystr::builtin_type(left), pystr::builtin_type(right)) {
         (Some("str"), Some("str")) => {
             if let (Some(x), Some(y)) = (left.as_str(), right.as_str()) {

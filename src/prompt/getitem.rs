@@ -1,13 +1,17 @@
 //! Jinja2's `environment.getitem(obj, key)` over the harness's values, and
 //! what its `Undefined` says when a template uses it: one lookup for
 //! `obj[key]` in an operation (`__py_item`), `groupby`'s attribute and
-//! `min`/`max`/`unique`/`sum`'s attribute; and Python's refusal to slice
-//! what it does not subscript.
+//! `min`/`max`/`unique`/`sum`'s attribute; and Python's slice.
 
+use super::budget;
+use super::groupby;
 use super::pystr;
 use super::pystr::type_error;
-use minijinja::Error;
+use super::python_math::Number;
+use super::render::haystack_error;
+use minijinja::value::Tuple;
 use minijinja::value::{Value as JinjaValue, ValueKind};
+use minijinja::{Error, ErrorKind, State};
 
 /// `obj[key]` as Python looks it up: a list or string by an integer (a
 /// negative one from the end) and by nothing else, a dict by its key, a
@@ -31,26 +35,127 @@ pub(super) fn item(object: &JinjaValue, key: &JinjaValue) -> JinjaValue {
 /// object' has no attribute 'y'` for a name, `list object has no element
 /// 5` for anything else.
 pub(super) fn missing(owner: &JinjaValue, key: &JinjaValue) -> String {
-    let owner = match pystr::python_type(owner) {
-        "NoneType" => "None".to_owned(),
-        kind => format!("{kind} object"),
-    };
+    let owner = pystr::object_type_repr(owner);
     match key.as_str().filter(|_| key.kind() == ValueKind::String) {
         Some(name) => format!("'{owner}' has no attribute '{name}'"),
         None => format!("{owner} has no element {key}"),
     }
 }
 
-/// The object of a slice (`x[1:]`), or Python's `TypeError` when it is a
-/// value Python does not slice: `None`, a number or a boolean (`'int'
-/// object is not subscriptable`) or a dict (`unhashable type: 'slice'`).
-pub(super) fn sliceable(object: JinjaValue) -> Result<JinjaValue, Error> {
-    let kind = match object.kind() {
+/// Python's `object[start:stop:step]` (`None` for a part not written): a
+/// list of a list, a tuple of a tuple, a string of a string (Markup kept
+/// safe), `bytes` of `bytes`, the items of another sequence as a list;
+/// Python's `TypeError` for a value it does not slice (`None`, a number, a
+/// dict) or an index that is no integer, its `ValueError` for a zero step.
+pub(super) fn slice(
+    state: &State,
+    object: JinjaValue,
+    start: JinjaValue,
+    stop: JinjaValue,
+    step: JinjaValue,
+) -> Result<JinjaValue, Error> {
+    if object.is_undefined() {
+        return Err(Error::from(ErrorKind::UndefinedError));
+    }
+    match object.kind() {
         ValueKind::Map if pystr::is_dict(&object) => {
             return Err(type_error("unhashable type: 'slice'".to_owned()));
         }
-        ValueKind::None | ValueKind::Number | ValueKind::Bool => pystr::python_type(&object),
-        _ => return Ok(object),
+        ValueKind::None
+        | ValueKind::Number
+        | ValueKind::Bool
+        | ValueKind::Map
+        | ValueKind::Plain => {
+            return Err(type_error(format!(
+                "'{}' object is not subscriptable",
+                pystr::python_type(&object)
+            )));
+        }
+        _ => {}
+    }
+    let [start, stop, step] = [start, stop, step].map(|part| index(&part));
+    let (start, stop, step) = (start?, stop?, step?.unwrap_or(1));
+    if step == 0 {
+        return Err(haystack_error(
+            "ValueError: slice step cannot be zero".to_owned(),
+        ));
+    }
+    if let Some(text) = object
+        .as_str()
+        .filter(|_| object.kind() == ValueKind::String)
+    {
+        let chars: Vec<char> = text.chars().collect();
+        let picked: String = positions(chars.len(), start, stop, step)
+            .map(|at| chars[at])
+            .collect();
+        return Ok(if object.is_safe() {
+            JinjaValue::from_safe_string(picked)
+        } else {
+            JinjaValue::from(picked)
+        });
+    }
+    if let Some(bytes) = object
+        .as_bytes()
+        .filter(|_| object.kind() == ValueKind::Bytes)
+    {
+        let picked: Vec<u8> = positions(bytes.len(), start, stop, step)
+            .map(|at| bytes[at])
+            .collect();
+        return Ok(JinjaValue::from_bytes(picked));
+    }
+    let tuple = groupby::is_tuple(&object);
+    let items: Vec<JinjaValue> = groupby::plain(object).try_iter()?.collect();
+    budget::ensure_items(state, items.len() as u64, false)?;
+    let picked: Vec<JinjaValue> = positions(items.len(), start, stop, step)
+        .map(|at| items[at].clone())
+        .collect();
+    Ok(if tuple {
+        JinjaValue::from(Tuple::from(picked))
+    } else {
+        JinjaValue::from(picked)
+    })
+}
+
+/// A slice's index: `None`, or an integer (a boolean counts), clamped to
+/// the 64 bits no sequence outgrows; Python's `TypeError` for anything
+/// else.
+fn index(part: &JinjaValue) -> Result<Option<i64>, Error> {
+    match Number::of(part) {
+        _ if part.is_none() => Ok(None),
+        Some(Number::Int(n)) => Ok(Some(
+            n.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64
+        )),
+        _ => Err(type_error(
+            "slice indices must be integers or None or have an __index__ method".to_owned(),
+        )),
+    }
+}
+
+/// The positions `start:stop:step` picks from a sequence of `len` items,
+/// as Python's `PySlice_AdjustIndices` bounds them.
+fn positions(
+    len: usize,
+    start: Option<i64>,
+    stop: Option<i64>,
+    step: i64,
+) -> impl Iterator<Item = usize> {
+    let len = len as i64;
+    let bound = |at: Option<i64>, default: i64| match at {
+        None => default,
+        Some(at) if at < 0 => (at.saturating_add(len)).max(if step < 0 { -1 } else { 0 }),
+        Some(at) => at.min(if step < 0 { len - 1 } else { len }),
     };
-    Err(type_error(format!("'{kind}' object is not subscriptable")))
+    let (first, last) = if step > 0 {
+        (bound(start, 0), bound(stop, len))
+    } else {
+        (bound(start, len - 1), bound(stop, -1))
+    };
+    let count = if step > 0 && last > first {
+        (last - first - 1) / step + 1
+    } else if step < 0 && first > last {
+        (first - last - 1) / (-step) + 1
+    } else {
+        0
+    };
+    (0..count).map(move |k| (first + k * step) as usize)
 }

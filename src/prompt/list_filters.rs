@@ -161,10 +161,7 @@ fn sort(state: &State, value: JinjaValue, kwargs: Kwargs) -> Result<JinjaValue, 
                     let owner = part;
                     part = owner.get_attr(name).unwrap_or_default();
                     if part.is_undefined() && !owner.is_undefined() && missing.is_none() {
-                        let owner = match pystr::python_type(&owner) {
-                            "NoneType" => "None".to_owned(),
-                            kind => format!("{kind} object"),
-                        };
+                        let owner = pystr::object_type_repr(&owner);
                         missing = Some(format!("'{owner}' has no attribute '{name}'"));
                     }
                 }

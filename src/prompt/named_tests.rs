@@ -1,6 +1,6 @@
 //! Jinja2's tests that minijinja lacks or reads otherwise: the comparison
 //! tests as Python's operators (`x is lt 3`, [`compare::TESTS`]),
-//! `callable`, and `filter` and `test`, which ask whether a string names
+//! `callable`, `sequence`, and `filter` and `test`, which ask whether a string names
 //! one of Jinja2's filters or tests (and are false for anything else).
 
 use super::bound_method;
@@ -18,6 +18,7 @@ pub(super) fn add_to(env: &mut Environment<'static>) {
         });
     }
     env.add_test("callable", |value: JinjaValue| is_callable(&value));
+    env.add_test("sequence", |value: JinjaValue| is_sequence(&value));
     env.add_test("filter", |value: JinjaValue| {
         value.as_str().is_some_and(|name| FILTERS.contains(&name))
     });
@@ -35,19 +36,16 @@ fn is_callable(value: &JinjaValue) -> bool {
         || bound_method::is_bound_method(value)
         || value.kind() == ValueKind::Plain
         || super::render::is_loop(value)
-        || is_macro(value)
+        || super::render::is_macro(value)
 }
 
-/// Whether `value` is a macro (minijinja's object, which reads as a map of
-/// its `name`, `arguments` and `caller`, the last a boolean).
-fn is_macro(value: &JinjaValue) -> bool {
-    value.kind() == ValueKind::Map
-        && !is_dict(value)
-        && value.try_iter().is_ok_and(|keys| {
-            keys.map(|key| key.to_string())
-                .eq(["name", "arguments", "caller"].map(str::to_owned))
-        })
-        && value
-            .get_attr("caller")
-            .is_ok_and(|c| c.kind() == ValueKind::Bool)
+/// Jinja2's `sequence` test: whether Python can take the value's `len()`
+/// and has `__getitem__` for it: a string, a list, a tuple, a dict,
+/// `bytes`, and `Undefined`; no number, iterator, namespace or loop.
+fn is_sequence(value: &JinjaValue) -> bool {
+    match value.kind() {
+        ValueKind::String | ValueKind::Seq | ValueKind::Bytes | ValueKind::Undefined => true,
+        ValueKind::Map => is_dict(value),
+        _ => false,
+    }
 }

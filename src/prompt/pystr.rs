@@ -21,7 +21,7 @@ use super::groupby;
 use super::pybytes;
 use super::pystr_builtin;
 use super::pystr_unicode;
-use super::render::haystack_error;
+use super::render::{self, haystack_error};
 use super::show;
 use minijinja::value::{Tuple, Value as JinjaValue, ValueKind};
 use minijinja::{Error, State};
@@ -95,7 +95,11 @@ pub(super) fn python_type(value: &JinjaValue) -> &'static str {
         ValueKind::Undefined => "Undefined",
         ValueKind::Seq if groupby::is_tuple(value) => "tuple",
         ValueKind::Seq | ValueKind::Iterable => "list",
-        ValueKind::Map => "dict",
+        ValueKind::Map if is_dict(value) => "dict",
+        // Jinja2's own objects, by their Python class.
+        ValueKind::Map if render::is_loop(value) => "LoopContext",
+        ValueKind::Map if render::is_macro(value) => "Macro",
+        ValueKind::Map => "Namespace",
         _ if bound_method::is_bound_method(value) => bound_method::TYPE_NAME,
         _ => "object",
     }
@@ -111,6 +115,19 @@ pub(super) fn is_dict(value: &JinjaValue) -> bool {
         .is_some()
 }
 
+/// Jinja2's `object_type_repr`, which its `Undefined` messages name the
+/// owner by: `None`, `dict object` for a built-in type, the module and
+/// class for Jinja2's own (`jinja2.utils.Namespace object`).
+pub(super) fn object_type_repr(value: &JinjaValue) -> String {
+    match python_type(value) {
+        "NoneType" => "None".to_owned(),
+        "Namespace" => "jinja2.utils.Namespace object".to_owned(),
+        "LoopContext" => "jinja2.runtime.LoopContext object".to_owned(),
+        "Macro" => "jinja2.runtime.Macro object".to_owned(),
+        kind => format!("{kind} object"),
+    }
+}
+
 /// The name of a value's Python built-in type, when it has one: not an
 /// object of minijinja's (a namespace, a loop), an undefined value, or a
 /// lazy sequence of minijinja's (an iterator in Python, `reversed(x)`).
@@ -119,7 +136,7 @@ pub(super) fn builtin_type(value: &JinjaValue) -> Option<&'static str> {
         return None;
     }
     match python_type(value) {
-        "object" | "Undefined" => None,
+        "object" | "Undefined" | "LoopContext" | "Macro" | "Namespace" => None,
         name => Some(name),
     }
 }

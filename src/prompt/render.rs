@@ -142,7 +142,7 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
     );
     env.add_function(jinja2::ATTR_FUNCTION, py_attr);
     env.add_function(jinja2::ITEM_FUNCTION, py_item);
-    env.add_function(jinja2::SLICE_FUNCTION, getitem::sliceable);
+    env.add_function(jinja2::SLICE_FUNCTION, getitem::slice);
     env.add_function(jinja2::CONCAT_FUNCTION, arith::concat);
     env.add_function(jinja2::COMPARE_FUNCTION, compare::compare_chain);
     env.add_function(jinja2::IN_FUNCTION, compare::contains);
@@ -270,11 +270,7 @@ fn no_attribute(value: &JinjaValue, method: &str) -> Option<Error> {
     if has || method.starts_with('_') {
         return None;
     }
-    let owner = if value.is_none() {
-        "None".to_owned()
-    } else {
-        format!("{python} object")
-    };
+    let owner = pystr::object_type_repr(value);
     Some(haystack_error(format!(
         "UndefinedError: '{owner}' has no attribute '{method}'"
     )))
@@ -407,18 +403,34 @@ fn py_attr(object: JinjaValue, name: String) -> Result<JinjaValue, Error> {
         let message = match name.as_str() {
             "previtem" => "there is no previous item".to_owned(),
             "nextitem" => "there is no next item".to_owned(),
-            _ => format!("'jinja2.runtime.LoopContext object' has no attribute '{name}'"),
+            _ => format!(
+                "'{}' has no attribute '{name}'",
+                pystr::object_type_repr(&object)
+            ),
         };
         return Err(haystack_error(format!("UndefinedError: {message}")));
     }
-    let owner = match pystr::python_type(&object) {
-        "NoneType" => "None".to_owned(),
-        "object" | "Undefined" => return Ok(value),
-        builtin => format!("{builtin} object"),
-    };
+    if matches!(pystr::python_type(&object), "object" | "Undefined") {
+        return Ok(value);
+    }
+    let owner = pystr::object_type_repr(&object);
     Err(haystack_error(format!(
         "UndefinedError: '{owner}' has no attribute '{name}'"
     )))
+}
+
+/// Whether `value` is a macro (minijinja's object, which reads as a map of
+/// its `name`, `arguments` and `caller`, the last a boolean).
+pub(super) fn is_macro(value: &JinjaValue) -> bool {
+    value.kind() == ValueKind::Map
+        && !pystr::is_dict(value)
+        && value.try_iter().is_ok_and(|keys| {
+            keys.map(|key| key.to_string())
+                .eq(["name", "arguments", "caller"].map(str::to_owned))
+        })
+        && value
+            .get_attr("caller")
+            .is_ok_and(|c| c.kind() == ValueKind::Bool)
 }
 
 /// Whether `value` is a `{% for %}` loop's `loop` (minijinja's object,

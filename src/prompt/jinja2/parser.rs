@@ -38,6 +38,13 @@ struct ItemSite {
     close: (usize, usize),
 }
 
+/// A slice in the source: whether its start is written, and each colon
+/// with whether a part is written after it.
+struct SliceShape {
+    start: bool,
+    colons: Vec<((usize, usize), bool)>,
+}
+
 /// A `Getattr` by a name (`obj.name`) in the source: where its object
 /// starts, where its `.` starts, where the name ends, and the name.
 #[derive(Debug, Clone)]
@@ -218,11 +225,12 @@ pub(crate) const ATTR_FUNCTION: &str = "__py_attr";
 /// `obj` of a Python built-in type lacks the item.
 pub(crate) const ITEM_FUNCTION: &str = "__py_item";
 
-/// The function the object of a slice goes through (`x[1:]` is
-/// `__py_sliceable(x)[1:]`): Python's
-/// `TypeError` for a value it does not slice (`None`, a number, a dict),
-/// which minijinja slices as empty or refuses in its own words.
-pub(crate) const SLICE_FUNCTION: &str = "__py_sliceable";
+/// The function a slice becomes (`x[1:]` is `__py_slice(x, 1, none,
+/// none)`): Python's slice, a list of a list, a string of a string
+/// (minijinja's is a lazy sequence, which is no sequence to `is sequence`
+/// and no list to `<`), with Python's errors for a value or an index it
+/// does not slice by.
+pub(crate) const SLICE_FUNCTION: &str = "__py_slice";
 
 /// The keyword argument naming, to a filter that raises on an undefined
 /// value where Python reads it, the names its operand and arguments were
@@ -2006,13 +2014,15 @@ impl Parser {
         let mut children = vec![node.node];
         let mut args = 0;
         let mut sliced = false;
+        let mut shape = None;
         while self.kind() != "rbracket" {
             if args > 0 {
                 self.expect("comma")?;
             }
             let (subscript, slice) = self.parse_subscribed()?;
             children.push(subscript);
-            sliced |= slice;
+            sliced |= slice.is_some();
+            shape = slice;
             args += 1;
         }
         let closing = self.expect("rbracket")?;
@@ -2038,19 +2048,8 @@ impl Parser {
                 });
             }
         }
-        if args == 1 && sliced {
-            self.edits.push(Edit {
-                start: begin,
-                end: begin,
-                text: format!("{SLICE_FUNCTION}("),
-                closing: false,
-            });
-            self.edits.push(Edit {
-                start: token.span.0,
-                end: token.span.0,
-                text: ")".to_owned(),
-                closing: true,
-            });
+        if let (1, Some(shape)) = (args, &shape) {
+            self.slice_call(begin, (token.span, closing.span), shape);
         }
         let mut getitem = Expr::new("Getitem", token.line, children);
         if !sliced {
@@ -2063,30 +2062,72 @@ impl Parser {
         Ok(getitem)
     }
 
-    /// A subscript or a slice: its expressions in order, and whether it is
-    /// a slice.
-    fn parse_subscribed(&mut self) -> Parsed<(Node, bool)> {
+    /// A subscript or a slice: its expressions in order, and a slice's
+    /// shape.
+    fn parse_subscribed(&mut self) -> Parsed<(Node, Option<SliceShape>)> {
         let mut parts = Vec::new();
-        if self.kind() == "colon" {
-            self.next()?;
+        let mut shape = SliceShape {
+            start: false,
+            colons: Vec::new(),
+        };
+        let colon = if self.kind() == "colon" {
+            self.next()?
         } else {
             let node = self.parse_expression(true)?.node;
             if self.kind() != "colon" {
-                return Ok((node, false));
+                return Ok((node, None));
             }
             parts.push(node);
-            self.next()?;
-        }
-        if self.kind() != "colon" && !matches!(self.kind(), "rbracket" | "comma") {
+            shape.start = true;
+            self.next()?
+        };
+        let stop = self.kind() != "colon" && !matches!(self.kind(), "rbracket" | "comma");
+        if stop {
             parts.push(self.parse_expression(true)?.node);
         }
+        shape.colons.push((colon.span, stop));
         if self.kind() == "colon" {
-            self.next()?;
-            if !matches!(self.kind(), "rbracket" | "comma") {
+            let colon = self.next()?;
+            let step = !matches!(self.kind(), "rbracket" | "comma");
+            if step {
                 parts.push(self.parse_expression(true)?.node);
             }
+            shape.colons.push((colon.span, step));
         }
-        Ok((Node::Group(parts), true))
+        Ok((Node::Group(parts), Some(shape)))
+    }
+
+    /// Makes the slice just parsed (`obj[a:b:c]`, its object from `begin`,
+    /// its brackets at `open` and `close`) a call `__py_slice(obj, a, b,
+    /// c)`, a part not written being `none`.
+    fn slice_call(
+        &mut self,
+        begin: usize,
+        (open, close): ((usize, usize), (usize, usize)),
+        shape: &SliceShape,
+    ) {
+        let none = |written: bool| if written { ", " } else { ", none" };
+        let mut edits = vec![
+            (begin, begin, format!("{SLICE_FUNCTION}(")),
+            (open.0, open.1, none(shape.start).to_owned()),
+        ];
+        for (colon, written) in &shape.colons {
+            edits.push((colon.0, colon.1, none(*written).to_owned()));
+        }
+        let tail = if shape.colons.len() == 1 {
+            ", none)"
+        } else {
+            ")"
+        };
+        edits.push((close.0, close.1, tail.to_owned()));
+        for (start, end, text) in edits {
+            self.edits.push(Edit {
+                start,
+                end,
+                text,
+                closing: false,
+            });
+        }
     }
 
     /// The arguments of a call, filter or test in the order of Jinja2's
