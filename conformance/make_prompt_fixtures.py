@@ -749,6 +749,8 @@ ERROR_CASES += [(t, GROUPED) for t in [
     "{{ p[1.0:] }}", "{{ p[1:2:0] }}", "{{ p['a':] }}", "{{ p[nothing:] }}", "{{ 1 is lt p[1:] }}",
     "{% set ns = namespace(a=1) %}{{ ns[1:] }}", "{% set ns = namespace(a=1) %}{{ ns.zz + 1 }}",
     "{% set ns = namespace(a=1) %}{{ ns < 1 }}", "{% set ns = namespace(a=1) %}{{ ns.a is lt ns.zz }}",
+    "{{ nothing < zzz.k }}", "{{ nothing is lt zzz.k }}", "{{ 1 < nothing }}", "{{ nothing >= d.zz.y }}",
+    "{{ nothing is lt p.k1 }}", "{{ nothing < d.zz }}", "{{ d.zz < nothing }}", "{{ 1 > d['zz'] }}",
 ]]
 
 def render(template: str, variables: dict) -> str:

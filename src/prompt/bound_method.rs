@@ -92,3 +92,13 @@ pub(crate) fn is_method_name(name: &str) -> bool {
 pub(super) fn is_bound_method(value: &JinjaValue) -> bool {
     value.downcast_object_ref::<BoundMethod>().is_some()
 }
+
+/// `owner.name` not called ([`crate::prompt::jinja2::METHOD_FUNCTION`]):
+/// the bound method when `name` is one of `owner`'s methods, minijinja's
+/// attribute otherwise (undefined when `owner` has none).
+pub(super) fn attribute_or_method(owner: JinjaValue, name: String) -> Result<JinjaValue, Error> {
+    match attribute(&owner, &name) {
+        Some(method) => Ok(method),
+        None => owner.get_attr(&name),
+    }
+}

@@ -14,7 +14,7 @@ use super::groupby;
 use super::pystr;
 use super::python_math::Number;
 use super::render::haystack_error;
-use minijinja::value::{Rest, Value as JinjaValue, ValueKind};
+use minijinja::value::{Object, Rest, Value as JinjaValue, ValueKind};
 use minijinja::{Error, ErrorKind};
 use std::cmp::Ordering;
 
@@ -73,8 +73,37 @@ pub(super) fn greater(left: &JinjaValue, right: &JinjaValue) -> Result<bool, Err
     holds(">", left, right)
 }
 
+/// An undefined name compared by an ordering, with Jinja2's message for
+/// it ([`jinja2::NAMED_FUNCTION`]).
+#[derive(Debug)]
+struct NamedUndefined(String);
+
+impl Object for NamedUndefined {}
+
+/// `value`, or when it is undefined the name's undefined value that
+/// [`holds`] raises `UndefinedError: hint` for.
+pub(super) fn named(hint: String, value: JinjaValue) -> JinjaValue {
+    if value.is_undefined() {
+        return JinjaValue::from_object(NamedUndefined(hint));
+    }
+    value
+}
+
 /// Whether `left operator right` holds.
 fn holds(operator: &str, left: &JinjaValue, right: &JinjaValue) -> Result<bool, Error> {
+    // Python asks the left operand first, then the right one's reflection.
+    for operand in [left, right] {
+        if let Some(NamedUndefined(hint)) = operand.downcast_object_ref::<NamedUndefined>() {
+            if !matches!(operator, "==" | "!=") {
+                return Err(haystack_error(format!("UndefinedError: {hint}")));
+            }
+        }
+    }
+    let unnamed = |value: &JinjaValue| match value.downcast_object_ref::<NamedUndefined>() {
+        Some(_) => JinjaValue::UNDEFINED,
+        None => value.clone(),
+    };
+    let (left, right) = (&unnamed(left), &unnamed(right));
     match operator {
         "==" | "!=" => {
             // Numbers are equal as Python's are (exactly, `True == 1`).

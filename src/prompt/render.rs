@@ -141,10 +141,14 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
         },
     );
     env.add_function(jinja2::ATTR_FUNCTION, py_attr);
+    env.add_function(jinja2::METHOD_FUNCTION, bound_method::attribute_or_method);
     env.add_function(jinja2::ITEM_FUNCTION, py_item);
     env.add_function(jinja2::SLICE_FUNCTION, getitem::slice);
     env.add_function(jinja2::CONCAT_FUNCTION, arith::concat);
     env.add_function(jinja2::COMPARE_FUNCTION, compare::compare_chain);
+    env.add_function(jinja2::NAMED_FUNCTION, compare::named);
+    env.add_function(jinja2::NAMED_ATTR_FUNCTION, named_attr);
+    env.add_function(jinja2::NAMED_ITEM_FUNCTION, named_item);
     env.add_function(jinja2::IN_FUNCTION, compare::contains);
     named_tests::add_to(&mut env);
     env.add_function(
@@ -391,32 +395,51 @@ fn py_mod(
 /// before a key; its `UndefinedError` when a value of a Python built-in
 /// type lacks the attribute; minijinja's lookup otherwise.
 fn py_attr(object: JinjaValue, name: String) -> Result<JinjaValue, Error> {
-    if let Some(method) = bound_method::attribute(&object, &name) {
-        return Ok(method);
+    attr_or_missing(&object, &name)?
+        .map_err(|message| haystack_error(format!("UndefinedError: {message}")))
+}
+
+/// `object.name` as [`py_attr`] reads it, or Jinja2's message for the
+/// attribute it lacks.
+fn attr_or_missing(object: &JinjaValue, name: &str) -> Result<Result<JinjaValue, String>, Error> {
+    if let Some(method) = bound_method::attribute(object, name) {
+        return Ok(Ok(method));
     }
-    let value = object.get_attr(&name)?;
+    let value = object.get_attr(name)?;
     if !value.is_undefined() || object.is_undefined() {
-        return Ok(value);
+        return Ok(Ok(value));
     }
-    if is_loop(&object) {
+    if is_loop(object) {
         // Jinja2's `LoopContext`: its `Undefined` hints at the ends.
-        let message = match name.as_str() {
+        return Ok(Err(match name {
             "previtem" => "there is no previous item".to_owned(),
             "nextitem" => "there is no next item".to_owned(),
             _ => format!(
                 "'{}' has no attribute '{name}'",
-                pystr::object_type_repr(&object)
+                pystr::object_type_repr(object)
             ),
-        };
-        return Err(haystack_error(format!("UndefinedError: {message}")));
+        }));
     }
-    if matches!(pystr::python_type(&object), "object" | "Undefined") {
-        return Ok(value);
+    if matches!(pystr::python_type(object), "object" | "Undefined") {
+        return Ok(Ok(value));
     }
-    let owner = pystr::object_type_repr(&object);
-    Err(haystack_error(format!(
-        "UndefinedError: '{owner}' has no attribute '{name}'"
-    )))
+    let owner = pystr::object_type_repr(object);
+    Ok(Err(format!("'{owner}' has no attribute '{name}'")))
+}
+
+/// `object.name` compared by an ordering ([`jinja2::NAMED_ATTR_FUNCTION`]):
+/// its value, or the undefined value the comparison raises Jinja2's
+/// message for.
+fn named_attr(object: JinjaValue, name: String) -> Result<JinjaValue, Error> {
+    Ok(attr_or_missing(&object, &name)?
+        .unwrap_or_else(|message| compare::named(message, JinjaValue::UNDEFINED)))
+}
+
+/// `object[key]` compared by an ordering ([`jinja2::NAMED_ITEM_FUNCTION`]),
+/// as [`named_attr`].
+fn named_item(object: JinjaValue, key: JinjaValue) -> JinjaValue {
+    item_or_missing(&object, &key)
+        .unwrap_or_else(|message| compare::named(message, JinjaValue::UNDEFINED))
 }
 
 /// Whether `value` is a macro (minijinja's object, which reads as a map of
@@ -449,17 +472,21 @@ pub(super) fn is_loop(value: &JinjaValue) -> bool {
 /// 'y'` for a string key, `list object has no element 5` for another);
 /// minijinja's lookup otherwise.
 fn py_item(object: JinjaValue, key: JinjaValue) -> Result<JinjaValue, Error> {
-    let value = getitem::item(&object, &key);
+    item_or_missing(&object, &key)
+        .map_err(|message| haystack_error(format!("UndefinedError: {message}")))
+}
+
+/// `object[key]` as [`py_item`] reads it, or Jinja2's message for the item
+/// it lacks.
+fn item_or_missing(object: &JinjaValue, key: &JinjaValue) -> Result<JinjaValue, String> {
+    let value = getitem::item(object, key);
     if !value.is_undefined()
         || object.is_undefined()
-        || matches!(pystr::python_type(&object), "object" | "Undefined")
+        || matches!(pystr::python_type(object), "object" | "Undefined")
     {
         return Ok(value);
     }
-    Err(haystack_error(format!(
-        "UndefinedError: {}",
-        getitem::missing(&object, &key)
-    )))
+    Err(getitem::missing(object, key))
 }
 
 /// An integer operand of `%` (a boolean counts as 0 or 1, as in Python).

@@ -669,6 +669,21 @@ fn prompts() -> BoxedStrategy<Option<Prompts>> {
             // last one missing prints as nothing.
             Some("{{ items.k2[0] }}|{{ items.k1.x }}|{{ topic.a.b }}|{{ [count, name]|max }}"),
             Some("{{ items['k1'] + 1 }}|{{ items[1] * 2 }}|{{ topic[-1] ~ name['k2'] }}"),
+            // Tests with a bare argument, tuple subscripts, Python's slices
+            // of whatever a value is, a dict's method names read as
+            // attributes, default's and attr's keywords, Unicode names
+            // and numbers compared exactly.
+            Some(
+                "{{ count is lt items.k1 }}|{{ topic is in items }}|{{ items[0, 1]|default('t') }}|\
+                 {{ topic[1:] }}|{{ items[::-1] is sequence }}|{{ count[:1] }}",
+            ),
+            Some(
+                "{% for i in items.items %}{{ i }}{% endfor %}|{{ items.get is callable }}|\
+                 {{ name|default('n', boolean=true) }}|{{ items|attr('k1')|default('no') }}|{{ []|sum(start=name) }}",
+            ),
+            Some(
+                "{% set café = topic %}{{ café }}|{{ count == 1.0 }}|{{ count > 2.5 }}|{{ count is ge 2 }}",
+            ),
             // Many variables in nested frames: a run missing one prints the
             // provided ones as a set, in Haystack's insertion order.
             Some(

@@ -219,6 +219,12 @@ pub(crate) const DEFINED_FUNCTION: &str = "__py_defined";
 /// object's type and the attribute when the object lacks it.
 pub(crate) const ATTR_FUNCTION: &str = "__py_attr";
 
+/// The function an attribute named as a method of a dict or a list becomes
+/// when it is not called (`order.items` is `__py_method(order, "items")`):
+/// the bound method of a dict or a list, which Jinja2's sandbox reads
+/// before a key; minijinja's attribute of anything else.
+pub(crate) const METHOD_FUNCTION: &str = "__py_method";
+
 /// The function an item by one subscript becomes where Jinja2's
 /// `Undefined` raises (an operand, a value looked into further):
 /// `obj[key]` is `__py_item(obj, key)`, Jinja2's `UndefinedError` when
@@ -243,6 +249,21 @@ pub(crate) const HINTS_KEYWORD: &str = "__py_hints";
 /// (minijinja orders any two values); Python's equality, a group of
 /// `groupby` equal to the tuple it is.
 pub(crate) const COMPARE_FUNCTION: &str = "__py_compare";
+
+/// The function a name compared by `<`, `<=`, `>` or `>=` goes through
+/// (`count < 3` is `__py_compare(__py_named("'count' is undefined", count),
+/// "<", 3)`): its value, or when it is undefined a value that the
+/// comparison raises Jinja2's `UndefinedError` for.
+pub(crate) const NAMED_FUNCTION: &str = "__py_named";
+
+/// The function an attribute by a name compared by an ordering goes
+/// through (`d.age < 3` is `__py_compare(__py_named_attr(d, "age"), "<",
+/// 3)`): as [`NAMED_FUNCTION`], the comparison raising Jinja2's message
+/// for the attribute the value lacks.
+pub(crate) const NAMED_ATTR_FUNCTION: &str = "__py_named_attr";
+
+/// The same for an item by one subscript (`d['age'] < 3`).
+pub(crate) const NAMED_ITEM_FUNCTION: &str = "__py_named_item";
 
 /// The function a comparison of two operands by `in` or `not in` becomes
 /// (`a not in b` is `__py_in(true, a, b)`): Python's membership, and its
@@ -532,16 +553,43 @@ impl Parser {
         self.guard_item(expr);
     }
 
+    /// Makes an operand of a comparison carry what Jinja2's `Undefined`
+    /// raises when it is compared: a name goes through [`NAMED_FUNCTION`],
+    /// which raises only where the comparison is made, after every operand
+    /// is read as Python reads them (`count < items.k` names `items`
+    /// first); an attribute or an item through its check.
+    fn guard_compared(&mut self, expr: &Expr) {
+        match (expr.span, &expr.text) {
+            (Some(span), Some(name)) if expr.class == "Name" && name != "self" => {
+                self.edits.push(Edit {
+                    start: span.0,
+                    end: span.1,
+                    text: format!("{NAMED_FUNCTION}(\"'{name}' is undefined\", {name})"),
+                    closing: false,
+                });
+            }
+            _ => {
+                self.guard_attr_with(expr, NAMED_ATTR_FUNCTION);
+                self.guard_item_with(expr, NAMED_ITEM_FUNCTION);
+            }
+        }
+    }
+
     /// Makes an item by one subscript go through [`ITEM_FUNCTION`]
     /// (`obj[key]` is `__py_item(obj, key)`).
     fn guard_item(&mut self, expr: &Expr) {
+        self.guard_item_with(expr, ITEM_FUNCTION);
+    }
+
+    /// Makes an item by one subscript a call `function(obj, key)`.
+    fn guard_item_with(&mut self, expr: &Expr, function: &str) {
         let (Some(site), "Getitem") = (expr.item, expr.class) else {
             return;
         };
         self.edits.push(Edit {
             start: site.start,
             end: site.start,
-            text: format!("{ITEM_FUNCTION}("),
+            text: format!("{function}("),
             closing: false,
         });
         for (span, text) in [(site.open, ", "), (site.close, ")")] {
@@ -640,6 +688,12 @@ impl Parser {
 
     /// Makes an attribute by a name go through [`ATTR_FUNCTION`].
     fn guard_attr(&mut self, expr: &Expr) {
+        self.guard_attr_with(expr, ATTR_FUNCTION);
+    }
+
+    /// Makes an attribute by a name (not a dunder) a call `function(obj,
+    /// "name")`.
+    fn guard_attr_with(&mut self, expr: &Expr, function: &str) {
         let Some(site) = &expr.attr else {
             return;
         };
@@ -649,7 +703,7 @@ impl Parser {
         self.edits.push(Edit {
             start: site.start,
             end: site.start,
-            text: format!("{ATTR_FUNCTION}("),
+            text: format!("{function}("),
             closing: false,
         });
         self.edits.push(Edit {
@@ -1584,9 +1638,9 @@ impl Parser {
             if ordering {
                 // Jinja2's `Undefined` raises on `<`, not on `==` or `in`.
                 if !checked {
-                    self.guard_operand(&before);
+                    self.guard_compared(&before);
                 }
-                self.guard_operand(&operand);
+                self.guard_compared(&operand);
             }
             checked = ordering;
             operands.push(operand.node.clone());
@@ -1994,14 +2048,25 @@ impl Parser {
                     name: attr.value,
                 });
                 // A Python method's name not called (`order.items`) is the
-                // method in Jinja2's sandbox, not the dict's key: it goes
-                // through the attribute's function now, and once.
+                // method in Jinja2's sandbox, not the dict's key.
                 let method = getattr
                     .attr
                     .as_ref()
-                    .is_some_and(|site| is_method_name(&site.name));
-                if method && self.kind() != "lparen" {
-                    self.guard_attr(&getattr);
+                    .filter(|site| is_method_name(&site.name) && self.kind() != "lparen")
+                    .cloned();
+                if let Some(site) = method {
+                    self.edits.push(Edit {
+                        start: site.start,
+                        end: site.start,
+                        text: format!("{METHOD_FUNCTION}("),
+                        closing: false,
+                    });
+                    self.edits.push(Edit {
+                        start: site.dot,
+                        end: site.end,
+                        text: format!(", \"{}\")", site.name),
+                        closing: false,
+                    });
                     getattr.attr = None;
                 }
                 return Ok(getattr);
@@ -2261,14 +2326,14 @@ impl Parser {
         // undefined operand: each operand goes through its check.
         let ordering = ORDERING_TESTS.contains(&name.as_str());
         if ordering {
-            self.guard_operand(&node);
+            self.guard_compared(&node);
         }
         let mut children = vec![node.node];
         if self.kind() == "lparen" {
             children.extend(self.parse_call_args()?);
             if ordering {
                 for (_, argument) in std::mem::take(&mut self.arguments) {
-                    self.guard_operand(&argument);
+                    self.guard_compared(&argument);
                 }
             }
         } else if matches!(
@@ -2283,7 +2348,7 @@ impl Parser {
             let arg = self.parse_primary(false)?;
             let arg = self.parse_postfix(arg, begin)?;
             if ordering {
-                self.guard_operand(&arg);
+                self.guard_compared(&arg);
             }
             children.push(arg.node);
             // minijinja takes a bare argument only as a literal: `1 is lt
