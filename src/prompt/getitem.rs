@@ -74,7 +74,8 @@ pub(super) fn slice(
         _ => {}
     }
     let [start, stop, step] = [start, stop, step].map(|part| index(&part));
-    let (start, stop, step) = (start?, stop?, step?.unwrap_or(1));
+    // Python bounds a step to `-sys.maxsize` from below.
+    let (start, stop, step) = (start?, stop?, step?.unwrap_or(1).max(-i64::MAX));
     if step == 0 {
         return Err(haystack_error(
             "ValueError: slice step cannot be zero".to_owned(),
@@ -158,4 +159,37 @@ fn positions(
         0
     };
     (0..count).map(move |k| (first + k * step) as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::positions;
+
+    fn picked(len: usize, start: Option<i64>, stop: Option<i64>, step: i64) -> Vec<usize> {
+        positions(len, start, stop, step).collect()
+    }
+
+    #[test]
+    fn slices_pick_what_python_picks() {
+        assert_eq!(picked(5, Some(1), None, 1), [1, 2, 3, 4]);
+        assert_eq!(picked(5, None, None, -1), [4, 3, 2, 1, 0]);
+        assert_eq!(picked(5, Some(-2), None, 1), [3, 4]);
+        assert_eq!(picked(5, Some(3), Some(0), -1), [3, 2, 1]);
+        assert_eq!(picked(5, None, None, -2), [4, 2, 0]);
+        assert_eq!(picked(5, Some(-1), Some(-10), -1), [4, 3, 2, 1, 0]);
+        assert_eq!(picked(5, Some(3), Some(1), 1), Vec::<usize>::new());
+        assert_eq!(picked(0, None, None, -1), Vec::<usize>::new());
+        // The extremes of 64 bits, which Python's indices clamp to.
+        for step in [i64::MAX, -i64::MAX] {
+            assert_eq!(picked(5, None, None, step).len(), 1);
+        }
+        assert_eq!(
+            picked(5, Some(i64::MIN), Some(i64::MAX), 1),
+            [0, 1, 2, 3, 4]
+        );
+        assert_eq!(
+            picked(5, Some(i64::MAX), Some(i64::MIN), -1),
+            [4, 3, 2, 1, 0]
+        );
+    }
 }
