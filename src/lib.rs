@@ -122,6 +122,8 @@ pub mod prompt;
 mod pyfmt;
 pub mod rebase;
 pub mod record;
+#[cfg(test)]
+mod reference_python;
 pub mod replay;
 pub mod report;
 pub mod scenario;

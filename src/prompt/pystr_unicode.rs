@@ -343,7 +343,6 @@ pub(super) fn isidentifier(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::process::Command;
 
     #[test]
     fn the_tables_are_sorted_and_disjoint() {
@@ -418,10 +417,10 @@ mod tests {
     /// version.
     #[test]
     fn every_code_point_agrees_with_python() {
-        let Some(python) = std::env::var_os("HOOKHARNESS_PYTHON").filter(|p| !p.is_empty()) else {
+        if !crate::reference_python::named() {
             eprintln!("HOOKHARNESS_PYTHON is not set: the tables are not compared with Python");
             return;
-        };
+        }
         let script = r#"
 import sys, unicodedata
 def hexes(s):
@@ -441,16 +440,7 @@ for c in range(0x110000):
     print(c, flags, hexes(ch.casefold()), hexes(ch.swapcase()), hexes(ch.lower()),
           hexes(ch.upper()), hexes((ch + "A").title()), hexes((ch + "A").capitalize()))
 "#;
-        let output = Command::new(&python)
-            .args(["-c", script])
-            .output()
-            .expect("HOOKHARNESS_PYTHON runs");
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        let text = String::from_utf8(output.stdout).expect("ASCII");
+        let text = crate::reference_python::output(script);
         let mut lines = text.lines();
         assert_eq!(
             lines.next(),

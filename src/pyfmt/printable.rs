@@ -39,7 +39,6 @@ pub(crate) fn in_ranges(ranges: &[(u32, u32)], ch: char) -> bool {
 #[cfg(test)]
 mod tests {
     use super::{is_printable, table};
-    use std::process::Command;
 
     #[test]
     fn the_table_is_sorted_and_disjoint() {
@@ -88,23 +87,14 @@ mod tests {
     /// and has the table's Unicode version.
     #[test]
     fn every_code_point_agrees_with_python() {
-        let Some(python) = std::env::var_os("HOOKHARNESS_PYTHON").filter(|p| !p.is_empty()) else {
+        if !crate::reference_python::named() {
             eprintln!("HOOKHARNESS_PYTHON is not set: the table is not compared with Python");
             return;
-        };
+        }
         let script = "import sys, unicodedata\n\
                       print(unicodedata.unidata_version)\n\
                       sys.stdout.write(''.join('1' if chr(c).isprintable() else '0' for c in range(0x110000)))\n";
-        let output = Command::new(&python)
-            .args(["-c", script])
-            .output()
-            .expect("HOOKHARNESS_PYTHON runs");
-        assert!(
-            output.status.success(),
-            "{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        let text = String::from_utf8(output.stdout).expect("ASCII");
+        let text = crate::reference_python::output(script);
         let (version, flags) = text.split_once('\n').expect("two lines");
         assert_eq!(
             version,

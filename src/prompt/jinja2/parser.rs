@@ -2052,21 +2052,9 @@ impl Parser {
                 let method = getattr
                     .attr
                     .as_ref()
-                    .filter(|site| is_method_name(&site.name) && self.kind() != "lparen")
-                    .cloned();
-                if let Some(site) = method {
-                    self.edits.push(Edit {
-                        start: site.start,
-                        end: site.start,
-                        text: format!("{METHOD_FUNCTION}("),
-                        closing: false,
-                    });
-                    self.edits.push(Edit {
-                        start: site.dot,
-                        end: site.end,
-                        text: format!(", \"{}\")", site.name),
-                        closing: false,
-                    });
+                    .is_some_and(|site| is_method_name(&site.name) && self.kind() != "lparen");
+                if method {
+                    self.guard_attr_with(&getattr, METHOD_FUNCTION);
                     getattr.attr = None;
                 }
                 return Ok(getattr);
