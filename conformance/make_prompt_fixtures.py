@@ -753,6 +753,19 @@ ERROR_CASES += [(t, GROUPED) for t in [
     "{{ nothing is lt p.k1 }}", "{{ nothing < d.zz }}", "{{ d.zz < nothing }}", "{{ 1 > d['zz'] }}",
 ]]
 
+# A dict's views print, compare and refuse as Python's; bound methods compare by owner; `filter`/`test` hash.
+CASES += [("{{ order.keys() }}|{{ order.values() }}|{{ order.items() }}|{{ {}.keys() }}|{{ order.keys() == ['items', 'get'] }}|"
+           "{{ order.keys() == order.keys() }}|{{ order.values() == order.values() }}|{{ order.items() == order.items() }}|"
+           "{% set v = order.values() %}{{ v == v }}|{{ order.keys()|list }}|{{ order.keys()|length }}|{{ order.keys()|join(',') }}|"
+           "{{ order.keys()|first }}|{{ order.keys()|last }}|{{ 'get' in order.keys() }}|{{ 3 in order.values() }}|"
+           "{{ ('get', 3) in order.items() }}|{{ [order.keys()] }}|{{ '{}'.format(order.items()) }}|{{ order.keys()|pprint }}|"
+           "{{ order.keys() is sequence }}|{{ order.keys() is iterable }}|{{ order.items == xs.count }}|{{ order.items == order.items }}|"
+           "{{ order.items in [order.items] }}", METHODS)]
+ERROR_CASES += [(f"{{{{ {expression} }}}}", METHODS) for expression in [
+    "order.keys()|tojson", "order.keys()[1:]", "order.keys() + [1]", "order.keys() < 1", "order.keys(1)",
+    "order.items()|dictsort", "order is test", "xs is filter", "nothing < 1 in [true]",
+]]
+
 def render(template: str, variables: dict) -> str:
     builder = ChatPromptBuilder(template='{% message role="user" %}' + template + "{% endmessage %}",
                                 required_variables=None)

@@ -15,6 +15,7 @@
 //! minijinja's own operator (numbers past 64 bits, tuples, booleans).
 
 use super::budget;
+use super::dict_view;
 use super::groupby;
 use super::pystr;
 use super::render::haystack_error;
@@ -219,7 +220,9 @@ fn float(value: &JinjaValue, other: &JinjaValue) -> Option<f64> {
 
 /// A list or another sequence minijinja makes lazily (not a tuple).
 fn list(value: &JinjaValue) -> bool {
-    matches!(value.kind(), ValueKind::Seq | ValueKind::Iterable) && !groupby::is_tuple(value)
+    matches!(value.kind(), ValueKind::Seq | ValueKind::Iterable)
+        && !groupby::is_tuple(value)
+        && dict_view::type_name(value).is_none()
 }
 
 /// minijinja's own operator `expression` over `left` and `right`.

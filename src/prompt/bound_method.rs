@@ -88,6 +88,20 @@ pub(crate) fn is_method_name(name: &str) -> bool {
     DICT_METHODS.contains(&name) || LIST_METHODS.contains(&name)
 }
 
+/// Whether Python finds `left == right` when one of them is a bound
+/// method: the same method of equal owners; `None` when neither is one.
+pub(super) fn equal(left: &JinjaValue, right: &JinjaValue) -> Option<bool> {
+    let (a, b) = (
+        left.downcast_object_ref::<BoundMethod>(),
+        right.downcast_object_ref::<BoundMethod>(),
+    );
+    match (a, b) {
+        (None, None) => None,
+        (Some(a), Some(b)) => Some(a.name == b.name && a.owner == b.owner),
+        _ => Some(false),
+    }
+}
+
 /// Whether `value` is a bound method of [`attribute`].
 pub(super) fn is_bound_method(value: &JinjaValue) -> bool {
     value.downcast_object_ref::<BoundMethod>().is_some()

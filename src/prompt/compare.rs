@@ -10,6 +10,8 @@
 //! text, as where it is used in other operations; a name or an attribute
 //! by a name has Jinja2's text already (`__py_defined`, `__py_attr`).
 
+use super::bound_method;
+use super::dict_view;
 use super::groupby;
 use super::pystr;
 use super::python_math::Number;
@@ -109,7 +111,11 @@ fn holds(operator: &str, left: &JinjaValue, right: &JinjaValue) -> Result<bool, 
             // Numbers are equal as Python's are (exactly, `True == 1`).
             let equal = match (Number::of(left), Number::of(right)) {
                 (Some(a), Some(b)) => a.cmp(b) == Some(Ordering::Equal),
-                _ => groupby::plain(left.clone()) == groupby::plain(right.clone()),
+                _ => dict_view::equal(left, right)
+                    .or_else(|| bound_method::equal(left, right))
+                    .unwrap_or_else(|| {
+                        groupby::plain(left.clone()) == groupby::plain(right.clone())
+                    }),
             };
             return Ok(equal == (operator == "=="));
         }
@@ -204,7 +210,16 @@ pub(super) fn contains(
                 )));
             }
         },
-        (Some("list" | "tuple"), _) => container.try_iter()?.any(|x| x == item),
+        (Some("list" | "tuple" | "dict_keys" | "dict_values" | "dict_items"), _) => {
+            let mut found = false;
+            for x in container.try_iter()? {
+                if holds("==", &x, &item)? {
+                    found = true;
+                    break;
+                }
+            }
+            found
+        }
         (Some("dict"), _) => {
             if let Some(kind) = unhashable(&item) {
                 return Err(haystack_error(format!(

@@ -4,6 +4,7 @@
 //! `min`/`max`/`unique`/`sum`'s attribute; and Python's slice.
 
 use super::budget;
+use super::dict_view;
 use super::groupby;
 use super::pystr;
 use super::pystr::type_error;
@@ -65,7 +66,11 @@ pub(super) fn slice(
         | ValueKind::Number
         | ValueKind::Bool
         | ValueKind::Map
-        | ValueKind::Plain => {
+        | ValueKind::Plain
+        | ValueKind::Iterable
+            if !matches!(object.kind(), ValueKind::Iterable)
+                || dict_view::type_name(&object).is_some() =>
+        {
             return Err(type_error(format!(
                 "'{}' object is not subscriptable",
                 pystr::python_type(&object)

@@ -7,6 +7,7 @@
 //! does.
 
 use super::bound_method;
+use super::dict_view;
 use super::pystr::{python_type, type_error};
 use super::render::haystack_error;
 use super::signature::Signature;
@@ -120,7 +121,9 @@ fn refused(refusal: Refusal, value: &JinjaValue) -> Option<Error> {
             Some(type_error(format!("'{kind}' object is not reversible")))
         }
         Refusal::NoItems
-            if scalar || matches!(value.kind(), ValueKind::String | ValueKind::Seq) =>
+            if scalar
+                || matches!(value.kind(), ValueKind::String | ValueKind::Seq)
+                || dict_view::type_name(value).is_some() =>
         {
             Some(haystack_error(format!(
                 "AttributeError: '{kind}' object has no attribute 'items'"

@@ -6,9 +6,9 @@
 use super::bound_method;
 use super::compare;
 use super::jinja2::{FILTERS, TESTS};
-use super::pystr::is_dict;
-use minijinja::Environment;
+use super::pystr::{self, is_dict};
 use minijinja::value::{Value as JinjaValue, ValueKind};
+use minijinja::{Environment, Error};
 
 /// Registers the tests of this module over minijinja's own.
 pub(super) fn add_to(env: &mut Environment<'static>) {
@@ -19,12 +19,17 @@ pub(super) fn add_to(env: &mut Environment<'static>) {
     }
     env.add_test("callable", |value: JinjaValue| is_callable(&value));
     env.add_test("sequence", |value: JinjaValue| is_sequence(&value));
-    env.add_test("filter", |value: JinjaValue| {
-        value.as_str().is_some_and(|name| FILTERS.contains(&name))
-    });
-    env.add_test("test", |value: JinjaValue| {
-        value.as_str().is_some_and(|name| TESTS.contains(&name))
-    });
+    env.add_test("filter", |value: JinjaValue| named(&value, &FILTERS));
+    env.add_test("test", |value: JinjaValue| named(&value, &TESTS));
+}
+
+/// Whether `value` is one of `names` (Python's `value in environment.filters`:
+/// `TypeError` for a value it cannot hash).
+fn named(value: &JinjaValue, names: &[&str]) -> Result<bool, Error> {
+    if let kind @ ("dict" | "list") = pystr::python_type(value) {
+        return Err(pystr::type_error(format!("unhashable type: '{kind}'")));
+    }
+    Ok(value.as_str().is_some_and(|name| names.contains(&name)))
 }
 
 /// Python's `callable(value)`: a function, a macro, a bound method, a

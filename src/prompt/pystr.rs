@@ -17,6 +17,7 @@
 
 use super::bound_method;
 use super::budget;
+use super::dict_view;
 use super::groupby;
 use super::pybytes;
 use super::pystr_builtin;
@@ -86,6 +87,9 @@ pub(super) fn type_error(message: String) -> Error {
 
 /// Python's `type(value).__name__` for a template value.
 pub(super) fn python_type(value: &JinjaValue) -> &'static str {
+    if let Some(view) = dict_view::type_name(value) {
+        return view;
+    }
     match value.kind() {
         ValueKind::String => "str",
         ValueKind::Number if value.is_integer() => "int",
@@ -128,15 +132,17 @@ pub(super) fn object_type_repr(value: &JinjaValue) -> String {
     }
 }
 
-/// The name of a value's Python built-in type, when it has one: not an
-/// object of minijinja's (a namespace, a loop), an undefined value, or a
-/// lazy sequence of minijinja's (an iterator in Python, `reversed(x)`).
+/// The name of a value's Python type, when the harness knows it: a
+/// built-in type's, a dict view's, or Jinja2's own class (`Namespace`,
+/// `LoopContext`, `Macro`); not an undefined value, another object of
+/// minijinja's, or a lazy sequence of minijinja's (an iterator in Python,
+/// `reversed(x)`).
 pub(super) fn builtin_type(value: &JinjaValue) -> Option<&'static str> {
-    if value.kind() == ValueKind::Iterable {
+    if value.kind() == ValueKind::Iterable && dict_view::type_name(value).is_none() {
         return None;
     }
     match python_type(value) {
-        "object" | "Undefined" | "LoopContext" | "Macro" | "Namespace" => None,
+        "object" | "Undefined" => None,
         name => Some(name),
     }
 }

@@ -9,6 +9,7 @@ use super::arith;
 use super::bound_method;
 use super::budget::{self, FUEL};
 use super::compare;
+use super::dict_view;
 use super::for_loops::ITERABLE_FILTER;
 use super::getitem;
 use super::groupby;
@@ -226,6 +227,9 @@ pub(super) fn call_method(
         if let Some(result) = pybytes::bytes_method(&*state, bytes, method, args) {
             return result;
         }
+    }
+    if let Some(view) = dict_view::call(value, method, args) {
+        return view;
     }
     minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args)
         .map_err(|error| no_attribute(value, method).unwrap_or(error))
@@ -744,6 +748,7 @@ fn unserializable(value: &JinjaValue) -> Option<&'static str> {
         ValueKind::Bytes => Some("bytes"),
         ValueKind::Undefined => Some("Undefined"),
         _ if bound_method::is_bound_method(value) => Some(bound_method::TYPE_NAME),
+        _ if dict_view::type_name(value).is_some() => dict_view::type_name(value),
         ValueKind::Seq => value
             .try_iter()
             .ok()?

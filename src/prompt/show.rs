@@ -8,6 +8,7 @@
 //! deeper than Python's `repr` recurses is `RecursionError`, as there.
 
 use super::budget;
+use super::dict_view;
 use super::groupby;
 use super::pybytes;
 use super::pystr_builtin;
@@ -122,6 +123,11 @@ fn write_repr(out: &mut String, value: &JinjaValue, limit: u64, depth: usize) ->
             });
         }
         ValueKind::Seq | ValueKind::Iterable => {
+            let view = dict_view::type_name(value);
+            if let Some(view) = view {
+                out.push_str(view);
+                out.push('(');
+            }
             let tuple = groupby::is_tuple(value);
             out.push(if tuple { '(' } else { '[' });
             let items = value.try_iter().map_err(|_| Stop::TooBig)?;
@@ -140,6 +146,9 @@ fn write_repr(out: &mut String, value: &JinjaValue, limit: u64, depth: usize) ->
                 out.push(',');
             }
             out.push(if tuple { ')' } else { ']' });
+            if view.is_some() {
+                out.push(')');
+            }
         }
         ValueKind::Map => {
             out.push('{');
@@ -297,6 +306,10 @@ impl Pretty {
             if depth > MAX_DEPTH || chars(out) > cap {
                 return None;
             }
+            // A dict's view is printed by its `repr`, on one line.
+            if dict_view::type_name(value).is_some() {
+                return write_repr(out, value, u64::MAX, depth).ok();
+            }
             match value.kind() {
                 ValueKind::Map => {
                     out.push('{');
@@ -363,6 +376,11 @@ impl Pretty {
         }
         let max_width = PPRINT_WIDTH.saturating_sub(indent + allowance);
         if let Some(rep) = Self::short_repr(value, max_width) {
+            return self.write(&rep);
+        }
+        if dict_view::type_name(value).is_some() {
+            let mut rep = String::new();
+            write_repr(&mut rep, value, self.limit, level)?;
             return self.write(&rep);
         }
         match value.kind() {

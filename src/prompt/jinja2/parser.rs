@@ -1611,6 +1611,8 @@ impl Parser {
         let mut before = expr.clone();
         // Whether `before` went through the check already (`a < b < c`).
         let mut checked = false;
+        // The operands an ordering compares, checked once the chain is read.
+        let mut ordered: Vec<Expr> = Vec::new();
         // The operators, when each is `<`, `<=`, `>`, `>=`, `==` or `!=`.
         let mut operators = Some(Vec::new());
         // The last `in` or `not in`: whether it is `not in`, and where.
@@ -1638,9 +1640,9 @@ impl Parser {
             if ordering {
                 // Jinja2's `Undefined` raises on `<`, not on `==` or `in`.
                 if !checked {
-                    self.guard_compared(&before);
+                    ordered.push(before.site());
                 }
-                self.guard_compared(&operand);
+                ordered.push(operand.site());
             }
             checked = ordering;
             operands.push(operand.node.clone());
@@ -1648,6 +1650,14 @@ impl Parser {
         }
         if operands.is_empty() {
             return Ok(expr);
+        }
+        // A chain of `__py_compare` raises where it compares; a chain with
+        // `in`, which minijinja compares itself, raises as it reads.
+        for operand in &ordered {
+            match operators {
+                Some(_) => self.guard_compared(operand),
+                None => self.guard_operand(operand),
+            }
         }
         if let (Some((negated, operator)), 1) = (membership, operands.len()) {
             // `a not in b` is `__py_in(true, a, b)`.
