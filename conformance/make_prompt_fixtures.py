@@ -760,10 +760,10 @@ CASES += [("{{ order.keys() }}|{{ order.values() }}|{{ order.items() }}|{{ {}.ke
            "{{ order.keys()|first }}|{{ order.keys()|last }}|{{ 'get' in order.keys() }}|{{ 3 in order.values() }}|"
            "{{ ('get', 3) in order.items() }}|{{ [order.keys()] }}|{{ '{}'.format(order.items()) }}|{{ order.keys()|pprint }}|"
            "{{ order.keys() is sequence }}|{{ order.keys() is iterable }}|{{ order.items == xs.count }}|{{ order.items == order.items }}|"
-           "{{ order.items in [order.items] }}", METHODS)]
+           "{{ order.items in [order.items] }}|{{ order.keys()[0] }}|{{ order.keys()[0]|default('q') }}", METHODS)]
 ERROR_CASES += [(f"{{{{ {expression} }}}}", METHODS) for expression in [
     "order.keys()|tojson", "order.keys()[1:]", "order.keys() + [1]", "order.keys() < 1", "order.keys(1)",
-    "order.items()|dictsort", "order is test", "xs is filter", "nothing < 1 in [true]",
+    "order.items()|dictsort", "order is test", "xs is filter", "nothing < 1 in [true]", "order.keys()[0] + 1",
 ]]
 
 def render(template: str, variables: dict) -> str:

@@ -59,9 +59,10 @@ impl Object for DictView {
     }
 
     /// A view has no items by index (`d.keys()[0]`: undefined, as
-    /// Jinja2's `getitem` gives for Python's `TypeError`).
+    /// Jinja2's `getitem` gives for Python's `TypeError`): an undefined
+    /// value found, so that minijinja does not index the iterable.
     fn get_value(self: &Arc<Self>, _key: &JinjaValue) -> Option<JinjaValue> {
-        None
+        Some(JinjaValue::UNDEFINED)
     }
 }
 
