@@ -581,17 +581,23 @@ impl Parser {
         self.guard_item_with(expr, ITEM_FUNCTION);
     }
 
+    /// Opens a call of `function` at `at` (its arguments and `)` are
+    /// the caller's edits).
+    fn open_call(&mut self, at: usize, function: &str) {
+        self.edits.push(Edit {
+            start: at,
+            end: at,
+            text: format!("{function}("),
+            closing: false,
+        });
+    }
+
     /// Makes an item by one subscript a call `function(obj, key)`.
     fn guard_item_with(&mut self, expr: &Expr, function: &str) {
         let (Some(site), "Getitem") = (expr.item, expr.class) else {
             return;
         };
-        self.edits.push(Edit {
-            start: site.start,
-            end: site.start,
-            text: format!("{function}("),
-            closing: false,
-        });
+        self.open_call(site.start, function);
         for (span, text) in [(site.open, ", "), (site.close, ")")] {
             self.edits.push(Edit {
                 start: span.0,
@@ -700,12 +706,7 @@ impl Parser {
         if expr.class != "Getattr" || site.name.starts_with("__") {
             return;
         }
-        self.edits.push(Edit {
-            start: site.start,
-            end: site.start,
-            text: format!("{function}("),
-            closing: false,
-        });
+        self.open_call(site.start, function);
         self.edits.push(Edit {
             start: site.dot,
             end: site.end,
