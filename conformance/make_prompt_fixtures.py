@@ -766,6 +766,16 @@ ERROR_CASES += [(f"{{{{ {expression} }}}}", METHODS) for expression in [
     "order.items()|dictsort", "order is test", "xs is filter", "nothing < 1 in [true]", "order.keys()[0] + 1",
 ]]
 
+# A chain of comparisons is Python's: each operand read once, stopping at the first comparison that is false,
+# `in` and orderings linked pairwise (`3 in l < 4` compares the list with 4).
+CASES += [("{{ 1 > 2 < zz.y }}|{{ 1 == 2 == zz.y }}|{{ 1 < 3 < 2 < zz.y }}|{{ 1 < 2 in [2] }}|{{ 1 in [1] in [[1]] }}|"
+           "{{ 1 < 2 not in xs }}|{{ 1 not in xs not in [true] }}|{{ 1 < 2 < (3 < 4 < 5) }}|{{ 5 > 1 in zz }}|"
+           "{% macro g(n) %}{% if n > 0 %}{{ 0 < n < g(n - 1)|length + 10 }}{% endif %}{% endmacro %}{{ g(3) }}|"
+           "{% for i in [1, 2, 3, 4] if 1 < i < 4 %}{{ i }}{% endfor %}", METHODS)]
+ERROR_CASES += [(f"{{{{ {expression} }}}}", METHODS) for expression in [
+    "3 in xs < 4", "1 in [1] < 2", "1 < 2 < zz.y", "3 in xs > zz", "1 < order.zz in xs", "1 < zz < y.k",
+]]
+
 def render(template: str, variables: dict) -> str:
     builder = ChatPromptBuilder(template='{% message role="user" %}' + template + "{% endmessage %}",
                                 required_variables=None)

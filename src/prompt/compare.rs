@@ -17,7 +17,7 @@ use super::pystr;
 use super::python_math::Number;
 use super::render::haystack_error;
 use minijinja::value::{Object, Rest, Value as JinjaValue, ValueKind};
-use minijinja::{Error, ErrorKind};
+use minijinja::{Error, ErrorKind, State};
 use std::cmp::Ordering;
 
 /// A comparison `operands[0] op operands[1] op operands[2] …` (operand and
@@ -91,6 +91,32 @@ pub(super) fn named(hint: String, value: JinjaValue) -> JinjaValue {
     value
 }
 
+/// The temp a chain keeps its shared operand in between two comparisons.
+const CHAIN_TEMP: &str = "__py_chain";
+
+/// `value`, kept for the chain's next comparison ([`jinja2::KEEP_FUNCTION`]).
+pub(super) fn keep(state: &mut State, value: JinjaValue) -> JinjaValue {
+    state.set_temp(CHAIN_TEMP, value.clone());
+    value
+}
+
+/// The value [`keep`] kept last ([`jinja2::TAKE_FUNCTION`]): nothing is
+/// read between the two, so a chain in an operand or a macro the chain
+/// calls has finished with the temp before.
+pub(super) fn take(state: &mut State) -> JinjaValue {
+    state
+        .set_temp(CHAIN_TEMP, JinjaValue::UNDEFINED)
+        .unwrap_or_default()
+}
+
+/// `value`, an undefined name compared by an ordering being undefined.
+fn unnamed(value: &JinjaValue) -> JinjaValue {
+    match value.downcast_object_ref::<NamedUndefined>() {
+        Some(_) => JinjaValue::UNDEFINED,
+        None => value.clone(),
+    }
+}
+
 /// Whether `left operator right` holds.
 fn holds(operator: &str, left: &JinjaValue, right: &JinjaValue) -> Result<bool, Error> {
     // Python asks the left operand first, then the right one's reflection.
@@ -101,10 +127,6 @@ fn holds(operator: &str, left: &JinjaValue, right: &JinjaValue) -> Result<bool, 
             }
         }
     }
-    let unnamed = |value: &JinjaValue| match value.downcast_object_ref::<NamedUndefined>() {
-        Some(_) => JinjaValue::UNDEFINED,
-        None => value.clone(),
-    };
     let (left, right) = (&unnamed(left), &unnamed(right));
     match operator {
         "==" | "!=" => {
@@ -199,6 +221,8 @@ pub(super) fn contains(
     item: JinjaValue,
     container: JinjaValue,
 ) -> Result<JinjaValue, Error> {
+    // An operand an ordering of the same chain compares too.
+    let (item, container) = (unnamed(&item), unnamed(&container));
     let found = match (pystr::builtin_type(&container), container.is_undefined()) {
         (_, true) => false,
         (Some("str"), _) => match (item.kind(), item.as_str(), container.as_str()) {

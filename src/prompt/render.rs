@@ -151,6 +151,8 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
     env.add_function(jinja2::NAMED_ATTR_FUNCTION, named_attr);
     env.add_function(jinja2::NAMED_ITEM_FUNCTION, named_item);
     env.add_function(jinja2::IN_FUNCTION, compare::contains);
+    env.add_function(jinja2::KEEP_FUNCTION, compare::keep);
+    env.add_function(jinja2::TAKE_FUNCTION, compare::take);
     named_tests::add_to(&mut env);
     env.add_function(
         jinja2::ADD_FUNCTION,

@@ -684,6 +684,12 @@ fn prompts() -> BoxedStrategy<Option<Prompts>> {
             Some(
                 "{% set café = topic %}{{ café }}|{{ count == 1.0 }}|{{ count > 2.5 }}|{{ count is ge 2 }}",
             ),
+            // Chains of comparisons and `in` over whatever the values are:
+            // each operand read once, stopping at the first that is false.
+            Some(
+                "{{ 1 > 2 < items.k1 }}|{{ count < 3 in items }}|{{ topic in items < count }}|\
+                 {{ 0 == count < items.k2 }}|{{ name not in items not in topic }}",
+            ),
             // Many variables in nested frames: a run missing one prints the
             // provided ones as a set, in Haystack's insertion order.
             Some(

@@ -93,6 +93,39 @@ enum Call {
     Closing(usize),
 }
 
+/// One comparison of a chain (`a < b in c` has two): its operator and
+/// where the operator is written.
+enum Link {
+    /// `<`, `<=`, `>`, `>=`, `==` or `!=`.
+    Compare(String, (usize, usize)),
+    /// `in`, or `not in` when negated.
+    In(bool, (usize, usize)),
+}
+
+impl Link {
+    /// The call that compares: `__py_compare(` or `__py_in(true, `.
+    fn opening(&self) -> String {
+        match self {
+            Link::Compare(..) => format!("{COMPARE_FUNCTION}("),
+            Link::In(negated, _) => format!("{IN_FUNCTION}({negated}, "),
+        }
+    }
+
+    /// What the operator becomes between the call's operands.
+    fn separator(&self) -> String {
+        match self {
+            Link::Compare(operator, _) => format!(", \"{operator}\", "),
+            Link::In(..) => ", ".to_owned(),
+        }
+    }
+
+    fn span(&self) -> (usize, usize) {
+        match self {
+            Link::Compare(_, span) | Link::In(_, span) => *span,
+        }
+    }
+}
+
 /// Whether an assignment target names `self`.
 fn names_self(node: &Node) -> bool {
     match node {
@@ -269,6 +302,17 @@ pub(crate) const NAMED_ITEM_FUNCTION: &str = "__py_named_item";
 /// (`a not in b` is `__py_in(true, a, b)`): Python's membership, and its
 /// `TypeError` for a container it cannot search for that item.
 pub(crate) const IN_FUNCTION: &str = "__py_in";
+
+/// The function the operand two comparisons of a chain share goes through
+/// (`a < b < c` is `(__py_compare(a, "<", __py_keep(b)) and
+/// __py_compare(__py_take(), "<", c))`): it keeps the value for
+/// [`TAKE_FUNCTION`], so that the operand is read once and the chain stops
+/// at the first comparison that is false, as Python's does.
+pub(crate) const KEEP_FUNCTION: &str = "__py_keep";
+
+/// The value [`KEEP_FUNCTION`] kept last, which the next comparison of
+/// the chain compares.
+pub(crate) const TAKE_FUNCTION: &str = "__py_take";
 
 /// The function a `~` chain becomes (`a ~ b ~ c` is `__py_concat(a, b,
 /// c)`): each operand as Python's `str()` prints it, paid for before the
@@ -523,6 +567,58 @@ impl Parser {
             end,
             text: ",".to_owned(),
             closing: false,
+        });
+    }
+
+    /// Makes the comparisons just parsed (the tokens `from..self.index`,
+    /// joined by `links`) calls of Python's operators: `a < b` is
+    /// `__py_compare(a, "<", b)`, `a not in b` is `__py_in(true, a, b)`,
+    /// and a chain is Python's, each operand read once and the chain
+    /// stopping at the first comparison that is false: `a < b in c` is
+    /// `(__py_compare(a, "<", __py_keep(b)) and __py_in(false,
+    /// __py_take(), c))` ([`KEEP_FUNCTION`]).
+    fn chain(&mut self, from: usize, links: &[Link]) {
+        let (Some(first), Some(last)) = (
+            self.tokens.get(from),
+            self.index.checked_sub(1).and_then(|i| self.tokens.get(i)),
+        ) else {
+            return;
+        };
+        let (start, end) = (first.span.0, last.span.1);
+        let chained = links.len() > 1;
+        let Some(head) = links.first() else {
+            return;
+        };
+        // In the opening, which no other call shares ([`Parser::call_around`]).
+        let open = if chained { "(" } else { "" };
+        self.edits.push(Edit {
+            start,
+            end: start,
+            text: format!("{open}{}", head.opening()),
+            closing: false,
+        });
+        for (position, link) in links.iter().enumerate() {
+            let mut text = String::new();
+            if position > 0 {
+                text = format!(")) and {}{TAKE_FUNCTION}()", link.opening());
+            }
+            text.push_str(&link.separator());
+            if position + 1 < links.len() {
+                text.push_str(&format!("{KEEP_FUNCTION}("));
+            }
+            let (start, end) = link.span();
+            self.edits.push(Edit {
+                start,
+                end,
+                text,
+                closing: false,
+            });
+        }
+        self.edits.push(Edit {
+            start: end,
+            end,
+            text: if chained { "))" } else { ")" }.to_owned(),
+            closing: true,
         });
     }
 
@@ -1614,26 +1710,19 @@ impl Parser {
         let mut checked = false;
         // The operands an ordering compares, checked once the chain is read.
         let mut ordered: Vec<Expr> = Vec::new();
-        // The operators, when each is `<`, `<=`, `>`, `>=`, `==` or `!=`.
-        let mut operators = Some(Vec::new());
-        // The last `in` or `not in`: whether it is `not in`, and where.
-        let mut membership = None;
+        let mut links: Vec<Link> = Vec::new();
         loop {
             let ordering = matches!(self.kind(), "lt" | "lteq" | "gt" | "gteq");
             if ordering || matches!(self.kind(), "eq" | "ne") {
                 let operator = self.next()?;
-                if let Some(operators) = &mut operators {
-                    operators.push(operator);
-                }
+                links.push(Link::Compare(operator.value, operator.span));
             } else if self.is("name:in") {
                 let operator = self.next()?;
-                membership = Some((false, operator.span));
-                operators = None;
+                links.push(Link::In(false, operator.span));
             } else if self.is("name:not") && test_token(&self.look()?, "name:in") {
                 let not = self.next()?;
                 let operator = self.next()?;
-                membership = Some((true, (not.span.0, operator.span.1)));
-                operators = None;
+                links.push(Link::In(true, (not.span.0, operator.span.1)));
             } else {
                 break;
             }
@@ -1652,30 +1741,12 @@ impl Parser {
         if operands.is_empty() {
             return Ok(expr);
         }
-        // A chain of `__py_compare` raises where it compares; a chain with
-        // `in`, which minijinja compares itself, raises as it reads.
+        // Each comparison raises where it compares, after its operands are
+        // read as Python reads them.
         for operand in &ordered {
-            match operators {
-                Some(_) => self.guard_compared(operand),
-                None => self.guard_operand(operand),
-            }
+            self.guard_compared(operand);
         }
-        if let (Some((negated, operator)), 1) = (membership, operands.len()) {
-            // `a not in b` is `__py_in(true, a, b)`.
-            self.call_around(from, IN_FUNCTION, &format!("{negated}, "), operator);
-        }
-        if let Some(operators) = operators.filter(|operators| !operators.is_empty()) {
-            // `a < b == c` is `__py_compare(a, "<", b, "==", c)`.
-            self.wrap_in_call(from, COMPARE_FUNCTION);
-            for operator in operators {
-                self.edits.push(Edit {
-                    start: operator.span.0,
-                    end: operator.span.1,
-                    text: format!(", \"{}\", ", operator.value),
-                    closing: false,
-                });
-            }
-        }
+        self.chain(from, &links);
         let mut children = vec![expr.node];
         children.extend(operands);
         Ok(Expr::new("Compare", line, children))
