@@ -776,6 +776,51 @@ ERROR_CASES += [(f"{{{{ {expression} }}}}", METHODS) for expression in [
     "3 in xs < 4", "1 in [1] < 2", "1 < 2 < zz.y", "3 in xs > zz", "1 < order.zz in xs", "1 < zz < y.k",
 ]]
 
+# Jinja2's own objects are no maps: a namespace, a loop and a macro print as their `__repr__`, and Python neither
+# sizes nor iterates a namespace or a macro; `map`/`select` read a value only when it is true and look their
+# filter or test up at the first item; `items` takes a mapping only.
+OBJECTS = "{% set ns = namespace(a=1, b=[2]) %}{% macro f(a) %}x{% endmacro %}"
+CASES += [(OBJECTS + "{{ ns }}|{{ [ns] }}|{{ ns|string }}|{{ ns|pprint }}|{{ ns is mapping }}|{{ ns is iterable }}|"
+           "{{ ns ~ '' }}|{{ '%s' % ns }}|{{ '{}'.format(ns) }}|{{ {'k': [ns]}|pprint }}|"
+           "{% for x in [1, 2] %}{{ loop }}{{ loop|length }}{{ loop is mapping }}{{ loop is iterable }}{% endfor %}|"
+           "{{ f }}|{{ [f] }}|{{ f is mapping }}|{{ f is iterable }}|{{ f|pprint }}|"
+           "{% macro g() %}{{ caller }}{% endmacro %}{% call g() %}x{% endcall %}|"
+           "{{ none|map('upper')|list }}|{{ 0|select|list }}|{{ ''|reject('nosuch')|list }}|{{ []|select('nosuch')|list }}|"
+           "{{ nothing|items|list }}|{{ {'a': 1}|items|list }}|{{ [1, 0]|select|list }}", {})]
+ERROR_CASES += [(OBJECTS + f"{{{{ {expression} }}}}", {}) for expression in [
+    "ns|length", "ns|count", "ns|tojson", "{'k': ns}|tojson", "ns|list", "ns|first", "ns|last", "ns|items|list",
+    "ns|dictsort", "ns|join", "ns|sort", "ns|unique|list", "ns|map('upper')|list", "ns|select|list",
+    "ns|reverse|list", "ns|max", "ns|sum", "ns|selectattr('a')|list", "ns|xmlattr", "ns|batch(1)|list",
+    "f|length", "f|tojson", "f|list", "f|reverse", "f|xmlattr", "f|dictsort", "f|items|list", "'ab'|items|list",
+    "none|items|list", "[1]|map('nosuch')|list", "[1]|select('nosuch')|list", "[{'a': 1}]|selectattr('a', 'nosuch')|list",
+    "[1]|map(1)|list", "[1]|reject(1)|list", "1|select|list",
+]]
+ERROR_CASES += [(OBJECTS + t, {}) for t in [
+    "{% for x in ns %}{{ x }}{% endfor %}", "{% for x in f %}{{ x }}{% endfor %}",
+    "{% for x in [1] %}{{ loop|tojson }}{% endfor %}", "{% for x in [1] %}{{ loop|xmlattr }}{% endfor %}",
+    "{% for x in [1] %}{{ loop|dictsort }}{% endfor %}",
+]]
+
+# `range` is Python's: it prints as `range(0, 3)`, slices into a range, equals only a range, and orderings, `+`,
+# `*` and `tojson` refuse it. Lists, tuples and dicts compare item by item, Python's RecursionError past its depth.
+DEEP = "{% set ns = namespace(a=[], b=[]) %}{% for i in range(DEPTH) %}{% set ns.a = [ns.a] %}{% set ns.b = [ns.b] %}{% endfor %}"
+CASES += [("{{ range(3) }}|{{ range(1, 10, 2) }}|{{ [range(3)] }}|{{ range(3)[1:] }}|{{ range(5)[::-1] }}|{{ range(2, 20, 3)[1:4] }}|"
+           "{{ range(2, 20, 3)[-1] }}|{{ range(3) ~ '' }}|{{ range(3) is sequence }}|{{ range(0) if range(0) else 'e' }}|"
+           "{{ range(3) == [0, 1, 2] }}|{{ [range(2)] == [[0, 1]] }}|{{ range(0) == range(2, 2) }}|{{ range(0, 3, 2) == range(0, 4, 2) }}|"
+           "{{ 1.0 in range(3) }}|{{ range(3)|pprint }}|{{ range(3).start }}|{{ range(3).count(1.0) }}|{{ range(3).index(2) }}|"
+           "{{ range(true) }}|{{ range(10**20, 10**20 + 2) }}|{{ range(-5)|list }}|{{ range(5, 0, -2)|list }}|{{ range(3)|sum }}|"
+           "{{ '%s' % range(3) }}|{{ range(3)|string }}|{% for i in range(3) %}{{ loop.length }}{% endfor %}|{{ range(3)|join('-') }}|"
+           "{{ {'a': [1, (2,)]} == {'a': [1, (2,)]} }}|{{ {'a': 1} == {'b': 1} }}|{{ [[1], 2] == [[1.0], 2] }}|{{ [(1,)] == [[1]] }}|"
+           + DEEP.replace("DEPTH", "900") + "{{ ns.a == ns.b }}{{ ns.a == ns.a }}", {})]
+ERROR_CASES += [(f"{{{{ {expression} }}}}", {}) for expression in [
+    "range(3) < 4", "range(3)|tojson", "range(3) + [1]", "range(3) < range(4)", "range(3) * 2", "range()",
+    "range(1, 2, 3, 4)", "range(1.5)", "range('a')", "range(nothing)", "range(none)", "range(stop=3)", "range(100001)",
+    "range(0, 10, 0)", "range(3).index(5)", "range(3).index('a')", "range(3)|dictsort", "range(3)|items|list",
+]]
+ERROR_CASES += [(DEEP.replace("DEPTH", "1000") + expression, {}) for expression in [
+    "{{ ns.a == ns.b }}", "{{ ns.a in [ns.b] }}", "{{ [ns.a] != [ns.b] }}",
+]]
+
 def render(template: str, variables: dict) -> str:
     builder = ChatPromptBuilder(template='{% message role="user" %}' + template + "{% endmessage %}",
                                 required_variables=None)

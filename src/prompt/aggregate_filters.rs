@@ -135,6 +135,9 @@ pub(super) fn sum(state: &State, value: JinjaValue, kwargs: Kwargs) -> Result<Ji
 /// characters, a dict's keys, nothing from an undefined value (Jinja2's
 /// `Undefined.__iter__`), `TypeError` for a number, a boolean or `None`.
 fn python_iter(state: &State, value: &JinjaValue) -> Result<Vec<JinjaValue>, Error> {
+    if let Some(error) = iterating_filters::not_iterable(value) {
+        return Err(error);
+    }
     match value.kind() {
         ValueKind::Undefined => Ok(Vec::new()),
         ValueKind::String => {

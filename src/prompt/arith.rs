@@ -17,6 +17,7 @@
 use super::budget;
 use super::dict_view;
 use super::groupby;
+use super::py_range;
 use super::pystr;
 use super::render::haystack_error;
 use super::show;
@@ -223,6 +224,7 @@ fn list(value: &JinjaValue) -> bool {
     matches!(value.kind(), ValueKind::Seq | ValueKind::Iterable)
         && !groupby::is_tuple(value)
         && dict_view::type_name(value).is_none()
+        && py_range::of(value).is_none()
 }
 
 /// minijinja's own operator `expression` over `left` and `right`.

@@ -13,6 +13,7 @@
 use super::bound_method;
 use super::dict_view;
 use super::groupby;
+use super::py_range;
 use super::pystr;
 use super::python_math::Number;
 use super::render::haystack_error;
@@ -61,6 +62,11 @@ pub(super) const TESTS: [(&str, &str); 15] = [
 /// Python's `left operator right` for one of [`TESTS`]' operators.
 pub(super) fn test(operator: &str, left: &JinjaValue, right: &JinjaValue) -> Result<bool, Error> {
     holds(operator, left, right)
+}
+
+/// Python's `left == right`.
+pub(super) fn equal(left: &JinjaValue, right: &JinjaValue) -> Result<bool, Error> {
+    holds("==", left, right)
 }
 
 /// Python's `left < right`, or its `TypeError` for values it does not
@@ -117,6 +123,68 @@ fn unnamed(value: &JinjaValue) -> JinjaValue {
     }
 }
 
+/// How many lists, tuples or dicts deep Python compares two values before
+/// its `RecursionError`: its recursion limit (1000 frames) less the frames
+/// of Jinja2's rendering under Haystack 3.4.1 (measured: two lists nested
+/// 987 deep fail, 986 compare).
+const MAX_COMPARE_DEPTH: usize = 986;
+
+/// Python's `left == right`, `depth` lists, tuples or dicts inside the
+/// comparison: numbers exactly (`True == 1`), a range only to a range, a
+/// dict's view and a bound method as Python's; two lists, two tuples or
+/// two dicts item by item, an item the same object as the other's equal
+/// without a look inside (CPython's `PyObject_RichCompareBool`), and
+/// Python's `RecursionError` past [`MAX_COMPARE_DEPTH`].
+fn equal_at(left: &JinjaValue, right: &JinjaValue, depth: usize) -> Result<bool, Error> {
+    if let (Some(a), Some(b)) = (Number::of(left), Number::of(right)) {
+        return Ok(a.cmp(b) == Some(Ordering::Equal));
+    }
+    if py_range::of(left).is_some() != py_range::of(right).is_some() {
+        return Ok(false);
+    }
+    if let Some(equal) = dict_view::equal(left, right).or_else(|| bound_method::equal(left, right))
+    {
+        return Ok(equal);
+    }
+    let (left, right) = (groupby::plain(left.clone()), groupby::plain(right.clone()));
+    let same = |a: &JinjaValue, b: &JinjaValue| minijinja::tests::is_sameas(a, b);
+    let kinds = (pystr::builtin_type(&left), pystr::builtin_type(&right));
+    let (Some(kind @ ("list" | "tuple" | "dict")), Some(other)) = kinds else {
+        return Ok(left == right);
+    };
+    if kind != other || same(&left, &right) {
+        return Ok(kind == other);
+    }
+    if depth > MAX_COMPARE_DEPTH {
+        return Err(haystack_error(
+            "RecursionError: maximum recursion depth exceeded in comparison".to_owned(),
+        ));
+    }
+    if left.len() != right.len() {
+        return Ok(false);
+    }
+    let pairs: Vec<(JinjaValue, JinjaValue)> = match kind {
+        "dict" => left
+            .try_iter()?
+            .map(|key| {
+                let mine = left.get_item(&key).unwrap_or_default();
+                (mine, right.get_item(&key).unwrap_or_default())
+            })
+            .collect(),
+        _ => left.try_iter()?.zip(right.try_iter()?).collect(),
+    };
+    for (mine, theirs) in pairs {
+        // A key the other dict lacks.
+        if kind == "dict" && theirs.is_undefined() && !mine.is_undefined() {
+            return Ok(false);
+        }
+        if !same(&mine, &theirs) && !equal_at(&mine, &theirs, depth + 1)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
 /// Whether `left operator right` holds.
 fn holds(operator: &str, left: &JinjaValue, right: &JinjaValue) -> Result<bool, Error> {
     // Python asks the left operand first, then the right one's reflection.
@@ -129,18 +197,7 @@ fn holds(operator: &str, left: &JinjaValue, right: &JinjaValue) -> Result<bool, 
     }
     let (left, right) = (&unnamed(left), &unnamed(right));
     match operator {
-        "==" | "!=" => {
-            // Numbers are equal as Python's are (exactly, `True == 1`).
-            let equal = match (Number::of(left), Number::of(right)) {
-                (Some(a), Some(b)) => a.cmp(b) == Some(Ordering::Equal),
-                _ => dict_view::equal(left, right)
-                    .or_else(|| bound_method::equal(left, right))
-                    .unwrap_or_else(|| {
-                        groupby::plain(left.clone()) == groupby::plain(right.clone())
-                    }),
-            };
-            return Ok(equal == (operator == "=="));
-        }
+        "==" | "!=" => return Ok(equal_at(left, right, 1)? == (operator == "==")),
         _ => {}
     }
     if left.is_undefined() || right.is_undefined() {
@@ -234,7 +291,7 @@ pub(super) fn contains(
                 )));
             }
         },
-        (Some("list" | "tuple" | "dict_keys" | "dict_values" | "dict_items"), _) => {
+        (Some("list" | "tuple" | "range" | "dict_keys" | "dict_values" | "dict_items"), _) => {
             let mut found = false;
             for x in container.try_iter()? {
                 if holds("==", &x, &item)? {

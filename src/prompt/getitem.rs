@@ -6,6 +6,7 @@
 use super::budget;
 use super::dict_view;
 use super::groupby;
+use super::py_range;
 use super::pystr;
 use super::pystr::type_error;
 use super::python_math::Number;
@@ -109,6 +110,12 @@ pub(super) fn slice(
             .collect();
         return Ok(JinjaValue::from_bytes(picked));
     }
+    if let Some(range) = py_range::of(&object) {
+        // A range's slice is a range (`range(5)[1:3]` is `range(1, 3)`).
+        let len = object.len().unwrap_or(0);
+        let (first, last) = bounds(len, start, stop, step);
+        return Ok(JinjaValue::from_object(range.slice(first, last, step)));
+    }
     let tuple = groupby::is_tuple(&object);
     let items: Vec<JinjaValue> = groupby::plain(object).try_iter()?.collect();
     budget::ensure_items(state, items.len() as u64, false)?;
@@ -137,25 +144,30 @@ fn index(part: &JinjaValue) -> Result<Option<i64>, Error> {
     }
 }
 
-/// The positions `start:stop:step` picks from a sequence of `len` items,
+/// Where `start:stop:step` begins and ends in a sequence of `len` items,
 /// as Python's `PySlice_AdjustIndices` bounds them.
-fn positions(
-    len: usize,
-    start: Option<i64>,
-    stop: Option<i64>,
-    step: i64,
-) -> impl Iterator<Item = usize> {
+fn bounds(len: usize, start: Option<i64>, stop: Option<i64>, step: i64) -> (i64, i64) {
     let len = len as i64;
     let bound = |at: Option<i64>, default: i64| match at {
         None => default,
         Some(at) if at < 0 => (at.saturating_add(len)).max(if step < 0 { -1 } else { 0 }),
         Some(at) => at.min(if step < 0 { len - 1 } else { len }),
     };
-    let (first, last) = if step > 0 {
+    if step > 0 {
         (bound(start, 0), bound(stop, len))
     } else {
         (bound(start, len - 1), bound(stop, -1))
-    };
+    }
+}
+
+/// The positions `start:stop:step` picks from a sequence of `len` items.
+fn positions(
+    len: usize,
+    start: Option<i64>,
+    stop: Option<i64>,
+    step: i64,
+) -> impl Iterator<Item = usize> {
+    let (first, last) = bounds(len, start, stop, step);
     let count = if step > 0 && last > first {
         (last - first - 1) / step + 1
     } else if step < 0 && first > last {

@@ -6,9 +6,8 @@
 //! own text. An undefined value iterates as empty, as Jinja2's `Undefined`
 //! does.
 
-use super::bound_method;
 use super::dict_view;
-use super::pystr::{python_type, type_error};
+use super::pystr::{self, python_type, type_error};
 use super::render::haystack_error;
 use super::signature::Signature;
 use minijinja::value::{Kwargs, Rest, Value as JinjaValue, ValueKind};
@@ -23,6 +22,9 @@ enum Refusal {
     NotReversible,
     /// `value.items()`: `'list' object has no attribute 'items'`.
     NoItems,
+    /// `do_reverse`, which tries `reversed(value)` and then `list(value)`:
+    /// `FilterArgumentError: argument must be iterable`.
+    NotReversed,
 }
 
 /// Jinja2's `do_batch(value, linecount, fill_with=None)`.
@@ -51,10 +53,13 @@ const ITERATING: &[(&str, Refusal, Option<&Signature>)] = &[
     ("first", Refusal::NotIterable, None),
     ("last", Refusal::NotReversible, None),
     ("slice", Refusal::NotIterable, Some(&SLICE)),
+    ("reverse", Refusal::NotReversed, None),
 ];
 
-/// Registers the filters of [`ITERATING`] over minijinja's own.
+/// Registers the filters of [`ITERATING`], and `items`, over minijinja's
+/// own.
 pub(super) fn add_to(env: &mut Environment<'static>) {
+    env.add_filter("items", |value: JinjaValue| items(&value));
     for &(name, refusal, signature) in ITERATING {
         let filter = builtin(name);
         env.add_filter(
@@ -82,12 +87,25 @@ pub(super) fn add_to(env: &mut Environment<'static>) {
     }
 }
 
+/// Jinja2's `do_items`: the pairs of a mapping, none of `Undefined`, and
+/// its `TypeError` for anything else (minijinja's reads a namespace, a
+/// loop or a macro as a map, and refuses the rest in its own words).
+fn items(value: &JinjaValue) -> Result<JinjaValue, Error> {
+    if !value.is_undefined() && !pystr::is_dict(value) {
+        return Err(type_error(
+            "Can only get item pairs from a mapping.".to_owned(),
+        ));
+    }
+    minijinja::filters::items(value)
+}
+
 /// minijinja's own filter of that name.
 fn builtin(name: &str) -> JinjaValue {
     use minijinja::filters;
     match name {
         "batch" => JinjaValue::from_function(filters::batch),
         "first" => JinjaValue::from_function(filters::first),
+        "reverse" => JinjaValue::from_function(filters::reverse),
         "last" => JinjaValue::from_function(filters::last),
         _ => JinjaValue::from_function(filters::slice),
     }
@@ -106,22 +124,33 @@ pub(super) fn not_iterable(value: &JinjaValue) -> Option<Error> {
 }
 
 fn refused(refusal: Refusal, value: &JinjaValue) -> Option<Error> {
-    // A bound method (`order.items` not called) is no more iterable than
-    // a number.
+    // A bound method (`order.items` not called), a namespace or a macro is
+    // no more iterable than a number.
     let scalar = matches!(
         value.kind(),
         ValueKind::None | ValueKind::Number | ValueKind::Bool
-    ) || bound_method::is_bound_method(value);
+    ) || pystr::opaque_type(value).is_some();
     let kind = python_type(value);
     match refusal {
         Refusal::NotIterable if scalar => {
             Some(type_error(format!("'{kind}' object is not iterable")))
         }
+        // minijinja's own text for a scalar is made Jinja2's where the
+        // error is read (`src/prompt/mod.rs`).
+        Refusal::NotReversed if pystr::opaque_type(value).is_some() => Some(haystack_error(
+            "FilterArgumentError: argument must be iterable".to_owned(),
+        )),
         Refusal::NotReversible if scalar => {
             Some(type_error(format!("'{kind}' object is not reversible")))
         }
+        // A namespace reads its attribute `items` (Jinja2's `Namespace`
+        // raises `AttributeError` with the name alone).
+        Refusal::NoItems if kind == "Namespace" => {
+            Some(haystack_error("AttributeError: items".to_owned()))
+        }
         Refusal::NoItems
             if scalar
+                || kind == "LoopContext"
                 || matches!(value.kind(), ValueKind::String | ValueKind::Seq)
                 || dict_view::type_name(value).is_some() =>
         {

@@ -6,6 +6,7 @@
 //! string as Python's `str()` first (within the budget, [`show`]).
 
 use super::budget;
+use super::iterating_filters;
 use super::pystr;
 use super::render::haystack_error;
 use super::show;
@@ -53,6 +54,9 @@ pub(super) fn xmlattr(
     value: &JinjaValue,
     autospace: Option<JinjaValue>,
 ) -> Result<JinjaValue, Error> {
+    if let Some(error) = iterating_filters::no_items(value) {
+        return Err(error);
+    }
     if value.kind() != ValueKind::Map {
         return Err(haystack_error(format!(
             "AttributeError: '{}' object has no attribute 'items'",
@@ -122,7 +126,7 @@ pub(super) fn urlencode(state: &State, value: &JinjaValue) -> Result<JinjaValue,
 }
 
 /// Python's `repr(value)`: the item of a one-item list as Python prints it.
-fn repr(state: &State, value: &JinjaValue) -> Result<String, Error> {
+pub(super) fn repr(state: &State, value: &JinjaValue) -> Result<String, Error> {
     let list = show::python_str(Some(state), &JinjaValue::from(vec![value.clone()]))?;
     Ok(list[1..list.len() - 1].to_owned())
 }

@@ -61,6 +61,7 @@ mod markup;
 mod message_tag;
 mod named_tests;
 mod number_filters;
+mod py_range;
 mod pybytes;
 mod pypercent;
 mod pystr;
@@ -70,6 +71,7 @@ mod python_math;
 mod python_sort;
 mod render;
 mod round_filter;
+mod select_filters;
 mod show;
 mod signature;
 mod text_filters;
@@ -326,17 +328,6 @@ fn jinja_error(error: &minijinja::Error) -> PromptError {
             let detail = error.detail().unwrap_or_default();
             let name = detail.strip_suffix(" is unknown").unwrap_or(detail);
             format!("UndefinedError: '{name}' is undefined")
-        }
-        // Haystack renders in Jinja2's sandbox, whose `range` refuses
-        // more than `MAX_RANGE` items (minijinja's bound is the same).
-        ErrorKind::InvalidOperation if error.detail() == Some("range has too many elements") => {
-            "OverflowError: Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000)."
-                .to_owned()
-        }
-        ErrorKind::InvalidOperation
-            if error.detail() == Some("cannot create range with step of 0") =>
-        {
-            "ValueError: range() arg 3 must not be zero".to_owned()
         }
         // Jinja2's `reverse` of what is not iterable.
         ErrorKind::InvalidOperation

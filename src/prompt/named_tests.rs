@@ -19,6 +19,10 @@ pub(super) fn add_to(env: &mut Environment<'static>) {
     }
     env.add_test("callable", |value: JinjaValue| is_callable(&value));
     env.add_test("sequence", |value: JinjaValue| is_sequence(&value));
+    // Python's `isinstance(value, abc.Mapping)`: a dict, no namespace,
+    // loop or macro (minijinja's read as maps).
+    env.add_test("mapping", |value: JinjaValue| is_dict(&value));
+    env.add_test("iterable", |value: JinjaValue| is_iterable(&value));
     env.add_test("filter", |value: JinjaValue| named(&value, &FILTERS));
     env.add_test("test", |value: JinjaValue| named(&value, &TESTS));
 }
@@ -42,6 +46,16 @@ fn is_callable(value: &JinjaValue) -> bool {
         || value.kind() == ValueKind::Plain
         || super::render::is_loop(value)
         || super::render::is_macro(value)
+}
+
+/// Jinja2's `iterable` test, Python's `iter(value)`: anything but a
+/// number, a boolean, `None`, a namespace, a macro or a bound method
+/// (`Undefined` iterates as empty).
+fn is_iterable(value: &JinjaValue) -> bool {
+    !matches!(
+        value.kind(),
+        ValueKind::Number | ValueKind::Bool | ValueKind::None
+    ) && pystr::opaque_type(value).is_none()
 }
 
 /// Jinja2's `sequence` test: whether Python can take the value's `len()`

@@ -8,12 +8,11 @@
 //! `0.0`); they read neither Python's underscores (`'1_000'`) nor its
 //! whitespace, and `'inf'|int` was the largest 128-bit integer.
 
-use super::bound_method;
 use super::message_tag::is_py_space;
-use super::pystr::{python_type, type_error};
+use super::pystr::{self, python_type, type_error};
 use super::pystr_unicode;
 use super::python_math::too_large;
-use super::render::haystack_error;
+use super::render::{self, haystack_error};
 use super::round_filter;
 use super::signature::Signature;
 use minijinja::value::{Kwargs, Rest, Value as JinjaValue, ValueKind};
@@ -291,7 +290,7 @@ fn length(value: JinjaValue, rest: Rest<JinjaValue>) -> Result<JinjaValue, Error
     if value.is_undefined() {
         return Ok(JinjaValue::from(0));
     }
-    let sized = !bound_method::is_bound_method(&value);
+    let sized = pystr::opaque_type(&value).is_none();
     match value.kind() {
         ValueKind::Number | ValueKind::Bool | ValueKind::None => Err(type_error(format!(
             "object of type '{}' has no len()",
@@ -301,6 +300,8 @@ fn length(value: JinjaValue, rest: Rest<JinjaValue>) -> Result<JinjaValue, Error
             "object of type '{}' has no len()",
             python_type(&value)
         ))),
+        // Jinja2's `LoopContext.__len__` is the loop's length.
+        _ if render::is_loop(&value) => value.get_attr("length"),
         _ => minijinja::filters::length(&value).map(JinjaValue::from),
     }
 }

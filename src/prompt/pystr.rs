@@ -19,6 +19,7 @@ use super::bound_method;
 use super::budget;
 use super::dict_view;
 use super::groupby;
+use super::py_range;
 use super::pybytes;
 use super::pystr_builtin;
 use super::pystr_unicode;
@@ -98,6 +99,7 @@ pub(super) fn python_type(value: &JinjaValue) -> &'static str {
         ValueKind::None => "NoneType",
         ValueKind::Undefined => "Undefined",
         ValueKind::Seq if groupby::is_tuple(value) => "tuple",
+        ValueKind::Seq if py_range::of(value).is_some() => "range",
         ValueKind::Seq | ValueKind::Iterable => "list",
         ValueKind::Map if is_dict(value) => "dict",
         // Jinja2's own objects, by their Python class.
@@ -106,6 +108,16 @@ pub(super) fn python_type(value: &JinjaValue) -> &'static str {
         ValueKind::Map => "Namespace",
         _ if bound_method::is_bound_method(value) => bound_method::TYPE_NAME,
         _ => "object",
+    }
+}
+
+/// The Python type of `value` when Python neither iterates it nor takes
+/// its `len()`: a bound method, and Jinja2's `Namespace` and `Macro`
+/// (minijinja's read as maps of their attributes).
+pub(super) fn opaque_type(value: &JinjaValue) -> Option<&'static str> {
+    match python_type(value) {
+        name @ ("Namespace" | "Macro" | bound_method::TYPE_NAME) => Some(name),
+        _ => None,
     }
 }
 

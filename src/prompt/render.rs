@@ -20,10 +20,12 @@ use super::markup;
 use super::message_tag::{MESSAGE_FILTER, is_py_space};
 use super::named_tests;
 use super::number_filters;
+use super::py_range;
 use super::pybytes;
 use super::pypercent;
 use super::pystr;
 use super::python_math;
+use super::select_filters;
 use super::show;
 use super::signature::Signature;
 use super::text_filters;
@@ -76,6 +78,8 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
     number_filters::add_to(&mut env);
     list_filters::add_to(&mut env);
     iterating_filters::add_to(&mut env);
+    select_filters::add_to(&mut env);
+    env.add_function("range", py_range::range);
     groupby::add_to(&mut env);
     value_filters::add_to(&mut env);
     env.add_filter("tojson", tojson);
@@ -749,7 +753,9 @@ fn unserializable(value: &JinjaValue) -> Option<&'static str> {
     match value.kind() {
         ValueKind::Bytes => Some("bytes"),
         ValueKind::Undefined => Some("Undefined"),
-        _ if bound_method::is_bound_method(value) => Some(bound_method::TYPE_NAME),
+        _ if pystr::opaque_type(value).is_some() => pystr::opaque_type(value),
+        _ if is_loop(value) => Some("LoopContext"),
+        _ if py_range::of(value).is_some() => Some("range"),
         _ if dict_view::type_name(value).is_some() => dict_view::type_name(value),
         ValueKind::Seq => value
             .try_iter()
@@ -798,8 +804,10 @@ fn iterable(value: JinjaValue) -> Result<JinjaValue, Error> {
         ValueKind::Bool => "bool",
         ValueKind::Number if value.is_integer() => "int",
         ValueKind::Number => "float",
-        _ if bound_method::is_bound_method(&value) => bound_method::TYPE_NAME,
-        _ => return Ok(value),
+        _ => match pystr::opaque_type(&value) {
+            Some(name) => name,
+            None => return Ok(value),
+        },
     };
     Err(haystack_error(format!(
         "TypeError: '{python_type}' object is not iterable"

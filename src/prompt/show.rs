@@ -10,8 +10,11 @@
 use super::budget;
 use super::dict_view;
 use super::groupby;
+use super::py_range;
 use super::pybytes;
+use super::pystr;
 use super::pystr_builtin;
+use super::render;
 use super::render::haystack_error;
 use crate::pyfmt;
 use minijinja::value::{Value as JinjaValue, ValueKind};
@@ -122,6 +125,9 @@ fn write_repr(out: &mut String, value: &JinjaValue, limit: u64, depth: usize) ->
                 pyfmt::float_repr(float)
             });
         }
+        ValueKind::Seq if py_range::of(value).is_some() => {
+            let _ = write!(out, "{value}");
+        }
         ValueKind::Seq | ValueKind::Iterable => {
             let view = dict_view::type_name(value);
             if let Some(view) = view {
@@ -150,22 +156,25 @@ fn write_repr(out: &mut String, value: &JinjaValue, limit: u64, depth: usize) ->
                 out.push(')');
             }
         }
-        ValueKind::Map => {
-            out.push('{');
-            for (i, key) in items(value).into_iter().enumerate() {
-                if i > 0 {
-                    out.push_str(", ");
-                }
-                write_repr(out, &key, limit, depth + 1)?;
-                out.push_str(": ");
-                let item = value.get_item(&key).unwrap_or_default();
-                write_repr(out, &item, limit, depth + 1)?;
-                if out.len() as u64 >= limit {
-                    return Err(Stop::TooBig);
-                }
-            }
-            out.push('}');
+        // Jinja2's own objects print as their `__repr__`.
+        ValueKind::Map if render::is_loop(value) => {
+            let attr = |name| value.get_attr(name).unwrap_or_default();
+            let _ = write!(out, "<LoopContext {}/{}>", attr("index"), attr("length"));
         }
+        ValueKind::Map if render::is_macro(value) => {
+            // A call block's `caller` is Jinja2's macro without a name.
+            let name = value.get_attr("name").unwrap_or_default().to_string();
+            let _ = match name.as_str() {
+                "caller" => write!(out, "<Macro anonymous>"),
+                _ => write!(out, "<Macro {}>", pyfmt::repr(&Value::from(name))),
+            };
+        }
+        ValueKind::Map if is_object(value) => {
+            out.push_str("<Namespace ");
+            write_map(out, value, limit, depth)?;
+            out.push('>');
+        }
+        ValueKind::Map => write_map(out, value, limit, depth)?,
         ValueKind::Bytes => {
             let bytes = value.as_bytes().unwrap_or_default();
             // At most four characters a byte (`\xNN`), and `b''`.
@@ -175,7 +184,7 @@ fn write_repr(out: &mut String, value: &JinjaValue, limit: u64, depth: usize) ->
             out.push_str(&pybytes::bytes_repr(bytes));
         }
         _ => {
-            // Macros, objects without a Python form: as before.
+            // Objects without a Python form: as before.
             let text = match serde_json::to_value(value) {
                 Ok(Value::String(text)) => text,
                 Ok(json) => pyfmt::repr(&json),
@@ -187,6 +196,37 @@ fn write_repr(out: &mut String, value: &JinjaValue, limit: u64, depth: usize) ->
     if out.len() as u64 >= limit {
         return Err(Stop::TooBig);
     }
+    Ok(())
+}
+
+/// Whether `value` is one of Jinja2's own objects (a namespace, a loop, a
+/// macro), which minijinja reads as maps.
+fn is_object(value: &JinjaValue) -> bool {
+    value.kind() == ValueKind::Map && !pystr::is_dict(value)
+}
+
+/// Whether `pprint` writes `value` by its `repr`, on one line: a dict's
+/// view, a range, and Jinja2's own objects.
+fn own_repr(value: &JinjaValue) -> bool {
+    dict_view::type_name(value).is_some() || py_range::of(value).is_some() || is_object(value)
+}
+
+/// A dict's `repr`: `{'a': 1}`.
+fn write_map(out: &mut String, value: &JinjaValue, limit: u64, depth: usize) -> Result<(), Stop> {
+    out.push('{');
+    for (i, key) in items(value).into_iter().enumerate() {
+        if i > 0 {
+            out.push_str(", ");
+        }
+        write_repr(out, &key, limit, depth + 1)?;
+        out.push_str(": ");
+        let item = value.get_item(&key).unwrap_or_default();
+        write_repr(out, &item, limit, depth + 1)?;
+        if out.len() as u64 >= limit {
+            return Err(Stop::TooBig);
+        }
+    }
+    out.push('}');
     Ok(())
 }
 
@@ -306,8 +346,9 @@ impl Pretty {
             if depth > MAX_DEPTH || chars(out) > cap {
                 return None;
             }
-            // A dict's view is printed by its `repr`, on one line.
-            if dict_view::type_name(value).is_some() {
+            // A dict's view, and Jinja2's own objects, are printed by their
+            // `repr`, on one line.
+            if own_repr(value) {
                 return write_repr(out, value, u64::MAX, depth).ok();
             }
             match value.kind() {
@@ -378,7 +419,7 @@ impl Pretty {
         if let Some(rep) = Self::short_repr(value, max_width) {
             return self.write(&rep);
         }
-        if dict_view::type_name(value).is_some() {
+        if own_repr(value) {
             let mut rep = String::new();
             write_repr(&mut rep, value, self.limit, level)?;
             return self.write(&rep);

@@ -690,6 +690,13 @@ fn prompts() -> BoxedStrategy<Option<Prompts>> {
                 "{{ 1 > 2 < items.k1 }}|{{ count < 3 in items }}|{{ topic in items < count }}|\
                  {{ 0 == count < items.k2 }}|{{ name not in items not in topic }}",
             ),
+            // Jinja2's own objects, `range`, and the filters that read their
+            // value only when it is true, over whatever the values are.
+            Some(
+                "{% set ns = namespace(a=count) %}{{ ns }}|{{ range(3) }}|{{ range(count|int(2))[1:] }}|\
+                 {{ items|select|list }}|{{ topic|map('upper')|list }}|{{ items|items|list }}|\
+                 {{ [items] == [items] }}|{{ range(2) == [0, 1] }}|{{ ns is mapping }}",
+            ),
             // Many variables in nested frames: a run missing one prints the
             // provided ones as a set, in Haystack's insertion order.
             Some(
