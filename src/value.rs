@@ -72,7 +72,7 @@ pub(crate) fn python_number(text: &str) -> Option<serde_json::Number> {
         if let Some(number) = digits
             .parse::<i128>()
             .ok()
-            .and_then(|n| serde_json::Number::from_i128(if negative { -n } else { n }))
+            .and_then(|n| exact_integer(if negative { -n } else { n }))
         {
             return Some(number);
         }
@@ -94,6 +94,18 @@ pub(crate) fn python_number(text: &str) -> Option<serde_json::Number> {
         .ok()
         .filter(|f| f.is_finite())
         .and_then(serde_json::Number::from_f64)
+}
+
+/// `n` as a number; with `exact-integers`, its digits are kept in a
+/// string of their own length (from an `i64` or a `u64`), not in the 39
+/// bytes `Number::from_i128` gives every integer: a file's numbers are
+/// read here, and a list of small integers holds millions of them.
+fn exact_integer(n: i128) -> Option<serde_json::Number> {
+    i64::try_from(n)
+        .map(serde_json::Number::from)
+        .or_else(|_| u64::try_from(n).map(serde_json::Number::from))
+        .ok()
+        .or_else(|| serde_json::Number::from_i128(n))
 }
 
 /// A value parsed from JSON text with every number in the form Python's

@@ -86,6 +86,41 @@ fn a_scenario_that_exhausts_memory_costs_only_its_own_outcome() {
     );
 }
 
+/// A file of three million zeros (6 MB, two bytes a value) would take
+/// about 900 MB once read and checked: it is refused at the value past
+/// the loader's value budget, with its line and column, and the scenarios
+/// beside it still report, within an address space far below what the
+/// whole file would take.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_file_dense_in_values_is_refused_at_its_place_and_costs_no_other_report() {
+    let dir = scratch("dense_values");
+    std::fs::write(dir.join("a_good.yaml"), GOOD).unwrap();
+    let zeros = vec!["0"; 3_000_000].join(",");
+    std::fs::write(
+        dir.join("b_dense.yaml"),
+        format!("model:\n  - text: hi\nrun:\n  variables:\n    big: [{zeros}]\n"),
+    )
+    .unwrap();
+    std::fs::write(dir.join("c_good.yaml"), GOOD).unwrap();
+    let path = dir.to_str().unwrap();
+
+    let human = hookharness_within_memory(400_000, &["run", path]);
+    let text = stdout(&human);
+    assert_eq!(human.status.code(), Some(2), "{text}");
+    for file in ["a_good.yaml", "c_good.yaml"] {
+        assert!(
+            text.contains(&format!("PASS  {}", Path::new(path).join(file).display())),
+            "{text}"
+        );
+    }
+    let dense = format!("{}:5:", Path::new(path).join("b_dense.yaml").display());
+    assert!(
+        text.contains(&dense) && text.contains("the values up to `run.variables.big["),
+        "{text}"
+    );
+}
+
 /// A scenario that runs past `--timeout` (a template joining a list of two
 /// million items, within its budget, takes seconds) has its child process
 /// killed: the scenario errors,

@@ -1,12 +1,17 @@
 //! The loader's memory is a small multiple of the file: the parse tree of
 //! the `model` list is dropped reply by reply as the scenario is read, so
-//! the tree and the replies are never both whole in memory.
+//! the tree and the replies are never both whole in memory; and a file
+//! whose values would take more than the value budget (16 times the file,
+//! at least 64 MiB: docs/robustness.md, "Loader memory") is refused at the
+//! value past it, before its tree grows further.
 //!
-//! This binary holds one test: it counts the bytes allocated by the whole
-//! process, which other tests running beside it would disturb.
+//! The tests count the bytes allocated by the whole process, so each holds
+//! [`MEASURING`] while it measures: two measured at once would count each
+//! other's bytes.
 
-use hookharness::scenario::{Format, Scenario};
+use hookharness::scenario::{Format, Scenario, ScenarioErrorKind, import_haystack};
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 /// The system allocator, counting the bytes in use and their peak.
@@ -46,6 +51,31 @@ unsafe impl GlobalAlloc for Counting {
 #[global_allocator]
 static ALLOCATOR: Counting = Counting;
 
+/// Held by the test measuring.
+static MEASURING: Mutex<()> = Mutex::new(());
+
+/// The result of `load` and the peak of the bytes it allocated.
+fn peak_of<T>(load: impl FnOnce() -> T) -> (T, usize) {
+    let before = IN_USE.load(Relaxed);
+    PEAK.store(before, Relaxed);
+    let loaded = load();
+    (loaded, PEAK.load(Relaxed) - before)
+}
+
+/// A scenario whose `run.variables.big` is a list of `count` zeros, two
+/// bytes of text each: the densest values text can hold.
+fn dense_variables(count: usize, format: Format) -> String {
+    let zeros = vec!["0"; count].join(",");
+    match format {
+        Format::Json => format!(
+            "{{\"model\": [{{\"text\": \"hi\"}}], \"run\": {{\"messages\": [{{\"role\": \"user\", \"text\": \"hi\"}}], \"variables\": {{\"big\": [{zeros}]}}}}}}\n"
+        ),
+        _ => format!(
+            "model:\n  - text: hi\nrun:\n  messages: [{{role: user, text: hi}}]\n  variables:\n    big: [{zeros}]\n"
+        ),
+    }
+}
+
 /// About `bytes` of YAML: tool calls and texts, as a long recording holds.
 fn long_recording(bytes: usize) -> String {
     let mut text = String::from(
@@ -68,16 +98,99 @@ fn long_recording(bytes: usize) -> String {
 
 #[test]
 fn loading_a_10_mb_recording_takes_under_ten_times_its_size() {
+    let _measuring = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
     let text = long_recording(10_000_000);
-    let before = IN_USE.load(Relaxed);
-    PEAK.store(before, Relaxed);
-    let scenario = Scenario::from_str(&text, "long.yaml", Format::Yaml).unwrap();
-    let peak = PEAK.load(Relaxed) - before;
+    let (scenario, peak) = peak_of(|| Scenario::from_str(&text, "long.yaml", Format::Yaml));
+    let scenario = scenario.unwrap();
     assert!(scenario.model.len() > 100_000);
     // Measured: 6.8× (18× when the tree and the replies were whole together).
     assert!(
         peak < 10 * text.len(),
         "loading {} bytes took {peak} bytes at the peak",
+        text.len()
+    );
+}
+
+#[test]
+fn a_list_of_three_million_zeros_is_refused_at_its_place_before_it_takes_memory() {
+    let _measuring = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    for (format, name, line) in [
+        (Format::Yaml, "dense.yaml", 6),
+        (Format::Json, "dense.json", 1),
+    ] {
+        let text = dense_variables(3_000_000, format);
+        let (loaded, peak) = peak_of(|| Scenario::from_str(&text, name, format));
+        let error = loaded.unwrap_err();
+        assert!(
+            matches!(error.kind(), ScenarioErrorKind::ValueBytes { .. }),
+            "{error}"
+        );
+        let message = error.to_string();
+        assert!(
+            message.starts_with(&format!("{name}:{line}:"))
+                && message.contains("the values up to `run.variables.big[")
+                && message.contains("shorten the long list or map"),
+            "{message}"
+        );
+        assert_eq!(error.line(), Some(line));
+        // Measured: 18x, the tree read before the refusal (the whole file
+        // once took 81x, and 117x in `check`).
+        assert!(
+            peak < 20 * text.len(),
+            "refusing {} bytes of {format} took {peak} bytes at the peak",
+            text.len()
+        );
+    }
+}
+
+#[test]
+fn a_list_of_zeros_under_the_floor_loads_within_the_floor() {
+    let _measuring = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    for (format, name) in [(Format::Yaml, "dense.yaml"), (Format::Json, "dense.json")] {
+        let text = dense_variables(300_000, format);
+        let (loaded, peak) = peak_of(|| Scenario::from_str(&text, name, format));
+        let scenario = loaded.unwrap();
+        assert_eq!(
+            scenario.run.variables["big"].as_array().unwrap().len(),
+            300_000
+        );
+        // Measured: 37 MB (62x the file): its values and their tree, both
+        // under the 64 MiB the budget gives any file.
+        assert!(
+            peak < 64 << 20,
+            "loading {} bytes of {format} took {peak} bytes at the peak",
+            text.len()
+        );
+    }
+}
+
+/// A Haystack Agent dict of `tools` tools, as `hookharness import` reads.
+fn agent_dict(tools: usize) -> String {
+    let tool = |i: usize| {
+        format!(
+            r#"{{"type": "haystack.tools.tool.Tool", "data": {{"name": "lookup_{i}", "description": "Look a key up in the table of keys, number {i}", "parameters": {{"type": "object", "properties": {{"key": {{"type": "string"}}}}, "required": ["key"]}}, "function": "lookup_{i}", "outputs_to_string": null, "inputs_from_state": null, "outputs_to_state": null, "async_function": null}}}}"#
+        )
+    };
+    let tools: Vec<String> = (0..tools).map(tool).collect();
+    format!(
+        r#"{{"type": "haystack.components.agents.agent.Agent", "init_parameters": {{"chat_generator": {{"type": "haystack.components.generators.chat.openai.OpenAIChatGenerator", "init_parameters": {{"model": "gpt-4o-mini"}}}}, "tools": [{}], "system_prompt": "You help.", "exit_conditions": ["text"], "state_schema": {{}}, "max_agent_steps": 100}}}}"#,
+        tools.join(", ")
+    )
+}
+
+#[test]
+fn importing_an_agent_dict_of_fifty_thousand_tools_stays_within_the_budget() {
+    let _measuring = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let text = agent_dict(50_000);
+    let (imported, peak) = peak_of(|| import_haystack(&text, "agent.json", Format::Json, None));
+    let skeleton = imported.unwrap();
+    assert!(skeleton.contains("lookup_49999"));
+    // Measured: 21x (388 MB for 18.4 MB): the import holds the file's
+    // tree (for the positions of its errors) beside the dict as JSON, the
+    // scenario and its text; docs/robustness.md, "Loader memory".
+    assert!(
+        peak < 24 * text.len(),
+        "importing {} bytes took {peak} bytes at the peak",
         text.len()
     );
 }

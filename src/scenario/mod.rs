@@ -150,6 +150,18 @@ pub(crate) fn yaml_as_json(text: &str, origin: &str) -> Result<String, ScenarioE
     Ok(json)
 }
 
+/// The values of a file may take this many times the file's size in
+/// memory once read (`text/budget.rs` counts them as they are parsed):
+/// the values of realistic recordings take 1 to 11 times their text (11
+/// for tool calls with lists of 20 numbers), text dense in values (a list
+/// of zeros, two bytes each) 36 times. docs/robustness.md has the figures.
+pub(crate) const VALUE_BYTES_PER_FILE_BYTE: usize = 16;
+
+/// The values of any file may take 64 MiB in memory once read, however
+/// small the file: hundreds of times what a corpus scenario takes, so
+/// that only a file dense in values past a few megabytes meets the limit.
+pub(crate) const VALUE_BYTES_FLOOR: usize = 64 << 20;
+
 /// How many bytes of text (strings and keys) YAML aliases may add in total
 /// (8 MiB): a long value aliased many times is refused before it is copied.
 pub(crate) const ALIAS_BYTES: usize = 8 << 20;

@@ -77,6 +77,12 @@ pub enum ScenarioErrorKind {
         /// The number of bytes accepted.
         limit: usize,
     },
+    /// The file's values would take more memory once read than the loader
+    /// accepts for a file of its size.
+    ValueBytes {
+        /// The number of bytes accepted.
+        limit: usize,
+    },
     /// A YAML tag the loader does not know (only the core schema's are read).
     UnsupportedTag {
         /// The tag as written.

@@ -4,6 +4,8 @@
 use std::fmt;
 
 use super::{ScenarioError, ScenarioErrorKind};
+use crate::scenario::text::budget::VALUE;
+use crate::scenario::{VALUE_BYTES_FLOOR, VALUE_BYTES_PER_FILE_BYTE};
 use crate::wording::{cut, did_you_mean, invalid_value_for, tick_list};
 
 impl ScenarioError {
@@ -157,6 +159,16 @@ impl ScenarioError {
             K::AliasBytes { limit } => write!(
                 f,
                 "yaml aliases expand to more than {limit} bytes of text (each alias copies its whole value); alias long values fewer times, or write them once"
+            ),
+            K::ValueBytes { limit } => write!(
+                f,
+                "the values up to `{}` would take more than {} MiB in memory once read (each value \
+                 at least {VALUE} bytes, `0` too: a file's values may take {VALUE_BYTES_PER_FILE_BYTE} \
+                 times its size, and at least {} MiB); shorten the long list or map this value is in, \
+                 or write its data as one string",
+                self.0.path,
+                limit.div_ceil(1 << 20),
+                VALUE_BYTES_FLOOR >> 20,
             ),
             K::UnsupportedTag { tag } => {
 let tag = cut(tag);

@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 
+use super::budget::{Spent, ValueBudget};
 use super::error::{ScenarioError, ScenarioErrorKind};
 use super::node::{Entry, KeyPath, Node, NodeValue, Pos};
 use super::{Format, MAX_DEPTH};
@@ -84,6 +85,7 @@ fn scan(text: &str, origin: &str) -> Result<Node, ScenarioError> {
         line: 1,
         column: 1,
         origin,
+        budget: ValueBudget::for_text(text),
     };
     let root = scanner.value(&KeyPath::default(), 0)?;
     scanner.skip_whitespace();
@@ -165,6 +167,8 @@ struct Scanner<'t> {
     line: usize,
     column: usize,
     origin: &'t str,
+    /// What the values read so far will take in memory.
+    budget: ValueBudget,
 }
 
 impl Scanner<'_> {
@@ -211,9 +215,29 @@ impl Scanner<'_> {
             .at(pos.line, pos.column)
     }
 
+    /// The error of a value past the budget, at `pos`, the value's place.
+    fn charged(
+        &self,
+        charged: Result<(), Spent>,
+        path: &KeyPath,
+        pos: Pos,
+    ) -> Result<(), ScenarioError> {
+        charged.map_err(|Spent { limit }| {
+            ScenarioError::new(ScenarioErrorKind::ValueBytes { limit }, self.origin)
+                .with_path(path.to_string())
+                .at(pos.line, pos.column)
+        })
+    }
+
     fn value(&mut self, path: &KeyPath, depth: usize) -> Result<Node, ScenarioError> {
         self.skip_whitespace();
         let pos = self.pos();
+        let start = self.at;
+        // A list or map is charged before its items, a scalar with its text.
+        if matches!(self.peek(), Some(b'{' | b'[')) {
+            let charged = self.budget.values(1, 0);
+            self.charged(charged, path, pos)?;
+        }
         let value = match self.peek() {
             Some(b'{' | b'[') if depth >= MAX_DEPTH => {
                 let kind = ScenarioErrorKind::TooDeep { limit: MAX_DEPTH };
@@ -230,6 +254,10 @@ impl Scanner<'_> {
             Some(b'-' | b'0'..=b'9') => self.number(path)?,
             _ => return Err(self.unexpected(path)),
         };
+        if !matches!(value, NodeValue::Seq(_) | NodeValue::Map(_)) {
+            let charged = self.budget.values(1, self.at - start);
+            self.charged(charged, path, pos)?;
+        }
         Ok(Node { value, pos })
     }
 
@@ -339,6 +367,8 @@ impl Scanner<'_> {
             let key_pos = self.pos();
             let key = self.string(path)?;
             let key_path = path.key(&key);
+            let charged = self.budget.key(key.len());
+            self.charged(charged, &key_path, key_pos)?;
             if let Some(first) = seen.get(&key) {
                 let kind = ScenarioErrorKind::DuplicateKey {
                     key,

@@ -3,6 +3,7 @@
 //! tree with the key path of whatever it rejects, and lookups of where a key
 //! is written (the source map a loaded scenario keeps).
 
+pub(super) mod budget;
 pub(super) mod json;
 pub(super) mod locate;
 pub(super) mod node;
@@ -11,4 +12,7 @@ mod scalar;
 pub(super) mod source_map;
 pub(super) mod yaml;
 
-use super::{ALIAS_BUDGET, ALIAS_BYTES, Format, MAX_DEPTH, error};
+use super::{
+    ALIAS_BUDGET, ALIAS_BYTES, Format, MAX_DEPTH, VALUE_BYTES_FLOOR, VALUE_BYTES_PER_FILE_BYTE,
+    error,
+};

@@ -12,6 +12,7 @@ use hashbrown::{DefaultHashBuilder, HashTable};
 
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle, Tag};
 
+use super::budget::{Spent, ValueBudget};
 use super::error::{ScenarioError, ScenarioErrorKind};
 use super::node::{Entry, KeyPath, Node, NodeValue, Pos};
 use super::scalar::{self, ScalarError};
@@ -25,13 +26,19 @@ mod subset;
 /// directly ([`subset`]); any other text, and any text with an error, is
 /// read by saphyr-parser, which gives the same tree for the subset.
 pub(crate) fn parse(text: &str, origin: &str) -> Result<Node, ScenarioError> {
-    let mut builder = Builder::new(origin);
-    if subset::read(text, &mut builder).is_ok()
-        && let Ok(root) = builder.finish()
-    {
-        return Ok(root);
+    // A tree the subset reader gave up on is dropped before saphyr-parser
+    // builds its own: each may grow to the value budget.
+    let read = {
+        let mut builder = Builder::new(origin, text);
+        match subset::read(text, &mut builder) {
+            Ok(()) => builder.finish().ok(),
+            Err(_) => None,
+        }
+    };
+    match read {
+        Some(root) => Ok(root),
+        None => parse_with_saphyr(text, origin),
     }
-    parse_with_saphyr(text, origin)
 }
 
 /// saphyr-parser's messages for a line that does not fit the structure
@@ -152,7 +159,7 @@ const SCANNER_DEPTH_LIMIT: &str = "recursion limit exceeded";
 
 /// [`parse`] through saphyr-parser alone.
 fn parse_with_saphyr(text: &str, origin: &str) -> Result<Node, ScenarioError> {
-    let mut builder = Builder::new(origin);
+    let mut builder = Builder::new(origin, text);
     for event in Parser::new_from_str(text) {
         let (event, span) = event.map_err(|e| {
             // saphyr-parser reads a NUL as the end of the stream, and says so
@@ -266,10 +273,12 @@ struct Builder<'o> {
     expanded: Size,
     root: Option<Node>,
     documents: usize,
+    /// What the values read so far will take in memory.
+    budget: ValueBudget,
 }
 
 impl<'o> Builder<'o> {
-    fn new(origin: &'o str) -> Self {
+    fn new(origin: &'o str, text: &str) -> Self {
         Builder {
             origin,
             stack: Vec::new(),
@@ -280,6 +289,7 @@ impl<'o> Builder<'o> {
             expanded: Size::default(),
             root: None,
             documents: 0,
+            budget: ValueBudget::for_text(text),
         }
     }
 
@@ -303,6 +313,17 @@ impl<'o> Builder<'o> {
         ScenarioError::new(kind, self.origin)
             .with_path(path.to_string())
             .at(pos.line, pos.column)
+    }
+
+    /// The error of a value past the budget, at `at`, the value's place.
+    fn charged(&self, charged: Result<(), Spent>, at: Pos) -> Result<(), ScenarioError> {
+        charged.map_err(|Spent { limit }| {
+            self.error(
+                ScenarioErrorKind::ValueBytes { limit },
+                &self.child_path(),
+                at,
+            )
+        })
     }
 
     /// The path of the node about to be added: each open collection adds
@@ -395,6 +416,12 @@ impl<'o> Builder<'o> {
             };
             self.error(kind, &self.child_path(), at)
         })?;
+        let charged = if self.expects_key() {
+            self.budget.key(text.len())
+        } else {
+            self.budget.values(1, text.len())
+        };
+        self.charged(charged, at)?;
         let size = Size::of_scalar(&value);
         self.add(Node { value, pos: at }, anchor, size)
     }
@@ -426,6 +453,8 @@ impl<'o> Builder<'o> {
             let kind = ScenarioErrorKind::TooDeep { limit: MAX_DEPTH };
             return Err(self.error(kind, &self.child_path(), at));
         }
+        let charged = self.budget.values(1, 0);
+        self.charged(charged, at)?;
         self.stack.push(Frame {
             pos: at,
             anchor,
@@ -480,6 +509,8 @@ impl<'o> Builder<'o> {
             let kind = ScenarioErrorKind::TooDeep { limit: MAX_DEPTH };
             return Err(self.error(kind, &self.child_path(), at));
         }
+        let charged = self.budget.values(size.nodes, size.bytes);
+        self.charged(charged, at)?;
         // Point at the alias: that is where this copy is used.
         let node = Node { pos: at, ..node };
         self.add(node, 0, size)

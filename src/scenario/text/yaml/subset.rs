@@ -573,7 +573,7 @@ mod tests {
 
     /// The tree this reader builds, or `None` where it gives up.
     fn subset(text: &str) -> Option<Node> {
-        let mut builder = Builder::new("t.yaml");
+        let mut builder = Builder::new("t.yaml", text);
         read(text, &mut builder).ok()?;
         builder.finish().ok()
     }
