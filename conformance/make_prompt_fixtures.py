@@ -821,6 +821,26 @@ ERROR_CASES += [(DEEP.replace("DEPTH", "1000") + expression, {}) for expression 
     "{{ ns.a == ns.b }}", "{{ ns.a in [ns.b] }}", "{{ [ns.a] != [ns.b] }}",
 ]]
 
+# The methods of a list, tuple or dict that read it, with Python's argument errors.
+CONTAINERS = {"l": [1, 2, 3], "d": {"b": 2, "c": {"e": 1}}, "m": [{"a": 1}, {"a": 2}]}
+CASES += [("{{ l.index(3) }}|{{ l.index(3, 1) }}|{{ l.index(3, -1) }}|{{ l.index(1, -100, 100) }}|{{ (1, 2).index(2) }}|"
+           "{{ (1, 2).count(2) }}|{{ l.count(1.0) }}|{{ l.copy() }}|{{ d.copy() }}|{{ d.copy() == d }}|{{ d.get('b') }}|"
+           "{{ d.get('zz') }}|{{ d.get('zz', 5) }}|{{ d.fromkeys([1]) }}|{{ d.fromkeys('ab', 2) }}|{{ m.index({'a': 2}) }}|"
+           "{{ [1, 2].index(2, true) }}|{{ [[1]].count([1]) }}", CONTAINERS)]
+ERROR_CASES += [(f"{{{{ {expression} }}}}", CONTAINERS) for expression in [
+    "l.count()", "l.count(1, 2)", "l.count(x=1)", "l.index()", "l.index(1, 2, 3, 4)", "l.index(x=1)", "l.index(9)",
+    "l.index('a')", "l.index(3, 'a')", "l.index(1, none)", "(1, 2).index(5)", "(1, 2).count()", "l.copy(1)", "l.copy(x=1)",
+    "d.get()", "d.get(1, 2, 3)", "d.get([])", "d.get(x=1)", "d.keys(1)", "d.keys(x=1)", "d.copy(1)", "d.values(1)",
+    "d.items(1)", "d.fromkeys()", "d.fromkeys(1)", "d.fromkeys([[1]])",
+]]
+
+# A dict lacking a key is not equal to one holding an undefined value there; Jinja2's own objects equal themselves only.
+CASES += [("{{ {'a': x} == {'b': 1} }}|{{ {'a': x} == {'a': y} }}|{{ {'a': 1, 'b': x} == {'a': 1, 'c': y} }}|"
+           "{{ [{'a': x}] != [{'b': 1}] }}|{% set ns = namespace(a=1) %}{% set b = ns %}{{ ns == {'a': 1} }}{{ ns == b }}|"
+           "{% set c = namespace(a=1) %}{{ ns == c }}{{ ns in [ns] }}|{% macro f() %}{% endmacro %}{{ f == f }}|"
+           "{% for i in [1, 2] %}{% set lp = loop %}{% for j in [1, 2] %}{{ lp == loop }}{% endfor %}{% endfor %}", {})]
+ERROR_CASES += [("{{ range(3).foo() }}", {})]
+
 def render(template: str, variables: dict) -> str:
     builder = ChatPromptBuilder(template='{% message role="user" %}' + template + "{% endmessage %}",
                                 required_variables=None)

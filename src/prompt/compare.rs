@@ -148,6 +148,16 @@ fn equal_at(left: &JinjaValue, right: &JinjaValue, depth: usize) -> Result<bool,
     }
     let (left, right) = (groupby::plain(left.clone()), groupby::plain(right.clone()));
     let same = |a: &JinjaValue, b: &JinjaValue| minijinja::tests::is_sameas(a, b);
+    // Jinja2's own objects define no `==`: each equals itself only.
+    let own = |value: &JinjaValue| {
+        matches!(
+            pystr::python_type(value),
+            "Namespace" | "LoopContext" | "Macro"
+        )
+    };
+    if own(&left) || own(&right) {
+        return Ok(same(&left, &right));
+    }
     let kinds = (pystr::builtin_type(&left), pystr::builtin_type(&right));
     let (Some(kind @ ("list" | "tuple" | "dict")), Some(other)) = kinds else {
         return Ok(left == right);
@@ -163,19 +173,24 @@ fn equal_at(left: &JinjaValue, right: &JinjaValue, depth: usize) -> Result<bool,
     if left.len() != right.len() {
         return Ok(false);
     }
-    let pairs: Vec<(JinjaValue, JinjaValue)> = match kind {
+    let triples: Vec<(JinjaValue, JinjaValue, JinjaValue)> = match kind {
         "dict" => left
             .try_iter()?
             .map(|key| {
                 let mine = left.get_item(&key).unwrap_or_default();
-                (mine, right.get_item(&key).unwrap_or_default())
+                let theirs = right.get_item(&key).unwrap_or_default();
+                (key, mine, theirs)
             })
             .collect(),
-        _ => left.try_iter()?.zip(right.try_iter()?).collect(),
+        _ => left
+            .try_iter()?
+            .zip(right.try_iter()?)
+            .map(|(mine, theirs)| (JinjaValue::UNDEFINED, mine, theirs))
+            .collect(),
     };
-    for (mine, theirs) in pairs {
-        // A key the other dict lacks.
-        if kind == "dict" && theirs.is_undefined() && !mine.is_undefined() {
+    for (key, mine, theirs) in triples {
+        // A key the other dict lacks (not one holding an undefined value).
+        if kind == "dict" && theirs.is_undefined() && !right.try_iter()?.any(|k| k == key) {
             return Ok(false);
         }
         if !same(&mine, &theirs) && !equal_at(&mine, &theirs, depth + 1)? {
@@ -317,6 +332,22 @@ pub(super) fn contains(
         _ => container.try_iter()?.any(|x| x == item),
     };
     Ok(JinjaValue::from(found != negated))
+}
+
+/// Python's `TypeError: unhashable type: 'list'` for a key it cannot hash.
+pub(super) fn ensure_hashable(value: &JinjaValue) -> Result<(), Error> {
+    match unhashable(value) {
+        Some(kind) => Err(haystack_error(format!(
+            "TypeError: unhashable type: '{kind}'"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Whether `item` is `value` or equal to it, as CPython's
+/// `PyObject_RichCompareBool` asks (`list.count`, `list.index`).
+pub(super) fn same_or_equal(item: &JinjaValue, value: &JinjaValue) -> Result<bool, Error> {
+    Ok(minijinja::tests::is_sameas(item, value) || equal(item, value)?)
 }
 
 /// The type that makes `value` unhashable in Python (a list or dict, or a

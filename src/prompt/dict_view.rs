@@ -83,10 +83,16 @@ pub(super) fn call(
     if !pystr::is_dict(dict) {
         return None;
     }
-    if !args.is_empty() {
+    let (positional, keywords) = pystr::split_args(args);
+    if !keywords.is_empty() {
+        return Some(Err(pystr::type_error(format!(
+            "dict.{method}() takes no keyword arguments"
+        ))));
+    }
+    if !positional.is_empty() {
         return Some(Err(pystr::type_error(format!(
             "dict.{method}() takes no arguments ({} given)",
-            args.len()
+            positional.len()
         ))));
     }
     Some(Ok(JinjaValue::from_object(DictView {

@@ -49,6 +49,7 @@ mod arith;
 mod bound_method;
 mod budget;
 mod compare;
+mod container_methods;
 mod dict_view;
 mod error;
 mod for_loops;

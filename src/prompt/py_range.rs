@@ -113,6 +113,11 @@ impl Object for Range {
         method: &str,
         args: &[JinjaValue],
     ) -> Result<JinjaValue, Error> {
+        if !matches!(method, "count" | "index") {
+            return Err(haystack_error(format!(
+                "UndefinedError: 'range object' has no attribute '{method}'"
+            )));
+        }
         let [value] = args else {
             return Err(type_error(format!(
                 "range.{method}() takes exactly one argument ({} given)",
@@ -137,9 +142,7 @@ impl Object for Range {
                     "ValueError: sequence.index(x): x not in sequence".to_owned(),
                 )),
             },
-            _ => Err(haystack_error(format!(
-                "AttributeError: 'range' object has no attribute '{method}'"
-            ))),
+            _ => Ok(JinjaValue::UNDEFINED),
         }
     }
 }

@@ -9,6 +9,7 @@ use super::arith;
 use super::bound_method;
 use super::budget::{self, FUEL};
 use super::compare;
+use super::container_methods;
 use super::dict_view;
 use super::for_loops::ITERABLE_FILTER;
 use super::getitem;
@@ -236,6 +237,9 @@ pub(super) fn call_method(
     }
     if let Some(view) = dict_view::call(value, method, args) {
         return view;
+    }
+    if let Some(result) = container_methods::call(state, value, method, args) {
+        return result;
     }
     minijinja_contrib::pycompat::unknown_method_callback(state, value, method, args)
         .map_err(|error| no_attribute(value, method).unwrap_or(error))
