@@ -841,6 +841,25 @@ CASES += [("{{ {'a': x} == {'b': 1} }}|{{ {'a': x} == {'a': y} }}|{{ {'a': 1, 'b
            "{% for i in [1, 2] %}{% set lp = loop %}{% for j in [1, 2] %}{{ lp == loop }}{% endfor %}{% endfor %}", {})]
 ERROR_CASES += [("{{ range(3).foo() }}", {})]
 
+# Filters return Python's iterators: iterated once, always true, no length, not subscriptable, equal only to
+# themselves; `reverse` of a list is a list_reverseiterator, of an iterator a list.
+ITER = {"l": [1, 2, 3, 4, 5], "m": [{"a": 1}, {"a": 2}], "d": {"b": 2, "c": 3}}
+CASES += [("{{ 'y' if []|select else 'n' }}|{{ 'y' if none|select else 'n' }}|{% set g = l|select %}{{ g|list }}{{ g|list }}|"
+           "{% set g = l|select %}{% for x in g %}{{ x }}{% endfor %}{% for x in g %}{{ x }}{% endfor %}|"
+           "{% set g = l|select %}{{ g|first }}{{ g|list }}|{{ (l|select)[0] }}|{{ l|select == l }}|"
+           "{% set g = l|select %}{{ g == g }}|{{ 3 in l|select }}|{% set g = l|select %}{{ 3 in g }}{{ g|list }}|"
+           "{{ l|select is sequence }}|{{ l|select is iterable }}|{{ l|select|join(',') }}|{{ l|select|sum }}|"
+           "{{ l|select|reverse }}|{{ l|reverse|list }}|{{ 'abc'|reverse }}|{{ d|reverse|list }}|{{ (1, 2)|reverse|list }}|"
+           "{{ range(3)|reverse|list }}|{{ nothing|reverse|list }}|{{ l|unique|list }}|{{ l|batch(2)|list }}|{{ l|slice(2)|list }}|"
+           "{{ d|items|list }}|{% for x in l|select %}{{ loop.length }}{{ loop.last }}{{ loop.revindex }}{% endfor %}|"
+           "{{ m|selectattr('a')|map(attribute='a')|sum }}|{% set g = l|select %}{{ g|join(',') }}/{{ g|join(',') }}|"
+           "{{ l|select|string|length > 5 }}|{{ [l|select]|length }}", ITER)]
+ERROR_CASES += [(f"{{{{ {expression} }}}}", ITER) for expression in [
+    "l|select|length", "l|select|count", "l|select|last", "l|reverse|last", "(l|select)[1:]", "(l|reverse)[1:]",
+    "l|select|tojson", "[l|select]|tojson", "l|select + [1]", "[1] + l|select", "l|select * 2", "l|unique|length",
+    "l|batch(2)|length", "d|items|length", "l|select|dictsort", "l|select|xmlattr", "(l|select) < [1]",
+]]
+
 def render(template: str, variables: dict) -> str:
     builder = ChatPromptBuilder(template='{% message role="user" %}' + template + "{% endmessage %}",
                                 required_variables=None)

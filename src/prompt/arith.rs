@@ -16,6 +16,7 @@
 
 use super::budget;
 use super::dict_view;
+use super::generator;
 use super::groupby;
 use super::py_range;
 use super::pystr;
@@ -225,6 +226,7 @@ fn list(value: &JinjaValue) -> bool {
         && !groupby::is_tuple(value)
         && dict_view::type_name(value).is_none()
         && py_range::of(value).is_none()
+        && generator::type_name(value).is_none()
 }
 
 /// minijinja's own operator `expression` over `left` and `right`.

@@ -12,6 +12,7 @@
 
 use super::bound_method;
 use super::dict_view;
+use super::generator;
 use super::groupby;
 use super::py_range;
 use super::pystr;
@@ -129,41 +130,81 @@ fn unnamed(value: &JinjaValue) -> JinjaValue {
 /// 987 deep fail, 986 compare).
 const MAX_COMPARE_DEPTH: usize = 986;
 
-/// Python's `left == right`, `depth` lists, tuples or dicts inside the
-/// comparison: numbers exactly (`True == 1`), a range only to a range, a
-/// dict's view and a bound method as Python's; two lists, two tuples or
-/// two dicts item by item, an item the same object as the other's equal
-/// without a look inside (CPython's `PyObject_RichCompareBool`), and
-/// Python's `RecursionError` past [`MAX_COMPARE_DEPTH`].
-fn equal_at(left: &JinjaValue, right: &JinjaValue, depth: usize) -> Result<bool, Error> {
+/// Python's `left == right`: numbers exactly (`True == 1`), a range only
+/// to a range, a dict's view and a bound method as Python's, Jinja2's
+/// objects and iterators by identity; two lists, two tuples or two dicts
+/// item by item in Python's order, an item the same object as the other's
+/// equal without a look inside (CPython's `PyObject_RichCompareBool`), and
+/// Python's `RecursionError` past [`MAX_COMPARE_DEPTH`]. The items wait on
+/// a stack of their own, not the thread's: a test thread's 2 MiB holds no
+/// thousand frames of a debug build.
+fn equal_at(left: &JinjaValue, right: &JinjaValue) -> Result<bool, Error> {
+    let mut pending = vec![(left.clone(), right.clone(), 1)];
+    while let Some((left, right, depth)) = pending.pop() {
+        match shallow_equal(&left, &right, depth)? {
+            Shallow::Equal => {}
+            Shallow::Unequal => return Ok(false),
+            Shallow::Items(pairs) => {
+                // Last first, so that the first pair is compared first.
+                pending.extend(
+                    pairs
+                        .into_iter()
+                        .rev()
+                        .map(|(mine, theirs)| (mine, theirs, depth + 1)),
+                );
+            }
+        }
+    }
+    Ok(true)
+}
+
+/// What comparing two values says before their items are compared.
+enum Shallow {
+    Equal,
+    Unequal,
+    /// Equal if each pair of items is.
+    Items(Vec<(JinjaValue, JinjaValue)>),
+}
+
+/// `left == right` as far as it is decided without their items, `depth`
+/// lists, tuples or dicts inside the comparison ([`equal_at`]).
+fn shallow_equal(left: &JinjaValue, right: &JinjaValue, depth: usize) -> Result<Shallow, Error> {
+    let decided = |equal: bool| {
+        Ok(if equal {
+            Shallow::Equal
+        } else {
+            Shallow::Unequal
+        })
+    };
     if let (Some(a), Some(b)) = (Number::of(left), Number::of(right)) {
-        return Ok(a.cmp(b) == Some(Ordering::Equal));
+        return decided(a.cmp(b) == Some(Ordering::Equal));
     }
     if py_range::of(left).is_some() != py_range::of(right).is_some() {
-        return Ok(false);
+        return decided(false);
     }
     if let Some(equal) = dict_view::equal(left, right).or_else(|| bound_method::equal(left, right))
     {
-        return Ok(equal);
+        return decided(equal);
     }
     let (left, right) = (groupby::plain(left.clone()), groupby::plain(right.clone()));
     let same = |a: &JinjaValue, b: &JinjaValue| minijinja::tests::is_sameas(a, b);
-    // Jinja2's own objects define no `==`: each equals itself only.
+    // Jinja2's own objects and iterators define no `==`: each equals
+    // itself only.
     let own = |value: &JinjaValue| {
         matches!(
             pystr::python_type(value),
             "Namespace" | "LoopContext" | "Macro"
-        )
+        ) || generator::type_name(value).is_some()
     };
     if own(&left) || own(&right) {
-        return Ok(same(&left, &right));
+        return decided(same(&left, &right));
     }
     let kinds = (pystr::builtin_type(&left), pystr::builtin_type(&right));
     let (Some(kind @ ("list" | "tuple" | "dict")), Some(other)) = kinds else {
-        return Ok(left == right);
+        return decided(left == right);
     };
     if kind != other || same(&left, &right) {
-        return Ok(kind == other);
+        return decided(kind == other);
     }
     if depth > MAX_COMPARE_DEPTH {
         return Err(haystack_error(
@@ -171,33 +212,23 @@ fn equal_at(left: &JinjaValue, right: &JinjaValue, depth: usize) -> Result<bool,
         ));
     }
     if left.len() != right.len() {
-        return Ok(false);
+        return decided(false);
     }
-    let triples: Vec<(JinjaValue, JinjaValue, JinjaValue)> = match kind {
-        "dict" => left
-            .try_iter()?
-            .map(|key| {
-                let mine = left.get_item(&key).unwrap_or_default();
-                let theirs = right.get_item(&key).unwrap_or_default();
-                (key, mine, theirs)
-            })
-            .collect(),
-        _ => left
-            .try_iter()?
-            .zip(right.try_iter()?)
-            .map(|(mine, theirs)| (JinjaValue::UNDEFINED, mine, theirs))
-            .collect(),
-    };
-    for (key, mine, theirs) in triples {
-        // A key the other dict lacks (not one holding an undefined value).
-        if kind == "dict" && theirs.is_undefined() && !right.try_iter()?.any(|k| k == key) {
-            return Ok(false);
+    let mut pairs = Vec::new();
+    if kind == "dict" {
+        for key in left.try_iter()? {
+            let theirs = right.get_item(&key).unwrap_or_default();
+            // A key the other dict lacks (not one holding an undefined value).
+            if theirs.is_undefined() && !right.try_iter()?.any(|k| k == key) {
+                return decided(false);
+            }
+            pairs.push((left.get_item(&key).unwrap_or_default(), theirs));
         }
-        if !same(&mine, &theirs) && !equal_at(&mine, &theirs, depth + 1)? {
-            return Ok(false);
-        }
+    } else {
+        pairs.extend(left.try_iter()?.zip(right.try_iter()?));
     }
-    Ok(true)
+    pairs.retain(|(mine, theirs)| !same(mine, theirs));
+    Ok(Shallow::Items(pairs))
 }
 
 /// Whether `left operator right` holds.
@@ -212,7 +243,7 @@ fn holds(operator: &str, left: &JinjaValue, right: &JinjaValue) -> Result<bool, 
     }
     let (left, right) = (&unnamed(left), &unnamed(right));
     match operator {
-        "==" | "!=" => return Ok(equal_at(left, right, 1)? == (operator == "==")),
+        "==" | "!=" => return Ok(equal_at(left, right)? == (operator == "==")),
         _ => {}
     }
     if left.is_undefined() || right.is_undefined() {
@@ -306,7 +337,13 @@ pub(super) fn contains(
                 )));
             }
         },
-        (Some("list" | "tuple" | "range" | "dict_keys" | "dict_values" | "dict_items"), _) => {
+        (Some(kind), _)
+            if generator::type_name(&container).is_some()
+                || matches!(
+                    kind,
+                    "list" | "tuple" | "range" | "dict_keys" | "dict_values" | "dict_items"
+                ) =>
+        {
             let mut found = false;
             for x in container.try_iter()? {
                 if holds("==", &x, &item)? {

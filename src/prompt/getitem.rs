@@ -5,6 +5,7 @@
 
 use super::budget;
 use super::dict_view;
+use super::generator;
 use super::groupby;
 use super::py_range;
 use super::pystr;
@@ -70,7 +71,8 @@ pub(super) fn slice(
         | ValueKind::Plain
         | ValueKind::Iterable
             if !matches!(object.kind(), ValueKind::Iterable)
-                || dict_view::type_name(&object).is_some() =>
+                || dict_view::type_name(&object).is_some()
+                || generator::type_name(&object).is_some() =>
         {
             return Err(type_error(format!(
                 "'{}' object is not subscriptable",

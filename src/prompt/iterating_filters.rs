@@ -7,6 +7,7 @@
 //! does.
 
 use super::dict_view;
+use super::generator;
 use super::pystr::{self, python_type, type_error};
 use super::render::haystack_error;
 use super::signature::Signature;
@@ -68,6 +69,7 @@ pub(super) fn add_to(env: &mut Environment<'static>) {
                 if let Some(error) = refused(refusal, &value) {
                     return Err(error);
                 }
+                let kind = python_type(&value);
                 let mut all = vec![value];
                 match signature {
                     Some(signature) => {
@@ -81,7 +83,13 @@ pub(super) fn add_to(env: &mut Environment<'static>) {
                         }
                     }
                 }
-                filter.call(state, &all)
+                let result = filter.call(state, &all)?;
+                match name {
+                    "batch" => generator::generator("do_batch", &result),
+                    "slice" => generator::generator("do_slice", &result),
+                    "reverse" => reversed(kind, result),
+                    _ => Ok(result),
+                }
             },
         );
     }
@@ -96,7 +104,25 @@ fn items(value: &JinjaValue) -> Result<JinjaValue, Error> {
             "Can only get item pairs from a mapping.".to_owned(),
         ));
     }
-    minijinja::filters::items(value)
+    generator::generator("do_items", &minijinja::filters::items(value)?)
+}
+
+/// What Jinja2's `do_reverse` returns for a value of type `kind`, given
+/// its items reversed: the string, Python's `reversed(value)` (an iterator
+/// of the value's own type), or else a list.
+fn reversed(kind: &str, items: JinjaValue) -> Result<JinjaValue, Error> {
+    let iterator = match kind {
+        "str" => return Ok(items),
+        "list" => "list_reverseiterator",
+        // `Undefined` has a length (0) and items.
+        "tuple" | "bytes" | "Undefined" => "reversed",
+        "range" => "range_iterator",
+        "dict" | "dict_keys" => "dict_reversekeyiterator",
+        "dict_values" => "dict_reversevalueiterator",
+        "dict_items" => "dict_reverseitemiterator",
+        _ => return Ok(JinjaValue::from(items.try_iter()?.collect::<Vec<_>>())),
+    };
+    generator::iterator(iterator, None, &items)
 }
 
 /// minijinja's own filter of that name.
@@ -140,7 +166,7 @@ fn refused(refusal: Refusal, value: &JinjaValue) -> Option<Error> {
         Refusal::NotReversed if pystr::opaque_type(value).is_some() => Some(haystack_error(
             "FilterArgumentError: argument must be iterable".to_owned(),
         )),
-        Refusal::NotReversible if scalar => {
+        Refusal::NotReversible if scalar || generator::type_name(value).is_some() => {
             Some(type_error(format!("'{kind}' object is not reversible")))
         }
         // A namespace reads its attribute `items` (Jinja2's `Namespace`
@@ -152,7 +178,8 @@ fn refused(refusal: Refusal, value: &JinjaValue) -> Option<Error> {
             if scalar
                 || kind == "LoopContext"
                 || matches!(value.kind(), ValueKind::String | ValueKind::Seq)
-                || dict_view::type_name(value).is_some() =>
+                || dict_view::type_name(value).is_some()
+                || generator::type_name(value).is_some() =>
         {
             Some(haystack_error(format!(
                 "AttributeError: '{kind}' object has no attribute 'items'"

@@ -9,6 +9,7 @@
 
 use super::aggregate_filters::{self, Extreme};
 use super::budget;
+use super::generator;
 use super::iterating_filters;
 use super::pystr;
 use super::python_sort;
@@ -89,7 +90,12 @@ pub(super) fn add_to(env: &mut Environment<'static>) {
         },
     );
     bound(env, "sort", &SORT, sort);
-    bound(env, "unique", &UNIQUE, aggregate_filters::unique);
+    bound(env, "unique", &UNIQUE, |state, value, kwargs| {
+        generator::generator(
+            "do_unique",
+            &aggregate_filters::unique(state, value, kwargs)?,
+        )
+    });
     bound(env, "sum", &SUM, aggregate_filters::sum);
     bound(env, "min", &MIN, |state, value, kwargs| {
         aggregate_filters::extreme(state, value, kwargs, Extreme::Min)

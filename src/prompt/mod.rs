@@ -53,6 +53,7 @@ mod container_methods;
 mod dict_view;
 mod error;
 mod for_loops;
+mod generator;
 mod getitem;
 mod groupby;
 mod iterating_filters;
@@ -779,15 +780,20 @@ mod hostile {
             );
         }
         assert_eq!(rendered(&doubled(10, "{{ ns.l|length }}")).unwrap(), "1024");
-        // Reversed lists (iterators in minijinja) are built, up to what is left.
+        // Reversed lists listed again are built, up to what is left; the
+        // iterators themselves are Python's, which `+` refuses.
         let got = rendered(
             "{% set ns = namespace(l=[1]) %}{% for i in range(60) %}\
-             {% set ns.l = (ns.l|reverse) + (ns.l|reverse) %}{% endfor %}",
+             {% set ns.l = (ns.l|reverse|list) + (ns.l|reverse|list) %}{% endfor %}",
         )
         .unwrap_err();
         assert!(got.contains("prompt-template-budget"), "{got}");
         assert_eq!(
-            rendered("{{ 1 + 2 * 3 }}|{{ 'a' + 'b' }}|{{ (1, 2) + (3,) }}|{{ [1] + [2] * 2 }}|{{ ((1|reverse) if false else [1, 2]|reverse) + [3] }}")
+            rendered("{{ [1]|reverse + [1]|reverse }}").unwrap_err(),
+            "TypeError: unsupported operand type(s) for +: 'list_reverseiterator' and 'list_reverseiterator'"
+        );
+        assert_eq!(
+            rendered("{{ 1 + 2 * 3 }}|{{ 'a' + 'b' }}|{{ (1, 2) + (3,) }}|{{ [1] + [2] * 2 }}|{{ ((1|reverse) if false else [1, 2]|reverse|list) + [3] }}")
                 .unwrap(),
             "7|ab|(1, 2, 3)|[1, 2, 2]|[2, 1, 3]"
         );

@@ -8,6 +8,7 @@
 //! `0.0`); they read neither Python's underscores (`'1_000'`) nor its
 //! whitespace, and `'inf'|int` was the largest 128-bit integer.
 
+use super::generator;
 use super::message_tag::is_py_space;
 use super::pystr::{self, python_type, type_error};
 use super::pystr_unicode;
@@ -290,7 +291,7 @@ fn length(value: JinjaValue, rest: Rest<JinjaValue>) -> Result<JinjaValue, Error
     if value.is_undefined() {
         return Ok(JinjaValue::from(0));
     }
-    let sized = pystr::opaque_type(&value).is_none();
+    let sized = pystr::opaque_type(&value).is_none() && generator::type_name(&value).is_none();
     match value.kind() {
         ValueKind::Number | ValueKind::Bool | ValueKind::None => Err(type_error(format!(
             "object of type '{}' has no len()",

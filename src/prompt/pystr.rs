@@ -18,6 +18,7 @@
 use super::bound_method;
 use super::budget;
 use super::dict_view;
+use super::generator;
 use super::groupby;
 use super::py_range;
 use super::pybytes;
@@ -91,6 +92,9 @@ pub(super) fn python_type(value: &JinjaValue) -> &'static str {
     if let Some(view) = dict_view::type_name(value) {
         return view;
     }
+    if let Some(iterator) = generator::type_name(value) {
+        return iterator;
+    }
     match value.kind() {
         ValueKind::String => "str",
         ValueKind::Number if value.is_integer() => "int",
@@ -150,7 +154,10 @@ pub(super) fn object_type_repr(value: &JinjaValue) -> String {
 /// minijinja's, or a lazy sequence of minijinja's (an iterator in Python,
 /// `reversed(x)`).
 pub(super) fn builtin_type(value: &JinjaValue) -> Option<&'static str> {
-    if value.kind() == ValueKind::Iterable && dict_view::type_name(value).is_none() {
+    if value.kind() == ValueKind::Iterable
+        && dict_view::type_name(value).is_none()
+        && generator::type_name(value).is_none()
+    {
         return None;
     }
     match python_type(value) {

@@ -12,6 +12,7 @@ use super::compare;
 use super::container_methods;
 use super::dict_view;
 use super::for_loops::ITERABLE_FILTER;
+use super::generator;
 use super::getitem;
 use super::groupby;
 use super::iterating_filters;
@@ -633,7 +634,9 @@ fn join(
     if let Some(error) = iterating_filters::not_iterable(value) {
         return Err(error);
     }
-    show::ensure_json_fits(state, value)?;
+    // An iterator's items, read ahead and left for `join` to take.
+    let items = generator::remaining(value).map(JinjaValue::from);
+    show::ensure_json_fits(state, items.as_ref().unwrap_or(value))?;
     if let Some(joiner) = joiner.as_ref() {
         show::ensure_json_fits(state, joiner)?;
     }
@@ -760,6 +763,7 @@ fn unserializable(value: &JinjaValue) -> Option<&'static str> {
         _ if pystr::opaque_type(value).is_some() => pystr::opaque_type(value),
         _ if is_loop(value) => Some("LoopContext"),
         _ if py_range::of(value).is_some() => Some("range"),
+        _ if generator::type_name(value).is_some() => generator::type_name(value),
         _ if dict_view::type_name(value).is_some() => dict_view::type_name(value),
         ValueKind::Seq => value
             .try_iter()
@@ -808,6 +812,12 @@ fn iterable(value: JinjaValue) -> Result<JinjaValue, Error> {
         ValueKind::Bool => "bool",
         ValueKind::Number if value.is_integer() => "int",
         ValueKind::Number => "float",
+        // An iterator, which the loop takes whole at its start so that it
+        // knows its length (`loop.length`, `loop.last`), as Jinja2's
+        // `LoopContext` lists it when asked.
+        _ if generator::type_name(&value).is_some() => {
+            return Ok(JinjaValue::from(value.try_iter()?.collect::<Vec<_>>()));
+        }
         _ => match pystr::opaque_type(&value) {
             Some(name) => name,
             None => return Ok(value),

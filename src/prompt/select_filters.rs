@@ -1,11 +1,13 @@
 //! Jinja2's `map`, `select`, `reject`, `selectattr` and `rejectattr` over
-//! minijinja's own. Jinja2's read their value only when it is true (`if
-//! value:`): nothing from `none`, `0` or an empty string, Python's
+//! minijinja's own, each a generator ([`generator`]). Jinja2's read their
+//! value only when it is true (`if value:`): nothing from `none`, `0` or
+//! an empty string, Python's
 //! `TypeError` for a true value it does not iterate (a number, a
 //! namespace); and they look their filter or test up by name at the first
 //! item, raising `TemplateRuntimeError: No test named 'x'.` for a name
 //! Jinja2 does not have (minijinja's error names no test).
 
+use super::generator;
 use super::iterating_filters;
 use super::jinja2::{FILTERS, TESTS};
 use super::markup;
@@ -15,18 +17,19 @@ use minijinja::value::{Kwargs, Rest, Value as JinjaValue};
 use minijinja::{Environment, State, filters};
 
 /// Each filter, where its filter's or test's name sits among its
-/// arguments, and whether the name is a test's.
-const SELECTING: [(&str, usize, bool); 5] = [
-    ("map", 0, false),
-    ("select", 0, true),
-    ("reject", 0, true),
-    ("selectattr", 1, true),
-    ("rejectattr", 1, true),
+/// arguments, whether the name is a test's, and Jinja2's function whose
+/// generator it returns.
+const SELECTING: [(&str, usize, bool, &str); 5] = [
+    ("map", 0, false, "do_map"),
+    ("select", 0, true, "select_or_reject"),
+    ("reject", 0, true, "select_or_reject"),
+    ("selectattr", 1, true, "select_or_reject"),
+    ("rejectattr", 1, true, "select_or_reject"),
 ];
 
 /// Registers the filters of [`SELECTING`] over minijinja's own.
 pub(super) fn add_to(env: &mut Environment<'static>) {
-    for (name, position, test) in SELECTING {
+    for (name, position, test, function) in SELECTING {
         let filter = match name {
             "map" => JinjaValue::from_function(filters::map),
             "select" => JinjaValue::from_function(filters::select),
@@ -40,7 +43,10 @@ pub(super) fn add_to(env: &mut Environment<'static>) {
                 // Python's truth: a namespace, a macro and a method are
                 // true, however many attributes minijinja reads in them.
                 if !value.is_true() && pystr::opaque_type(&value).is_none() {
-                    return Ok(JinjaValue::from(Vec::<JinjaValue>::new()));
+                    return generator::generator(
+                        function,
+                        &JinjaValue::from(Vec::<JinjaValue>::new()),
+                    );
                 }
                 if let Some(error) = iterating_filters::not_iterable(&value) {
                     return Err(error);
@@ -62,7 +68,7 @@ pub(super) fn add_to(env: &mut Environment<'static>) {
                 if kwargs.args().next().is_some() {
                     all.push(JinjaValue::from(kwargs));
                 }
-                filter.call(state, &all)
+                generator::generator(function, &filter.call(state, &all)?)
             },
         );
     }

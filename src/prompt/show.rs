@@ -9,6 +9,7 @@
 
 use super::budget;
 use super::dict_view;
+use super::generator;
 use super::groupby;
 use super::py_range;
 use super::pybytes;
@@ -128,6 +129,9 @@ fn write_repr(out: &mut String, value: &JinjaValue, limit: u64, depth: usize) ->
         ValueKind::Seq if py_range::of(value).is_some() => {
             let _ = write!(out, "{value}");
         }
+        ValueKind::Iterable if generator::type_name(value).is_some() => {
+            out.push_str(&generator::repr_of(value).unwrap_or_default());
+        }
         ValueKind::Seq | ValueKind::Iterable => {
             let view = dict_view::type_name(value);
             if let Some(view) = view {
@@ -208,7 +212,10 @@ fn is_object(value: &JinjaValue) -> bool {
 /// Whether `pprint` writes `value` by its `repr`, on one line: a dict's
 /// view, a range, and Jinja2's own objects.
 fn own_repr(value: &JinjaValue) -> bool {
-    dict_view::type_name(value).is_some() || py_range::of(value).is_some() || is_object(value)
+    dict_view::type_name(value).is_some()
+        || py_range::of(value).is_some()
+        || generator::type_name(value).is_some()
+        || is_object(value)
 }
 
 /// A dict's `repr`: `{'a': 1}`.
@@ -243,6 +250,12 @@ fn measure(
         return Err(Stop::TooDeep);
     }
     *size += per_value;
+    // An iterator prints as its `repr`; what it gives is measured by the
+    // filter that reads it (`join`).
+    if generator::type_name(value).is_some() {
+        *size += 4;
+        return Ok(());
+    }
     *size += match value.kind() {
         ValueKind::String => value.as_str().map_or(0, str::len) as u64 + 2,
         ValueKind::Bytes => value.as_bytes().map_or(0, <[u8]>::len) as u64 + 3,

@@ -15,6 +15,7 @@
 //! boundaries. What they build is paid for before it is built.
 
 use super::budget;
+use super::generator;
 use super::pystr::{self, type_error};
 use super::pystr_builtin;
 use super::render::haystack_error;
@@ -174,7 +175,7 @@ fn with_newline(value: &JinjaValue) -> Result<String, Error> {
     }
     let kind = match value.kind() {
         ValueKind::Bytes => "bytes",
-        ValueKind::Iterable => "generator",
+        ValueKind::Iterable => generator::type_name(value).unwrap_or("generator"),
         _ => pystr::python_type(value),
     };
     Err(match kind {

@@ -697,6 +697,11 @@ fn prompts() -> BoxedStrategy<Option<Prompts>> {
                  {{ items|select|list }}|{{ topic|map('upper')|list }}|{{ items|items|list }}|\
                  {{ [items] == [items] }}|{{ range(2) == [0, 1] }}|{{ ns is mapping }}",
             ),
+            // Filters' iterators: true however empty, read once, no length.
+            Some(
+                "{{ 'y' if items|select else 'n' }}|{% set g = items|reverse %}{{ g|list }}{{ g|list }}|\
+                 {{ topic|select|join(',') }}|{{ items|unique|list }}|{{ items|select|length }}",
+            ),
             // Many variables in nested frames: a run missing one prints the
             // provided ones as a set, in Haystack's insertion order.
             Some(
