@@ -860,6 +860,12 @@ ERROR_CASES += [(f"{{{{ {expression} }}}}", ITER) for expression in [
     "l|batch(2)|length", "d|items|length", "l|select|dictsort", "l|select|xmlattr", "(l|select) < [1]",
 ]]
 
+# A true value Python does not iterate fails where the generator is first read.
+CASES += [("{{ 'y' if 5|select }}|{{ 'y' if 5|map('upper') }}|{{ 5|select|length is defined }}", {})]
+ERROR_CASES += [(f"{{{{ {expression} }}}}", {}) for expression in [
+    "5|select|list", "5|select|sum", "5|select|sort", "5|select|max", "5|select|reverse", "3 in 5|select", "5|select|length",
+]]
+
 def render(template: str, variables: dict) -> str:
     builder = ChatPromptBuilder(template='{% message role="user" %}' + template + "{% endmessage %}",
                                 required_variables=None)

@@ -155,7 +155,7 @@ fn python_iter(state: &State, value: &JinjaValue) -> Result<Vec<JinjaValue>, Err
             if let Some(len) = value.len() {
                 budget::ensure_items(state, len as u64, false)?;
             }
-            Ok(value.try_iter()?.collect())
+            value.try_iter()?.checked().collect()
         }
         _ => Err(iterating_filters::not_iterable(value).unwrap_or_else(|| {
             type_error(format!(

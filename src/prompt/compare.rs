@@ -345,7 +345,8 @@ pub(super) fn contains(
                 ) =>
         {
             let mut found = false;
-            for x in container.try_iter()? {
+            for x in container.try_iter()?.checked() {
+                let x = x?;
                 if holds("==", &x, &item)? {
                     found = true;
                     break;

@@ -86,7 +86,7 @@ pub(super) fn add_to(env: &mut Environment<'static>) {
                 let result = filter.call(state, &all)?;
                 match name {
                     "batch" => generator::generator("do_batch", &result),
-                    "slice" => generator::generator("do_slice", &result),
+                    "slice" => generator::generator("sync_do_slice", &result),
                     "reverse" => reversed(kind, result),
                     _ => Ok(result),
                 }
@@ -120,7 +120,13 @@ fn reversed(kind: &str, items: JinjaValue) -> Result<JinjaValue, Error> {
         "dict" | "dict_keys" => "dict_reversekeyiterator",
         "dict_values" => "dict_reversevalueiterator",
         "dict_items" => "dict_reverseitemiterator",
-        _ => return Ok(JinjaValue::from(items.try_iter()?.collect::<Vec<_>>())),
+        // `list(value)`, whose `TypeError` Jinja2 makes its own.
+        _ => {
+            let listed = items.try_iter()?.checked().collect::<Result<Vec<_>, _>>();
+            return listed.map(JinjaValue::from).map_err(|_| {
+                haystack_error("FilterArgumentError: argument must be iterable".to_owned())
+            });
+        }
     };
     generator::iterator(iterator, None, &items)
 }
@@ -161,9 +167,7 @@ fn refused(refusal: Refusal, value: &JinjaValue) -> Option<Error> {
         Refusal::NotIterable if scalar => {
             Some(type_error(format!("'{kind}' object is not iterable")))
         }
-        // minijinja's own text for a scalar is made Jinja2's where the
-        // error is read (`src/prompt/mod.rs`).
-        Refusal::NotReversed if pystr::opaque_type(value).is_some() => Some(haystack_error(
+        Refusal::NotReversed if scalar => Some(haystack_error(
             "FilterArgumentError: argument must be iterable".to_owned(),
         )),
         Refusal::NotReversible if scalar || generator::type_name(value).is_some() => {

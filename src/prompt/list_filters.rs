@@ -92,7 +92,7 @@ pub(super) fn add_to(env: &mut Environment<'static>) {
     bound(env, "sort", &SORT, sort);
     bound(env, "unique", &UNIQUE, |state, value, kwargs| {
         generator::generator(
-            "do_unique",
+            "sync_do_unique",
             &aggregate_filters::unique(state, value, kwargs)?,
         )
     });
@@ -157,7 +157,7 @@ fn sort(state: &State, value: JinjaValue, kwargs: Kwargs) -> Result<JinjaValue, 
         // The lowercased copies of string keys: these keys, and minijinja's
         // sort's own, paid for before they are made.
         let mut folded = 0usize;
-        let items: Vec<JinjaValue> = value.try_iter()?.collect();
+        let items: Vec<JinjaValue> = value.try_iter()?.checked().collect::<Result<_, _>>()?;
         budget::ensure_items(state, (items.len() as u64).saturating_mul(3), false)?;
         for item in &items {
             let mut key = Vec::new();

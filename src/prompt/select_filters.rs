@@ -20,7 +20,7 @@ use minijinja::{Environment, State, filters};
 /// arguments, whether the name is a test's, and Jinja2's function whose
 /// generator it returns.
 const SELECTING: [(&str, usize, bool, &str); 5] = [
-    ("map", 0, false, "do_map"),
+    ("map", 0, false, "sync_do_map"),
     ("select", 0, true, "select_or_reject"),
     ("reject", 0, true, "select_or_reject"),
     ("selectattr", 1, true, "select_or_reject"),
@@ -48,8 +48,11 @@ pub(super) fn add_to(env: &mut Environment<'static>) {
                         &JinjaValue::from(Vec::<JinjaValue>::new()),
                     );
                 }
+                // A true value Python does not iterate fails where the
+                // generator is first read (`if 5|select` holds).
                 if let Some(error) = iterating_filters::not_iterable(&value) {
-                    return Err(error);
+                    let failing = JinjaValue::from(vec![JinjaValue::from(error)]);
+                    return generator::generator(function, &failing);
                 }
                 // `map(attribute='a')` names no filter.
                 let by_attribute = name == "map" && kwargs.has("attribute");
