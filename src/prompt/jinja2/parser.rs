@@ -472,15 +472,18 @@ impl Parser {
         self.tokens.get(self.index).unwrap_or(&self.eof)
     }
 
+    /// Where the tokens `from..self.index` start and end in the source.
+    fn span_from(&self, from: usize) -> Option<(usize, usize)> {
+        let first = self.tokens.get(from)?;
+        let last = self.tokens.get(self.index.checked_sub(1)?)?;
+        Some((first.span.0, last.span.1))
+    }
+
     /// Wraps the tokens `from..self.index` in a call to `function`.
     fn wrap_in_call(&mut self, from: usize, function: &str) {
-        let (Some(first), Some(last)) = (
-            self.tokens.get(from),
-            self.index.checked_sub(1).and_then(|i| self.tokens.get(i)),
-        ) else {
+        let Some((start, end)) = self.span_from(from) else {
             return;
         };
-        let (start, end) = (first.span.0, last.span.1);
         self.edits.push(Edit {
             start,
             end: start,
@@ -578,13 +581,9 @@ impl Parser {
     /// `(__py_compare(a, "<", __py_keep(b)) and __py_in(false,
     /// __py_take(), c))` ([`KEEP_FUNCTION`]).
     fn chain(&mut self, from: usize, links: &[Link]) {
-        let (Some(first), Some(last)) = (
-            self.tokens.get(from),
-            self.index.checked_sub(1).and_then(|i| self.tokens.get(i)),
-        ) else {
+        let Some((start, end)) = self.span_from(from) else {
             return;
         };
-        let (start, end) = (first.span.0, last.span.1);
         let chained = links.len() > 1;
         let Some(head) = links.first() else {
             return;
