@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import copy
 import inspect
-import json
 import os
 import re
 from typing import Any
@@ -16,7 +15,7 @@ from haystack.dataclasses import ChatMessage
 from haystack.tools import Toolset, flatten_tools_or_toolsets
 from haystack.tools.errors import ToolInvocationError
 
-from . import live, ready_made, spec
+from . import live, ready_made, spec, wire
 from .capture import Capture
 from .children import ended_children
 from .declarative import DeclarativeHook
@@ -198,7 +197,7 @@ def _scenario_agent(sc: spec.Scenario, generator: Any, hooks: dict) -> Agent:
         point: [[type(h).__module__, type(h).__qualname__, _allowed(h)] for h in objects]
         for point, objects in hooks.items()
     }
-    key = _key([a, [id(t) for t in tools], shape])
+    key = wire.key([a, [id(t) for t in tools], shape])
     template = _AGENTS.pop(key, None)
     if template is None:
         template = new_agent(sc, generator, hooks, tools)
@@ -212,20 +211,6 @@ def _scenario_agent(sc: spec.Scenario, generator: Any, hooks: dict) -> Agent:
     agent.chat_generator = generator
     agent.hooks = hooks
     return agent
-
-
-# The template key's JSON (`json.dumps(..., sort_keys=True, default=str)`), from one encoder made once, without the
-# check for a container that holds itself: the agent settings come from the request's JSON, and only a hook's own
-# `allowed_hook_points` could hold itself, when the encoder recurses to Python's limit and `json.dumps` answers as
-# it did (a construction error naming the circular reference).
-_KEY_ENCODE = json.JSONEncoder(sort_keys=True, default=str, check_circular=False).encode
-
-
-def _key(value: list) -> str:
-    try:
-        return _KEY_ENCODE(value)
-    except RecursionError:
-        return json.dumps(value, sort_keys=True, default=str)
 
 
 def new_agent(sc: spec.Scenario, generator: Any, hooks: dict, tools: list | None = None) -> Agent:

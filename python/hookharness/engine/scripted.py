@@ -19,7 +19,6 @@ import copy
 import functools
 import importlib
 import inspect
-import json
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -29,6 +28,7 @@ from haystack.components.agents.state.state_utils import merge_lists, replace_va
 from haystack.dataclasses import ChatMessage, StreamingChunk, ToolCall
 from haystack.tools import Tool
 
+from . import wire
 from .errors import ScenarioAbort, ScenarioRunError, ScriptedError
 from .recorder import Failure, Recorder
 from .sandbox import caller, is_credential
@@ -473,13 +473,10 @@ def _outputs_to_state(config: dict | None) -> dict | None:
 # tool. Bounded: a long session of distinct tools keeps the most recent.
 _TOOL_CACHE: dict[str, Tool] = {}
 _TOOL_CACHE_SIZE = 512
-# `json.dumps(..., sort_keys=True)` of a tool's settings (from the request's JSON, so none holds itself), from one
-# encoder made once, without the check for that.
-_TOOL_KEY = json.JSONEncoder(sort_keys=True, check_circular=False).encode
 
 
 def cached_scripted_tool(spec: ToolSpec) -> Tool:
-    key = _TOOL_KEY(
+    key = wire.key(
         [spec.name, spec.description, spec.parameters, spec.inputs_from_state, spec.outputs_to_state, spec.outputs_to_string]
     )
     tool = _TOOL_CACHE.pop(key, None)

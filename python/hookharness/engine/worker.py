@@ -29,7 +29,6 @@ Timeouts are the caller's: a scenario that does not answer in time has the worke
 from __future__ import annotations
 
 import faulthandler
-import json
 import os
 import platform
 import sys
@@ -37,16 +36,11 @@ import threading
 import traceback
 from typing import Any, BinaryIO
 
+from . import wire
+
 PROTOCOL = 3
 # The lowest descriptor of the worker's own channels (`_private`).
 _PRIVATE_FDS = 200
-
-
-# The record's encoder, made once (`json.dumps` with options builds one per call), without the check for a container
-# that holds itself: a record is plain data the engine built (`values.jsonify` turns a recursive value into text), and
-# the check costs a scenario about a fifth of its JSON. Should one hold itself after all, the encoder recurses until
-# Python's limit, and `send` writes it again with the check, which gives the same answer as before.
-_ENCODE = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"), check_circular=False).encode
 
 
 class Channel:
@@ -57,19 +51,9 @@ class Channel:
 
     def send(self, message: dict) -> None:
         try:
-            try:
-                text = _ENCODE(message)
-            except RecursionError:
-                text = json.dumps(message, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+            data = wire.encode(message)
         except (TypeError, ValueError) as e:  # a value JSON cannot hold (NaN, infinity) in a record
-            text = json.dumps(
-                {"id": message.get("id"), "error": f"the record could not be written as JSON: {e}"},
-                ensure_ascii=False,
-            )
-        try:
-            data = text.encode("utf-8")
-        except UnicodeEncodeError:  # a lone surrogate (`"\udcff"`, bytes decoded with surrogateescape) in user text
-            data = text.encode("utf-16", "surrogatepass").decode("utf-16", "replace").encode("utf-8")
+            data = wire.encode({"id": message.get("id"), "error": f"the record could not be written as JSON: {e}"})
         self._out.write(data + b"\n")
 
 
@@ -142,7 +126,7 @@ def serve(stdin: BinaryIO, channel: Channel, crash: Any) -> int:
         if not raw.strip():
             continue
         try:
-            message = json.loads(raw)
+            message = wire.decode(raw)
         except ValueError as e:
             channel.send({"id": None, "error": f"a request line is not JSON: {e}"})
             continue
