@@ -11,6 +11,7 @@ from typing import Any
 
 from haystack.components.agents import Agent
 from haystack.components.agents.state.state_utils import merge_lists, replace_values
+from haystack.components.agents.tool_calling import ToolNotFoundException
 from haystack.dataclasses import ChatMessage
 from haystack.tools import Toolset, flatten_tools_or_toolsets
 from haystack.tools.errors import ToolInvocationError
@@ -36,7 +37,7 @@ from .scripted import (
 )
 from .user_code import UserCodeError, error_text, hook_name, make_hook, resolve
 from .user_code import call as call_user
-from .values import build_message, jsonify, message_dict
+from .values import build_message, fresh, jsonify, message_dict
 
 _TYPES: dict[str, Any] = {"list": list, "str": str, "int": int, "float": float, "bool": bool, "dict": dict, "any": Any}
 _HANDLERS = {"merge_lists": merge_lists, "replace_values": replace_values}
@@ -163,7 +164,7 @@ def _build(sc: spec.Scenario, request: dict, recorder: Recorder, scripts: dict, 
         names = {point: list(request_names.get(point, [])) for point in hooks}
         return agent, names, list(sc.agent["state_schema"]), tool_scripts
     else:
-        kwargs = {**copy.deepcopy(sc.factory.args), **_generators(sc.factory.models, scripts, recorder, "agent")}
+        kwargs = {**fresh(sc.factory.args), **_generators(sc.factory.models, scripts, recorder, "agent")}
         built = call_user(factory, kwargs, f"agent.python `{sc.factory.python}`")
         source = sc.factory.python
         if not isinstance(built, Agent):
@@ -271,7 +272,7 @@ def _make(definition: spec.HookDef, hook_values: dict, scripts: dict, recorder: 
         return make_hook(value, {}, False, f"`custom: {definition.name}`")
     if definition.kind == "python":
         where = f"hook `{definition.python}`"
-        kwargs = {**copy.deepcopy(definition.args), **_generators(definition.models, scripts, recorder, where)}
+        kwargs = {**fresh(definition.args), **_generators(definition.models, scripts, recorder, where)}
         return make_hook(hook_values[id(definition)], kwargs, bool(definition.args or definition.models), where)
     return ready_made.build(definition)
 
@@ -328,13 +329,13 @@ def _run_kwargs(sc: spec.Scenario, recorder: Recorder) -> dict:
     kwargs: dict[str, Any] = {
         "messages": [build_message(m) for m in run["messages"]],
         "hook_context": _hook_context(run["hook_context"]),
-        **(copy.deepcopy(state) if state else {}),
-        **(copy.deepcopy(variables) if variables else {}),
+        **(fresh(state) if state else {}),
+        **(fresh(variables) if variables else {}),
     }
     if run["tools"] is not None:
         kwargs["tools"] = list(run["tools"])
     if run["generation_kwargs"] is not None:
-        kwargs["generation_kwargs"] = copy.deepcopy(run["generation_kwargs"])
+        kwargs["generation_kwargs"] = fresh(run["generation_kwargs"])
     if run["stream"]:
         kwargs["streaming_callback"] = _recording_callback(recorder.streamed, is_async=run["async"])
     return kwargs
@@ -344,8 +345,8 @@ def _hook_context(given: Any) -> Any:
     """A fresh copy of the file's `run.hook_context`, with the test's live objects (`live.py`) over it by identity (a
     client is itself, never a copy)."""
     if not live.HOOK_CONTEXT:
-        return None if given is None else copy.deepcopy(given)
-    return {**copy.deepcopy(given or {}), **live.HOOK_CONTEXT}
+        return None if given is None else fresh(given)
+    return {**fresh(given or {}), **live.HOOK_CONTEXT}
 
 
 def _chunk_summary(chunk) -> Any:
@@ -432,8 +433,6 @@ def _missing_from_haystack(e: BaseException, text: str) -> str | None:
 
 
 def _run_error(e: BaseException, recorder: Recorder) -> dict:
-    from haystack.components.agents.tool_calling import ToolNotFoundException
-
     text = error_text(e)
     failure = recorder.failure
     if failure is not None and failure.exception is e:

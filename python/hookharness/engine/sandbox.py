@@ -28,6 +28,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import os
 import random
@@ -92,13 +93,26 @@ def caller() -> str:
 
 def is_user_file(filename: str) -> bool:
     """A file of the user's code: not the standard library, an installed package or this engine."""
-    path = os.path.abspath(filename)
-    if filename.startswith("<") or path.startswith(_ENGINE_DIR):
+    if filename.startswith("<"):
+        return False
+    if filename.startswith(os.sep):  # `os.path.isabs` on the POSIX systems the worker runs on
+        return _is_user_path(filename)
+    return _is_user_path.__wrapped__(os.path.abspath(filename))  # relative to the working directory, which may change
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_user_path(filename: str) -> bool:
+    """`is_user_file` of an absolute path, remembered: a traceback through Haystack's loop has a dozen frames and
+    more, and an error's text looks at each (`abspath` of each cost an error about 50 µs)."""
+    path = os.path.normpath(filename)
+    if path.startswith(_ENGINE_DIR):
         return False
     if "site-packages" in path or "dist-packages" in path:
         return False
-    stdlib = os.path.dirname(os.__file__)
-    return not path.startswith(stdlib)
+    return not path.startswith(_STDLIB)
+
+
+_STDLIB = os.path.dirname(os.__file__)
 
 
 def _refuse(host, port) -> None:

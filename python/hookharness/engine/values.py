@@ -185,12 +185,29 @@ def render(value: Any) -> str:
     return json.dumps(jsonify(value), ensure_ascii=False, sort_keys=True)
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def fresh(value: Any) -> Any:
+    """A copy of data read from a request (dicts, lists, strings, numbers, booleans, null): what `copy.deepcopy`
+    gives for it, at a fraction of the cost (JSON data shares no container, so there is no memo to keep; a run's
+    arguments are copied this way at every scenario). Anything else is left to `copy.deepcopy`."""
+    kind = type(value)
+    if kind is dict:
+        return {key: fresh(item) for key, item in value.items()}
+    if kind is list:
+        return [fresh(item) for item in value]
+    if kind in _SCALARS:
+        return value
+    return copy.deepcopy(value)
+
+
 def build_message(spec: dict) -> ChatMessage:
     """Build a fresh ChatMessage from a validated message spec (simple form or `to_dict()` form).
 
     Specs are rebuilt on every use so that no two places in a run share one mutable message or meta dict.
     """
-    spec = copy.deepcopy(spec)
+    spec = fresh(spec)
     if "content" in spec:
         return ChatMessage.from_dict(spec)
     # Simple form: the text part (when given) followed by the tool calls, for any role (a `tool` role gets text
