@@ -106,24 +106,40 @@ def _popen_init(init):
     return wrapper
 
 
+# The starters' wrappers, by the place each stands in (`os.fork`, ..., `subprocess.Popen.__init__`): put in place at the
+# first scenario and left there, as the network's guards are (`sandbox.py`). Outside a scenario a wrapper notes
+# nothing (`_CURRENT` is `None`) and calls the function it wraps; a scenario puts back, on its way in and out, any
+# wrapper that code replaced (swapping six functions in and out at every scenario cost it more than the rest of this).
+_INSTALLED: dict[tuple[object, str], object] = {}
+
+
+def _install() -> None:
+    for name in _OS_STARTERS:
+        if hasattr(os, name):
+            _INSTALLED[(os, name)] = _wrapper_of(getattr(os, name))
+    _INSTALLED[(subprocess.Popen, "__init__")] = _popen_init(subprocess.Popen.__init__)
+
+
+def _put_back() -> None:
+    for (owner, name), wrapper in _INSTALLED.items():
+        if getattr(owner, name) is not wrapper:
+            setattr(owner, name, wrapper)
+
+
 @contextlib.contextmanager
 def ended_children() -> Iterator[None]:
     """Within: starting a process is noted; on exit, the processes started since are killed."""
     global _CURRENT
+    if not _INSTALLED:
+        _install()
+    _put_back()
     started = _Started()
-    saved_os = [(name, getattr(os, name)) for name in _OS_STARTERS if hasattr(os, name)]
-    saved_init = subprocess.Popen.__init__
-    for name, function in saved_os:
-        setattr(os, name, _wrapper_of(function))
-    subprocess.Popen.__init__ = _popen_init(saved_init)
     _CURRENT = started
     try:
         yield
     finally:
         _CURRENT = None
-        subprocess.Popen.__init__ = saved_init
-        for name, function in saved_os:
-            setattr(os, name, function)
+        _put_back()
         if started.before is not None:
             _end(_ours() - started.before)
 

@@ -262,16 +262,15 @@ def python_path(entries: list[str], folder: str) -> Iterator[list[str]]:
         finally:
             sys.path[:] = saved
         return
-    paths = [os.path.normpath(os.path.join(folder, entry)) for entry in entries]
+    paths, roots = _entries(folder, tuple(entries))
     # `sys.modules` is a dict: the modules imported during the scenario come after the ones already there.
     before = len(sys.modules)
     saved = list(sys.path)
     sys.path[:0] = paths
     try:
-        yield paths
+        yield list(paths)
     finally:
         sys.path[:] = saved
-        roots = tuple(os.path.join(p, "") for p in paths)
         # The last `len - before` names, read from the end: skipping the `before` names in front of them (Haystack's
         # thousand modules and more) cost every scenario more than all the rest of this; the same names, in order.
         added = list(itertools.islice(reversed(sys.modules), max(len(sys.modules) - before, 0)))
@@ -283,3 +282,11 @@ def python_path(entries: list[str], folder: str) -> Iterator[list[str]]:
                 continue
             if os.path.abspath(file).startswith(roots) and is_user_file(file):
                 del sys.modules[name]
+
+
+@functools.lru_cache(maxsize=1024)
+def _entries(folder: str, entries: tuple[str, ...]) -> tuple[list[str], tuple[str, ...]]:
+    """A `python_path`'s folders (its entries relative to the scenario's folder), and each as the start of a path:
+    the same for every scenario of a folder, so worked out once (about a fifth of what `python_path` cost)."""
+    paths = [os.path.normpath(os.path.join(folder, entry)) for entry in entries]
+    return paths, tuple(os.path.join(p, "") for p in paths)

@@ -26,7 +26,7 @@ pub(super) fn body(scenario: &Scenario, options: RecordOptions) -> Value {
         })
         .unwrap_or_default();
     json!({
-        "scenario": scenario.to_value(),
+        "scenario": worker_value(scenario),
         "file": file,
         "dir": dir,
         "hook_names": hook_names(scenario),
@@ -36,6 +36,18 @@ pub(super) fn body(scenario: &Scenario, options: RecordOptions) -> Value {
         },
         "keep_requests": options.keep_requests || !scenario.sees.is_empty(),
     })
+}
+
+/// The scenario as the worker reads it: [`Scenario::to_value`] without
+/// what only this side reads (`description`, `expect`: about a quarter of
+/// a corpus scenario's request, parsed by the worker for nothing).
+fn worker_value(scenario: &Scenario) -> Value {
+    let mut value = scenario.to_value();
+    if let Value::Object(map) = &mut value {
+        map.shift_remove("description");
+        map.shift_remove("expect");
+    }
+    value
 }
 
 /// Each `hooks` entry's trace name, per point in order: its `name`, else
