@@ -10,7 +10,8 @@ request through one worker process for the whole corpus (the same plus the proto
 through that worker with the next request sent before the last record is read, as `hookharness run` drives it.
 Prints, per scenario, the median and the fastest of the N runs of each kind added up over the corpus, the fastest
 round's total of each kind over the corpus (the only measure of the last kind: its pass over the corpus, first
-request sent to last record read), the ratios, and the load average
+request sent to last record read), the ratios (and, for the last kind, the median of each run's own ratio), and the
+load average
 (docs/engines.md, "Cost")."""
 
 from __future__ import annotations
@@ -210,6 +211,14 @@ def main(argv: list[str] | None = None) -> int:
             )
     for base in ("bare", "built"):
         print(f"  {labels['ahead']} over {labels[base]}: fastest round {best_round['ahead'] / best_round[base] - 1:+.0%}")
+    # Each run's own ratio (its pass with the next request sent ahead over its bare pass, the two a few seconds
+    # apart): their median moves less with another process's load than the ratio of two fastest rounds taken from
+    # different runs.
+    ratios = sorted(a / b for a, b in zip(rounds["ahead"], rounds["bare"]))
+    print(
+        f"  {labels['ahead']} over {labels['bare']}, run by run: median {statistics.median(ratios) - 1:+.0%} "
+        f"(from {ratios[0] - 1:+.0%} to {ratios[-1] - 1:+.0%})"
+    )
     return 0
 
 

@@ -85,8 +85,9 @@ def run_request(request: dict, capture: Capture, relay: Any = None) -> dict:
                     # group of its own, so a terminal's Ctrl-C never reaches it; one raised here is the user code's
                     error = _run_error(e, recorder)
     finally:
+        # What the scenario printed outside its hook and tool calls is in no record: the next scenario's
+        # `start_scenario` drops it (`end_scenario` would read it only to drop it, a system call more a scenario).
         substitutions.restore()
-        capture.end_scenario()
         _MAIN_GENERATORS[:] = _FREE_AFTER_RUN
         _FREE_AFTER_RUN.clear()
     return {
