@@ -10,8 +10,9 @@ request through one worker process for the whole corpus (the same plus the proto
 through that worker with the next request sent before the last record is read, as `hookharness run` drives it.
 Prints, per scenario, the median and the fastest of the N runs of each kind added up over the corpus, the fastest
 round's total of each kind over the corpus (the only measure of the last kind: its pass over the corpus, first
-request sent to last record read), the ratios (and, for the last kind, the median of each run's own ratio), and the
-load average
+request sent to last record read), the ratios (and, for the last kind, the median of each run's own ratio), the CPU
+time a scenario takes in a bare `agent.run` and through a worker with the next request sent ahead (`worker_cpu`), and
+the load average
 (docs/engines.md, "Cost")."""
 
 from __future__ import annotations
@@ -70,14 +71,16 @@ def mock_tool(spec):
     )
 
 
-def run_bare(sc, build) -> tuple[float, float]:
-    """One bare run: (seconds building the Agent, seconds in `agent.run`)."""
+def run_bare(sc, build, cpu: list | None = None) -> tuple[float, float]:
+    """One bare run: (seconds building the Agent, seconds in `agent.run`); with `cpu`, the CPU seconds of the
+    `agent.run` (this process's, every thread) are added to `cpu[0]`."""
     from hookharness.engine import run as engine_run
 
     start = time.perf_counter()
     agent, recorder = build(sc)
     built = time.perf_counter() - start
     kwargs = engine_run._run_kwargs(sc, recorder)
+    cpu_start = time.process_time()
     start = time.perf_counter()
     try:
         if sc.run["async"]:
@@ -86,7 +89,31 @@ def run_bare(sc, build) -> tuple[float, float]:
             agent.run(**kwargs)
     except BaseException:  # noqa: BLE001, S110 - scenarios that expect an error fail here too
         pass
-    return built, time.perf_counter() - start
+    ran = time.perf_counter() - start
+    if cpu is not None:
+        cpu[0] += time.process_time() - cpu_start
+    return built, ran
+
+
+def worker_cpu(worker_class, requests: list[dict], passes: int) -> float:
+    """Seconds of CPU (user and system, every thread) one worker spends on `passes` passes over `requests`, the next
+    request sent ahead: what a worker that ran them used less what one that ran only the warm-up used, each read from
+    the kernel's account of it when it exited (`os.wait4`), so that the time another process took the core is not
+    counted, as it is in a pass's wall time."""
+
+    def used(extra: int) -> float:
+        worker = worker_class()
+        worker.run_ahead(requests)  # the warm-up both make
+        for _ in range(extra):
+            worker.run_ahead(requests)
+        worker.send({"id": 0, "shutdown": True})
+        _, _, usage = os.wait4(worker.process.pid, 0)
+        for stream in (worker.process.stdin, worker.process.stdout, worker.process.stderr):
+            stream.close()
+        worker.process.returncode = 0  # reaped here: `Popen` must not wait for it again
+        return usage.ru_utime + usage.ru_stime
+
+    return used(passes) - used(0)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -186,6 +213,15 @@ def main(argv: list[str] | None = None) -> int:
             for kind in ("bare", "built") if which == 0 else ("in-process",) if which == 1 else ("worker",):
                 rounds[kind].append(sum(t[-1] for t in times[kind]))
     worker.close()
+    # CPU: the bare runs' own CPU per pass, and a worker's per pass (three pairs of workers, each pair a few seconds
+    # apart from a bare measure), the medians compared.
+    bare_cpu, worker_cpus = [], []
+    for _ in range(3):
+        spent = [0.0]
+        for sc, _request in cases:
+            run_bare(sc, build, spent)
+        bare_cpu.append(spent[0])
+        worker_cpus.append(worker_cpu(Worker, requests, args.runs) / args.runs)
     median = {kind: sum(statistics.median(t) for t in times[kind]) for kind in kinds}
     fastest = {kind: sum(min(t) for t in times[kind]) for kind in kinds}
     best_round = {kind: min(r) for kind, r in rounds.items()}
@@ -211,6 +247,12 @@ def main(argv: list[str] | None = None) -> int:
             )
     for base in ("bare", "built"):
         print(f"  {labels['ahead']} over {labels[base]}: fastest round {best_round['ahead'] / best_round[base] - 1:+.0%}")
+    cpu_bare, cpu_worker = statistics.median(bare_cpu), statistics.median(worker_cpus)
+    print(
+        f"  CPU per scenario: bare agent.run {cpu_bare / counted * 1e6:.0f} µs, the worker with the next request sent "
+        f"ahead {cpu_worker / counted * 1e6:.0f} µs: {cpu_worker / cpu_bare - 1:+.0%} (medians of three; the worker's "
+        f"each {', '.join(f'{w / cpu_bare - 1:+.0%}' for w in worker_cpus)})"
+    )
     # Each run's own ratio (its pass with the next request sent ahead over its bare pass, the two a few seconds
     # apart): their median moves less with another process's load than the ratio of two fastest rounds taken from
     # different runs.
