@@ -3,8 +3,12 @@
 import json
 import os
 import signal
+import sys
 import time
 from importlib.metadata import version
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine_driver import Worker
 from engine_fixtures import hook_request, module_worker
@@ -460,3 +464,29 @@ def test_a_ready_made_hook_copied_from_one_built_before_shares_no_object_with_it
     assert first.compactor is not second.compactor and first.compactor.store is not second.compactor.store
     # Each copy counts its own store keys from 1 (`_counter_offload_keys`).
     assert first.compactor.__dict__["_offload"] is not second.compactor.__dict__["_offload"]
+
+
+def test_process_starters_are_wrapped_around_what_code_outside_a_scenario_put_there():
+    import subprocess
+
+    from hookharness.engine.children import ended_children
+
+    original = os.fork
+    try:
+        with ended_children():
+            assert os.fork.__wrapped__ is original
+        assert os.fork.__wrapped__ is original  # left in place between scenarios, noting nothing there
+
+        def own_fork():  # a library's own, put there outside any scenario (as monkeypatching libraries do)
+            return original()
+
+        os.fork = own_fork
+        with ended_children():
+            assert os.fork.__wrapped__ is own_fork
+            os.fork = lambda: 0  # code in the scenario replaces it: the next scenario does not see that
+            subprocess.run(["true"], check=True)
+        assert os.fork.__wrapped__ is own_fork
+        with ended_children():
+            assert os.fork.__wrapped__ is own_fork
+    finally:
+        os.fork = original

@@ -82,14 +82,16 @@ def _noting(function):
 _OS_STARTERS = ("fork", "forkpty", "posix_spawn", "posix_spawnp", "system")
 
 
-# The wrappers, made once per function they wrap (a scenario only swaps them in and out).
+# The wrappers, made once per function they wrap and kept (so that the ids in `_WRAPPER_IDS` stay theirs).
 _WRAPPERS: dict = {}
+_WRAPPER_IDS: set[int] = set()
 
 
 def _wrapper_of(function):
     wrapper = _WRAPPERS.get(function)
     if wrapper is None:
         wrapper = _WRAPPERS[function] = _noting(function)
+        _WRAPPER_IDS.add(id(wrapper))
     return wrapper
 
 
@@ -103,21 +105,29 @@ def _popen_init(init):
             init(self, *args, **kwargs)
 
         wrapper = _WRAPPERS[init] = __init__
+        _WRAPPER_IDS.add(id(wrapper))
     return wrapper
 
 
-# The starters' wrappers, by the place each stands in (`os.fork`, ..., `subprocess.Popen.__init__`): put in place at the
-# first scenario and left there, as the network's guards are (`sandbox.py`). Outside a scenario a wrapper notes
-# nothing (`_CURRENT` is `None`) and calls the function it wraps; a scenario puts back, on its way in and out, any
-# wrapper that code replaced (swapping six functions in and out at every scenario cost it more than the rest of this).
+# The starters' wrappers, by the place each stands in (`os.fork`, ..., `subprocess.Popen.__init__`): put in place by a
+# scenario and left there after it, as the network's guards are (`sandbox.py`); outside a scenario a wrapper notes
+# nothing (`_CURRENT` is `None`) and calls the function it wraps. A scenario wraps what it finds in a place unless that
+# is a wrapper already (code outside a scenario may have put its own function there), and on its way out puts the
+# wrapper back where its code replaced it, as when each scenario swapped six functions in and out (which cost it more
+# than the rest of this).
+_PLACES = (*((os, name) for name in _OS_STARTERS if hasattr(os, name)), (subprocess.Popen, "__init__"))
 _INSTALLED: dict[tuple[object, str], object] = {}
 
 
-def _install() -> None:
-    for name in _OS_STARTERS:
-        if hasattr(os, name):
-            _INSTALLED[(os, name)] = _wrapper_of(getattr(os, name))
-    _INSTALLED[(subprocess.Popen, "__init__")] = _popen_init(subprocess.Popen.__init__)
+def _put_in() -> None:
+    for owner, name in _PLACES:
+        current = getattr(owner, name)
+        if id(current) in _WRAPPER_IDS:
+            _INSTALLED[(owner, name)] = current
+            continue
+        wrapper = _popen_init(current) if name == "__init__" else _wrapper_of(current)
+        _INSTALLED[(owner, name)] = wrapper
+        setattr(owner, name, wrapper)
 
 
 def _put_back() -> None:
@@ -130,9 +140,7 @@ def _put_back() -> None:
 def ended_children() -> Iterator[None]:
     """Within: starting a process is noted; on exit, the processes started since are killed."""
     global _CURRENT
-    if not _INSTALLED:
-        _install()
-    _put_back()
+    _put_in()
     started = _Started()
     _CURRENT = started
     try:
