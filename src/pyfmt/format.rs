@@ -698,6 +698,16 @@ mod tests {
                 ),
             ),
             ("{final_tool_params[n]:>5}", Ok("    3")),
+            ("{final_tool_params[f]:.2f}", Ok("1.50")),
+            ("{final_tool_params[f]:e}", Ok("1.500000e+00")),
+            ("{final_tool_params[f]:.2}", Ok("1.5")),
+            ("{final_tool_params[f]:010,.3%}", Ok("0,150.000%")),
+            ("{final_tool_params[z]:z.1f}", Ok("0.0")),
+            ("{final_tool_params[n]:c}", Ok("\u{3}")),
+            (
+                "{final_tool_params[big]:010,}",
+                Ok("12,345,678,901,234,567,890"),
+            ),
             ("{final_tool_params[m]:=+6}", Ok("-    3")),
             ("{final_tool_params[m]:06}", Ok("-00003")),
             ("{final_tool_params[n]:+}", Ok("+3")),
@@ -791,10 +801,6 @@ mod tests {
             "{tool_name.upper}",
             "{tool_name.__doc__}",
             "{tool_name.__class__[0]}",
-            "{final_tool_params[n]:c}",
-            "{final_tool_params[f]:.2}",
-            "{final_tool_params[f]:e}",
-            "{final_tool_params[big]:010,}",
         ] {
             let message = render(template).unwrap_err();
             assert!(

@@ -10,6 +10,7 @@ use serde_json::{Number, Value};
 use std::fmt::Write;
 
 mod exception;
+mod float_text;
 mod format;
 pub(crate) mod printable;
 pub(crate) mod pyset;

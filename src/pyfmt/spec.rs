@@ -9,6 +9,7 @@
 //! fit in memory.
 
 use super::exception::PyException;
+use super::float_text::{FloatStyle, float_text};
 use super::format::{PyObject, char_for_message};
 use serde_json::Value;
 
@@ -189,7 +190,7 @@ pub(crate) fn render(
         (PyObject::Value(_), Value::Number(n)) => match (n.is_f64(), n.as_i128(), n.as_f64()) {
             (false, Some(int), _) => render_int(int, type_name, spec, budget),
             (true, _, Some(float)) => render_float(float, spec, budget),
-            _ => Ok(object.str()),
+            _ => render_big_int(&object.str(), type_name, spec, budget),
         },
         _ => Err(PyException::new(
             "TypeError",
@@ -235,7 +236,9 @@ fn render_str(text: &str, spec: &str, budget: &mut PaddingBudget) -> Result<Stri
     pad("", body, &spec, budget)
 }
 
-/// `format_long_internal` for the presentation types `d`, `x`, `X`, `o`, `b`.
+/// `_PyLong_FormatAdvancedWriter`: `format_long_internal` for the integer
+/// presentation types, `format_float_internal` of the number as a float for
+/// the others.
 fn render_int(
     value: i128,
     type_name: &str,
@@ -245,11 +248,12 @@ fn render_int(
     let spec = parse(spec, type_name, '>')?;
     let kind = spec.kind.unwrap_or('d');
     match kind {
-        'b' | 'c' | 'd' | 'o' | 'x' | 'X' | 'n' | 'e' | 'E' | 'f' | 'F' | 'g' | 'G' | '%' => {}
+        'b' | 'c' | 'd' | 'o' | 'x' | 'X' | 'n' => {}
+        // `PyNumber_Float`: the nearest double, ties to even, as `as` rounds.
+        'e' | 'E' | 'f' | 'F' | 'g' | 'G' | '%' => {
+            return float_number(value as f64, &spec, budget);
+        }
         other => return Err(unknown_code(other, type_name)),
-    }
-    if !matches!(kind, 'd' | 'x' | 'X' | 'o' | 'b') {
-        return Err(unsupported_spec(kind, type_name));
     }
     if spec.precision.is_some() {
         return Err(value_error(
@@ -261,6 +265,9 @@ fn render_int(
             "Negative zero coercion (z) not allowed in integer format specifier",
         ));
     }
+    if kind == 'c' {
+        return render_char(value, &spec, budget);
+    }
     let magnitude = value.unsigned_abs();
     let (digits, prefix, group) = match kind {
         'x' => (format!("{magnitude:x}"), "0x", 4),
@@ -269,50 +276,196 @@ fn render_int(
         'b' => (format!("{magnitude:b}"), "0b", 4),
         _ => (magnitude.to_string(), "", 3),
     };
-    let mut lead = sign(value < 0, spec.sign).to_owned();
-    if spec.alternate {
-        lead.push_str(prefix);
-    }
-    let body = grouped(&digits, spec.grouping, group, &spec)?;
-    pad(&lead, &body, &spec, budget)
+    let prefix = if spec.alternate { prefix } else { "" };
+    number(value < 0, prefix, (&digits, ""), &spec, group, budget)
 }
 
-/// `format_float_internal` for the empty presentation type without a
-/// precision: `repr(float)` with a sign, grouping and padding.
+/// `_PyLong_FormatAdvancedWriter` for an integer past 128 bits (`decimal`
+/// is its text, as the scenario wrote it): its digits for `d` and `n`, the
+/// nearest float for the float presentation types.
+fn render_big_int(
+    decimal: &str,
+    type_name: &str,
+    spec: &str,
+    budget: &mut PaddingBudget,
+) -> Result<String, PyException> {
+    let spec = parse(spec, type_name, '>')?;
+    let kind = spec.kind.unwrap_or('d');
+    match kind {
+        'd' | 'n' | 'c' | 'b' | 'o' | 'x' | 'X' => {}
+        'e' | 'E' | 'f' | 'F' | 'g' | 'G' | '%' => {
+            let float: f64 = decimal.parse().unwrap_or(f64::INFINITY);
+            if float.is_infinite() {
+                return Err(PyException::new(
+                    "OverflowError",
+                    "int too large to convert to float",
+                ));
+            }
+            return float_number(float, &spec, budget);
+        }
+        other => return Err(unknown_code(other, type_name)),
+    }
+    if spec.precision.is_some() {
+        return Err(value_error(
+            "Precision not allowed in integer format specifier",
+        ));
+    }
+    if spec.no_neg_0 {
+        return Err(value_error(
+            "Negative zero coercion (z) not allowed in integer format specifier",
+        ));
+    }
+    match kind {
+        'c' => Err(PyException::new(
+            "OverflowError",
+            "Python int too large to convert to C long",
+        )),
+        'd' | 'n' => {
+            let (negative, digits) = match decimal.strip_prefix('-') {
+                Some(digits) => (true, digits),
+                None => (false, decimal),
+            };
+            number(negative, "", (digits, ""), &spec, 3, budget)
+        }
+        _ => Err(PyException::unsupported(format!(
+            "the presentation type `{kind}` for an integer past 128 bits in a confirmation \
+             template; write it with `d`, or as a string"
+        ))),
+    }
+}
+
+/// `format_long_internal` for `c`: the character of that code point.
+fn render_char(
+    value: i128,
+    spec: &Spec,
+    budget: &mut PaddingBudget,
+) -> Result<String, PyException> {
+    if spec.sign.is_some() {
+        return Err(value_error(
+            "Sign not allowed with integer format specifier 'c'",
+        ));
+    }
+    if spec.alternate {
+        return Err(value_error(
+            "Alternate form (#) not allowed with integer format specifier 'c'",
+        ));
+    }
+    if i64::try_from(value).is_err() {
+        // `PyLong_AsLong` before the range check.
+        return Err(PyException::new(
+            "OverflowError",
+            "Python int too large to convert to C long",
+        ));
+    }
+    let code = u32::try_from(value)
+        .ok()
+        .filter(|code| *code <= 0x10_ffff)
+        .ok_or_else(|| PyException::new("OverflowError", "%c arg not in range(0x110000)"))?;
+    let Some(character) = char::from_u32(code) else {
+        return Err(PyException::unsupported(format!(
+            "the surrogate code point {code:#x} (`c`) in a confirmation template, which a message \
+             cannot hold; write another character"
+        )));
+    };
+    pad("", character.encode_utf8(&mut [0; 4]), spec, budget)
+}
+
+/// `_PyFloat_FormatAdvancedWriter`.
 fn render_float(value: f64, spec: &str, budget: &mut PaddingBudget) -> Result<String, PyException> {
     let spec = parse(spec, "float", '>')?;
     match spec.kind {
-        None => {}
-        Some(kind @ ('e' | 'E' | 'f' | 'F' | 'g' | 'G' | 'n' | '%')) => {
-            return Err(unsupported_spec(kind, "float"));
-        }
+        None | Some('e' | 'E' | 'f' | 'F' | 'g' | 'G' | 'n' | '%') => {}
         Some(other) => return Err(unknown_code(other, "float")),
     }
-    if spec.precision.is_some() || spec.alternate {
-        return Err(PyException::unsupported(
-            "a precision or `#` for a float in a confirmation template; convert it with `!s` \
-             and format the text"
-                .to_owned(),
-        ));
+    float_number(value, &spec, budget)
+}
+
+/// `format_float_internal`: the float's text for the presentation type
+/// (`float_text`), then sign, grouping and padding. The digits a precision
+/// asks for beyond the value's own (`e`, `f`, `%`, `#g`) count against the
+/// padding budget, as zeros a width adds do.
+fn float_number(
+    value: f64,
+    spec: &Spec,
+    budget: &mut PaddingBudget,
+) -> Result<String, PyException> {
+    if spec.precision.is_some_and(|p| p > i32::MAX as usize) {
+        return Err(value_error("precision too big"));
     }
-    let value = if spec.no_neg_0 && value == 0.0 {
-        0.0
-    } else {
-        value
+    let add_dot_0 = spec.kind.is_none();
+    let (mut code, mut value, percent) = match spec.kind {
+        None => ('r', value, false),
+        Some('n') => ('g', value, false),
+        Some('%') => ('f', value * 100.0, true),
+        Some(kind) => (kind, value, false),
     };
-    let text = super::float_repr(value.abs());
-    let int_end = text.find(['.', 'e']).unwrap_or(text.len());
-    let body = format!(
-        "{}{}",
-        grouped(&text[..int_end], spec.grouping, 3, &spec)?,
-        &text[int_end..]
+    let precision = match spec.precision {
+        None if add_dot_0 => 0,
+        None => 6,
+        Some(precision) => {
+            if code == 'r' {
+                code = 'g';
+            }
+            precision
+        }
+    };
+    if matches!(code, 'e' | 'E' | 'f' | 'F') || (spec.alternate && matches!(code, 'g' | 'G')) {
+        budget.take(precision)?;
+    }
+    if spec.no_neg_0 && value == 0.0 {
+        value = 0.0;
+    }
+    let mut text = float_text(
+        value,
+        FloatStyle {
+            code,
+            precision,
+            alternate: spec.alternate,
+            add_dot_0,
+            no_neg_0: spec.no_neg_0,
+        },
     );
-    pad(
-        sign(value.is_sign_negative(), spec.sign),
-        &body,
-        &spec,
-        budget,
-    )
+    if percent {
+        text.push('%');
+    }
+    let (negative, body) = match text.strip_prefix('-') {
+        Some(body) => (true, body),
+        None => (false, text.as_str()),
+    };
+    // The digits before the point or the exponent are grouped; `inf` and `nan` have none.
+    let int_end = body
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(body.len());
+    number(negative, "", body.split_at(int_end), spec, 3, budget)
+}
+
+/// `calc_number_widths` and `fill_number`: the sign and prefix, the
+/// integer digits `int` grouped (with `0` padding, the zeros are grouped
+/// too, as `_PyUnicode_InsertThousandsGrouping` does), then `rest` (a
+/// point, a fraction, an exponent, `%`), padded to the width.
+fn number(
+    negative: bool,
+    prefix: &str,
+    (int, rest): (&str, &str),
+    spec: &Spec,
+    group: usize,
+    budget: &mut PaddingBudget,
+) -> Result<String, PyException> {
+    let lead = format!("{}{prefix}", sign(negative, spec.sign));
+    let grouped = match spec.grouping {
+        Some(separator) if !int.is_empty() => {
+            let min_width = if spec.fill == '0' && spec.align == '=' {
+                spec.width
+                    .saturating_sub(lead.chars().count() + rest.chars().count())
+            } else {
+                0
+            };
+            budget.take(min_width.saturating_sub(int.len()))?;
+            grouped(int, separator, group, min_width)
+        }
+        _ => int.to_owned(),
+    };
+    pad(&lead, &format!("{grouped}{rest}"), spec, budget)
 }
 
 fn sign(negative: bool, requested: Option<char>) -> &'static str {
@@ -324,32 +477,35 @@ fn sign(negative: bool, requested: Option<char>) -> &'static str {
     }
 }
 
-/// Digits with a separator every `every` from the right.
-fn grouped(
-    digits: &str,
-    separator: Option<char>,
-    every: usize,
-    spec: &Spec,
-) -> Result<String, PyException> {
-    let Some(separator) = separator else {
-        return Ok(digits.to_owned());
-    };
-    if spec.fill == '0' && spec.align == '=' {
-        // Python also groups the zeros of the padding (`01,234,567`).
-        return Err(PyException::unsupported(
-            "zero padding (`0`) together with a digit separator (`,` or `_`) in a confirmation \
-             template; drop one of them"
-                .to_owned(),
+/// `_PyUnicode_InsertThousandsGrouping`: `digits` with a separator every
+/// `every` from the right, led by zeros (grouped too) until the text is
+/// `min_width` long.
+fn grouped(digits: &str, separator: char, every: usize, min_width: usize) -> String {
+    let digits = digits.as_bytes();
+    let mut remaining = digits.len();
+    let mut min_width = i128::try_from(min_width).unwrap_or(i128::MAX);
+    let mut groups: Vec<String> = Vec::new();
+    loop {
+        let length = every.min(
+            remaining
+                .max(usize::try_from(min_width.max(0)).unwrap_or(usize::MAX))
+                .max(1),
+        );
+        let taken = length.min(remaining);
+        let mut group = "0".repeat(length - taken);
+        group.push_str(&String::from_utf8_lossy(
+            &digits[remaining - taken..remaining],
         ));
-    }
-    let mut out = String::with_capacity(digits.len() * 2);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % every == 0 {
-            out.push(separator);
+        groups.push(group);
+        remaining -= taken;
+        min_width -= length as i128;
+        if remaining == 0 && min_width <= 0 {
+            break;
         }
-        out.push(c);
+        min_width -= separator.len_utf8() as i128;
     }
-    Ok(out)
+    groups.reverse();
+    groups.join(separator.encode_utf8(&mut [0; 4]))
 }
 
 /// `calc_padding` and the fill: `lead` (sign, prefix) then `body`, padded
@@ -389,9 +545,69 @@ fn unknown_code(code: char, type_name: &str) -> PyException {
     ))
 }
 
-fn unsupported_spec(kind: char, type_name: &str) -> PyException {
-    PyException::unsupported(format!(
-        "the presentation type `{kind}` for a `{type_name}` in a confirmation template; \
-         convert the field with `!s` and format the text"
-    ))
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::borrow::Cow;
+
+    /// Every case of `tests/fixtures/cpython/format_specs.json`
+    /// (`conformance/make_format_fixtures.py`: CPython 3.11's
+    /// `format(value, spec)` of integers, booleans and floats under specs
+    /// drawn from the whole mini-language) renders, or fails, as CPython's.
+    #[test]
+    fn numbers_format_as_cpython_formats_them() {
+        let cases: Vec<Value> = serde_json::from_str(include_str!(
+            "../../tests/fixtures/cpython/format_specs.json"
+        ))
+        .expect("the fixture is JSON");
+        let mut failures = Vec::new();
+        for case in &cases {
+            let spec = case["spec"].as_str().unwrap_or_default();
+            let object = PyObject::Value(Cow::Borrowed(&case["value"]));
+            let got =
+                render(&object, spec, &mut PaddingBudget::default()).map_err(|e| e.to_string());
+            let want = match case.get("text").and_then(Value::as_str) {
+                Some(text) => Ok(text.to_owned()),
+                None => Err(case["error"].as_str().unwrap_or_default().to_owned()),
+            };
+            if got != want {
+                failures.push(format!(
+                    "format({}, {spec:?}): CPython {want:?}, here {got:?}",
+                    case["value"]
+                ));
+            }
+        }
+        assert!(
+            failures.is_empty(),
+            "{} of {} cases differ:\n{}",
+            failures.len(),
+            cases.len(),
+            failures[..failures.len().min(40)].join("\n")
+        );
+    }
+
+    #[test]
+    fn a_surrogate_code_point_says_a_message_cannot_hold_it() {
+        let value = Value::from(0xd800);
+        let object = PyObject::Value(Cow::Borrowed(&value));
+        let message = render(&object, "c", &mut PaddingBudget::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.starts_with("unsupported in the harness: the surrogate code point 0xd800"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn a_precision_past_the_padding_budget_is_a_memory_error() {
+        let value = Value::from(1.5);
+        let object = PyObject::Value(Cow::Borrowed(&value));
+        let error = render(&object, ".2000000f", &mut PaddingBudget::default()).unwrap_err();
+        assert_eq!(error.to_string(), "MemoryError");
+        let text = render(&object, ".100000000g", &mut PaddingBudget::default()).unwrap();
+        assert_eq!(text, "1.5", "`g` drops its zeros: no budget is taken");
+        let error = render(&object, ".2147483648f", &mut PaddingBudget::default()).unwrap_err();
+        assert_eq!(error.to_string(), "ValueError: precision too big");
+    }
 }
