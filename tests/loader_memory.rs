@@ -194,3 +194,49 @@ fn importing_an_agent_dict_of_fifty_thousand_tools_stays_within_the_budget() {
         text.len()
     );
 }
+
+/// A JSON recording of `calls` tool calls, one a reply, each with a query
+/// and a list of 20 numbers of up to five digits, then a text: about 200
+/// bytes a call (docs/robustness.md, "Loader memory").
+fn tool_call_recording(calls: usize) -> String {
+    let mut text = String::from(
+        "{\"name\": \"numbers\", \"tools\": [{\"name\": \"lookup\", \"results\": [\"r\"], \"repeat_last\": true}], \"model\": [\n",
+    );
+    for i in 0..calls {
+        let numbers: Vec<String> = (0..20)
+            .map(|k| ((i * 31 + k * 977) % 100_000).to_string())
+            .collect();
+        text.push_str(&format!(
+            "{{\"tool_calls\": [{{\"tool\": \"lookup\", \"arguments\": {{\"query\": \"row {i}\", \"ids\": [{}]}}}}]}},\n",
+            numbers.join(",")
+        ));
+    }
+    text.push_str(
+        "{\"text\": \"done\"}], \"run\": {\"messages\": [{\"role\": \"user\", \"text\": \"hi\"}]}}\n",
+    );
+    text
+}
+
+#[test]
+fn loading_a_json_recording_of_tool_calls_with_lists_of_numbers_takes_under_ten_times_its_size() {
+    let _measuring = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+    let text = tool_call_recording(20_000);
+    let before = IN_USE.load(Relaxed);
+    let (scenario, peak) = peak_of(|| Scenario::from_str(&text, "calls.json", Format::Json));
+    let scenario = scenario.unwrap();
+    let kept = IN_USE.load(Relaxed) - before;
+    assert_eq!(scenario.model.len(), 20_001);
+    // Measured: 8.1x at the peak, the parse tree whole before the replies
+    // are read; the scenario keeps 2.3x. When each number of the arguments
+    // was a `serde_json::Value`, the scenario alone kept 11x.
+    assert!(
+        peak < 10 * text.len(),
+        "loading {} bytes took {peak} bytes at the peak",
+        text.len()
+    );
+    assert!(
+        kept < 4 * text.len(),
+        "the scenario of {} bytes keeps {kept} bytes",
+        text.len()
+    );
+}

@@ -112,7 +112,10 @@ fn the_format_examples_load_into_the_expected_model_replies() {
     };
     assert_eq!(tool_calls.len(), 1);
     assert_eq!(tool_calls[0].tool, "search");
-    assert_eq!(tool_calls[0].arguments, object(json!({"query": "fusion"})));
+    assert_eq!(
+        tool_calls[0].arguments.to_map(),
+        object(json!({"query": "fusion"}))
+    );
     assert_eq!(tool_calls[0].id.as_deref(), Some("call_1"));
     assert_eq!(
         usage,
@@ -246,10 +249,11 @@ fn key_order_from_the_file_is_kept_in_tool_arguments() {
     let ModelReply::Reply { tool_calls, .. } = &scenario.model[0] else {
         panic!("reply expected");
     };
-    let keys: Vec<&str> = tool_calls[0].arguments.keys().map(String::as_str).collect();
+    let arguments = tool_calls[0].arguments.to_map();
+    let keys: Vec<&str> = arguments.keys().map(String::as_str).collect();
     assert_eq!(keys, ["zeta", "alpha", "mid"]);
     assert_eq!(
-        serde_json::to_string(&tool_calls[0].arguments).unwrap(),
+        serde_json::to_string(&arguments).unwrap(),
         r#"{"zeta":1,"alpha":{"y":1,"b":2},"mid":3}"#
     );
 }

@@ -325,7 +325,7 @@ fn model(scenario: &Scenario, out: &mut Vec<Change>) {
             continue;
         };
         for (c, call) in tool_calls.iter().enumerate() {
-            for (key, value) in &call.arguments {
+            for (key, value) in &call.arguments.to_map() {
                 let changed = changed_value(value);
                 let description = format!(
                     "argument `{key}` of the call to `{}`: {} -> {}",
@@ -343,7 +343,12 @@ fn model(scenario: &Scenario, out: &mut Vec<Change>) {
                     description,
                     move |s| {
                         if let ModelReply::Reply { tool_calls, .. } = &mut s.model[k] {
-                            tool_calls[c].arguments[&key] = changed.clone();
+                            let call = &mut tool_calls[c];
+                            let mut arguments = call.arguments.to_map();
+                            if let Some(value) = arguments.get_mut(&key) {
+                                *value = changed.clone();
+                            }
+                            call.arguments = arguments.into();
                         }
                     },
                 );

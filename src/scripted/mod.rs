@@ -8,11 +8,13 @@
 //! [`ScriptedTool`] returns scripted results per call. Both fail loudly when
 //! the run asks for more than the script holds.
 
+mod arguments;
 mod generator;
 mod reply;
 mod tool;
 pub(crate) mod wording;
 
+pub use arguments::ToolArguments;
 pub use generator::ScriptedChatGenerator;
 pub use reply::{FinishReason, ModelReply, ScriptedToolCall};
 pub use tool::{ScriptedResult, ScriptedTool};

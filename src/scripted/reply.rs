@@ -3,6 +3,7 @@
 //! recording writes. The loader reads it, the writer writes it, and
 //! [`ModelReply::to_message`] is the one place it becomes a `ChatMessage`.
 
+use super::ToolArguments;
 use crate::generator::GeneratorError;
 use crate::message::{ChatMessage, ToolCall};
 use serde_json::{Map, Value};
@@ -47,8 +48,9 @@ pub enum ModelReply {
 pub struct ScriptedToolCall {
     /// `tool`: the tool's name.
     pub tool: String,
-    /// `arguments`, in file order (default `{}`).
-    pub arguments: Map<String, Value>,
+    /// `arguments`, in file order (default `{}`), held compact:
+    /// [`ToolArguments::to_map`] gives the map.
+    pub arguments: ToolArguments,
     /// `id`; in `model` replies `None` means the default `call_<k>_<i>`.
     pub id: Option<String>,
 }
@@ -58,7 +60,7 @@ impl ScriptedToolCall {
     pub fn new(tool: impl Into<String>, arguments: Map<String, Value>) -> Self {
         ScriptedToolCall {
             tool: tool.into(),
-            arguments,
+            arguments: arguments.into(),
             id: None,
         }
     }
@@ -228,7 +230,7 @@ impl ModelReply {
                                 .unwrap_or_else(|| format!("call_{call}_{i}")),
                         ),
                         tool_name: scripted.tool.clone(),
-                        arguments: scripted.arguments.clone(),
+                        arguments: scripted.arguments.to_map(),
                         extra: None,
                     })
                     .collect();

@@ -1038,8 +1038,10 @@ pub fn contract_scenarios() -> BoxedStrategy<Scenario> {
                         (reply, extra)
                     {
                         if let Some(call) = tool_calls.first_mut() {
-                            call.arguments.insert("x".to_owned(), value);
-                            call.arguments.insert("note".to_owned(), Value::from(text));
+                            let mut arguments = call.arguments.to_map();
+                            arguments.insert("x".to_owned(), value);
+                            arguments.insert("note".to_owned(), Value::from(text));
+                            call.arguments = arguments.into();
                         }
                     }
                 }

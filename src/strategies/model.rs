@@ -82,7 +82,7 @@ fn tool_call(tools: Vec<String>) -> BoxedStrategy<ScriptedToolCall> {
     (prop::sample::select(names), arguments)
         .prop_map(|(tool, arguments)| ScriptedToolCall {
             tool,
-            arguments,
+            arguments: arguments.into(),
             id: None,
         })
         .boxed()

@@ -68,7 +68,7 @@ impl MessageSpec {
                     ContentPart::ToolCall(Arc::new(ToolCall {
                         id: call.id.clone(),
                         tool_name: call.tool.clone(),
-                        arguments: call.arguments.clone(),
+                        arguments: call.arguments.to_map(),
                         extra: None,
                     }))
                 }));
@@ -172,7 +172,7 @@ impl MessageSpec {
             .map(|part| match part {
                 ContentPart::ToolCall(call) if call.extra.is_none() => Some(ScriptedToolCall {
                     tool: call.tool_name.clone(),
-                    arguments: call.arguments.clone(),
+                    arguments: call.arguments.clone().into(),
                     id: call.id.clone(),
                 }),
                 _ => None,

@@ -212,7 +212,7 @@ pub(crate) fn reply(entry: &ModelReply) -> Value {
 fn tool_call(call: &ScriptedToolCall) -> Value {
     let mut out = Map::new();
     out.insert("tool".into(), json!(call.tool));
-    out.insert("arguments".into(), Value::Object(call.arguments.clone()));
+    out.insert("arguments".into(), Value::Object(call.arguments.to_map()));
     if let Some(id) = &call.id {
         out.insert("id".into(), json!(id));
     }
