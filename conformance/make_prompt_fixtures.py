@@ -944,6 +944,14 @@ ERROR_CASES += [(OBJECTS + f"{{{{ {expression} }}}}", ITER) for expression in [
     "dict(range(3))", "dict(d.keys())", "dict(l|select)", "dict([l|select])", "dict([[{'a': 1}, 2]])", "dict(f)",
 ]]
 
+# `namespace(*args, **kwargs)` takes its attributes from `dict(*args, **kwargs)`.
+CASES += [("{% set ns = namespace({'b': 1, 'a': 2}, c=3) %}{{ ns.a }}{{ ns.c }}|{% set ns = namespace([('a', 1)]) %}{{ ns.a }}|"
+           "{% set ns = namespace({'a': 1}, a=2) %}{{ ns.a }}|{% set ns = namespace(d) %}{{ ns.b }}{{ ns }}|"
+           "{% set ns = namespace() %}{% set ns.x = 1 %}{{ ns.x }}", ITER)]
+ERROR_CASES += [(f"{{% set ns = namespace({arguments}) %}}{{{{ ns }}}}", ITER) for arguments in [
+    "1, 2", "5", "none", "[[1, 2, 3]]", "l",
+]]
+
 def render(template: str, variables: dict) -> str:
     builder = ChatPromptBuilder(template='{% message role="user" %}' + template + "{% endmessage %}",
                                 required_variables=None)

@@ -2,7 +2,8 @@
 //! or the pairs an iterable gives (`dict([('a', 1)])`, `dict(d|items)`,
 //! `dict(['ab'])`), then the keywords, a repeated key keeping its first
 //! place and its last value; with Python's `TypeError` and `ValueError`
-//! for what it cannot read as pairs.
+//! for what it cannot read as pairs. Jinja2's `namespace(*args, **kwargs)`
+//! takes its attributes from the same `dict(*args, **kwargs)`.
 
 use super::budget;
 use super::compare;
@@ -69,4 +70,15 @@ fn pair(index: usize, element: &JinjaValue) -> Result<[JinjaValue; 2], Error> {
             "ValueError: dictionary update sequence element #{index} has length {length}; 2 is required"
         ))
     })
+}
+
+/// Jinja2's `namespace(*args, **kwargs)`: minijinja's namespace holding
+/// `dict(*args, **kwargs)`.
+pub(super) fn namespace(
+    state: &mut State,
+    args: Rest<JinjaValue>,
+    kwargs: Kwargs,
+) -> Result<JinjaValue, Error> {
+    let attributes = dict(&*state, args, kwargs)?;
+    JinjaValue::from_function(minijinja::functions::namespace).call(state, &[attributes])
 }

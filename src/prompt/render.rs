@@ -86,6 +86,7 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
     select_filters::add_to(&mut env);
     env.add_function("range", py_range::range);
     env.add_function("dict", py_dict::dict);
+    env.add_function("namespace", py_dict::namespace);
     groupby::add_to(&mut env);
     value_filters::add_to(&mut env);
     env.add_filter("tojson", tojson);
