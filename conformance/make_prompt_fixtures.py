@@ -866,6 +866,92 @@ ERROR_CASES += [(f"{{{{ {expression} }}}}", {}) for expression in [
     "5|select|list", "5|select|sum", "5|select|sort", "5|select|max", "5|select|reverse", "3 in 5|select", "5|select|length",
 ]]
 
+# `odd`, `even` and `divisibleby` are Python's `value % n == r`: a string is formatted, a value `%` does not take is
+# its TypeError, an undefined operand its UndefinedError (the left one first).
+CASES += [("{{ 2.0 is even }}|{{ 2.5 is odd }}|{{ true is odd }}|{{ -3 is odd }}|{{ 7.0 is divisibleby 3.5 }}|"
+           "{{ 3 is divisibleby true }}|{{ '%d' is odd }}|{{ '%s' is divisibleby x }}|{{ 'a' is divisibleby x }}|"
+           "{{ l|select('odd')|list }}|{{ l|reject('even')|list }}|{{ l|select('divisibleby', 2)|list }}|"
+           "{{ (x is odd) if x is defined else 'n' }}|{{ 3 is divisibleby(2) }}", ITER)]
+ERROR_CASES += [(OBJECTS + f"{{{{ {expression} }}}}", ITER) for expression in [
+    "ns is odd", "f is even", "l|select is odd", "range(3) is divisibleby 2", "d.keys() is odd", "'a' is odd",
+    "none is odd", "l is even", "d is odd", "x is odd", "d.zz is even", "3 is divisibleby x", "x is divisibleby y",
+    "m[5] is odd", "x is not odd", "3 is divisibleby 0", "3.5 is divisibleby 0.0", "3 is divisibleby none",
+    "['a']|select('odd')|list",
+]]
+ERROR_CASES += [("{% for x in [1] %}{{ loop is odd }}{% endfor %}", {})]
+
+# `batch` closes a list when its length equals the count (Python's `==`) and fills the last while it is shorter
+# (Python's `<` and list repetition); `slice` divides the length by the count and gives `range(count)` lists. Both
+# are generators: an error raises where it is first read, after the lists given before.
+CASES += [("{{ l|batch(0)|list }}|{{ l|batch(-1)|list }}|{{ l|batch(2.0)|list }}|{{ l|batch('a')|list }}|"
+           "{{ l|batch(0, 'x')|list }}|{{ l|batch(true)|list }}|{{ l|batch(2.0, 'x')|list }}|{{ l|batch(2.5, 'x')|list }}|"
+           "{{ l|batch(10, 'x')|list }}|{{ l|batch(x)|list }}|{{ l|batch(2, none)|list }}|{{ l|batch(2, fill_with='z')|list }}|"
+           "{{ l|slice(-1)|list }}|{{ l|slice(10)|list }}|{{ l|slice(3, 0)|list }}|{{ l|slice(true)|list }}|"
+           "{{ l|slice(-3, 'x')|list }}|{{ l|slice(slices=2, fill_with='z')|list }}|{{ []|slice(3)|list }}|"
+           "{{ []|batch(3, 'x')|list }}|{{ 'y' if 5|batch(2) }}|{{ 'y' if 5|slice(2) }}|{{ 'y' if l|slice(0) }}|"
+           "{% for b in l|batch(3, 'x') %}{{ b }};{% endfor %}|{{ d|batch(1)|list }}|{{ range(5)|batch(2)|list }}|"
+           "{{ x|slice(2)|list }}|{{ l|select|slice(2)|list }}", ITER)]
+ERROR_CASES += [(f"{{{{ {expression} }}}}", ITER) for expression in [
+    "l|slice(0)|list", "l|slice(2.0)|list", "l|slice(2.5)|list", "l|slice(x)|list", "l|slice('a')|list",
+    "l|slice(none)|list", "l|slice(0.0)|list", "l|slice(false)|list", "l|batch('a', 'x')|list", "l|batch(none, 'x')|list",
+    "l|batch(10**20, 'x')|list", "5|batch(2)|list", "5|slice(2)|list", "l|batch()", "l|slice()", "l|slice(1, 2, 3)",
+    "l|batch(1, 2, 3)", "l|slice(c=2)", "l|slice(d.zz)|list",
+]]
+ERROR_CASES += [(t, ITER) for t in [
+    "{% for b in [1, 2]|batch(2.5, 'x') %}{{ b }}{% endfor %}", "{% for b in [1, 2, 3]|batch(2, 0.5) %}{{ b }};{% endfor %}{{ [1, 2]|batch(2.5, 'x')|list }}",
+    "{% for b in l|batch(2, 'x') %}{{ b }};{% endfor %}{% for b in l|slice(0) %}{% endfor %}",
+]]
+
+# `sort`'s attribute is Jinja2's `make_multi_attrgetter`: a string split at commas and dots (digit parts index), any
+# other value one key (an integer indexes, a float or an undefined name finds nothing: the order is kept).
+CASES += [("{{ ['ba', 'ab']|sort(attribute=0) }}|{{ ['ba', 'ab']|sort(attribute=-1) }}|{{ [[1, 'B'], [2, 'a']]|sort(attribute=1) }}|"
+           "{{ [[1, 'B'], [2, 'a']]|sort(attribute=1, case_sensitive=true) }}|{{ [{0: 'b'}, {0: 'a'}]|sort(attribute=0) }}|"
+           "{{ [[2], [1]]|sort(attribute=true) }}|{{ [[2, 1], [1, 2]]|sort(attribute=false) }}|{{ [[2, 1], [1, 2]]|sort(attribute=1.0) }}|"
+           "{{ [[2, 1], [1, 2]]|sort(attribute=none) }}|{{ [[2, 1], [1, 2]]|sort(attribute='1,0') }}|{{ [[2, 1], [1, 2]]|sort(attribute=[0]) }}|"
+           "{{ m|sort(attribute=x) }}|{{ m|sort(attribute=0) }}|{{ [[1, 2], [3]]|sort(attribute=1) }}|"
+           "{{ [{'a': [3, 1]}, {'a': [2, 5]}]|sort(attribute='a.1') }}|{{ [[1, 2], [2, 1]]|max(attribute=true) }}|"
+           "{{ [[1, 2], [2, 1]]|min(attribute=1) }}|{{ [[1, 2], [2, 1]]|sum(attribute=1) }}|"
+           "{{ l[true] }}|{{ l[false] }}|{{ 'abc'[true] }}|{{ l[true] + 1 }}|{{ (1, 2)[true] }}", ITER)]
+ERROR_CASES += [(f"{{{{ {expression} }}}}", ITER) for expression in [
+    "[{'a': 1}, {'b': 2}]|sort(attribute='a')", "[[1, 2], [0]]|sort(attribute=1, reverse=true)",
+    "[[1, 'a'], [2, 1]]|sort(attribute=1)",
+]]
+
+# An item by a subscript that is no literal is Jinja2's `getitem`: a list, tuple, string or range is indexed by an
+# integer or a boolean only (`l[1.0]` is undefined).
+CASES += [("{{ l[1.0] }}|{{ range(3)[1.0] }}|{{ 'abc'[1.0] }}|{{ (1, 2)[1.0] }}|{{ l[1.0] is defined }}|{{ l[-1.0] }}|"
+           "{{ d[2.0] }}|{{ {1: 'x'}[1.0] }}|{{ {1: 'x'}[true] }}|{% set i = 1.0 %}{{ l[i] }}|{% set i = 1 %}{{ l[i] }}|"
+           "{{ l[i + 1] }}|{{ l[-i] }}|{% set k = 'c' %}{{ d[k] }}|{{ l[x] }}|{{ d[x] }}|{{ l[x] is defined }}|"
+           "{% set i = 0 %}{{ m[i].a }}|{{ m[i]['a'] }}|{{ m[i][k] }}|{{ m[i|int].a + 1 }}|{{ m[i+5] }}|"
+           "{% set t = (1, 2) %}{% set i = 1 %}{{ t[i] }}{{ 'abc'[i] }}{{ 'abc'[-i] }}{{ range(5)[i] }}{{ range(5)[-i] }}|"
+           "{% set ns = namespace(a=1) %}{% set k = 'a' %}{{ ns[k] }}|{% set i = 0 %}{% for g in m|groupby('a') %}"
+           "{{ g[i] }}{{ g[i+1] }}{% endfor %}|{{ l[1:2][0] }}|{{ l[(1)] }}|{% set i = true %}{{ ('ab'|list)[i] }}", ITER)]
+ERROR_CASES += [(t, ITER) for t in [
+    "{{ l[1.0] + 1 }}", "{{ x[1] }}", "{% set i = 0 %}{{ m[i+5].a }}", "{% set i = 0 %}{{ m[i+5] + 1 }}",
+    "{% set i = 0 %}{{ m[i+5] < 1 }}", "{% set i = 1.0 %}{{ l[i] * 2 }}",
+]]
+
+# `dict` is Python's: a dict's items or an iterable's pairs, then the keywords, a repeated key keeping its place.
+CASES += [("{{ dict(['ab', 'cd']) }}|{{ dict([d]) }}|{{ dict(d|items) }}|{{ dict(d.items(), z=1) }}|"
+           "{{ dict([(1, 'a'), (1.0, 'b'), (true, 'c')]) }}|{{ dict([('a', 1), ('b', 2), ('a', 3)], b=4) }}|"
+           "{{ dict([('a', x)]) }}|{{ dict() }}{{ dict(a=1) }}|{{ dict(m|map('items')|map('first')) }}|{{ dict([[(1, 2), 3]]) }}|"
+           "{{ dict([range(2)]) }}|{{ dict(d) }}|{{ dict(d, b=5) }}|{{ dict(d) == d }}|{{ dict(a=1, b=2)|dictsort }}|"
+           "{{ dict([('a', 1)]).a }}|{{ dict([(none, 1), (1.5, 2), ('x', none)]) }}|{{ dict([('a', 1)], **{'b': 2}) }}|"
+           "{{ dict([('b', 1), ('a', 2)])|tojson }}|{{ dict([('b', 1)]) is mapping }}|{{ dict([('b', 1)]).items()|list }}|"
+           "{{ dict([(2, 1)])[2] }}|{{ dict(a=1)|length }}|{{ dict([(1, 2)], a=[1]) == {1: 2, 'a': [1]} }}", ITER)]
+ERROR_CASES += [(OBJECTS + f"{{{{ {expression} }}}}", ITER) for expression in [
+    "dict(none)", "dict(5)", "dict('ab')", "dict([[1, 2, 3]])", "dict([[[1], 2]])", "dict(l, d)", "dict([x])", "dict(ns)",
+    "dict(range(3))", "dict(d.keys())", "dict(l|select)", "dict([l|select])", "dict([[{'a': 1}, 2]])", "dict(f)",
+]]
+
+# `namespace(*args, **kwargs)` takes its attributes from `dict(*args, **kwargs)`.
+CASES += [("{% set ns = namespace({'b': 1, 'a': 2}, c=3) %}{{ ns.a }}{{ ns.c }}|{% set ns = namespace([('a', 1)]) %}{{ ns.a }}|"
+           "{% set ns = namespace({'a': 1}, a=2) %}{{ ns.a }}|{% set ns = namespace(d) %}{{ ns.b }}{{ ns }}|"
+           "{% set ns = namespace() %}{% set ns.x = 1 %}{{ ns.x }}", ITER)]
+ERROR_CASES += [(f"{{% set ns = namespace({arguments}) %}}{{{{ ns }}}}", ITER) for arguments in [
+    "1, 2", "5", "none", "[[1, 2, 3]]", "l",
+]]
+
 def render(template: str, variables: dict) -> str:
     builder = ChatPromptBuilder(template='{% message role="user" %}' + template + "{% endmessage %}",
                                 required_variables=None)

@@ -198,24 +198,7 @@ impl Getter {
     }
 
     fn new(attribute: Option<JinjaValue>, fold: bool, items: Hints) -> Getter {
-        let parts = match attribute.filter(|a| !a.is_none()) {
-            None => Vec::new(),
-            Some(attribute) => match attribute
-                .as_str()
-                .filter(|_| attribute.kind() == ValueKind::String)
-            {
-                Some(path) => path
-                    .split('.')
-                    .map(|part| match part.parse::<i64>() {
-                        Ok(index) if part.bytes().all(|b| b.is_ascii_digit()) => {
-                            JinjaValue::from(index)
-                        }
-                        _ => JinjaValue::from(part),
-                    })
-                    .collect(),
-                None => vec![attribute],
-            },
-        };
+        let parts = attribute.map_or_else(Vec::new, |a| getitem::attribute_parts(&a));
         Getter { parts, fold, items }
     }
 

@@ -116,8 +116,17 @@ pub(super) fn take(state: &mut State) -> JinjaValue {
         .unwrap_or_default()
 }
 
+/// `value` as an operator reads it: Jinja2's `UndefinedError` when it is
+/// an undefined name [`named`] for the operator.
+pub(super) fn read_named(value: JinjaValue) -> Result<JinjaValue, Error> {
+    match value.downcast_object_ref::<NamedUndefined>() {
+        Some(NamedUndefined(hint)) => Err(haystack_error(format!("UndefinedError: {hint}"))),
+        None => Ok(value),
+    }
+}
+
 /// `value`, an undefined name compared by an ordering being undefined.
-fn unnamed(value: &JinjaValue) -> JinjaValue {
+pub(super) fn unnamed(value: &JinjaValue) -> JinjaValue {
     match value.downcast_object_ref::<NamedUndefined>() {
         Some(_) => JinjaValue::UNDEFINED,
         None => value.clone(),

@@ -16,12 +16,16 @@ use minijinja::value::Tuple;
 use minijinja::value::{Value as JinjaValue, ValueKind};
 use minijinja::{Error, ErrorKind, State};
 
-/// `obj[key]` as Python looks it up: a list or string by an integer (a
-/// negative one from the end) and by nothing else, a dict by its key, a
+/// `obj[key]` as Python looks it up: a list or string by an integer or a
+/// boolean (a negative one from the end) and by nothing else, a dict by its key, a
 /// name as an attribute; undefined when there is none.
 pub(super) fn item(object: &JinjaValue, key: &JinjaValue) -> JinjaValue {
     let sequence = matches!(object.kind(), ValueKind::Seq | ValueKind::String);
-    let index = key.as_i64().filter(|_| key.is_integer());
+    // A boolean is an integer to Python.
+    let index = match key.kind() {
+        ValueKind::Bool => Some(i64::from(key.is_true())),
+        _ => key.as_i64().filter(|_| key.is_integer()),
+    };
     let found = match (index, object.len()) {
         (Some(index), Some(len)) if index < 0 && sequence => index
             .checked_add(len as i64)
@@ -32,6 +36,36 @@ pub(super) fn item(object: &JinjaValue, key: &JinjaValue) -> JinjaValue {
         _ => object.get_item(key).ok(),
     };
     found.unwrap_or_default()
+}
+
+/// Jinja2's `_prepare_attribute_parts(attribute)`, the keys an attribute
+/// of `sort`, `groupby`, `min`, `max`, `unique` or `sum` looks up in turn:
+/// none for `None`, a string split at dots (its parts of ASCII digits read
+/// as indexes), any other value one key (`True` indexes as 1, as in
+/// Python).
+pub(super) fn attribute_parts(attribute: &JinjaValue) -> Vec<JinjaValue> {
+    if attribute.is_none() {
+        return Vec::new();
+    }
+    let Some(text) = attribute
+        .as_str()
+        .filter(|_| attribute.kind() == ValueKind::String)
+    else {
+        let key = match attribute.kind() {
+            ValueKind::Bool => JinjaValue::from(i64::from(attribute.is_true())),
+            _ => attribute.clone(),
+        };
+        return vec![key];
+    };
+    text.split('.')
+        .map(|part| {
+            let digits = !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
+            match part.parse::<i64>().ok().filter(|_| digits) {
+                Some(index) => JinjaValue::from(index),
+                None => JinjaValue::from(part),
+            }
+        })
+        .collect()
 }
 
 /// Jinja2's `Undefined` message for `key` missing from `owner`: `'dict

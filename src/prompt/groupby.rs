@@ -94,57 +94,13 @@ impl Object for GroupTuple {
     }
 }
 
-/// One part of Jinja2's attribute path: a name, or a key (an index).
-enum Part {
-    Name(String),
-    Key(JinjaValue),
-}
-
-/// Jinja2's `_prepare_attribute_parts`: a string split at dots, its parts
-/// of ASCII digits read as indexes; `None` no part (the item itself); any
-/// other value one key (`True` indexes as 1, as in Python).
-fn parts(attribute: &JinjaValue) -> Vec<Part> {
-    if attribute.is_none() {
-        return Vec::new();
-    }
-    let Some(text) = attribute
-        .as_str()
-        .filter(|_| attribute.kind() == ValueKind::String)
-    else {
-        let key = match attribute.kind() {
-            ValueKind::Bool => JinjaValue::from(i64::from(attribute.is_true())),
-            _ => attribute.clone(),
-        };
-        return vec![Part::Key(key)];
-    };
-    text.split('.')
-        .map(|part| {
-            let digits = !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit());
-            match part.parse::<i64>().ok().filter(|_| digits) {
-                Some(index) => Part::Key(JinjaValue::from(index)),
-                None => Part::Name(part.to_owned()),
-            }
-        })
-        .collect()
-}
-
-/// Jinja2's `environment.getitem(item, part)`, and what its `Undefined`
-/// says when it is used.
-fn getitem(item: &JinjaValue, part: &Part) -> (JinjaValue, String) {
-    let key = match part {
-        Part::Name(name) => JinjaValue::from(name.as_str()),
-        Part::Key(key) => key.clone(),
-    };
-    (getitem::item(item, &key), getitem::missing(item, &key))
-}
-
 /// An item's key: its attribute, `default` for a missing part, lowercased
 /// unless `folds` is false. A missing part before the last fails as
 /// Jinja2's `Undefined` does when looked into; a missing last part is an
 /// undefined key, and the hint of what it says.
 fn key(
     (item, hint): (&JinjaValue, Option<String>),
-    parts: &[Part],
+    parts: &[JinjaValue],
     default: Option<&JinjaValue>,
     folds: bool,
 ) -> Result<(JinjaValue, Option<String>), Error> {
@@ -158,7 +114,7 @@ fn key(
                 None => Error::from(ErrorKind::UndefinedError),
             });
         }
-        let (found, missing) = getitem(&value, part);
+        let (found, missing) = (getitem::item(&value, part), getitem::missing(&value, part));
         (value, hint) = match (found.is_undefined(), default) {
             (true, Some(default)) => (default.clone(), None),
             (true, None) => (found, Some(missing)),
@@ -185,7 +141,7 @@ fn groupby(
     if let Some(error) = iterating_filters::not_iterable(value) {
         return Err(error);
     }
-    let parts = parts(attribute);
+    let parts = getitem::attribute_parts(attribute);
     let items: Vec<JinjaValue> = if value.is_undefined() {
         Vec::new()
     } else {

@@ -10,7 +10,6 @@ use super::dict_view;
 use super::generator;
 use super::pystr::{self, python_type, type_error};
 use super::render::haystack_error;
-use super::signature::Signature;
 use minijinja::value::{Kwargs, Rest, Value as JinjaValue, ValueKind};
 use minijinja::{Environment, Error, State};
 
@@ -28,40 +27,21 @@ enum Refusal {
     NotReversed,
 }
 
-/// Jinja2's `do_batch(value, linecount, fill_with=None)`.
-const BATCH: Signature = Signature {
-    function: "do_batch",
-    leading: 1,
-    parameters: &["linecount", "fill_with"],
-    required: 1,
-};
-
-/// Jinja2's `do_slice(value, slices, fill_with=None)`.
-const SLICE: Signature = Signature {
-    function: "do_slice",
-    leading: 1,
-    parameters: &["slices", "fill_with"],
-    required: 1,
-};
-
-/// The filters of minijinja's that iterate their value, how Jinja2's
-/// refuse one they cannot (`join`, `list`, `sort`, `min`, `max`, `sum`
-/// and `unique`, which the harness writes itself, ask [`not_iterable`]),
-/// and the
-/// signature of those whose keywords minijinja's take by position only.
-const ITERATING: &[(&str, Refusal, Option<&Signature>)] = &[
-    ("batch", Refusal::NotIterable, Some(&BATCH)),
-    ("first", Refusal::NotIterable, None),
-    ("last", Refusal::NotReversible, None),
-    ("slice", Refusal::NotIterable, Some(&SLICE)),
-    ("reverse", Refusal::NotReversed, None),
+/// The filters of minijinja's that iterate their value, and how Jinja2's
+/// refuse one they cannot (`join`, `list`, `sort`, `min`, `max`, `sum`,
+/// `unique`, `batch` and `slice`, which the harness writes itself, ask
+/// [`not_iterable`]).
+const ITERATING: &[(&str, Refusal)] = &[
+    ("first", Refusal::NotIterable),
+    ("last", Refusal::NotReversible),
+    ("reverse", Refusal::NotReversed),
 ];
 
 /// Registers the filters of [`ITERATING`], and `items`, over minijinja's
 /// own.
 pub(super) fn add_to(env: &mut Environment<'static>) {
     env.add_filter("items", |value: JinjaValue| items(&value));
-    for &(name, refusal, signature) in ITERATING {
+    for &(name, refusal) in ITERATING {
         let filter = builtin(name);
         env.add_filter(
             name,
@@ -71,22 +51,12 @@ pub(super) fn add_to(env: &mut Environment<'static>) {
                 }
                 let kind = python_type(&value);
                 let mut all = vec![value];
-                match signature {
-                    Some(signature) => {
-                        let bound = signature.bind(&args, &kwargs)?;
-                        all.extend(bound.into_iter().map_while(|argument| argument));
-                    }
-                    None => {
-                        all.extend(args.0);
-                        if kwargs.args().next().is_some() {
-                            all.push(JinjaValue::from(kwargs));
-                        }
-                    }
+                all.extend(args.0);
+                if kwargs.args().next().is_some() {
+                    all.push(JinjaValue::from(kwargs));
                 }
                 let result = filter.call(state, &all)?;
                 match name {
-                    "batch" => generator::generator("do_batch", &result),
-                    "slice" => generator::generator("sync_do_slice", &result),
                     "reverse" => reversed(kind, result),
                     _ => Ok(result),
                 }
@@ -135,11 +105,9 @@ fn reversed(kind: &str, items: JinjaValue) -> Result<JinjaValue, Error> {
 fn builtin(name: &str) -> JinjaValue {
     use minijinja::filters;
     match name {
-        "batch" => JinjaValue::from_function(filters::batch),
         "first" => JinjaValue::from_function(filters::first),
         "reverse" => JinjaValue::from_function(filters::reverse),
-        "last" => JinjaValue::from_function(filters::last),
-        _ => JinjaValue::from_function(filters::slice),
+        _ => JinjaValue::from_function(filters::last),
     }
 }
 

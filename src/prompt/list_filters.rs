@@ -10,8 +10,8 @@
 use super::aggregate_filters::{self, Extreme};
 use super::budget;
 use super::generator;
+use super::getitem;
 use super::iterating_filters;
-use super::pystr;
 use super::python_sort;
 use super::render::haystack_error;
 use super::signature::{Hints, Signature};
@@ -139,13 +139,17 @@ fn bound(
 fn sort(state: &State, value: JinjaValue, kwargs: Kwargs) -> Result<JinjaValue, Error> {
     let reverse = kwargs.get::<Option<JinjaValue>>("reverse")?;
     let case_sensitive = kwargs.get::<Option<JinjaValue>>("case_sensitive")?;
-    let attribute = kwargs.get::<Option<JinjaValue>>("attribute")?;
+    // An undefined attribute is a key no item has (Python: `Undefined`).
+    let attribute = match kwargs.has("attribute") {
+        true => Some(kwargs.get::<JinjaValue>("attribute")?),
+        false => None,
+    };
     if let Some(error) = iterating_filters::not_iterable(&value) {
         return Err(error);
     }
     let listed = matches!(value.kind(), ValueKind::Seq | ValueKind::Iterable);
-    let paths = attribute_paths(attribute.as_ref());
-    if let (true, Some(paths)) = (listed, paths) {
+    if listed {
+        let paths = attribute_paths(attribute.as_ref());
         // Jinja2's key is the list of the item's attributes (the item
         // itself without one), each lowercased when a string and the sort
         // is not case-sensitive.
@@ -163,12 +167,11 @@ fn sort(state: &State, value: JinjaValue, kwargs: Kwargs) -> Result<JinjaValue, 
             let mut key = Vec::new();
             for path in &paths {
                 let mut part = item.clone();
-                for name in path {
+                for key in path {
                     let owner = part;
-                    part = owner.get_attr(name).unwrap_or_default();
+                    part = getitem::item(&owner, key);
                     if part.is_undefined() && !owner.is_undefined() && missing.is_none() {
-                        let owner = pystr::object_type_repr(&owner);
-                        missing = Some(format!("'{owner}' has no attribute '{name}'"));
+                        missing = Some(getitem::missing(&owner, key));
                     }
                 }
                 key.push(
@@ -206,7 +209,7 @@ fn sort(state: &State, value: JinjaValue, kwargs: Kwargs) -> Result<JinjaValue, 
     let pairs = [
         ("reverse", reverse),
         ("case_sensitive", case_sensitive),
-        ("attribute", attribute),
+        ("attribute", attribute.filter(|a| !a.is_undefined())),
     ];
     let given = pairs
         .into_iter()
@@ -278,23 +281,21 @@ fn dictsort(
     ))
 }
 
-/// The attribute paths of a sort's key (`"a.b,c"` is `[[a, b], [c]]`; no
-/// attribute is one empty path), or `None` for an attribute this does not
-/// read (an integer index).
-fn attribute_paths(attribute: Option<&JinjaValue>) -> Option<Vec<Vec<String>>> {
-    let Some(attribute) = attribute.filter(|a| !a.is_none()) else {
-        return Some(vec![Vec::new()]);
+/// The attribute paths of a sort's key, as Jinja2's `make_multi_attrgetter`
+/// reads them: a string split at commas (`"a.b,c"` is `[[a, b], [c]]`),
+/// any other value one path (no attribute is one empty path).
+fn attribute_paths(attribute: Option<&JinjaValue>) -> Vec<Vec<JinjaValue>> {
+    let Some(attribute) = attribute else {
+        return vec![Vec::new()];
     };
-    let text = attribute
+    match attribute
         .as_str()
-        .filter(|_| attribute.kind() == ValueKind::String)?;
-    let paths: Vec<Vec<String>> = text
-        .split(',')
-        .map(|path| path.split('.').map(str::to_owned).collect())
-        .collect();
-    let plain = paths
-        .iter()
-        .flatten()
-        .all(|name| !name.is_empty() && !name.bytes().all(|b| b.is_ascii_digit()));
-    plain.then_some(paths)
+        .filter(|_| attribute.kind() == ValueKind::String)
+    {
+        Some(text) => text
+            .split(',')
+            .map(|path| getitem::attribute_parts(&JinjaValue::from(path)))
+            .collect(),
+        None => vec![getitem::attribute_parts(attribute)],
+    }
 }

@@ -46,6 +46,7 @@
 
 mod aggregate_filters;
 mod arith;
+mod batch_filters;
 mod bound_method;
 mod budget;
 mod compare;
@@ -63,6 +64,7 @@ mod markup;
 mod message_tag;
 mod named_tests;
 mod number_filters;
+mod py_dict;
 mod py_range;
 mod pybytes;
 mod pypercent;

@@ -6,6 +6,7 @@
 
 use super::PromptError;
 use super::arith;
+use super::batch_filters;
 use super::bound_method;
 use super::budget::{self, FUEL};
 use super::compare;
@@ -22,6 +23,7 @@ use super::markup;
 use super::message_tag::{MESSAGE_FILTER, is_py_space};
 use super::named_tests;
 use super::number_filters;
+use super::py_dict;
 use super::py_range;
 use super::pybytes;
 use super::pypercent;
@@ -80,8 +82,11 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
     number_filters::add_to(&mut env);
     list_filters::add_to(&mut env);
     iterating_filters::add_to(&mut env);
+    batch_filters::add_to(&mut env);
     select_filters::add_to(&mut env);
     env.add_function("range", py_range::range);
+    env.add_function("dict", py_dict::dict);
+    env.add_function("namespace", py_dict::namespace);
     groupby::add_to(&mut env);
     value_filters::add_to(&mut env);
     env.add_filter("tojson", tojson);
@@ -150,6 +155,7 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
     env.add_function(jinja2::ATTR_FUNCTION, py_attr);
     env.add_function(jinja2::METHOD_FUNCTION, bound_method::attribute_or_method);
     env.add_function(jinja2::ITEM_FUNCTION, py_item);
+    env.add_function(jinja2::GETITEM_FUNCTION, py_getitem);
     env.add_function(jinja2::SLICE_FUNCTION, getitem::slice);
     env.add_function(jinja2::CONCAT_FUNCTION, arith::concat);
     env.add_function(jinja2::COMPARE_FUNCTION, compare::compare_chain);
@@ -350,7 +356,7 @@ fn format_map(
 /// `hints` are Jinja2's texts for an operand that is undefined (`'x' is
 /// undefined`), when the operand is a name: `Undefined.__mod__` (or
 /// `__rmod__`) raises it.
-fn py_mod(
+pub(super) fn py_mod(
     state: &mut minijinja::State,
     left_hint: Option<String>,
     right_hint: Option<String>,
@@ -489,6 +495,16 @@ pub(super) fn is_loop(value: &JinjaValue) -> bool {
 fn py_item(object: JinjaValue, key: JinjaValue) -> Result<JinjaValue, Error> {
     item_or_missing(&object, &key)
         .map_err(|message| haystack_error(format!("UndefinedError: {message}")))
+}
+
+/// `object[key]` for a subscript that is no literal
+/// ([`jinja2::GETITEM_FUNCTION`]): Jinja2's `getitem`; minijinja's
+/// `UndefinedError` when `object` is undefined, as its own item raises.
+fn py_getitem(object: JinjaValue, key: JinjaValue) -> Result<JinjaValue, Error> {
+    if object.is_undefined() {
+        return Err(Error::from(ErrorKind::UndefinedError));
+    }
+    Ok(getitem::item(&object, &key))
 }
 
 /// `object[key]` as [`py_item`] reads it, or Jinja2's message for the item

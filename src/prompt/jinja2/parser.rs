@@ -30,12 +30,15 @@ pub(super) struct Expr {
 }
 
 /// A `Getitem` by one subscript (`obj[key]`) in the source: where its
-/// object starts, and where its `[` and its `]` are.
+/// object starts, and where its `[` and its `]` are; for a subscript that
+/// is no literal, which of the parser's edits opens its call of
+/// [`GETITEM_FUNCTION`].
 #[derive(Debug, Clone, Copy)]
 struct ItemSite {
     start: usize,
     open: (usize, usize),
     close: (usize, usize),
+    opening: Option<usize>,
 }
 
 /// A slice in the source: whether its start is written, and each colon
@@ -264,6 +267,13 @@ pub(crate) const METHOD_FUNCTION: &str = "__py_method";
 /// `obj` of a Python built-in type lacks the item.
 pub(crate) const ITEM_FUNCTION: &str = "__py_item";
 
+/// The function an item by one subscript that is no integer or string
+/// literal becomes (`l[i]` is `__py_getitem(l, i)`): Jinja2's `getitem`,
+/// which indexes a list or a string by an integer only (`l[1.0]` is
+/// undefined, as in Python). Where Jinja2's `Undefined` raises, the call
+/// becomes one of [`ITEM_FUNCTION`] instead.
+pub(crate) const GETITEM_FUNCTION: &str = "__py_getitem";
+
 /// The function a slice becomes (`x[1:]` is `__py_slice(x, 1, none,
 /// none)`): Python's slice, a list of a list, a string of a string
 /// (minijinja's is a lazy sequence, which is no sequence to `is sequence`
@@ -355,9 +365,20 @@ const STATEMENT_KEYWORDS: [&str; 12] = [
     "with",
     "autoescape",
 ];
-/// Jinja2's tests that order their operands (`x is lt 3`), which the
-/// harness makes Python's operators (`compare::TESTS`).
-const ORDERING_TESTS: [&str; 6] = ["lt", "lessthan", "le", "gt", "greaterthan", "ge"];
+/// Jinja2's tests that compute with their operands through Python's
+/// operators, which raise on an undefined one: the orderings (`x is lt 3`,
+/// `compare::TESTS`) and the remainders (`x is odd`, `named_tests`).
+const OPERATOR_TESTS: [&str; 9] = [
+    "lt",
+    "lessthan",
+    "le",
+    "gt",
+    "greaterthan",
+    "ge",
+    "odd",
+    "even",
+    "divisibleby",
+];
 
 const ROLES: [&str; 4] = ["user", "system", "assistant", "tool"];
 
@@ -692,6 +713,21 @@ impl Parser {
         let (Some(site), "Getitem") = (expr.item, expr.class) else {
             return;
         };
+        // Already a call of [`GETITEM_FUNCTION`]: now one of `function`.
+        let getitem = format!("{GETITEM_FUNCTION}(");
+        if let Some(edit) = site
+            .opening
+            .and_then(|at| self.edits.get_mut(at))
+            .filter(|edit| edit.start == site.start && edit.text == getitem)
+        {
+            edit.text = format!("{function}(");
+            return;
+        }
+        self.item_call(site, function);
+    }
+
+    /// Makes the item at `site` a call `function(obj, key)`.
+    fn item_call(&mut self, site: ItemSite, function: &str) {
         self.open_call(site.start, function);
         for (span, text) in [(site.open, ", "), (site.close, ")")] {
             self.edits.push(Edit {
@@ -2149,6 +2185,7 @@ impl Parser {
         let mut args = 0;
         let mut sliced = false;
         let mut shape = None;
+        let subscript = self.index;
         while self.kind() != "rbracket" {
             if args > 0 {
                 self.expect("comma")?;
@@ -2159,6 +2196,12 @@ impl Parser {
             shape = slice;
             args += 1;
         }
+        // One integer or string token: minijinja's item is Jinja2's.
+        let literal = self.index == subscript + 1
+            && self
+                .tokens
+                .get(subscript)
+                .is_some_and(|t| matches!(t.kind, "integer" | "string"));
         let closing = self.expect("rbracket")?;
         if args == 0 {
             // Jinja2 reads `x[]` as `x[()]`, an empty tuple's subscript;
@@ -2187,11 +2230,17 @@ impl Parser {
         }
         let mut getitem = Expr::new("Getitem", token.line, children);
         if !sliced {
-            getitem.item = Some(ItemSite {
+            let mut site = ItemSite {
                 start: begin,
                 open: token.span,
                 close: closing.span,
-            });
+                opening: None,
+            };
+            if args == 1 && !literal {
+                site.opening = Some(self.edits.len());
+                self.item_call(site, GETITEM_FUNCTION);
+            }
+            getitem.item = Some(site);
         }
         Ok(getitem)
     }
@@ -2391,9 +2440,9 @@ impl Parser {
             name.push('.');
             name.push_str(&self.expect("name")?.value);
         }
-        // Jinja2's ordering tests are Python's operators, which raise on an
-        // undefined operand: each operand goes through its check.
-        let ordering = ORDERING_TESTS.contains(&name.as_str());
+        // These tests are Python's operators, which raise on an undefined
+        // operand: each operand goes through its check.
+        let ordering = OPERATOR_TESTS.contains(&name.as_str());
         if ordering {
             self.guard_compared(&node);
         }

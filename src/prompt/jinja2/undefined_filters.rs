@@ -89,6 +89,11 @@ const RAISING: &[Raising] = &[
         parameters: &[],
     },
     Raising {
+        filter: "slice",
+        operand: Operand::Passed,
+        parameters: &["slices", ""],
+    },
+    Raising {
         filter: "truncate",
         operand: Operand::Passed,
         parameters: &["length", "", "end", "leeway"],
