@@ -1,4 +1,5 @@
-"""The scenario as the worker receives it: the canonical JSON of the Rust writer (`Scenario::to_value()`).
+"""The scenario as the worker receives it: the canonical JSON of the Rust writer (`Scenario::to_value()`), without
+what only the Rust side reads (`description`, `expect`: src/engine/haystack/request.rs).
 
 The Rust loader has already validated the file, so nothing here checks a key's type or reports a file error: this
 module only turns the JSON into plain objects and fills in the format's defaults, which the writer leaves out
