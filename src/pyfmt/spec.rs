@@ -185,12 +185,12 @@ pub(crate) fn render(
     match (object, value) {
         (PyObject::Value(_), Value::String(text)) => render_str(text, spec, budget),
         (PyObject::Value(_), Value::Bool(flag)) => {
-            render_int(i128::from(*flag), type_name, spec, budget)
+            render_int(&Integer::Fits(i128::from(*flag)), type_name, spec, budget)
         }
         (PyObject::Value(_), Value::Number(n)) => match (n.is_f64(), n.as_i128(), n.as_f64()) {
-            (false, Some(int), _) => render_int(int, type_name, spec, budget),
+            (false, Some(int), _) => render_int(&Integer::Fits(int), type_name, spec, budget),
             (true, _, Some(float)) => render_float(float, spec, budget),
-            _ => render_big_int(&object.str(), type_name, spec, budget),
+            _ => render_int(&Integer::Big(&object.str()), type_name, spec, budget),
         },
         _ => Err(PyException::new(
             "TypeError",
@@ -236,11 +236,36 @@ fn render_str(text: &str, spec: &str, budget: &mut PaddingBudget) -> Result<Stri
     pad("", body, &spec, budget)
 }
 
+/// An integer to format: one that 128 bits hold, or the text of a larger
+/// one (as the scenario wrote it).
+enum Integer<'a> {
+    Fits(i128),
+    Big(&'a str),
+}
+
+impl Integer<'_> {
+    /// `PyNumber_Float`: the nearest double, ties to even (as `as` and
+    /// Rust's parser round), or Python's `OverflowError` past the largest.
+    fn to_float(&self) -> Result<f64, PyException> {
+        let float = match self {
+            Integer::Fits(value) => *value as f64,
+            Integer::Big(text) => text.parse().unwrap_or(f64::INFINITY),
+        };
+        if float.is_infinite() {
+            return Err(PyException::new(
+                "OverflowError",
+                "int too large to convert to float",
+            ));
+        }
+        Ok(float)
+    }
+}
+
 /// `_PyLong_FormatAdvancedWriter`: `format_long_internal` for the integer
 /// presentation types, `format_float_internal` of the number as a float for
 /// the others.
 fn render_int(
-    value: i128,
+    value: &Integer<'_>,
     type_name: &str,
     spec: &str,
     budget: &mut PaddingBudget,
@@ -249,9 +274,8 @@ fn render_int(
     let kind = spec.kind.unwrap_or('d');
     match kind {
         'b' | 'c' | 'd' | 'o' | 'x' | 'X' | 'n' => {}
-        // `PyNumber_Float`: the nearest double, ties to even, as `as` rounds.
         'e' | 'E' | 'f' | 'F' | 'g' | 'G' | '%' => {
-            return float_number(value as f64, &spec, budget);
+            return float_number(value.to_float()?, &spec, budget);
         }
         other => return Err(unknown_code(other, type_name)),
     }
@@ -265,9 +289,30 @@ fn render_int(
             "Negative zero coercion (z) not allowed in integer format specifier",
         ));
     }
-    if kind == 'c' {
-        return render_char(value, &spec, budget);
-    }
+    let value = match (value, kind) {
+        (Integer::Fits(value), 'c') => return render_char(*value, &spec, budget),
+        (Integer::Fits(value), _) => *value,
+        (Integer::Big(_), 'c') => {
+            // `PyLong_AsLong` before the range check.
+            return Err(PyException::new(
+                "OverflowError",
+                "Python int too large to convert to C long",
+            ));
+        }
+        (Integer::Big(text), 'd' | 'n') => {
+            let (negative, digits) = match text.strip_prefix('-') {
+                Some(digits) => (true, digits),
+                None => (false, *text),
+            };
+            return number(negative, "", (digits, ""), &spec, 3, budget);
+        }
+        (Integer::Big(_), _) => {
+            return Err(PyException::unsupported(format!(
+                "the presentation type `{kind}` for an integer past 128 bits in a confirmation \
+                 template; write it with `d`, or as a string"
+            )));
+        }
+    };
     let magnitude = value.unsigned_abs();
     let (digits, prefix, group) = match kind {
         'x' => (format!("{magnitude:x}"), "0x", 4),
@@ -278,60 +323,6 @@ fn render_int(
     };
     let prefix = if spec.alternate { prefix } else { "" };
     number(value < 0, prefix, (&digits, ""), &spec, group, budget)
-}
-
-/// `_PyLong_FormatAdvancedWriter` for an integer past 128 bits (`decimal`
-/// is its text, as the scenario wrote it): its digits for `d` and `n`, the
-/// nearest float for the float presentation types.
-fn render_big_int(
-    decimal: &str,
-    type_name: &str,
-    spec: &str,
-    budget: &mut PaddingBudget,
-) -> Result<String, PyException> {
-    let spec = parse(spec, type_name, '>')?;
-    let kind = spec.kind.unwrap_or('d');
-    match kind {
-        'd' | 'n' | 'c' | 'b' | 'o' | 'x' | 'X' => {}
-        'e' | 'E' | 'f' | 'F' | 'g' | 'G' | '%' => {
-            let float: f64 = decimal.parse().unwrap_or(f64::INFINITY);
-            if float.is_infinite() {
-                return Err(PyException::new(
-                    "OverflowError",
-                    "int too large to convert to float",
-                ));
-            }
-            return float_number(float, &spec, budget);
-        }
-        other => return Err(unknown_code(other, type_name)),
-    }
-    if spec.precision.is_some() {
-        return Err(value_error(
-            "Precision not allowed in integer format specifier",
-        ));
-    }
-    if spec.no_neg_0 {
-        return Err(value_error(
-            "Negative zero coercion (z) not allowed in integer format specifier",
-        ));
-    }
-    match kind {
-        'c' => Err(PyException::new(
-            "OverflowError",
-            "Python int too large to convert to C long",
-        )),
-        'd' | 'n' => {
-            let (negative, digits) = match decimal.strip_prefix('-') {
-                Some(digits) => (true, digits),
-                None => (false, decimal),
-            };
-            number(negative, "", (digits, ""), &spec, 3, budget)
-        }
-        _ => Err(PyException::unsupported(format!(
-            "the presentation type `{kind}` for an integer past 128 bits in a confirmation \
-             template; write it with `d`, or as a string"
-        ))),
-    }
 }
 
 /// `format_long_internal` for `c`: the character of that code point.
