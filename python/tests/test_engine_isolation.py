@@ -8,10 +8,13 @@ import time
 from importlib.metadata import version
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine_driver import Worker
 from engine_fixtures import hook_request, module_worker
+from hookharness.engine import placement
 
 worker = module_worker()
 
@@ -490,3 +493,38 @@ def test_process_starters_are_wrapped_around_what_code_outside_a_scenario_put_th
             assert os.fork.__wrapped__ is own_fork
     finally:
         os.fork = original
+
+
+def _cores_of(record) -> dict[str, int]:
+    assert record["error"] is None, record["error"]
+    (event,) = finished(record, "count_cores")
+    return {where: int(count) for where, count in (line.split("=") for line in event["output"].split())}
+
+
+def _allowed_cores(pid: int) -> str:
+    with open(f"/proc/{pid}/status") as f:
+        return next(line.split(":", 1)[1].strip() for line in f if line.startswith("Cpus_allowed_list"))
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) < 2, reason="holds a scenario on one of several cores"
+)
+def test_a_scenario_runs_on_one_core_and_the_processes_it_starts_on_all(worker, monkeypatch):
+    cores = len(os.sched_getaffinity(0))
+    every = _allowed_cores(os.getpid())  # the worker was started with this process's cores
+    record = worker.run(hook_request("before_llm", "misbehaving:count_cores"))
+    assert _cores_of(record) == {"hook": 1, "thread": 1, "subprocess": cores, "fork": cores, "spawn": cores, "after": 1}
+    # The next scenario keeps to that core (its cache); the first to end after `KEEP_SECONDS` gives the cores back.
+    time.sleep(placement.KEEP_SECONDS + 0.05)
+    assert_still_serves(worker)
+    deadline = time.monotonic() + 5
+    while _allowed_cores(worker.process.pid) != every:
+        assert time.monotonic() < deadline, "the worker's cores were not given back after its time on one core"
+        time.sleep(0.01)
+    monkeypatch.setenv("HOOKHARNESS_ONE_CORE", "0")
+    unheld = Worker()
+    try:
+        counts = _cores_of(unheld.run(hook_request("before_llm", "misbehaving:count_cores")))
+        assert set(counts.values()) == {cores}, counts
+    finally:
+        unheld.close()

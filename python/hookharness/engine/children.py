@@ -7,7 +7,12 @@ processes that were not there before are looked up in `/proc` and killed (SIGKIL
 and every member of its process group (a process that double-forked into the background stays in the group). A
 process that was there before the scenario, or that belongs to neither (an unrelated process, one that called
 `setsid`), is left alone; one started by C code that calls `fork` itself is ended only with the worker's process
-group, at the command's end or a timeout. Scenarios that start no process pay nothing but the flag.
+group, at the command's end or a timeout. Scenarios that start no process pay nothing but the flag. multiprocessing's
+own way of starting a process without `os.fork` (`_posixsubprocess.fork_exec`, for its `spawn` and `forkserver`
+methods) is one of these starters too.
+
+Each starter also gives the calling thread every core of the worker's for the start (`placement.released`), so that a
+process a scenario starts is not held on the one core the scenario runs on.
 """
 
 from __future__ import annotations
@@ -18,6 +23,13 @@ import os
 import signal
 import subprocess
 from collections.abc import Iterator
+
+from .placement import released
+
+try:
+    import _posixsubprocess  # multiprocessing's `spawnv_passfds` calls its `fork_exec` (subprocess binds its own)
+except ImportError:  # not a POSIX system
+    _posixsubprocess = None
 
 _PROC = "/proc"
 
@@ -74,7 +86,8 @@ def _noting(function):
     @functools.wraps(function)  # named as the function it stands for, in error texts too
     def wrapper(*args, **kwargs):
         _note()
-        return function(*args, **kwargs)
+        with released():
+            return function(*args, **kwargs)
 
     return wrapper
 
@@ -102,7 +115,8 @@ def _popen_init(init):
         @functools.wraps(init)
         def __init__(self, *args, **kwargs):
             _note()
-            init(self, *args, **kwargs)
+            with released():
+                init(self, *args, **kwargs)
 
         wrapper = _WRAPPERS[init] = __init__
         _WRAPPER_IDS.add(id(wrapper))
@@ -115,7 +129,11 @@ def _popen_init(init):
 # is a wrapper already (code outside a scenario may have put its own function there), and on its way out puts the
 # wrapper back where its code replaced it, as when each scenario swapped six functions in and out (which cost it more
 # than the rest of this).
-_PLACES = (*((os, name) for name in _OS_STARTERS if hasattr(os, name)), (subprocess.Popen, "__init__"))
+_PLACES = (
+    *((os, name) for name in _OS_STARTERS if hasattr(os, name)),
+    *(((_posixsubprocess, "fork_exec"),) if _posixsubprocess is not None else ()),
+    (subprocess.Popen, "__init__"),
+)
 _INSTALLED: dict[tuple[object, str], object] = {}
 
 

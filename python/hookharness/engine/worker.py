@@ -117,6 +117,7 @@ def serve(stdin: BinaryIO, channel: Channel, crash: Any) -> int:
     # Haystack's own warnings (experimental APIs, deprecations) are not the user's output.
     warnings.simplefilter("ignore")
     logging.getLogger("haystack").setLevel(logging.CRITICAL)
+    from . import placement
     from .run import run_request
     from .user_code import error_limit
 
@@ -141,6 +142,7 @@ def serve(stdin: BinaryIO, channel: Channel, crash: Any) -> int:
         if "construct" in message:
             from .construct import construct_request
 
+            placement.let_go()  # a factory built here is not a scenario's run: nothing of it stays on one core
             try:
                 answer = construct_request(message["construct"], capture)
             except BaseException:  # noqa: BLE001 - a bug of the worker costs its file only
@@ -155,6 +157,7 @@ def serve(stdin: BinaryIO, channel: Channel, crash: Any) -> int:
                 from .relay import Relay
 
                 relay = Relay(channel, stdin, ident)
+            placement.hold()
             record = run_request(message["run"], capture, relay)
         except BaseException:  # noqa: BLE001 - a bug of the worker (or a stray SystemExit) costs its scenario only
             record = {
@@ -175,6 +178,7 @@ def serve(stdin: BinaryIO, channel: Channel, crash: Any) -> int:
             channel.send(answer)
             return 0
         channel.send(answer)
+        placement.let_go(unless_recent=True)
     return 0
 
 
