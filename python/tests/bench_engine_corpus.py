@@ -116,13 +116,9 @@ def worker_cpu(worker_class, requests: list[dict], passes: int) -> float:
     return used(passes) - used(0)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("paths", nargs="*", default=["scenarios"])
-    parser.add_argument("--runs", type=int, default=10)
-    parser.add_argument("--tojson", default=os.environ.get("HOOKHARNESS_TOJSON"))
-    args = parser.parse_args(argv)
-
+def corpus_cases(paths: list[str], tojson: str | None):
+    """The scenarios under `paths` that build, each as (its `spec.Scenario`, its request as the Rust side writes it),
+    and the function that builds a scenario's Agent as a user's own test would (`build(sc) -> (agent, recorder)`)."""
     import logging
     import warnings
 
@@ -135,9 +131,9 @@ def main(argv: list[str] | None = None) -> int:
     from hookharness.engine.scripted import ScriptedChatGenerator, scripts_for
 
     files = []
-    for given in args.paths:
+    for given in paths:
         files.extend(sorted(str(p.relative_to(ROOT)) for p in (ROOT / given).rglob("*.y*ml")))
-    scenarios = canonical(args.tojson, files)
+    scenarios = canonical(tojson, files)
 
     def build(sc):
         recorder = Recorder()
@@ -157,9 +153,6 @@ def main(argv: list[str] | None = None) -> int:
             hooks=engine_run._hooks(sc, {}, scripts, recorder),
         ), recorder
 
-    from hookharness.engine.capture import Capture
-
-    capture = Capture()  # not installed: in-process runs leave this process's fds alone
     cases = []
     for file, value in scenarios.items():
         sc = spec.read(value)
@@ -172,6 +165,21 @@ def main(argv: list[str] | None = None) -> int:
         request = {"scenario": sent, "file": file, "dir": str((ROOT / file).parent),
                    "hook_names": hook_names(value), "detail": "summary", "keep_requests": False}
         cases.append((sc, request))
+    return cases, build
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("paths", nargs="*", default=["scenarios"])
+    parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--tojson", default=os.environ.get("HOOKHARNESS_TOJSON"))
+    args = parser.parse_args(argv)
+
+    cases, build = corpus_cases(args.paths, args.tojson)
+    from hookharness.engine import run as engine_run
+    from hookharness.engine.capture import Capture
+
+    capture = Capture()  # not installed: in-process runs leave this process's fds alone
     counted = len(cases)
     worker = Worker()
     for sc, request in cases:  # one warm-up pass of each kind: imports and caches
