@@ -1,20 +1,21 @@
-"""Where a scenario runs: on one core, the one the worker is on when the scenario starts, and released after it.
+"""Where scenarios run: on one core, kept from one scenario to the next for a quarter of a second at a time.
 
-Haystack runs each step's tool calls in threads of a new pool, and hands the interpreter to them and back. Left to
-the scheduler, those threads start on the other core, where the caller's driver had just woken to read the last
-record, and each handoff crosses cores with a cache holding none of the run's data: the worker's pass over the
-corpus took 29% to 36% more than a bare `agent.run`, where held on one core it takes 18% to 22% more
-(docs/engines.md, "Cost"). So while a scenario runs, the worker's main thread is held on the core it is on (the
-scheduler's own choice, made again for each scenario: a core another program keeps busy holds it for one scenario at
-most), and the threads the scenario starts inherit that core: they end with the scenario, or the worker retires
-(`worker.py`).
+Haystack runs each step's tool calls in threads of a new pool and hands the interpreter to them and back. Left to the
+scheduler, those threads start on the other core, and each handoff crosses cores, into a cache that holds none of the
+run's data; between scenarios the worker itself moves, as the command wakes to read each record. So the worker's main
+thread is held on one core: the core it is on when a scenario starts (the scheduler's choice), kept for the scenarios
+after it, and given back once a scenario ends `KEEP_SECONDS` after the hold began, so that a core another program
+keeps busy holds the worker no longer than that and a scenario; the next scenario is held where the scheduler has put
+the worker then. The threads a scenario starts inherit the core: they end with the scenario, or the worker retires
+(`worker.py`). Measured over the corpus (docs/engines.md, "Cost"), the worker's pass takes about a tenth less.
 
 A process the scenario starts is not held: the process starters `children.py` wraps (`os.fork`, `subprocess.Popen`,
 `os.posix_spawn`, multiprocessing's `fork_exec`, ...) release the calling thread around the start, so the child gets
 every core the worker had. What a scenario's code sees of it: `os.sched_getaffinity(0)` (and so Python 3.13's
 `os.process_cpu_count()`, and the default size of a `ThreadPoolExecutor` there) names one core while a scenario runs.
-`HOOKHARNESS_ONE_CORE=0` in the environment of the command turns this off, for code that needs its threads on
-several cores at once; systems without `sched_setaffinity` (macOS, Windows) run unheld.
+`check --engine haystack` (a `construct` request) is never held. `HOOKHARNESS_ONE_CORE=0` in the environment of the
+command turns this off, for code that needs its threads on several cores at once; systems without
+`sched_setaffinity` (macOS, Windows) run unheld.
 """
 
 from __future__ import annotations
