@@ -513,13 +513,16 @@ def test_a_scenario_runs_on_one_core_and_the_processes_it_starts_on_all(worker, 
     cores = len(os.sched_getaffinity(0))
     every = _allowed_cores(os.getpid())  # the worker was started with this process's cores
     record = worker.run(hook_request("before_llm", "misbehaving:count_cores"))
-    assert _cores_of(record) == {"hook": 1, "thread": 1, "subprocess": cores, "fork": cores, "spawn": cores, "after": 1}
+    counts = _cores_of(record)
+    assert counts == {"hook": 1, "thread": 1, "subprocess": cores, "fork": cores, "spawn": cores, "after": 1}, counts
     # The next scenario keeps to that core (its cache); the first to end after `KEEP_SECONDS` gives the cores back.
     time.sleep(placement.KEEP_SECONDS + 0.05)
     assert_still_serves(worker)
     deadline = time.monotonic() + 5
     while _allowed_cores(worker.process.pid) != every:
-        assert time.monotonic() < deadline, "the worker's cores were not given back after its time on one core"
+        assert time.monotonic() < deadline, (
+            f"the worker's cores ({_allowed_cores(worker.process.pid)}) were not given back ({every}) after its time on one core"
+        )
         time.sleep(0.01)
     monkeypatch.setenv("HOOKHARNESS_ONE_CORE", "0")
     unheld = Worker()
