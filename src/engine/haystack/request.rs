@@ -75,3 +75,30 @@ pub(crate) fn hook_names(scenario: &Scenario) -> Value {
     }
     Value::Object(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::Format;
+
+    #[test]
+    fn the_worker_is_not_sent_what_only_this_side_reads() {
+        let text = "version: 1\nname: n\ndescription: what it shows\nmodel:\n  - text: hi\nrun:\n  messages:\n    - {role: user, text: q}\nexpect:\n  llm_calls: 1\n";
+        let scenario =
+            Scenario::from_str(text, "inline.yaml", Format::Yaml).expect("a valid scenario");
+        let whole = scenario.to_value();
+        assert!(whole.get("description").is_some() && whole.get("expect").is_some());
+        let sent = body(&scenario, RecordOptions::default())["scenario"].clone();
+        assert_eq!(sent.get("description"), None);
+        assert_eq!(sent.get("expect"), None);
+        let mut rest = whole;
+        if let Value::Object(map) = &mut rest {
+            map.shift_remove("description");
+            map.shift_remove("expect");
+        }
+        assert_eq!(
+            sent, rest,
+            "the request lost more than description and expect"
+        );
+    }
+}
