@@ -952,6 +952,40 @@ ERROR_CASES += [(f"{{% set ns = namespace({arguments}) %}}{{{{ ns }}}}", ITER) f
     "1, 2", "5", "none", "[[1, 2, 3]]", "l",
 ]]
 
+# A namespace keeps its attributes in the order they were set (a Python dict) and is true when empty; `{% set %}`
+# of an attribute checks its target is a namespace after computing the value, as Jinja2's code does.
+CASES += [("{% set ns = namespace(b=1, a=2) %}{{ ns }}|{% set ns.c = 3 %}{% set ns.b = 4 %}{{ ns }}|{{ [ns] }}|{{ ns|pprint }}|"
+           "{% set e = namespace() %}{{ 1 if e else 0 }}{{ not e }}{{ e and 'x' }}{{ [e]|select|list|length }}{{ e|default('d') }}|"
+           "{% set ns.z, ns.y = 5, 6 %}{% set ns.q %}q{% endset %}{% set ns.u | upper %}u{% endset %}{% set ns.t = 1, 2 %}{{ ns }}|"
+           "{% for i in range(3) %}{% set ns.last = i %}{% endfor %}{% with %}{% set ns.w = 0 %}{% endwith %}{{ ns }}|"
+           "{% set m = namespace(index0=1, revindex0=2, depth0=3) %}{{ m }}|{% set k = namespace(name='f', arguments=[], caller=true) %}{{ k }}|"
+           "{% set o = namespace() %}{% macro set_in_macro() %}{% set o.q = 1 %}{% endmacro %}{{ set_in_macro() }}{% set o.p = 2 %}{{ o }}|"
+           "{% set d = namespace({'b': 2, 'c': 3}, a=1) %}{% set d.b = 0 %}{{ d }}", {})]
+ERROR_CASES += [(template, {"d": {"a": 1}}) for template in [
+    "{% set x = 1 %}{% set x.a = 1 %}", "{% set x.a = 1 %}", "{% set d.a = 1 %}", "{% set x.a = y.b %}",
+    "{% set ns = namespace() %}{% set ns.a, x.b = 1, 2 %}",
+]]
+
+# A macro binds its arguments as Jinja2's `Macro.__call__`: an undefined argument is not replaced by the default,
+# `varargs` and `kwargs` collect what the signature does not take, `arguments` is a tuple; Jinja2's TypeError texts.
+CASES += [("{% macro f(x=1) %}[{{ x }}]{{ x is defined }}{% endmacro %}{{ f(missing) }}{{ f() }}{{ f(2) }}{{ f(x=missing) }}|"
+           "{% macro g(a, b=2) %}{{ a }}-{{ b }}|{{ varargs }}|{{ kwargs }}{% endmacro %}{{ g(1) }} {{ g(1, 3, 4, 5) }} "
+           "{{ g(1, z=9, y=8) }} {{ g(b=7, a=0) }}|{% macro h() %}{{ varargs|length }}:{{ varargs }}{% endmacro %}{{ h() }}{{ h(1) }}"
+           "{{ h(1, 'a') }}|{% macro k() %}{{ kwargs }}{{ kwargs is mapping }}{% endmacro %}{{ k() }}{{ k(b=[1], a=none) }}{{ k(**{'c': 1}) }}|"
+           "{{ f.arguments }}{{ g.arguments }}{{ h.arguments }}|{{ f.name }}{{ g.catch_kwargs }}{{ g.catch_varargs }}{{ f.catch_varargs }}"
+           "{{ f.caller }}|{{ f }}|{% macro c() %}{{ varargs }}{{ caller() }}{% endmacro %}{% call c(1, 2) %}body{% endcall %}{{ c.caller }}|"
+           "{% macro r(n) %}{% if n > 0 %}{{ n }}{{ r(n - 1, 'extra') }}{% endif %}{{ varargs }}{% endmacro %}{{ r(2) }}|"
+           "{% macro v(varargs) %}{{ varargs }}{% endmacro %}{{ v(1) }}|{% macro p(x=1, y=2) %}{{ x }}{{ y }}{% endmacro %}"
+           "{{ p(none, missing) }}{{ p(y=3) }}|{% set ns = namespace(m=none) %}{% set ns.m = h %}{{ ns.m(1, 2) }}|"
+           "{% for i in [1, 2] %}{% macro l(a) %}{{ a }}{{ varargs }}{% endmacro %}{{ l(i, i) }}{% endfor %}|"
+           "{% macro s(x=1) -%}\n  [{{ x }}]\n{%- endmacro -%}\n  {{ s() }}  {{ s(5) }}", {})]
+ERROR_CASES += [(template, {}) for template in [
+    "{% macro f(x) %}{{ x }}{% endmacro %}{{ f(1, 2) }}", "{% macro f(x) %}{{ x }}{% endmacro %}{{ f(y=2) }}",
+    "{% macro f() %}{% endmacro %}{{ f(1) }}", "{% macro f(x) %}{{ x }}{% endmacro %}{{ f(1, x=2) }}",
+    "{% macro f() %}x{% endmacro %}{% call f() %}y{% endcall %}", "{% macro f() %}{{ varargs }}{% endmacro %}{{ f(**{'a': 1}) }}",
+]]
+
+
 def render(template: str, variables: dict) -> str:
     builder = ChatPromptBuilder(template='{% message role="user" %}' + template + "{% endmessage %}",
                                 required_variables=None)

@@ -8,11 +8,13 @@
 use super::budget;
 use super::compare;
 use super::iterating_filters;
+use super::namespace::Namespace;
 use super::pystr::{self, type_error};
 use super::render::haystack_error;
 use indexmap::IndexMap;
 use minijinja::value::{Kwargs, Rest, Value as JinjaValue};
 use minijinja::{Error, ErrorKind, State};
+use std::sync::Arc;
 
 /// Python's `dict(*args, **kwargs)`.
 pub(super) fn dict(
@@ -72,13 +74,21 @@ fn pair(index: usize, element: &JinjaValue) -> Result<[JinjaValue; 2], Error> {
     })
 }
 
-/// Jinja2's `namespace(*args, **kwargs)`: minijinja's namespace holding
-/// `dict(*args, **kwargs)`.
+/// Jinja2's `namespace(*args, **kwargs)`: a namespace holding
+/// `dict(*args, **kwargs)`, in its order (a key that is no string is left
+/// out, as minijinja cannot read it as an attribute).
 pub(super) fn namespace(
-    state: &mut State,
+    state: &State,
     args: Rest<JinjaValue>,
     kwargs: Kwargs,
 ) -> Result<JinjaValue, Error> {
-    let attributes = dict(&*state, args, kwargs)?;
-    JinjaValue::from_function(minijinja::functions::namespace).call(state, &[attributes])
+    let attributes = dict(state, args, kwargs)?;
+    let mut pairs = Vec::new();
+    for key in attributes.try_iter()? {
+        let value = attributes.get_item(&key)?;
+        if let Some(name) = key.as_str() {
+            pairs.push((Arc::from(name), value));
+        }
+    }
+    Ok(JinjaValue::from_object(Namespace::new(pairs)))
 }

@@ -20,6 +20,7 @@ use super::budget;
 use super::dict_view;
 use super::generator;
 use super::groupby;
+use super::namespace;
 use super::py_range;
 use super::pybytes;
 use super::pystr_builtin;
@@ -107,6 +108,7 @@ pub(super) fn python_type(value: &JinjaValue) -> &'static str {
         ValueKind::Seq | ValueKind::Iterable => "list",
         ValueKind::Map if is_dict(value) => "dict",
         // Jinja2's own objects, by their Python class.
+        ValueKind::Map if namespace::is_namespace(value) => "Namespace",
         ValueKind::Map if render::is_loop(value) => "LoopContext",
         ValueKind::Map if render::is_macro(value) => "Macro",
         ValueKind::Map => "Namespace",

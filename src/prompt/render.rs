@@ -22,8 +22,10 @@ use super::list_filters;
 use super::markup;
 use super::message_tag::{MESSAGE_FILTER, is_py_space};
 use super::named_tests;
+use super::namespace;
 use super::number_filters;
 use super::py_dict;
+use super::py_macro;
 use super::py_range;
 use super::pybytes;
 use super::pypercent;
@@ -87,6 +89,16 @@ pub(super) fn environment(source: String) -> Result<Environment<'static>, Error>
     env.add_function("range", py_range::range);
     env.add_function("dict", py_dict::dict);
     env.add_function("namespace", py_dict::namespace);
+    env.add_function(namespace::NSREF_FUNCTION, |targets: Rest<JinjaValue>| {
+        namespace::check_targets(&targets).map(|()| JinjaValue::from(false))
+    });
+    env.add_filter(
+        namespace::NSREF_FUNCTION,
+        |value: JinjaValue, targets: Rest<JinjaValue>| {
+            namespace::check_targets(&targets).map(|()| value)
+        },
+    );
+    py_macro::add_to(&mut env);
     groupby::add_to(&mut env);
     value_filters::add_to(&mut env);
     env.add_filter("tojson", tojson);
@@ -463,11 +475,16 @@ fn named_item(object: JinjaValue, key: JinjaValue) -> JinjaValue {
         .unwrap_or_else(|message| compare::named(message, JinjaValue::UNDEFINED))
 }
 
-/// Whether `value` is a macro (minijinja's object, which reads as a map of
-/// its `name`, `arguments` and `caller`, the last a boolean).
+/// Whether `value` is a macro: the template's ([`py_macro`]), or a call
+/// block's `caller` (minijinja's object, which reads as a map of its
+/// `name`, `arguments` and `caller`, the last a boolean).
 pub(super) fn is_macro(value: &JinjaValue) -> bool {
+    if py_macro::is_macro(value) {
+        return true;
+    }
     value.kind() == ValueKind::Map
         && !pystr::is_dict(value)
+        && !namespace::is_namespace(value)
         && value.try_iter().is_ok_and(|keys| {
             keys.map(|key| key.to_string())
                 .eq(["name", "arguments", "caller"].map(str::to_owned))
@@ -482,6 +499,7 @@ pub(super) fn is_macro(value: &JinjaValue) -> bool {
 pub(super) fn is_loop(value: &JinjaValue) -> bool {
     value.kind() == ValueKind::Map
         && value.as_object().is_some()
+        && !namespace::is_namespace(value)
         && ["index0", "revindex0", "depth0"]
             .iter()
             .all(|name| value.get_attr(name).is_ok_and(|v| !v.is_undefined()))

@@ -11,6 +11,7 @@ use super::budget;
 use super::dict_view;
 use super::generator;
 use super::groupby;
+use super::namespace;
 use super::py_range;
 use super::pybytes;
 use super::pystr;
@@ -173,7 +174,7 @@ fn write_repr(out: &mut String, value: &JinjaValue, limit: u64, depth: usize) ->
                 _ => write!(out, "<Macro {}>", pyfmt::repr(&Value::from(name))),
             };
         }
-        ValueKind::Map if is_object(value) => {
+        ValueKind::Map if namespace::is_namespace(value) => {
             out.push_str("<Namespace ");
             write_map(out, value, limit, depth)?;
             out.push('>');

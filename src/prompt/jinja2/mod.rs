@@ -7,6 +7,7 @@
 
 mod char_name;
 mod lexer;
+mod macro_def;
 mod name_table;
 mod names;
 mod parser;

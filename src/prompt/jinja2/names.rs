@@ -108,7 +108,7 @@ pub(super) enum Node {
 
 impl Node {
     /// `iter_child_nodes()`: the child nodes in field order.
-    fn children(&self) -> Vec<&Node> {
+    pub(super) fn children(&self) -> Vec<&Node> {
         fn all<'a>(lists: &[&'a [Node]]) -> Vec<&'a Node> {
             lists.iter().flat_map(|l| l.iter()).collect()
         }
@@ -215,7 +215,7 @@ impl Node {
 
 /// Jinja2's `find_undeclared(nodes, names)` (`UndeclaredNameVisitor`): which
 /// of `names` the nodes load before storing them, not looking into blocks.
-fn find_undeclared(nodes: &[Node], names: &[&str]) -> Vec<String> {
+pub(super) fn find_undeclared(nodes: &[Node], names: &[&str]) -> Vec<String> {
     fn visit(node: &Node, names: &mut Vec<String>, found: &mut Vec<String>) {
         if names.is_empty() || found.len() == names.len() {
             return;

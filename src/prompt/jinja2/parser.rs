@@ -6,9 +6,11 @@
 
 use super::SyntaxError;
 use super::lexer::Token;
+use super::macro_def::MacroDef;
 use super::names::{Ctx, Node};
 use super::undefined_filters;
 use crate::prompt::bound_method::is_method_name;
+use crate::prompt::namespace::{NSREF_FUNCTION, SLOT_ATTRIBUTE};
 
 /// What the checks read of an expression node.
 #[derive(Debug, Clone)]
@@ -197,6 +199,19 @@ pub(super) struct Parser {
     /// Where the closing parenthesis of that call sits (`None` when it
     /// passes `*args` or `**kwargs`, after which nothing may be added).
     call_end: Option<usize>,
+}
+
+/// The names of the namespaces an assignment's target sets attributes of
+/// (`ns` of `{% set ns.a, b = ... %}`).
+fn namespace_refs(target: &Node) -> Vec<String> {
+    match target {
+        Node::NsRef(name) => vec![name.clone()],
+        _ => target
+            .children()
+            .into_iter()
+            .flat_map(namespace_refs)
+            .collect(),
+    }
 }
 
 /// A change of the template's source (its newlines made `\n`): the
@@ -1084,13 +1099,40 @@ impl Parser {
     fn parse_set(&mut self) -> Parsed<Node> {
         self.next()?;
         let target = Box::new(self.parse_assign_target(true, false, &[], true)?.node);
+        let namespaces = namespace_refs(&target).join(", ");
         if self.skip_if("assign")? {
+            let from = self.index;
             let node = Box::new(self.parse_tuple(false, true, &[], false, false)?.node);
+            // `__py_nsref(ns) or (value)`: Jinja2's check, then the value.
+            if let Some((start, end)) = self.span_from(from).filter(|_| !namespaces.is_empty()) {
+                self.edits.push(Edit {
+                    start,
+                    end: start,
+                    text: format!("{NSREF_FUNCTION}({namespaces}) or ("),
+                    closing: false,
+                });
+                self.edits.push(Edit {
+                    start: end,
+                    end,
+                    text: ")".to_owned(),
+                    closing: true,
+                });
+            }
             return Ok(Node::Assign { target, node });
         }
         let (filter, body) = self.inner(|p| {
             let start = p.lookups.len();
             let filter = p.parse_filter(None, false, start)?;
+            // The body through `|__py_nsref(ns)`, after its filter.
+            if !namespaces.is_empty() {
+                let at = p.current().span.0;
+                p.edits.push(Edit {
+                    start: at,
+                    end: at,
+                    text: format!("|{NSREF_FUNCTION}({namespaces}) "),
+                    closing: false,
+                });
+            }
             let (_, body) = p.parse_statements(&["name:endset"], true)?;
             Ok((filter, body))
         })?;
@@ -1473,7 +1515,31 @@ impl Parser {
             .unwrap_or_default();
         let (args, defaults, body) = self.inner(|p| {
             let (args, defaults) = p.parse_signature()?;
+            let signature_end = p.index.checked_sub(1).and_then(|i| p.tokens.get(i));
+            let signature_end = signature_end.map_or(0, |token| token.span.0);
+            let opening = p.tokens[p.index..]
+                .iter()
+                .find(|token| token.kind == "block_end")
+                .cloned();
             let (_, body) = p.parse_statements(&["name:endmacro"], true)?;
+            let closing = p.current().clone();
+            let names: Vec<String> = args
+                .iter()
+                .filter_map(|arg| match arg {
+                    Node::Name(name, _) => Some(name.clone()),
+                    _ => None,
+                })
+                .collect();
+            if let (Some(opening), "block_end") = (opening, closing.kind) {
+                let macro_def = MacroDef {
+                    name: &name,
+                    arguments: &names,
+                    defaults: defaults.len(),
+                    body: &body,
+                };
+                p.edits
+                    .extend(macro_def.edits(signature_end, &opening, &closing));
+            }
             Ok((args, defaults, body))
         })?;
         Ok(Node::Macro {
@@ -1929,6 +1995,14 @@ impl Parser {
                 if with_namespace && self.kind() == "dot" {
                     self.next()?;
                     self.expect("name")?;
+                    // minijinja assigns only to its own namespace: the
+                    // harness's hands one out for each assignment.
+                    self.edits.push(Edit {
+                        start: token.span.1,
+                        end: token.span.1,
+                        text: format!(".{SLOT_ATTRIBUTE}"),
+                        closing: false,
+                    });
                     return Ok(Expr {
                         class: "NSRef",
                         line: token.line,
