@@ -161,13 +161,13 @@ mod tests {
     #[test]
     fn the_value_past_the_limit_is_the_one_refused() {
         let mut budget = ValueBudget {
-            limit: 2 * VALUE + 2,
+            limit: 2 * (VALUE + 2),
             held: 0,
         };
         assert!(budget.scalar(1, true).is_ok());
         assert!(budget.scalar(1, true).is_ok());
         assert_eq!(budget.held(), budget.limit);
-        assert_eq!(budget.collection(true).unwrap_err().limit, 2 * VALUE + 2);
+        assert_eq!(budget.collection(true).unwrap_err().limit, 2 * (VALUE + 2));
     }
 
     #[test]
@@ -186,10 +186,7 @@ mod tests {
         assert!(items.capacity() * 2 <= items.len() * 3);
         budget.shrink(&mut items);
         assert_eq!(budget.held(), 1000 * 8);
-        let mut tight = ValueBudget {
-            limit: 100,
-            held: 0,
-        };
+        let mut tight = ValueBudget { limit: 40, held: 0 };
         let mut none: Vec<u64> = Vec::new();
         for _ in 0..4 {
             tight.room(&mut none).unwrap();

@@ -753,19 +753,20 @@ mod tests {
 
     #[test]
     fn aliases_of_a_long_scalar_are_counted_in_bytes_before_they_are_copied() {
-        // 9,990 aliases of a 300 KB scalar: 3 GB once expanded, under the
-        // budget of values.
+        // 9,990 aliases of a 300 KB scalar: 3 GB once expanded. A comment
+        // of 2 MB gives the file a memory budget past the aliases' limit.
         let long = "x".repeat(300_000);
+        let pad = format!("# {}\n", "x".repeat(2_000_000));
         let aliases = "- *s\n".repeat(9_990);
-        let text = format!("- &s {long}\n{aliases}");
+        let text = format!("{pad}- &s {long}\n{aliases}");
         let error = parse(&text, "x.yaml").unwrap_err().to_string();
         assert!(
             error
-                .starts_with("x.yaml:29:3: yaml aliases expand to more than 8388608 bytes of text"),
+                .starts_with("x.yaml:30:3: yaml aliases expand to more than 8388608 bytes of text"),
             "{error}"
         );
         // The same in a map value, counted with its keys.
-        let map = format!("a: &m {{k: {long}}}\nb: [{}]\n", "*m, ".repeat(40));
+        let map = format!("{pad}a: &m {{k: {long}}}\nb: [{}]\n", "*m, ".repeat(40));
         assert!(
             parse(&map, "x.yaml")
                 .unwrap_err()
