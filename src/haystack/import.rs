@@ -78,14 +78,26 @@ pub fn import_haystack(
     component: Option<&str>,
 ) -> Result<String, ImportError> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let root = match format {
-        Format::Yaml => parse_yaml(text, origin)?,
-        Format::Json => parse_json(text, origin)?,
+    let parse = || match format {
+        Format::Yaml => parse_yaml(text, origin),
+        Format::Json => parse_json(text, origin),
     };
-    let (name, prefix, node) = find_agent(&root, origin, component)?;
-    let value = node.to_json();
+    // The tree is dropped once the Agent is JSON, so that the two are not
+    // both held while the scenario and its text are built; an error in
+    // the Agent is located by reading the file again.
+    let (name, prefix, value) = {
+        let root = parse()?;
+        let (name, prefix, node) = find_agent(&root, origin, component)?;
+        (name, prefix, node.to_json())
+    };
     let agent = read_agent(&value, OtherHooks::Custom).map_err(|error| {
-        let pos = position(node, error.path());
+        let pos = parse()
+            .ok()
+            .and_then(|root| {
+                let (_, _, node) = find_agent(&root, origin, component).ok()?;
+                Some(position(node, error.path()))
+            })
+            .unwrap_or(Pos { line: 1, column: 1 });
         let full = match (prefix.as_str(), error.path()) {
             ("", path) => path.to_owned(),
             (prefix, "") => prefix.to_owned(),

@@ -150,17 +150,17 @@ pub(crate) fn yaml_as_json(text: &str, origin: &str) -> Result<String, ScenarioE
     Ok(json)
 }
 
-/// The values of a file may take this many times the file's size in
-/// memory once read (`text/budget.rs` counts them as they are parsed):
-/// the values of realistic recordings take 1 to 11 times their text (11
-/// for tool calls with lists of 20 numbers), text dense in values (a list
-/// of zeros, two bytes each) 36 times. docs/robustness.md has the figures.
-pub(crate) const VALUE_BYTES_PER_FILE_BYTE: usize = 16;
+/// A file may hold this many times its size in memory once read: its
+/// tree and the values read from it, as `text/budget.rs` charges them
+/// while they are parsed. A 50,000-tool Agent dict charges 10.8 times its
+/// size; text dense in values (a list of zeros, two bytes each) 73 times,
+/// and is refused (`tests/loader_memory.rs` has the peaks).
+pub(crate) const MEMORY_BYTES_PER_FILE_BYTE: usize = 11;
 
-/// The values of any file may take 64 MiB in memory once read, however
-/// small the file: hundreds of times what a corpus scenario takes, so
-/// that only a file dense in values past a few megabytes meets the limit.
-pub(crate) const VALUE_BYTES_FLOOR: usize = 64 << 20;
+/// Any file may hold 4 MiB in memory once read, however small: hundreds
+/// of times what a corpus scenario (a few KB) holds, so that only a file
+/// dense in values meets it (a list of more than about 28,000 numbers).
+pub(crate) const MEMORY_BYTES_FLOOR: usize = 4 << 20;
 
 /// How many bytes of text (strings and keys) YAML aliases may add in total
 /// (8 MiB): a long value aliased many times is refused before it is copied.

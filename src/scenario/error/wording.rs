@@ -4,8 +4,8 @@
 use std::fmt;
 
 use super::{ScenarioError, ScenarioErrorKind};
-use crate::scenario::text::budget::VALUE;
-use crate::scenario::{VALUE_BYTES_FLOOR, VALUE_BYTES_PER_FILE_BYTE};
+use crate::scenario::text::budget::LEAST;
+use crate::scenario::{MEMORY_BYTES_FLOOR, MEMORY_BYTES_PER_FILE_BYTE};
 use crate::wording::{cut, did_you_mean, invalid_value_for, tick_list};
 
 impl ScenarioError {
@@ -163,12 +163,12 @@ impl ScenarioError {
             K::ValueBytes { limit } => write!(
                 f,
                 "the values up to `{}` would take more than {} MiB in memory once read (each value \
-                 at least {VALUE} bytes, `0` too: a file's values may take {VALUE_BYTES_PER_FILE_BYTE} \
-                 times its size, and at least {} MiB); shorten the long list or map this value is in, \
-                 or write its data as one string",
+                 at least {LEAST} bytes with its parse tree, `0` too: a file may take \
+                 {MEMORY_BYTES_PER_FILE_BYTE} times its size, and at least {} MiB); shorten the long \
+                 list or map this value is in, or write its data as one string",
                 self.0.path,
                 limit.div_ceil(1 << 20),
-                VALUE_BYTES_FLOOR >> 20,
+                MEMORY_BYTES_FLOOR >> 20,
             ),
             K::UnsupportedTag { tag } => {
 let tag = cut(tag);

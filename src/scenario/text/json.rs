@@ -6,11 +6,12 @@
 //! The YAML parser is not used for JSON: it rejects valid JSON such as
 //! surrogate-pair escapes (`"\ud83d\ude00"`).
 
-use std::collections::HashMap;
+use hashbrown::DefaultHashBuilder;
 
 use super::budget::{Spent, ValueBudget};
 use super::error::{ScenarioError, ScenarioErrorKind};
-use super::node::{Entry, KeyPath, Node, NodeValue, Pos};
+use super::key_index::KeyIndex;
+use super::node::{Entry, KeyPath, Node, NodeValue, Pos, Segment};
 use super::{Format, MAX_DEPTH};
 
 /// Parses one JSON value into the tree.
@@ -86,11 +87,13 @@ fn scan(text: &str, origin: &str) -> Result<Node, ScenarioError> {
         column: 1,
         origin,
         budget: ValueBudget::for_text(text),
+        path: Vec::new(),
+        hasher: DefaultHashBuilder::default(),
     };
-    let root = scanner.value(&KeyPath::default(), 0)?;
+    let root = scanner.value(0)?;
     scanner.skip_whitespace();
     if scanner.peek().is_some() {
-        return Err(scanner.unexpected(&KeyPath::default()));
+        return Err(scanner.unexpected());
     }
     Ok(root)
 }
@@ -167,8 +170,13 @@ struct Scanner<'t> {
     line: usize,
     column: usize,
     origin: &'t str,
-    /// What the values read so far will take in memory.
+    /// What the tree and the values read so far will take in memory.
     budget: ValueBudget,
+    /// The steps from the top of the file to the value being read (a
+    /// map's key is moved into its entry once its value is read).
+    path: Vec<Segment>,
+    /// Hashes the keys of long maps, for their duplicates.
+    hasher: DefaultHashBuilder,
 }
 
 impl Scanner<'_> {
@@ -202,73 +210,79 @@ impl Scanner<'_> {
         }
     }
 
+    /// The key path of the value being read.
+    fn key_path(&self) -> KeyPath {
+        KeyPath::of(&self.path)
+    }
+
+    /// An error at `pos`, in the value being read.
+    fn error_at(&self, kind: ScenarioErrorKind, pos: Pos) -> ScenarioError {
+        ScenarioError::new(kind, self.origin)
+            .with_path(self.key_path().to_string())
+            .at(pos.line, pos.column)
+    }
+
     /// An error for text serde_json accepted and this scanner did not; kept
     /// as an error (not a panic) in case the two ever disagree.
-    fn unexpected(&self, path: &KeyPath) -> ScenarioError {
+    fn unexpected(&self) -> ScenarioError {
         let kind = ScenarioErrorKind::Syntax {
             format: Format::Json,
             message: "unexpected character".to_owned(),
         };
-        let pos = self.pos();
-        ScenarioError::new(kind, self.origin)
-            .with_path(path.to_string())
-            .at(pos.line, pos.column)
+        self.error_at(kind, self.pos())
     }
 
     /// The error of a value past the budget, at `pos`, the value's place.
-    fn charged(
-        &self,
-        charged: Result<(), Spent>,
-        path: &KeyPath,
-        pos: Pos,
-    ) -> Result<(), ScenarioError> {
-        charged.map_err(|Spent { limit }| {
-            ScenarioError::new(ScenarioErrorKind::ValueBytes { limit }, self.origin)
-                .with_path(path.to_string())
-                .at(pos.line, pos.column)
-        })
+    fn charged(&self, charged: Result<(), Spent>, pos: Pos) -> Result<(), ScenarioError> {
+        charged
+            .map_err(|Spent { limit }| self.error_at(ScenarioErrorKind::ValueBytes { limit }, pos))
     }
 
-    fn value(&mut self, path: &KeyPath, depth: usize) -> Result<Node, ScenarioError> {
+    /// Whether reading the scenario copies the value being read out of
+    /// the tree: every value but those of `model`, which the loader reads
+    /// reply by reply.
+    fn copied(&self) -> bool {
+        !matches!(self.path.first(), Some(Segment::Key(key)) if key == "model")
+    }
+
+    fn value(&mut self, depth: usize) -> Result<Node, ScenarioError> {
         self.skip_whitespace();
         let pos = self.pos();
         let start = self.at;
         // A list or map is charged before its items, a scalar with its text.
         if matches!(self.peek(), Some(b'{' | b'[')) {
-            let charged = self.budget.values(1, 0);
-            self.charged(charged, path, pos)?;
+            let charged = self.budget.collection(self.copied());
+            self.charged(charged, pos)?;
         }
         let value = match self.peek() {
             Some(b'{' | b'[') if depth >= MAX_DEPTH => {
                 let kind = ScenarioErrorKind::TooDeep { limit: MAX_DEPTH };
-                return Err(ScenarioError::new(kind, self.origin)
-                    .with_path(path.to_string())
-                    .at(pos.line, pos.column));
+                return Err(self.error_at(kind, pos));
             }
-            Some(b'{') => self.object(path, depth)?,
-            Some(b'[') => self.array(path, depth)?,
-            Some(b'"') => NodeValue::String(self.string(path)?),
-            Some(b't') => self.word("true", NodeValue::Bool(true), path)?,
-            Some(b'f') => self.word("false", NodeValue::Bool(false), path)?,
-            Some(b'n') => self.word("null", NodeValue::Null, path)?,
-            Some(b'-' | b'0'..=b'9') => self.number(path)?,
-            _ => return Err(self.unexpected(path)),
+            Some(b'{') => self.object(depth)?,
+            Some(b'[') => self.array(depth)?,
+            Some(b'"') => NodeValue::String(self.string()?),
+            Some(b't') => self.word("true", NodeValue::Bool(true))?,
+            Some(b'f') => self.word("false", NodeValue::Bool(false))?,
+            Some(b'n') => self.word("null", NodeValue::Null)?,
+            Some(b'-' | b'0'..=b'9') => self.number()?,
+            _ => return Err(self.unexpected()),
         };
         if !matches!(value, NodeValue::Seq(_) | NodeValue::Map(_)) {
-            let charged = self.budget.values(1, self.at - start);
-            self.charged(charged, path, pos)?;
+            let bytes = match &value {
+                NodeValue::String(text) => text.len(),
+                NodeValue::Number(_) => self.at - start,
+                _ => 0,
+            };
+            let charged = self.budget.scalar(bytes, self.copied());
+            self.charged(charged, pos)?;
         }
         Ok(Node { value, pos })
     }
 
-    fn word(
-        &mut self,
-        word: &str,
-        value: NodeValue,
-        path: &KeyPath,
-    ) -> Result<NodeValue, ScenarioError> {
+    fn word(&mut self, word: &str, value: NodeValue) -> Result<NodeValue, ScenarioError> {
         if !self.text[self.at..].starts_with(word) {
-            return Err(self.unexpected(path));
+            return Err(self.unexpected());
         }
         for _ in 0..word.len() {
             self.bump();
@@ -276,7 +290,7 @@ impl Scanner<'_> {
         Ok(value)
     }
 
-    fn number(&mut self, path: &KeyPath) -> Result<NodeValue, ScenarioError> {
+    fn number(&mut self) -> Result<NodeValue, ScenarioError> {
         let pos = self.pos();
         let start = self.at;
         while matches!(
@@ -295,13 +309,11 @@ impl Scanner<'_> {
                 let kind = ScenarioErrorKind::NonFiniteNumber {
                     text: text.to_owned(),
                 };
-                ScenarioError::new(kind, self.origin)
-                    .with_path(path.to_string())
-                    .at(pos.line, pos.column)
+                self.error_at(kind, pos)
             })
     }
 
-    fn string(&mut self, path: &KeyPath) -> Result<String, ScenarioError> {
+    fn string(&mut self) -> Result<String, ScenarioError> {
         let start = self.at;
         self.bump();
         loop {
@@ -312,23 +324,23 @@ impl Scanner<'_> {
                     self.bump();
                 }
                 Some(_) => self.bump(),
-                None => return Err(self.unexpected(path)),
+                None => return Err(self.unexpected()),
             }
         }
         self.bump();
-        serde_json::from_str(&self.text[start..self.at]).map_err(|_| self.unexpected(path))
+        serde_json::from_str(&self.text[start..self.at]).map_err(|_| self.unexpected())
     }
 
-    fn expect(&mut self, byte: u8, path: &KeyPath) -> Result<(), ScenarioError> {
+    fn expect(&mut self, byte: u8) -> Result<(), ScenarioError> {
         self.skip_whitespace();
         if self.peek() != Some(byte) {
-            return Err(self.unexpected(path));
+            return Err(self.unexpected());
         }
         self.bump();
         Ok(())
     }
 
-    fn array(&mut self, path: &KeyPath, depth: usize) -> Result<NodeValue, ScenarioError> {
+    fn array(&mut self, depth: usize) -> Result<NodeValue, ScenarioError> {
         self.bump();
         let mut items = Vec::new();
         self.skip_whitespace();
@@ -337,7 +349,12 @@ impl Scanner<'_> {
             return Ok(NodeValue::Seq(items));
         }
         loop {
-            items.push(self.value(&path.index(items.len()), depth + 1)?);
+            self.path.push(Segment::Index(items.len()));
+            let item = self.value(depth + 1)?;
+            let room = self.budget.room(&mut items);
+            self.charged(room, item.pos)?;
+            self.path.pop();
+            items.push(item);
             self.skip_whitespace();
             match self.peek() {
                 Some(b',') => self.bump(),
@@ -345,43 +362,76 @@ impl Scanner<'_> {
                     self.bump();
                     // No growth slack kept: the tree lives until the
                     // scenario is read.
-                    items.shrink_to_fit();
+                    self.budget.shrink(&mut items);
                     return Ok(NodeValue::Seq(items));
                 }
-                _ => return Err(self.unexpected(path)),
+                _ => return Err(self.unexpected()),
             }
         }
     }
 
-    fn object(&mut self, path: &KeyPath, depth: usize) -> Result<NodeValue, ScenarioError> {
+    fn object(&mut self, depth: usize) -> Result<NodeValue, ScenarioError> {
         self.bump();
-        let mut entries = Vec::new();
-        let mut seen: HashMap<String, Pos> = HashMap::new();
+        let mut entries: Vec<Entry> = Vec::new();
+        let mut index = KeyIndex::default();
         self.skip_whitespace();
         if self.peek() == Some(b'}') {
             self.bump();
             return Ok(NodeValue::Map(entries));
         }
+        let map = self.read_entries(&mut entries, &mut index, depth);
+        self.budget.release(index.bytes());
+        map?;
+        // No growth slack kept: the tree lives until the scenario is read.
+        self.budget.shrink(&mut entries);
+        Ok(NodeValue::Map(entries))
+    }
+
+    /// The entries of a map after its `{`, up to its `}`; `index` finds
+    /// their duplicate keys, its bytes charged as it grows.
+    fn read_entries(
+        &mut self,
+        entries: &mut Vec<Entry>,
+        index: &mut KeyIndex,
+        depth: usize,
+    ) -> Result<(), ScenarioError> {
         loop {
             self.skip_whitespace();
             let key_pos = self.pos();
-            let key = self.string(path)?;
-            let key_path = path.key(&key);
-            let charged = self.budget.key(key.len());
-            self.charged(charged, &key_path, key_pos)?;
-            if let Some(first) = seen.get(&key) {
+            let key = self.string()?;
+            let indexed = index.bytes();
+            let first = index.first_position(entries, &self.hasher, &key);
+            let copied = self.copied();
+            let charged = self
+                .budget
+                .key(key.len(), copied)
+                .and_then(|()| self.budget.charge(index.bytes() - indexed));
+            // Checked before the key is a step of the path, so that its
+            // errors name it with `KeyPath::key`.
+            let at_key = |kind| {
+                ScenarioError::new(kind, self.origin)
+                    .with_path(self.key_path().key(&key).to_string())
+                    .at(key_pos.line, key_pos.column)
+            };
+            if let Err(Spent { limit }) = charged {
+                return Err(at_key(ScenarioErrorKind::ValueBytes { limit }));
+            }
+            if let Some(first) = first {
                 let kind = ScenarioErrorKind::DuplicateKey {
-                    key,
+                    key: key.clone(),
                     first_line: first.line,
                     first_column: first.column,
                 };
-                return Err(ScenarioError::new(kind, self.origin)
-                    .with_path(key_path.to_string())
-                    .at(key_pos.line, key_pos.column));
+                return Err(at_key(kind));
             }
-            seen.insert(key.clone(), key_pos);
-            self.expect(b':', path)?;
-            let value = self.value(&key_path, depth + 1)?;
+            self.expect(b':')?;
+            self.path.push(Segment::Key(key));
+            let value = self.value(depth + 1)?;
+            let room = self.budget.room(entries);
+            self.charged(room, key_pos)?;
+            let Some(Segment::Key(key)) = self.path.pop() else {
+                unreachable!("the map's key is the last step of the path");
+            };
             entries.push(Entry {
                 key,
                 key_pos,
@@ -392,10 +442,9 @@ impl Scanner<'_> {
                 Some(b',') => self.bump(),
                 Some(b'}') => {
                     self.bump();
-                    entries.shrink_to_fit();
-                    return Ok(NodeValue::Map(entries));
+                    return Ok(());
                 }
-                _ => return Err(self.unexpected(path)),
+                _ => return Err(self.unexpected()),
             }
         }
     }

@@ -5,6 +5,7 @@
 
 pub(super) mod budget;
 pub(super) mod json;
+mod key_index;
 pub(super) mod locate;
 pub(super) mod node;
 pub(super) mod reader;
@@ -13,6 +14,6 @@ pub(super) mod source_map;
 pub(super) mod yaml;
 
 use super::{
-    ALIAS_BUDGET, ALIAS_BYTES, Format, MAX_DEPTH, VALUE_BYTES_FLOOR, VALUE_BYTES_PER_FILE_BYTE,
+    ALIAS_BUDGET, ALIAS_BYTES, Format, MAX_DEPTH, MEMORY_BYTES_FLOOR, MEMORY_BYTES_PER_FILE_BYTE,
     error,
 };

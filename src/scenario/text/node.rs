@@ -106,6 +106,11 @@ impl KeyPath {
         KeyPath(segments)
     }
 
+    /// The path of these steps.
+    pub(crate) fn of(segments: &[Segment]) -> KeyPath {
+        KeyPath(segments.to_vec())
+    }
+
     /// Reads a path as [`Display`](fmt::Display) writes it
     /// (`hooks.on_exit[0].do[1]`, `run.state["a.b c"]`); an empty text is
     /// the top of the file.

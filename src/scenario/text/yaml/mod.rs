@@ -4,16 +4,15 @@
 //! overflow it), rejects duplicate and non-string keys, expands aliases
 //! within a budget (so an alias bomb fails fast) and reads only the core tags.
 
+use hashbrown::DefaultHashBuilder;
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::hash::BuildHasher;
-
-use hashbrown::{DefaultHashBuilder, HashTable};
 
 use saphyr_parser::{Event, Marker, Parser, ScalarStyle, Tag};
 
-use super::budget::{Spent, ValueBudget};
+use super::budget::{Nodes, Spent, ValueBudget};
 use super::error::{ScenarioError, ScenarioErrorKind};
+use super::key_index::KeyIndex;
 use super::node::{Entry, KeyPath, Node, NodeValue, Pos};
 use super::scalar::{self, ScalarError};
 use super::{ALIAS_BUDGET, ALIAS_BYTES, Format, MAX_DEPTH};
@@ -232,10 +231,6 @@ struct Frame {
     collection: Collection,
 }
 
-/// Maps up to this many entries are checked for duplicate keys by a scan;
-/// larger ones through an index of their keys, built when they get there.
-const SCANNED_KEYS: usize = 16;
-
 /// An open collection; its children so far are the tail of
 /// [`Builder::items`] or [`Builder::entries`], from `start` on.
 enum Collection {
@@ -244,10 +239,8 @@ enum Collection {
     },
     Map {
         start: usize,
-        /// The map's entries by key (their indices, hashed by the key they
-        /// hold, so that no key is copied), once there are more than
-        /// [`SCANNED_KEYS`].
-        index: HashTable<usize>,
+        /// Finds the map's duplicate keys.
+        index: KeyIndex,
         key: Option<(String, Pos)>,
     },
 }
@@ -265,7 +258,7 @@ struct Builder<'o> {
     /// collection is allocated once, at its size.
     items: Vec<Node>,
     entries: Vec<Entry>,
-    /// Hashes the keys of maps past [`SCANNED_KEYS`] entries.
+    /// Hashes the keys of long maps, for their duplicates.
     hasher: DefaultHashBuilder,
     /// Anchor id -> the anchored node and how many nodes and bytes it holds.
     anchors: HashMap<usize, (Node, Size)>,
@@ -273,7 +266,7 @@ struct Builder<'o> {
     expanded: Size,
     root: Option<Node>,
     documents: usize,
-    /// What the values read so far will take in memory.
+    /// What the tree and the values read so far will take in memory.
     budget: ValueBudget,
 }
 
@@ -317,13 +310,16 @@ impl<'o> Builder<'o> {
 
     /// The error of a value past the budget, at `at`, the value's place.
     fn charged(&self, charged: Result<(), Spent>, at: Pos) -> Result<(), ScenarioError> {
-        charged.map_err(|Spent { limit }| {
-            self.error(
-                ScenarioErrorKind::ValueBytes { limit },
-                &self.child_path(),
-                at,
-            )
-        })
+        charged.map_err(|spent| self.spent(spent, at))
+    }
+
+    /// The budget is spent at `at`, the place of the next node.
+    fn spent(&self, Spent { limit }: Spent, at: Pos) -> ScenarioError {
+        self.error(
+            ScenarioErrorKind::ValueBytes { limit },
+            &self.child_path(),
+            at,
+        )
     }
 
     /// The path of the node about to be added: each open collection adds
@@ -337,6 +333,21 @@ impl<'o> Builder<'o> {
                 Collection::Map { key: Some(k), .. } => path.key(&k.0),
                 Collection::Map { key: None, .. } => path,
             })
+    }
+
+    /// Whether reading the scenario copies the next node out of the tree:
+    /// every node but those in `model`, which the loader reads reply by
+    /// reply.
+    fn copied(&self) -> bool {
+        let in_model = self.stack.len() > 1
+            && matches!(
+                self.stack.first(),
+                Some(Frame {
+                    collection: Collection::Map { key: Some((key, _)), .. },
+                    ..
+                }) if key == "model"
+            );
+        !in_model
     }
 
     /// Whether the next node is a map key.
@@ -375,7 +386,7 @@ impl<'o> Builder<'o> {
             Event::MappingStart(anchor, tag) => {
                 let map = Collection::Map {
                     start: self.entries.len(),
-                    index: HashTable::new(),
+                    index: KeyIndex::default(),
                     key: None,
                 };
                 self.open(anchor, tag.as_deref(), "map", at, map)
@@ -416,10 +427,11 @@ impl<'o> Builder<'o> {
             };
             self.error(kind, &self.child_path(), at)
         })?;
+        let copied = self.copied();
         let charged = if self.expects_key() {
-            self.budget.key(text.len())
+            self.budget.key(text.len(), copied)
         } else {
-            self.budget.values(1, text.len())
+            self.budget.scalar(text.len(), copied)
         };
         self.charged(charged, at)?;
         let size = Size::of_scalar(&value);
@@ -453,7 +465,7 @@ impl<'o> Builder<'o> {
             let kind = ScenarioErrorKind::TooDeep { limit: MAX_DEPTH };
             return Err(self.error(kind, &self.child_path(), at));
         }
-        let charged = self.budget.values(1, 0);
+        let charged = self.budget.collection(self.copied());
         self.charged(charged, at)?;
         self.stack.push(Frame {
             pos: at,
@@ -469,8 +481,19 @@ impl<'o> Builder<'o> {
         };
         // No growth slack kept: the tree lives until the scenario is read.
         let value = match frame.collection {
-            Collection::Seq { start } => NodeValue::Seq(take_from(&mut self.items, start)),
-            Collection::Map { start, .. } => NodeValue::Map(take_from(&mut self.entries, start)),
+            Collection::Seq { start } => {
+                match take_from(&mut self.items, start, &mut self.budget) {
+                    Ok(items) => NodeValue::Seq(items),
+                    Err(spent) => return Err(self.spent(spent, frame.pos)),
+                }
+            }
+            Collection::Map { start, index, .. } => {
+                self.budget.release(index.bytes());
+                match take_from(&mut self.entries, start, &mut self.budget) {
+                    Ok(entries) => NodeValue::Map(entries),
+                    Err(spent) => return Err(self.spent(spent, frame.pos)),
+                }
+            }
         };
         let node = Node {
             value,
@@ -509,7 +532,11 @@ impl<'o> Builder<'o> {
             let kind = ScenarioErrorKind::TooDeep { limit: MAX_DEPTH };
             return Err(self.error(kind, &self.child_path(), at));
         }
-        let charged = self.budget.values(size.nodes, size.bytes);
+        let nodes = Nodes {
+            count: size.nodes,
+            bytes: size.bytes,
+        };
+        let charged = self.budget.nodes(nodes, self.copied());
         self.charged(charged, at)?;
         // Point at the alias: that is where this copy is used.
         let node = Node { pos: at, ..node };
@@ -519,8 +546,24 @@ impl<'o> Builder<'o> {
     /// Adds a finished node to its parent (as a key or a value), or as the root.
     fn add(&mut self, node: Node, anchor: usize, size: Size) -> Result<(), ScenarioError> {
         if anchor > 0 {
+            // The anchor's copy, held until the file is read.
+            let nodes = Nodes {
+                count: size.nodes,
+                bytes: size.bytes,
+            };
+            let charged = self.budget.nodes(nodes, false);
+            self.charged(charged, node.pos)?;
             self.anchors.insert(anchor, (node.clone(), size));
         }
+        let pos = node.pos;
+        // Room for the node in its parent's vector, charged while the
+        // path still names it (a map's pending key).
+        let room = match self.stack.last().map(|frame| &frame.collection) {
+            Some(Collection::Seq { .. }) => self.budget.room(&mut self.items),
+            Some(Collection::Map { key: Some(_), .. }) => self.budget.room(&mut self.entries),
+            _ => Ok(()),
+        };
+        self.charged(room, pos)?;
         let Some(frame) = self.stack.last_mut() else {
             self.root = Some(node);
             return Ok(());
@@ -550,54 +593,47 @@ impl<'o> Builder<'o> {
                     };
                     return Err(self.error(kind, &self.child_path(), node.pos));
                 };
-                match first_position(&self.entries[*start..], index, &self.hasher, &key) {
-                    None => {
+                let indexed = index.bytes();
+                let first = index.first_position(&self.entries[*start..], &self.hasher, &key);
+                let charged = self.budget.charge(index.bytes() - indexed);
+                match (first, charged) {
+                    (None, Ok(())) => {
                         *pending = Some((key, node.pos));
                         return Ok(());
                     }
-                    Some(first) => (key, first),
+                    (Some(first), _) => (key, Ok(first)),
+                    (None, Err(spent)) => (key, Err(spent)),
                 }
             }
         };
         let path = self.child_path().key(&key);
-        let kind = ScenarioErrorKind::DuplicateKey {
-            key,
-            first_line: first.line,
-            first_column: first.column,
+        let kind = match first {
+            Ok(first) => ScenarioErrorKind::DuplicateKey {
+                key,
+                first_line: first.line,
+                first_column: first.column,
+            },
+            Err(Spent { limit }) => ScenarioErrorKind::ValueBytes { limit },
         };
         Err(self.error(kind, &path, node.pos))
     }
 }
 
 /// The children of a closing collection, `children[start..]`, in a vector
-/// of their own without growth slack.
-fn take_from<T>(children: &mut Vec<T>, start: usize) -> Vec<T> {
+/// of their own without growth slack, charged to `budget` (or `Spent`
+/// before it is allocated).
+fn take_from<T>(
+    children: &mut Vec<T>,
+    start: usize,
+    budget: &mut ValueBudget,
+) -> Result<Vec<T>, Spent> {
     if start == 0 && children.len() > TAKEN_WHOLE {
         let mut whole = std::mem::take(children);
-        whole.shrink_to_fit();
-        return whole;
+        budget.shrink(&mut whole);
+        return Ok(whole);
     }
-    children.drain(start..).collect()
-}
-
-/// Where `key` is first defined among `entries`, if it is; `index` keeps
-/// the keys of a map grown past [`SCANNED_KEYS`] entries.
-fn first_position(
-    entries: &[Entry],
-    index: &mut HashTable<usize>,
-    hasher: &DefaultHashBuilder,
-    key: &str,
-) -> Option<Pos> {
-    if entries.len() <= SCANNED_KEYS {
-        return entries.iter().find(|e| e.key == key).map(|e| e.key_pos);
-    }
-    let hash = |i: &usize| hasher.hash_one(entries[*i].key.as_str());
-    for i in index.len()..entries.len() {
-        index.insert_unique(hash(&i), i, hash);
-    }
-    index
-        .find(hasher.hash_one(key), |&i| entries[i].key == key)
-        .map(|&i| entries[i].key_pos)
+    budget.exact::<T>(children.len() - start)?;
+    Ok(children.drain(start..).collect())
 }
 
 /// The text of a non-string scalar key, for the message.
@@ -717,19 +753,20 @@ mod tests {
 
     #[test]
     fn aliases_of_a_long_scalar_are_counted_in_bytes_before_they_are_copied() {
-        // 9,990 aliases of a 300 KB scalar: 3 GB once expanded, under the
-        // budget of values.
+        // 9,990 aliases of a 300 KB scalar: 3 GB once expanded. A comment
+        // of 2 MB gives the file a memory budget past the aliases' limit.
         let long = "x".repeat(300_000);
+        let pad = format!("# {}\n", "x".repeat(2_000_000));
         let aliases = "- *s\n".repeat(9_990);
-        let text = format!("- &s {long}\n{aliases}");
+        let text = format!("{pad}- &s {long}\n{aliases}");
         let error = parse(&text, "x.yaml").unwrap_err().to_string();
         assert!(
             error
-                .starts_with("x.yaml:29:3: yaml aliases expand to more than 8388608 bytes of text"),
+                .starts_with("x.yaml:30:3: yaml aliases expand to more than 8388608 bytes of text"),
             "{error}"
         );
         // The same in a map value, counted with its keys.
-        let map = format!("a: &m {{k: {long}}}\nb: [{}]\n", "*m, ".repeat(40));
+        let map = format!("{pad}a: &m {{k: {long}}}\nb: [{}]\n", "*m, ".repeat(40));
         assert!(
             parse(&map, "x.yaml")
                 .unwrap_err()
