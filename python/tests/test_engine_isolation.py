@@ -515,15 +515,20 @@ def test_a_scenario_runs_on_one_core_and_the_processes_it_starts_on_all(worker, 
     record = worker.run(hook_request("before_llm", "misbehaving:count_cores"))
     counts = _cores_of(record)
     assert counts == {"hook": 1, "thread": 1, "subprocess": cores, "fork": cores, "spawn": cores, "after": 1}, counts
-    # The next scenario keeps to that core (its cache); the first to end after `KEEP_SECONDS` gives the cores back.
-    time.sleep(placement.KEEP_SECONDS + 0.05)
-    assert_still_serves(worker)
-    deadline = time.monotonic() + 5
-    while _allowed_cores(worker.process.pid) != every:
-        assert time.monotonic() < deadline, (
+    # The next scenario keeps to that core (its cache); the first to end `KEEP_SECONDS` after the hold began gives
+    # the cores back (this one, when it took that long; else the next one that starts after a pause that long).
+    for _ in range(3):
+        time.sleep(placement.KEEP_SECONDS + 0.05)
+        assert_still_serves(worker)
+        deadline = time.monotonic() + 2
+        while _allowed_cores(worker.process.pid) != every and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if _allowed_cores(worker.process.pid) == every:
+            break
+    else:
+        raise AssertionError(
             f"the worker's cores ({_allowed_cores(worker.process.pid)}) were not given back ({every}) after its time on one core"
         )
-        time.sleep(0.01)
     monkeypatch.setenv("HOOKHARNESS_ONE_CORE", "0")
     unheld = Worker()
     try:
@@ -531,3 +536,6 @@ def test_a_scenario_runs_on_one_core_and_the_processes_it_starts_on_all(worker, 
         assert set(counts.values()) == {cores}, counts
     finally:
         unheld.close()
+    monkeypatch.setenv("HOOKHARNESS_ONE_CORE", "off")
+    with pytest.raises(RuntimeError, match=r"HOOKHARNESS_ONE_CORE='off': expected 0 \(each scenario free"):
+        Worker().close()

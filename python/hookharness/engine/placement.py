@@ -29,9 +29,18 @@ from collections.abc import Callable, Iterator
 ENV = "HOOKHARNESS_ONE_CORE"
 
 
+def check_setting() -> None:
+    """Refuses a value of `HOOKHARNESS_ONE_CORE` other than `0` (off) and `1` (on, as when it is not set), naming
+    the variable: a typo (`false`, `off`) must not leave holding on silently."""
+    raw = os.environ.get(ENV, "").strip()
+    if raw not in ("", "0", "1"):
+        raise ValueError(f"{ENV}={raw!r}: expected 0 (each scenario free to use every core) or 1 (held on one, the default)")
+
+
 def _current_cpu() -> Callable[[], int] | None:
-    """The C library's `sched_getcpu` (the core the calling thread runs on), or `None` where there is none."""
-    if not hasattr(os, "sched_setaffinity") or os.environ.get(ENV, "1").strip() == "0":
+    """The C library's `sched_getcpu` (the core the calling thread runs on), or `None` where there is none or
+    `HOOKHARNESS_ONE_CORE=0` turns holding off."""
+    if not hasattr(os, "sched_setaffinity") or os.environ.get(ENV, "").strip() == "0":
         return None
     try:
         import ctypes

@@ -104,7 +104,9 @@ def _missing_internals() -> list[str]:
 
 def serve(stdin: BinaryIO, channel: Channel, crash: Any) -> int:
     from .capture import Capture
+    from .placement import check_setting
 
+    check_setting()
     capture = Capture()
     capture.install()
     hello = _hello()
