@@ -306,8 +306,11 @@ fn compare(
         (Some(x), Some(y)) if x == y && (x == "list" || x == "tuple") => {
             let xs: Vec<JinjaValue> = left.try_iter()?.collect();
             let ys: Vec<JinjaValue> = right.try_iter()?.collect();
+            // The first pair Python finds unequal (by its `==`: Jinja2's
+            // objects equal only themselves, so two namespaces with the
+            // same attributes are ordered, and refused, as Python does).
             for (x, y) in xs.iter().zip(&ys) {
-                if x != y {
+                if !equal_at(x, y)? {
                     return compare(operator, x, y);
                 }
             }
