@@ -982,6 +982,38 @@ fn both_engines_run_a_python_scenario_on_the_haystack_engine_alone() {
     assert_eq!(output.status.code(), Some(0));
 }
 
+/// A chain of 100,000 dicts, each holding the one before: Jinja2 renders
+/// it; the Rust engine's values free it recursively, which a debug build's
+/// stack does not hold (a release build's does).
+const DEEP_CHAIN: &str = "name: deep\nagent:\n  user_prompt: \"{% set ns = namespace(n=none) %}{% for i in range(100000) %}{% set ns.n = {'k': ns.n} %}{% endfor %}x\"\nmodel:\n  - text: ok\nrun:\n  messages: []\n";
+
+#[test]
+fn both_engines_keep_every_report_when_one_files_rust_side_ends_its_process() {
+    // The Rust side of `--engine both` runs in child processes, as
+    // `--engine rust` does: a file that ends its process costs only its
+    // own outcome (an abort in a debug build, a pass in a release one), and
+    // the file after it is compared and reported.
+    let dir = scratch("both_abort");
+    std::fs::write(dir.join("a_deep.yaml"), DEEP_CHAIN).unwrap();
+    std::fs::copy("scenarios/hooks/list_order.yaml", dir.join("b_good.yaml")).unwrap();
+    let output = hookharness(&[
+        "run",
+        dir.to_str().unwrap(),
+        "--engine",
+        "both",
+        "--format",
+        "json",
+    ]);
+    let all = outcomes(&output);
+    assert_eq!(all.len(), 2, "stderr: {}", text(&output.stderr));
+    assert_eq!(status(&all[1]), "pass", "{}", all[1]);
+    let deep = &all[0];
+    let ended = deep["error"]
+        .as_str()
+        .is_some_and(|e| e.contains("ended before its outcome"));
+    assert!(status(deep) == "pass" || ended, "{deep}");
+}
+
 /// `HOOKHARNESS_ENGINE_ATTACH` hands the command a worker only when it names
 /// a running sibling (a fork of the process that started the command) that
 /// greets as a worker on the descriptors it was handed: a stale or made-up

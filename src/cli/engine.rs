@@ -109,7 +109,16 @@ impl Engines {
     /// Runs one scenario: on the main engine, and with `--engine both` on the
     /// other too, failing the outcome at the first difference.
     pub(crate) fn run(&self, run: impl Fn(&Replay) -> Outcome) -> Outcome {
-        let outcome = run(&self.main);
+        self.against_other(run(&self.main), run)
+    }
+
+    /// `outcome`, the main engine's, as [`run`](Self::run) gives it: with
+    /// `--engine both`, compared with the other engine's run.
+    pub(crate) fn against_other(
+        &self,
+        outcome: Outcome,
+        run: impl Fn(&Replay) -> Outcome,
+    ) -> Outcome {
         let Some(other) = &self.other else {
             return outcome;
         };

@@ -280,40 +280,26 @@ fn run(
         }
         outcomes.extend(outcome);
     };
-    // This crate's loop runs in child processes (src/cli/isolate.rs); the
-    // Haystack engine runs in its own worker already.
+    // This crate's loop runs in child processes (src/cli/isolate.rs), on
+    // its own and as the side `--engine both` compares (whose outcomes wait
+    // here for the Haystack side): a file that ends its process costs only
+    // its own outcome. The Haystack engine runs in its own worker already.
+    let both = engine.engine == engine::Engine::Both;
+    let mut ours: Vec<Option<Outcome>> = Vec::new();
     let mut from = 0;
-    if engine.engine == engine::Engine::Rust {
+    if engine.engine != engine::Engine::Haystack {
         let job = match trace {
             Trace::Summary => isolate::Job::Run,
             Trace::Full => isolate::Job::RunFull,
         };
         let limit = std::time::Duration::from_secs(engine.timeout.max(1));
         let isolated = isolate::each_file(&files, job, filter, limit, |index, line| {
-            let outcome = match line {
-                Ok(isolate::Line::Skipped) => None,
-                Ok(isolate::Line::Done(json)) => {
-                    Some(Outcome::from_full_json(&json).unwrap_or_else(|error| {
-                        aborted(
-                            &files[index],
-                            Some(String::new()),
-                            &isolate::Abort {
-                                started: None,
-                                how: format!("its report did not read back ({error})"),
-                                timed_out: false,
-                            },
-                        )
-                    }))
-                }
-                Err(abort) => {
-                    let path = files[index].display().to_string();
-                    match abort.started.clone() {
-                        None if !filter::takes(filter, "", &path) => None,
-                        started => Some(aborted(&files[index], started, &abort)),
-                    }
-                }
-            };
-            report(outcome, index + 1);
+            let outcome = isolated_outcome(&files[index], filter, line);
+            if both {
+                ours.push(outcome);
+            } else {
+                report(outcome, index + 1);
+            }
         });
         // No child process could be started: the rest runs here.
         from = isolated.err().unwrap_or(files.len());
@@ -323,8 +309,10 @@ fn run(
     // it waiting when it finishes a scenario instead of waiting for this
     // side (`Engine::ahead`; each outcome is the same as one at a time).
     let ahead = engine.engine != engine::Engine::Rust;
-    let mut next = files.get(from).map(|file| load_file(file, filter));
-    for index in from..files.len() {
+    let start = if both { 0 } else { from };
+    let mut ours = ours.into_iter();
+    let mut next = files.get(start).map(|file| load_file(file, filter));
+    for index in start..files.len() {
         let Some(loaded) = next.take() else { break };
         next = files.get(index + 1).map(|file| load_file(file, filter));
         if ahead {
@@ -334,10 +322,11 @@ fn run(
                 }
             }
         }
-        report(
-            outcome_of(&engines, &files[index], loaded, |_| {}),
-            index + 1,
-        );
+        let outcome = match (index < from).then(|| ours.next()).flatten() {
+            Some(rust) => against_haystack(&engines, rust, loaded),
+            None => outcome_of(&engines, &files[index], loaded, |_| {}),
+        };
+        report(outcome, index + 1);
     }
     if outcomes.is_empty() {
         errln!("no scenario matches the filter");
@@ -346,6 +335,54 @@ fn run(
     let summary = Summary::of(&outcomes);
     stream.finish(&outcomes, &summary);
     exit_code(&summary)
+}
+
+/// The outcome a child process reported for `file` (`None`: the filter
+/// skipped it), or the outcome of its process ending first.
+fn isolated_outcome(
+    file: &std::path::Path,
+    filter: Option<&str>,
+    line: Result<isolate::Line, isolate::Abort>,
+) -> Option<Outcome> {
+    match line {
+        Ok(isolate::Line::Skipped) => None,
+        Ok(isolate::Line::Done(json)) => {
+            Some(Outcome::from_full_json(&json).unwrap_or_else(|error| {
+                aborted(
+                    file,
+                    Some(String::new()),
+                    &isolate::Abort {
+                        started: None,
+                        how: format!("its report did not read back ({error})"),
+                        timed_out: false,
+                    },
+                )
+            }))
+        }
+        Err(abort) => {
+            let path = file.display().to_string();
+            match abort.started.clone() {
+                None if !filter::takes(filter, "", &path) => None,
+                started => Some(aborted(file, started, &abort)),
+            }
+        }
+    }
+}
+
+/// With `--engine both`: `rust`, the outcome a child process gave the
+/// file, compared with the Haystack engine's run of it.
+fn against_haystack(
+    engines: &engine::Engines,
+    rust: Option<Outcome>,
+    loaded: Loaded,
+) -> Option<Outcome> {
+    let rust = rust?;
+    match loaded {
+        Loaded::Scenario(scenario) => {
+            Some(engines.against_other(rust, |replay| replay.run(&scenario)))
+        }
+        Loaded::Invalid(_) | Loaded::Outside => Some(rust),
+    }
 }
 
 /// The outcome of a file whose process ended before its report (`abort`
