@@ -985,6 +985,15 @@ ERROR_CASES += [(template, {}) for template in [
     "{% macro f() %}x{% endmacro %}{% call f() %}y{% endcall %}", "{% macro f() %}{{ varargs }}{% endmacro %}{{ f(**{'a': 1}) }}",
 ]]
 
+# `join` of Jinja2's own objects, and of lists and dicts holding them: each item as Python prints it.
+CASES += [(template, {}) for template in [
+    "{% set ns = namespace(a=1) %}{{ [ns, 1]|join }}|{{ [ns, 'x']|join(', ') }}",
+    "{% macro f(a, b) %}{% endmacro %}{{ [f, 2]|join('-') }}",
+    "{% for i in [1, 2] %}{% set l = loop %}{{ [l]|join }}{% endfor %}",
+    "{% set ns = namespace(b=2, a=1) %}{{ [[ns], {'n': ns}]|join(';') }}",
+    "{{ [[1, 'a'], {'k': none}, (1, 2), 'x', 2.5, true]|join('|') }}",
+]]
+
 
 def render(template: str, variables: dict) -> str:
     builder = ChatPromptBuilder(template='{% message role="user" %}' + template + "{% endmessage %}",

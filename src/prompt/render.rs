@@ -678,6 +678,36 @@ fn join(
         .as_ref()
         .map(|joiner| minijinja::value::StringInput::new(state, joiner))
         .transpose()?;
+    // Jinja2's own objects among the items, and lists and dicts holding
+    // them, join as Python prints them (`<Namespace {...}>`, `<Macro
+    // 'f'>`), not as the maps minijinja holds them in.
+    let printed_by_python = |item: &JinjaValue| {
+        matches!(item.kind(), ValueKind::Seq | ValueKind::Map)
+            || matches!(
+                pystr::python_type(item),
+                "Namespace" | "LoopContext" | "Macro"
+            )
+    };
+    if attribute.is_none()
+        && !kwargs.has("attribute")
+        && items.is_none()
+        && value.kind() == ValueKind::Seq
+        && value
+            .try_iter()
+            .is_ok_and(|mut all| all.any(|item| printed_by_python(&item)))
+    {
+        let printed = value
+            .try_iter()?
+            .map(|item| {
+                if printed_by_python(&item) {
+                    show::python_str(Some(state), &item).map(JinjaValue::from)
+                } else {
+                    Ok(item)
+                }
+            })
+            .collect::<Result<Vec<_>, Error>>()?;
+        return minijinja::filters::join(state, &JinjaValue::from(printed), joiner, None, kwargs);
+    }
     minijinja::filters::join(state, value, joiner, attribute, kwargs)
 }
 
